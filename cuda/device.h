@@ -1,0 +1,24 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Host-side declarations of the CUDA part; plain C++, includable without nvcc.
+ */
+#ifndef INCLUDED_GPUMIMO_CUDA_DEVICE_H
+#define INCLUDED_GPUMIMO_CUDA_DEVICE_H
+
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+namespace cuda {
+
+/*! Devices cudaGetDeviceCount reports; 0 with the CUDA error string in *why when the
+ *  runtime cannot be used (cudaErrorInsufficientDriver on a machine without a driver). */
+int usable_device_count(std::string* why);
+
+} // namespace cuda
+} // namespace gpumimo
+} // namespace gr
+
+#endif

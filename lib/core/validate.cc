@@ -1,0 +1,96 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Input checks shared by every backend: a bad batch is refused whole, before any
+ * output is written, with the first offending element named.
+ */
+#include "linalg.h"
+
+#include <gnuradio/gpumimo/core/detector.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+namespace {
+
+bool finite(const cf32& v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); }
+
+[[noreturn]] void reject(const std::string& what)
+{
+    throw std::invalid_argument(what);
+}
+
+} // namespace
+
+void validate_batch(const mimo_batch& b, int nt, int nr)
+{
+    if (b.nt != nt || b.nr != nr)
+        reject("batch is " + std::to_string(b.nr) + "x" + std::to_string(b.nt) +
+               " (nr x nt) but the detector was made for " + std::to_string(nr) + "x" +
+               std::to_string(nt));
+    if (b.group < 1)
+        reject("group must be at least 1");
+    if (b.batch == 0)
+        return;
+    if (!b.y || !b.h || !b.noise_var)
+        reject("null y, h or noise_var pointer");
+
+    for (std::size_t v = 0; v < b.batch; v++)
+        for (int r = 0; r < nr; r++)
+            if (!finite(b.y[v * nr + r]))
+                reject("y[" + std::to_string(v) + "][" + std::to_string(r) +
+                       "] is not finite");
+
+    const std::size_t nch = b.num_channels();
+    const std::size_t nnoise = b.scalar_noise ? 1 : nch;
+    for (std::size_t c = 0; c < nnoise; c++)
+        if (!(std::isfinite(b.noise_var[c]) && b.noise_var[c] > 0.0f))
+            reject("noise_var[" + std::to_string(c) + "] = " +
+                   std::to_string(b.noise_var[c]) + " must be finite and > 0");
+
+    for (std::size_t c = 0; c < nch; c++) {
+        const cf32* h = b.h + c * nr * nt;
+        double frob2 = 0.0;
+        for (int i = 0; i < nr * nt; i++) {
+            if (!finite(h[i]))
+                reject("H[" + std::to_string(c) + "][" + std::to_string(i / nt) + "][" +
+                       std::to_string(i % nt) + "] is not finite");
+            frob2 += std::norm(std::complex<double>(h[i]));
+        }
+        // Full column rank: every R_ii of the QR clearly above rounding level.
+        const auto qr = linalg::qr_complex(linalg::load_channel(h, nr, nt), false);
+        double min_diag = INFINITY;
+        for (int k = 0; k < nt; k++)
+            min_diag = std::min(min_diag, qr.r(k, k).real());
+        if (!(min_diag > 1e-6 * std::sqrt(frob2)))
+            reject("H[" + std::to_string(c) +
+                   "] is rank-deficient (its columns are linearly dependent); "
+                   "no detector can separate the streams");
+    }
+}
+
+void hard_decisions(const float* llr, std::size_t n, std::uint8_t* bits)
+{
+    for (std::size_t i = 0; i < n; i++)
+        bits[i] = llr[i] > 0.0f ? 1 : 0;
+}
+
+void llr_to_int8(const float* llr, std::size_t n, float scale, std::int8_t* out)
+{
+    if (!(std::isfinite(scale) && scale > 0.0f))
+        reject("int8 scale must be finite and > 0");
+    for (std::size_t i = 0; i < n; i++) {
+        const float q = std::nearbyint(llr[i] * scale);
+        out[i] = static_cast<std::int8_t>(q > 127.0f ? 127.0f : (q < -127.0f ? -127.0f : q));
+    }
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -1,23 +1,26 @@
 #
 # Copyright 2008,2009 Free Software Foundation, Inc.
+# Copyright 2026 gr-gpumimo authors.
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-
-# The presence of this file turns this directory into a Python package
-
 '''
-This is the GNU Radio GPUMIMO module. Place your Python package
-description here (python/__init__.py).
-'''
-import os
+gr-gpumimo: GPU MIMO detection for GNU Radio.
 
-# import pybind11 generated symbols into the gpumimo namespace
+Detection on numpy arrays:
+    gpumimo.detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto")
+and the helpers gpumimo.constellation() and gpumimo.simulate(). docs/conventions.md
+gives the data layout, the labelling and the LLR sign.
+'''
+
 try:
-    # this might fail if the module is python-only
+    # import pybind11 generated symbols into the gpumimo namespace
     from .gpumimo_python import *
 except ModuleNotFoundError:
+    # Only the source tree lacks the compiled bindings (pytest imports it as a package
+    # while collecting the qa_*.py files there); an installed module always has them.
     pass
-
-# import any pure python here
-#
+else:
+    # import any pure python here
+    from .detection import (ALGORITHMS, MODULATIONS, Constellation, Simulation,
+                            constellation, detect, simulate)

@@ -1,10 +1,8 @@
 /*
  * Copyright 2020 Free Software Foundation, Inc.
- *
- * This file is part of GNU Radio
+ * Copyright 2026 gr-gpumimo authors.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
- *
  */
 
 #include <pybind11/pybind11.h>
@@ -14,20 +12,10 @@
 
 namespace py = pybind11;
 
-// Headers for binding functions
-/**************************************/
-// The following comment block is used for
-// gr_modtool to insert function prototypes
-// Please do not delete
-/**************************************/
-// BINDING_FUNCTION_PROTOTYPES(
-// ) END BINDING_FUNCTION_PROTOTYPES
+void bind_core(py::module& m);
+void bind_batch_detector(py::module& m);
 
-
-// We need this hack because import_array() returns NULL
-// for newer Python versions.
-// This function is also necessary because it ensures access to the C API
-// and removes a warning.
+// import_array() returns NULL on newer Pythons, hence the wrapper.
 void* init_numpy()
 {
     import_array();
@@ -36,18 +24,11 @@ void* init_numpy()
 
 PYBIND11_MODULE(gpumimo_python, m)
 {
-    // Initialize the numpy C API
-    // (otherwise we will see segmentation faults)
     init_numpy();
 
     // Allow access to base block methods
     py::module::import("gnuradio.gr");
 
-    /**************************************/
-    // The following comment block is used for
-    // gr_modtool to insert binding function calls
-    // Please do not delete
-    /**************************************/
-    // BINDING_FUNCTION_CALLS(
-    // ) END BINDING_FUNCTION_CALLS
+    bind_core(m);
+    bind_batch_detector(m);
 }

@@ -1,0 +1,60 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUMIMO_BATCH_DETECTOR_H
+#define INCLUDED_GPUMIMO_BATCH_DETECTOR_H
+
+#include <gnuradio/gpumimo/api.h>
+#include <gnuradio/gpumimo/core/detector.h>
+#include <gnuradio/logger.h>
+
+#include <memory>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+
+/*!
+ * \brief A MIMO detector on batches in memory, on the backend asked for: the engine
+ * behind the Python function gpumimo.detect() and the detector blocks.
+ *
+ * backend "cpu" runs the core's CPU reference; "cuda" requires a usable GPU and a CUDA
+ * implementation of the algorithm and throws std::runtime_error otherwise; "auto"
+ * takes the GPU when it can and otherwise the CPU, logging once, through GNU Radio's
+ * logger, why. (This build has CUDA detection kernels for no algorithm yet: "auto"
+ * always takes the CPU and says so.)
+ */
+class GPUMIMO_API batch_detector
+{
+public:
+    batch_detector(const std::string& algorithm,
+                   const std::string& modulation,
+                   int nt,
+                   int nr,
+                   const core::detector_params& params = core::detector_params(),
+                   const std::string& backend = "auto");
+    ~batch_detector();
+
+    /*! "cpu" or "cuda": where detect() runs. */
+    const std::string& backend() const { return d_backend; }
+    /*! Why "auto" did not take the GPU (empty when it did or was not asked). */
+    const std::string& fallback_reason() const { return d_fallback_reason; }
+    int bits_per_vector() const { return d_cpu->bits_per_vector(); }
+    const core::cpu_detector& reference() const { return *d_cpu; }
+
+    /*! See core::cpu_detector::detect(). */
+    void detect(const core::mimo_batch& batch, float* llr, unsigned threads = 0) const;
+
+private:
+    std::unique_ptr<core::cpu_detector> d_cpu;
+    std::string d_backend;
+    std::string d_fallback_reason;
+    gr::logger_ptr d_logger;
+};
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

@@ -1,0 +1,150 @@
+#
+# Copyright 2026 gr-gpumimo authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""MIMO detection on numpy arrays: detect(), constellation() and simulate()."""
+
+from collections import namedtuple
+
+import numpy as np
+
+from . import gpumimo_python as _core
+
+ALGORITHMS = ("ml", "zf", "mmse", "kbest", "mtt", "nway", "psd")
+MODULATIONS = ("qpsk", "16qam", "64qam", "256qam")
+_OUTPUTS = ("llr", "int8", "hard")
+_PARAMS = ("kbest_k", "nway_passes", "list_llr_clip", "psd_lvl", "psd_exp", "llr_clip")
+
+Constellation = namedtuple("Constellation", "name points labels bits_per_symbol")
+Constellation.__doc__ = """A Gray-mapped square QAM constellation (TS 38.211 5.1 labels).
+
+points: complex64 [Q], unit average energy; labels: uint8 [Q, m], labels[i, k] is bit
+b_k of point i; point index i = sum_k b_k 2^(m-1-k) (b_0 most significant)."""
+
+Simulation = namedtuple("Simulation", "bits symbols H y noise_var group snr_db")
+Simulation.__doc__ = """A simulated batch: bits uint8 [B, nt*m], symbols complex64 [B, nt],
+H complex64 [C, nr, nt], y complex64 [B, nr], noise_var float32 [C], group G."""
+
+
+def constellation(modulation="16qam"):
+    """The constellation of `modulation` ("qpsk", "16qam", "64qam" or "256qam")."""
+    points, labels = _core._constellation(str(modulation))
+    return Constellation(str(modulation).lower(), points, labels, labels.shape[1])
+
+
+def _complex_array(name, value, ndim):
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:  # e.g. ragged nested lists
+        raise ValueError(f"{name} is not an array: {exc}") from None
+    if arr.dtype.kind not in "biufc":
+        raise ValueError(f"{name} must be numeric, not {arr.dtype}")
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, not shape {arr.shape}")
+    return np.ascontiguousarray(arr, dtype=np.complex64)
+
+
+def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
+           group=None, output="llr", int8_scale=None, threads=0, **params):
+    """Soft-output MIMO detection of y = H s + n.
+
+    y:         [B, nr] received vectors (complex).
+    H:         [C, nr, nt] channel matrices, one per group of `group` consecutive
+               vectors (C = ceil(B / group)); or [nr, nt], one matrix for all.
+    noise_var: N0 = E|n_r|^2, a scalar or one value per matrix ([C]).
+    group:     vectors per matrix; by default B / C, which must then be a whole number.
+    algorithm: "ml", "zf", "mmse", "kbest", "mtt", "nway" or "psd".
+    backend:   "cpu", "cuda" or "auto" (the GPU when usable, else the CPU, with a
+               warning logged once through GNU Radio's logger).
+    output:    "llr": float32 max-log LLRs [B, nt*m], ln P(b=1)/P(b=0), stream 0's bits
+               b_0..b_{m-1} first; "int8": those as int8, round(llr * int8_scale)
+               saturated to +-127 (int8_scale defaults to 8); "hard": uint8 bits.
+    params:    kbest_k (16), nway_passes (0 = nt), list_llr_clip (8: the list
+               detectors' clipping and psd's output magnitude), psd_lvl / psd_exp (the
+               paper's Table 5 set by default), llr_clip (0 = none), threads (0 = all).
+
+    Bad input (shapes, NaN/Inf, rank-deficient H, noise_var <= 0, unknown names,
+    invalid parameters) raises ValueError; nothing is computed then.
+    """
+    if output not in _OUTPUTS:
+        raise ValueError(f"unknown output '{output}' (expected one of {', '.join(_OUTPUTS)})")
+    unknown = sorted(set(params) - set(_PARAMS))
+    if unknown:
+        raise ValueError(f"unknown detector parameter(s) {', '.join(unknown)} "
+                         f"(expected some of {', '.join(_PARAMS)})")
+
+    y = _complex_array("y", y, 2)
+    H = np.asarray(H)
+    if H.ndim == 2:
+        H = H[np.newaxis]
+        if group is None:
+            group = max(1, y.shape[0])
+    H = _complex_array("H", H, 3)
+    batch, nr = y.shape
+    nch = H.shape[0]
+    if H.shape[1] != nr:
+        raise ValueError(f"H has {H.shape[1]} receive antennas, y has {nr}")
+    nt = H.shape[2]
+    if group is None:
+        if nch == 0 or batch % nch:
+            raise ValueError(f"cannot infer group: {batch} vectors are not a whole "
+                             f"multiple of {nch} channel matrices; pass group=")
+        group = max(1, batch // nch)
+    group = int(group)
+    if group < 1:
+        raise ValueError("group must be at least 1")
+    if nch != -(-batch // group) and batch > 0:
+        raise ValueError(f"{batch} vectors in groups of {group} need "
+                         f"{-(-batch // group)} channel matrices, H has {nch}")
+
+    noise = np.atleast_1d(np.asarray(noise_var, dtype=np.float64))
+    if noise.ndim != 1 or noise.size not in (1, nch):
+        raise ValueError(f"noise_var must be a scalar or hold {nch} values")
+    noise = np.ascontiguousarray(noise, dtype=np.float32)
+
+    p = _core.detector_params()
+    for key, value in params.items():
+        if key in ("psd_lvl", "psd_exp"):
+            value = [int(v) for v in value]
+        setattr(p, key, value)
+
+    det = _core.batch_detector(str(algorithm), str(modulation), int(nt), int(nr), p,
+                               str(backend))
+    if batch == 0:
+        return np.zeros((0, det.bits_per_vector()),
+                        dtype={"llr": np.float32, "int8": np.int8, "hard": np.uint8}[output])
+    llr = det.detect(y, H, noise, group, int(threads))
+    if output == "int8":
+        scale = _core.default_int8_scale if int8_scale is None else float(int8_scale)
+        return _core._llr_to_int8(llr, scale)
+    if output == "hard":
+        return (llr > 0).astype(np.uint8)
+    return llr
+
+
+def simulate(batch, nt, nr, modulation="16qam", snr_db=10.0, group=1, seed=None):
+    """A batch of y = H s + n: uniformly random bits, Gray-mapped QAM symbols,
+    i.i.d. Rayleigh CN(0, 1) channel matrices (one per `group` vectors) and AWGN.
+
+    snr_db is the SNR per receive antenna, E||Hs||^2 / E||n||^2 = nt / N0, so
+    N0 = nt * 10^(-snr_db / 10). The same seed gives the same batch."""
+    if batch < 0 or group < 1 or nt < 1 or nr < 1:
+        raise ValueError("batch >= 0, group >= 1, nt >= 1 and nr >= 1 are required")
+    rng = np.random.default_rng(seed)
+    const = constellation(modulation)
+    m = const.bits_per_symbol
+    bits = rng.integers(0, 2, size=(batch, nt * m), dtype=np.uint8)
+    weights = 1 << np.arange(m - 1, -1, -1)
+    index = (bits.reshape(batch, nt, m) * weights).sum(axis=2)
+    symbols = const.points[index].astype(np.complex64)
+    nch = -(-batch // group)
+    H = ((rng.standard_normal((nch, nr, nt)) + 1j * rng.standard_normal((nch, nr, nt)))
+         / np.sqrt(2)).astype(np.complex64)
+    n0 = nt * 10.0 ** (-snr_db / 10.0)
+    noise = np.sqrt(n0 / 2) * (rng.standard_normal((batch, nr))
+                               + 1j * rng.standard_normal((batch, nr)))
+    Hv = np.repeat(H, group, axis=0)[:batch]
+    y = (np.einsum("brt,bt->br", Hv, symbols) + noise).astype(np.complex64)
+    return Simulation(bits, symbols, H, y, np.full(nch, n0, dtype=np.float32), group,
+                      snr_db)

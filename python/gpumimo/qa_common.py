@@ -1,0 +1,52 @@
+#
+# Copyright 2026 gr-gpumimo authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""Helpers shared by the QA tests: a printed seed, and TS 38.211's constellations
+written out independently of the module."""
+
+import os
+
+import numpy as np
+
+
+def seeded_rng(salt):
+    """A fresh generator per test; GPUMIMO_TEST_SEED=<n> repeats a run."""
+    env = os.environ.get("GPUMIMO_TEST_SEED")
+    seed = int(env) if env else int(np.random.SeedSequence().entropy % 2**63)
+    print(f"GPUMIMO_TEST_SEED={seed} (salt {salt})")
+    return np.random.default_rng([seed, salt])
+
+
+def ts38211_points(m):
+    """Points of the 2^m-QAM of TS 38.211 5.1, index = bits b_0..b_{m-1}, b_0 first."""
+    q = 1 << m
+    b = (np.arange(q)[:, None] >> np.arange(m - 1, -1, -1)) & 1
+    s = 1 - 2 * b
+    if m == 2:
+        return (s[:, 0] + 1j * s[:, 1]) / np.sqrt(2), b
+    if m == 4:
+        return (s[:, 0] * (2 - s[:, 2]) + 1j * s[:, 1] * (2 - s[:, 3])) / np.sqrt(10), b
+    if m == 6:
+        return (s[:, 0] * (4 - s[:, 2] * (2 - s[:, 4]))
+                + 1j * s[:, 1] * (4 - s[:, 3] * (2 - s[:, 5]))) / np.sqrt(42), b
+    if m == 8:
+        return (s[:, 0] * (8 - s[:, 2] * (4 - s[:, 4] * (2 - s[:, 6])))
+                + 1j * s[:, 1] * (8 - s[:, 3] * (4 - s[:, 5] * (2 - s[:, 7])))) / np.sqrt(170), b
+    raise ValueError(m)
+
+
+def random_problems(rng, nt, nr, m, batch, snr_db, group=1):
+    """y = H s + n with independent numpy code: (y, H, noise_var, bits)."""
+    points, _ = ts38211_points(m)
+    idx = rng.integers(0, len(points), size=(batch, nt))
+    nch = -(-batch // group)
+    H = (rng.standard_normal((nch, nr, nt)) + 1j * rng.standard_normal((nch, nr, nt))) / np.sqrt(2)
+    n0 = nt * 10 ** (-snr_db / 10)
+    Hv = np.repeat(H, group, axis=0)[:batch]
+    y = np.einsum("brt,bt->br", Hv, points[idx])
+    y += np.sqrt(n0 / 2) * (rng.standard_normal(y.shape) + 1j * rng.standard_normal(y.shape))
+    bits = ((idx[:, :, None] >> np.arange(m - 1, -1, -1)) & 1).reshape(batch, nt * m)
+    return (y.astype(np.complex64), H.astype(np.complex64),
+            np.full(nch, n0, dtype=np.float32), bits.astype(np.uint8))

@@ -17,7 +17,8 @@ namespace gr {
 namespace gpumimo {
 namespace cuda {
 
-[[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line)
+[[noreturn]] inline void
+throw_cuda_error(cudaError_t err, const char* call, const char* file, int line)
 {
     throw std::runtime_error(std::string(call) + " failed at " + file + ":" +
                              std::to_string(line) + ": " + cudaGetErrorName(err) + ": " +
@@ -28,20 +29,21 @@ namespace cuda {
 } // namespace gpumimo
 } // namespace gr
 
-#define GPUMIMO_CUDA_CHECK(call)                                                    \
-    do {                                                                            \
-        const cudaError_t gpumimo_err_ = (call);                                    \
-        if (gpumimo_err_ != cudaSuccess)                                            \
-            ::gr::gpumimo::cuda::throw_cuda_error(gpumimo_err_, #call, __FILE__, __LINE__); \
+#define GPUMIMO_CUDA_CHECK(call)                          \
+    do {                                                  \
+        const cudaError_t gpumimo_err_ = (call);          \
+        if (gpumimo_err_ != cudaSuccess)                  \
+            ::gr::gpumimo::cuda::throw_cuda_error(        \
+                gpumimo_err_, #call, __FILE__, __LINE__); \
     } while (0)
 
 // After a launch: configuration errors now; with GPUMIMO_CUDA_DEBUG_SYNC also faults
 // inside the kernel, attributed to this launch.
 #ifdef GPUMIMO_CUDA_DEBUG_SYNC
-#define GPUMIMO_CUDA_CHECK_LAUNCH(name)                \
-    do {                                               \
-        GPUMIMO_CUDA_CHECK(cudaPeekAtLastError());     \
-        GPUMIMO_CUDA_CHECK(cudaDeviceSynchronize());   \
+#define GPUMIMO_CUDA_CHECK_LAUNCH(name)              \
+    do {                                             \
+        GPUMIMO_CUDA_CHECK(cudaPeekAtLastError());   \
+        GPUMIMO_CUDA_CHECK(cudaDeviceSynchronize()); \
     } while (0)
 #else
 #define GPUMIMO_CUDA_CHECK_LAUNCH(name) GPUMIMO_CUDA_CHECK(cudaPeekAtLastError())

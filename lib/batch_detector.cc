@@ -66,7 +66,9 @@ batch_detector::batch_detector(const std::string& algorithm,
 
 batch_detector::~batch_detector() = default;
 
-void batch_detector::detect(const core::mimo_batch& batch, float* llr, unsigned threads) const
+void batch_detector::detect(const core::mimo_batch& batch,
+                            float* llr,
+                            unsigned threads) const
 {
     d_cpu->detect(batch, llr, threads);
 }

@@ -43,7 +43,10 @@ void bit_minima::offer_vector(const int* points, double d)
         offer(j, points[j], d);
 }
 
-void bit_minima::write_llr(double n0, float missing_llr, float list_clip, float* out) const
+void bit_minima::write_llr(double n0,
+                           float missing_llr,
+                           float list_clip,
+                           float* out) const
 {
     for (std::size_t k = 0; k < d_min0.size(); k++) {
         const bool have0 = d_min0[k] < inf;

@@ -75,15 +75,16 @@ ref::group_detector_fn reference_of(algorithm algo)
     throw std::invalid_argument("invalid algorithm");
 }
 
-void check_config(algorithm algo, const constellation& c, int nt, int nr, const detector_params& p)
+void check_config(
+    algorithm algo, const constellation& c, int nt, int nr, const detector_params& p)
 {
     if (nt < 1 || nt > max_nt)
         throw std::invalid_argument("nt = " + std::to_string(nt) + " must be 1.." +
                                     std::to_string(max_nt));
     if (nr < nt || nr > max_nr)
         throw std::invalid_argument("nr = " + std::to_string(nr) + " must be nt.." +
-                                    std::to_string(max_nr) + " (nt = " +
-                                    std::to_string(nt) + ")");
+                                    std::to_string(max_nr) +
+                                    " (nt = " + std::to_string(nt) + ")");
     if (!(std::isfinite(p.llr_clip) && p.llr_clip >= 0.0f))
         throw std::invalid_argument("llr_clip must be >= 0 (0: no clipping)");
     const bool list_detector =
@@ -153,7 +154,8 @@ void cpu_detector::detect(const mimo_batch& batch, float* llr, unsigned threads)
         }
     };
 
-    unsigned nthreads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+    unsigned nthreads =
+        threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     nthreads = static_cast<unsigned>(std::min<std::size_t>(nthreads, nch));
     if (nthreads <= 1) {
         run_channels(0, nch);

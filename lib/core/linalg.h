@@ -63,7 +63,8 @@ std::vector<double> mgs_project(const rmatrix& q, std::vector<double> v);
 
 /*! The order of a real-valued decomposition of y = H s.
  *  interleaved (the N-way paper's MRVD): [Re s_0, Im s_0, Re s_1, Im s_1, ...];
- *  stacked (the sphere detector paper's): [Re s_0 .. Re s_{n-1}, Im s_0 .. Im s_{n-1}]. */
+ *  stacked (the sphere detector paper's): [Re s_0 .. Re s_{n-1}, Im s_0 .. Im s_{n-1}].
+ */
 enum class rvd_order { interleaved, stacked };
 /*! Index of the real or imaginary part of complex element i of an n-vector. */
 inline int rvd_index(rvd_order order, int i, bool imag, int n)

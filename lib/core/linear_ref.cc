@@ -22,10 +22,7 @@ using linalg::cd;
 //  MMSE: (W y)_k = mu_k s_k + e_k with mu_k = (A H^H H)_kk = 1 - N0 A_kk; dividing by
 //        mu_k removes the bias, leaving var = (1 - mu_k) / mu_k = N0 A_kk / mu_k
 //        (post-equalisation SINR mu_k / (1 - mu_k) for unit-energy symbols).
-void linear_detect(bool mmse,
-                   const constellation& c,
-                   const group_problem& p,
-                   float* llr)
+void linear_detect(bool mmse, const constellation& c, const group_problem& p, float* llr)
 {
     const int m = c.bits_per_symbol();
     const linalg::cmatrix h = linalg::load_channel(p.h, p.nr, p.nt);

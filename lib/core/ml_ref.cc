@@ -23,7 +23,7 @@ using linalg::cd;
 // nt * m.
 struct exhaustive_search {
     int nt, nr, npoints;
-    std::vector<cd> h_times_point; // [stream][point][rx]
+    std::vector<cd> h_times_point;         // [stream][point][rx]
     std::vector<std::vector<cd>> residual; // residual[j]: y minus streams 0..j-1
     std::vector<int> chosen;
     std::vector<double> best;
@@ -33,7 +33,8 @@ struct exhaustive_search {
         const std::vector<cd>& above = residual[j];
         std::vector<cd>& here = residual[j + 1];
         for (int q = 0; q < npoints; q++) {
-            const cd* hq = &h_times_point[(static_cast<std::size_t>(j) * npoints + q) * nr];
+            const cd* hq =
+                &h_times_point[(static_cast<std::size_t>(j) * npoints + q) * nr];
             chosen[j] = q;
             if (j + 1 < nt) {
                 for (int r = 0; r < nr; r++)
@@ -44,7 +45,8 @@ struct exhaustive_search {
                 for (int r = 0; r < nr; r++)
                     d += std::norm(above[r] - hq[r]);
                 for (int t = 0; t < nt; t++) {
-                    double& slot = best[static_cast<std::size_t>(t) * npoints + chosen[t]];
+                    double& slot =
+                        best[static_cast<std::size_t>(t) * npoints + chosen[t]];
                     if (d < slot)
                         slot = d;
                 }

@@ -88,8 +88,9 @@ void mtt_detect(const constellation& c,
                     double best = inf;
                     int from = 0;
                     for (int k = 0; k < npoints; k++) {
-                        const double d = reduced.metric[k] +
-                                         std::norm(yhat[a] - delta[k] - r(a, a) * c.point(q));
+                        const double d =
+                            reduced.metric[k] +
+                            std::norm(yhat[a] - delta[k] - r(a, a) * c.point(q));
                         if (d < best) {
                             best = d;
                             from = k;

@@ -54,21 +54,23 @@ void nway_detect(const constellation& c,
             const linalg::rmatrix& r = model.r();
             const std::vector<double> yhat = model.rotate(p.y + v * p.nr);
             for (int k = 0; k < c.size(); k++) {
-                // Full expansion of the last complex column: levels dims-2 (Re), dims-1 (Im).
+                // Full expansion of the last complex column: levels dims-2 (Re), dims-1
+                // (Im).
                 levels[dims - 1] = c.quadrature_level(k);
                 levels[dims - 2] = c.in_phase_level(k);
                 const double a1 = c.pam_amplitude(levels[dims - 1]);
                 const double a2 = c.pam_amplitude(levels[dims - 2]);
                 const double e1 = yhat[dims - 1] - r(dims - 1, dims - 1) * a1;
-                const double e2 =
-                    yhat[dims - 2] - r(dims - 2, dims - 1) * a1 - r(dims - 2, dims - 2) * a2;
+                const double e2 = yhat[dims - 2] - r(dims - 2, dims - 1) * a1 -
+                                  r(dims - 2, dims - 2) * a2;
                 double d = e1 * e1 + e2 * e2;
                 for (int i = dims - 3; i >= 0; i--) {
                     double b = yhat[i];
                     for (int j = i + 1; j < dims; j++)
                         b -= r(i, j) * c.pam_amplitude(levels[j]);
                     const double gamma = b / r(i, i);
-                    const long nearest = std::lround((gamma / c.scale() + npam - 1) / 2.0);
+                    const long nearest =
+                        std::lround((gamma / c.scale() + npam - 1) / 2.0);
                     levels[i] = static_cast<int>(std::clamp(nearest, 0L, long(npam - 1)));
                     const double e = b - r(i, i) * c.pam_amplitude(levels[i]);
                     d += e * e;

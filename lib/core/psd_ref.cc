@@ -39,20 +39,28 @@ struct tree_node {
 class sphere_search
 {
 public:
-    sphere_search(const constellation& c, const linalg::rmatrix& r, const std::vector<double>& yhat)
+    sphere_search(const constellation& c,
+                  const linalg::rmatrix& r,
+                  const std::vector<double>& yhat)
         : d_c(c), d_r(r), d_yhat(yhat), d_n(r.rows)
     {
     }
 
     // All children of `parent` (which fixes levels from_lvl..N) on level to_lvl:
     // rows from_lvl-2 down to to_lvl-1 (0-based) get every PAM level combination.
-    void expand(const tree_node& parent, int from_lvl, int to_lvl, std::vector<tree_node>& out) const
+    void expand(const tree_node& parent,
+                int from_lvl,
+                int to_lvl,
+                std::vector<tree_node>& out) const
     {
         extend(parent, from_lvl - 2, to_lvl - 1, out);
     }
 
 private:
-    void extend(const tree_node& node, int row, int last_row, std::vector<tree_node>& out) const
+    void extend(const tree_node& node,
+                int row,
+                int last_row,
+                std::vector<tree_node>& out) const
     {
         if (row < last_row) {
             out.push_back(node);
@@ -122,8 +130,8 @@ void psd_detect(const constellation& c,
             while (x >= 1) {
                 if (off[x] < buf[x].size() && buf[x][off[x]].metric < radius2) {
                     children.clear();
-                    const std::size_t end =
-                        std::min(buf[x].size(), off[x] + static_cast<std::size_t>(exp[x]));
+                    const std::size_t end = std::min(
+                        buf[x].size(), off[x] + static_cast<std::size_t>(exp[x]));
                     for (std::size_t i = off[x]; i < end; i++)
                         if (buf[x][i].metric < radius2)
                             search.expand(buf[x][i], lvl[x], lvl[x + 1], children);
@@ -152,7 +160,10 @@ void psd_detect(const constellation& c,
     }
 }
 
-void psd_check_levels(int nt, modulation mod, const std::vector<int>& lvl, const std::vector<int>& exp)
+void psd_check_levels(int nt,
+                      modulation mod,
+                      const std::vector<int>& lvl,
+                      const std::vector<int>& exp)
 {
     const int npam = constellation(mod).pam_size();
     const int n = 2 * nt;
@@ -186,7 +197,10 @@ void psd_check_levels(int nt, modulation mod, const std::vector<int>& lvl, const
 
 } // namespace ref
 
-void psd_default_levels(int nt, modulation mod, std::vector<int>& lvl, std::vector<int>& exp)
+void psd_default_levels(int nt,
+                        modulation mod,
+                        std::vector<int>& lvl,
+                        std::vector<int>& exp)
 {
     const int npam = constellation(mod).pam_size();
     const int n = 2 * nt;

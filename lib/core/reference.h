@@ -35,13 +35,34 @@ using group_detector_fn = void (*)(const constellation&,
                                    const group_problem&,
                                    float* llr);
 
-void ml_detect(const constellation&, const detector_params&, const group_problem&, float*);
-void zf_detect(const constellation&, const detector_params&, const group_problem&, float*);
-void mmse_detect(const constellation&, const detector_params&, const group_problem&, float*);
-void kbest_detect(const constellation&, const detector_params&, const group_problem&, float*);
-void mtt_detect(const constellation&, const detector_params&, const group_problem&, float*);
-void nway_detect(const constellation&, const detector_params&, const group_problem&, float*);
-void psd_detect(const constellation&, const detector_params&, const group_problem&, float*);
+void ml_detect(const constellation&,
+               const detector_params&,
+               const group_problem&,
+               float*);
+void zf_detect(const constellation&,
+               const detector_params&,
+               const group_problem&,
+               float*);
+void mmse_detect(const constellation&,
+                 const detector_params&,
+                 const group_problem&,
+                 float*);
+void kbest_detect(const constellation&,
+                  const detector_params&,
+                  const group_problem&,
+                  float*);
+void mtt_detect(const constellation&,
+                const detector_params&,
+                const group_problem&,
+                float*);
+void nway_detect(const constellation&,
+                 const detector_params&,
+                 const group_problem&,
+                 float*);
+void psd_detect(const constellation&,
+                const detector_params&,
+                const group_problem&,
+                float*);
 
 /*! Throws std::invalid_argument when params are invalid for the configuration. */
 void psd_check_levels(int nt,

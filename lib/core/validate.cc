@@ -21,10 +21,7 @@ namespace {
 
 bool finite(const cf32& v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); }
 
-[[noreturn]] void reject(const std::string& what)
-{
-    throw std::invalid_argument(what);
-}
+[[noreturn]] void reject(const std::string& what) { throw std::invalid_argument(what); }
 
 } // namespace
 
@@ -51,8 +48,8 @@ void validate_batch(const mimo_batch& b, int nt, int nr)
     const std::size_t nnoise = b.scalar_noise ? 1 : nch;
     for (std::size_t c = 0; c < nnoise; c++)
         if (!(std::isfinite(b.noise_var[c]) && b.noise_var[c] > 0.0f))
-            reject("noise_var[" + std::to_string(c) + "] = " +
-                   std::to_string(b.noise_var[c]) + " must be finite and > 0");
+            reject("noise_var[" + std::to_string(c) +
+                   "] = " + std::to_string(b.noise_var[c]) + " must be finite and > 0");
 
     for (std::size_t c = 0; c < nch; c++) {
         const cf32* h = b.h + c * nr * nt;
@@ -87,7 +84,8 @@ void llr_to_int8(const float* llr, std::size_t n, float scale, std::int8_t* out)
         reject("int8 scale must be finite and > 0");
     for (std::size_t i = 0; i < n; i++) {
         const float q = std::nearbyint(llr[i] * scale);
-        out[i] = static_cast<std::int8_t>(q > 127.0f ? 127.0f : (q < -127.0f ? -127.0f : q));
+        out[i] =
+            static_cast<std::int8_t>(q > 127.0f ? 127.0f : (q < -127.0f ? -127.0f : q));
     }
 }
 

@@ -10,11 +10,12 @@ using namespace gpumimo_test;
 
 namespace {
 
-const algorithm all_algos[] = { algorithm::ml,   algorithm::zf,   algorithm::mmse,
+const algorithm all_algos[] = { algorithm::ml,    algorithm::zf,  algorithm::mmse,
                                 algorithm::kbest, algorithm::mtt, algorithm::nway,
                                 algorithm::psd };
 
-// Detecting p must throw invalid_argument for every algorithm, leaving the output as it was.
+// Detecting p must throw invalid_argument for every algorithm, leaving the output as it
+// was.
 void expect_refused(const problems& p, const std::string& what)
 {
     for (algorithm a : all_algos) {
@@ -82,22 +83,30 @@ TEST(BadInput, ShapesAndConfiguration)
     null_y.y = nullptr;
     EXPECT_THROW(det23.detect(null_y, llr.data()), std::invalid_argument);
 
-    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qpsk, 0, 1), std::invalid_argument);
-    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qpsk, 9, 9), std::invalid_argument);
-    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qpsk, 3, 2), std::invalid_argument);
-    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qpsk, 2, 17), std::invalid_argument);
+    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qpsk, 0, 1),
+                 std::invalid_argument);
+    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qpsk, 9, 9),
+                 std::invalid_argument);
+    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qpsk, 3, 2),
+                 std::invalid_argument);
+    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qpsk, 2, 17),
+                 std::invalid_argument);
     detector_params bad;
     bad.kbest_k = 0;
-    EXPECT_THROW(cpu_detector(algorithm::kbest, modulation::qpsk, 2, 2, bad), std::invalid_argument);
+    EXPECT_THROW(cpu_detector(algorithm::kbest, modulation::qpsk, 2, 2, bad),
+                 std::invalid_argument);
     bad = detector_params();
     bad.nway_passes = 3;
-    EXPECT_THROW(cpu_detector(algorithm::nway, modulation::qpsk, 2, 2, bad), std::invalid_argument);
+    EXPECT_THROW(cpu_detector(algorithm::nway, modulation::qpsk, 2, 2, bad),
+                 std::invalid_argument);
     bad = detector_params();
     bad.list_llr_clip = 0.0f;
-    EXPECT_THROW(cpu_detector(algorithm::nway, modulation::qpsk, 2, 2, bad), std::invalid_argument);
+    EXPECT_THROW(cpu_detector(algorithm::nway, modulation::qpsk, 2, 2, bad),
+                 std::invalid_argument);
     bad = detector_params();
     bad.llr_clip = -1.0f;
-    EXPECT_THROW(cpu_detector(algorithm::zf, modulation::qpsk, 2, 2, bad), std::invalid_argument);
+    EXPECT_THROW(cpu_detector(algorithm::zf, modulation::qpsk, 2, 2, bad),
+                 std::invalid_argument);
     EXPECT_THROW(parse_algorithm("sphere"), std::invalid_argument);
     EXPECT_EQ(parse_algorithm("nway"), algorithm::nway);
 }

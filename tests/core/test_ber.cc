@@ -47,12 +47,24 @@ ber_row measure(std::mt19937_64& rng, double snr, std::size_t vectors)
     r.nway = errors(algorithm::nway, params); // N = nt = 4
     r.nway1 = errors(algorithm::nway, one_pass);
     r.mtt = errors(algorithm::mtt, params);
-    std::printf("snr %4.1f dB, %zu bits: ml %zu zf %zu mmse %zu kbest64 %zu nway4 %zu nway1 %zu mtt %zu\n",
-                snr, r.bits, r.ml, r.zf, r.mmse, r.kbest, r.nway, r.nway1, r.mtt);
+    std::printf("snr %4.1f dB, %zu bits: ml %zu zf %zu mmse %zu kbest64 %zu nway4 %zu "
+                "nway1 %zu mtt %zu\n",
+                snr,
+                r.bits,
+                r.ml,
+                r.zf,
+                r.mmse,
+                r.kbest,
+                r.nway,
+                r.nway1,
+                r.mtt);
     return r;
 }
 
-double band(std::size_t e) { return 6.0 * std::sqrt(double(std::max<std::size_t>(e, 1))); }
+double band(std::size_t e)
+{
+    return 6.0 * std::sqrt(double(std::max<std::size_t>(e, 1)));
+}
 
 } // namespace
 
@@ -66,11 +78,16 @@ TEST(Ber, Qam16x4Rayleigh)
                                  { 22.0, 12000 } }) {
         const ber_row r = measure(rng, snr, vectors);
         ASSERT_GT(r.ml, 100u) << "too few ML errors for a meaningful comparison";
-        EXPECT_GT(double(r.zf), r.ml + band(r.ml)) << "zf should be worse than ml at " << snr;
-        EXPECT_GT(double(r.mmse), r.ml + band(r.ml)) << "mmse should be worse than ml at " << snr;
+        EXPECT_GT(double(r.zf), r.ml + band(r.ml))
+            << "zf should be worse than ml at " << snr;
+        EXPECT_GT(double(r.mmse), r.ml + band(r.ml))
+            << "mmse should be worse than ml at " << snr;
         EXPECT_GE(r.zf, r.mmse) << "zf should not beat mmse at " << snr;
-        EXPECT_LE(double(r.nway), 1.2 * r.ml + band(r.ml)) << "nway N=4 far from ml at " << snr;
-        EXPECT_LE(double(r.kbest), 1.2 * r.ml + band(r.ml)) << "kbest K=64 far from ml at " << snr;
-        EXPECT_LE(double(r.nway), double(r.nway1) + band(r.nway1)) << "N=4 should not lose to N=1";
+        EXPECT_LE(double(r.nway), 1.2 * r.ml + band(r.ml))
+            << "nway N=4 far from ml at " << snr;
+        EXPECT_LE(double(r.kbest), 1.2 * r.ml + band(r.ml))
+            << "kbest K=64 far from ml at " << snr;
+        EXPECT_LE(double(r.nway), double(r.nway1) + band(r.nway1))
+            << "N=4 should not lose to N=1";
     }
 }

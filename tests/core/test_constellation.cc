@@ -21,7 +21,8 @@ std::complex<double> ts38211(int m, const std::vector<int>& b)
     case 2:
         return { s(0) / std::sqrt(2.0), s(1) / std::sqrt(2.0) };
     case 4:
-        return { s(0) * (2 - s(2)) / std::sqrt(10.0), s(1) * (2 - s(3)) / std::sqrt(10.0) };
+        return { s(0) * (2 - s(2)) / std::sqrt(10.0),
+                 s(1) * (2 - s(3)) / std::sqrt(10.0) };
     case 6:
         return { s(0) * (4 - s(2) * (2 - s(4))) / std::sqrt(42.0),
                  s(1) * (4 - s(3) * (2 - s(5))) / std::sqrt(42.0) };
@@ -32,8 +33,9 @@ std::complex<double> ts38211(int m, const std::vector<int>& b)
     throw std::logic_error("bad m");
 }
 
-const modulation all_mods[] = { modulation::qpsk, modulation::qam16, modulation::qam64,
-                                modulation::qam256 };
+const modulation all_mods[] = {
+    modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256
+};
 
 } // namespace
 
@@ -47,8 +49,10 @@ TEST(Constellation, MatchesTs38211AndIndexesBitsMsbFirst)
             for (int k = 0; k < m; k++)
                 b[k] = (i >> (m - 1 - k)) & 1;
             const auto expect = ts38211(m, b);
-            EXPECT_NEAR(c.point(i).real(), expect.real(), 1e-12) << to_string(mod) << " " << i;
-            EXPECT_NEAR(c.point(i).imag(), expect.imag(), 1e-12) << to_string(mod) << " " << i;
+            EXPECT_NEAR(c.point(i).real(), expect.real(), 1e-12)
+                << to_string(mod) << " " << i;
+            EXPECT_NEAR(c.point(i).imag(), expect.imag(), 1e-12)
+                << to_string(mod) << " " << i;
             for (int k = 0; k < m; k++)
                 EXPECT_EQ(c.bit(i, k), b[k]);
         }
@@ -71,7 +75,8 @@ TEST(Constellation, UnitEnergyDistinctPointsAndGrayNeighbours)
                 const double d = std::abs(c.point(i) - c.point(j));
                 EXPECT_GT(d, step * 0.99);
                 if (std::abs(d - step) < 1e-9) // nearest neighbours differ in one bit
-                    EXPECT_EQ(__builtin_popcount(i ^ j), 1) << to_string(mod) << " " << i << " " << j;
+                    EXPECT_EQ(__builtin_popcount(i ^ j), 1)
+                        << to_string(mod) << " " << i << " " << j;
             }
     }
 }

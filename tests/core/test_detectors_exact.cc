@@ -24,7 +24,8 @@ void expect_same_llrs(const std::vector<float>& got,
     std::size_t bad = 0;
     for (std::size_t i = 0; i < ml.size(); i++)
         if (std::abs(got[i] - ml[i]) > 1e-4f * std::abs(ml[i]) + 1e-5f && bad++ < 5)
-            ADD_FAILURE() << what << ": LLR " << i << " is " << got[i] << ", ml says " << ml[i];
+            ADD_FAILURE() << what << ": LLR " << i << " is " << got[i] << ", ml says "
+                          << ml[i];
     EXPECT_EQ(bad, 0u) << what;
 }
 
@@ -43,7 +44,8 @@ TEST(Exact, Mtt2x2EqualsMl)
             const problems p = make_problems(rng, c, 2, 2, 300, snr, 5);
             expect_same_llrs(run_detector(mtt, p),
                              run_detector(ml, p),
-                             "mtt 2x2 " + to_string(mod) + " at " + std::to_string(snr) + " dB");
+                             "mtt 2x2 " + to_string(mod) + " at " + std::to_string(snr) +
+                                 " dB");
         }
     }
 }
@@ -61,8 +63,8 @@ TEST(Exact, Mtt2x4EqualsMl)
 TEST(Exact, EveryDetectorEqualsMlForOneStream)
 {
     auto rng = make_rng(33);
-    for (modulation mod : { modulation::qpsk, modulation::qam16, modulation::qam64,
-                            modulation::qam256 }) {
+    for (modulation mod :
+         { modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256 }) {
         const constellation c(mod);
         detector_params params;
         params.list_llr_clip = 1e30f; // no clipping: compare the raw minima
@@ -71,8 +73,11 @@ TEST(Exact, EveryDetectorEqualsMlForOneStream)
         for (double snr : { 0.0, 12.0, 30.0 }) {
             const problems p = make_problems(rng, c, 1, 2, 200, snr, 3);
             const std::vector<float> ref = run_detector(ml, p);
-            for (algorithm a : { algorithm::zf, algorithm::mmse, algorithm::kbest,
-                                 algorithm::mtt, algorithm::nway })
+            for (algorithm a : { algorithm::zf,
+                                 algorithm::mmse,
+                                 algorithm::kbest,
+                                 algorithm::mtt,
+                                 algorithm::nway })
                 expect_same_llrs(run_detector(cpu_detector(a, mod, 1, 2, params), p),
                                  ref,
                                  to_string(a) + " 1x2 " + to_string(mod));
@@ -89,7 +94,8 @@ TEST(Exact, KbestWithoutPruningEqualsMl)
         int k;
     };
     // K = |Q|^nt: every transmit vector survives to the last level.
-    for (const cfg& k : { cfg{ 2, modulation::qpsk, 16 }, cfg{ 2, modulation::qam16, 256 },
+    for (const cfg& k : { cfg{ 2, modulation::qpsk, 16 },
+                          cfg{ 2, modulation::qam16, 256 },
                           cfg{ 3, modulation::qpsk, 64 } }) {
         const constellation c(k.mod);
         detector_params params;
@@ -98,7 +104,8 @@ TEST(Exact, KbestWithoutPruningEqualsMl)
         const cpu_detector ml(algorithm::ml, k.mod, k.nt, k.nt);
         const cpu_detector kb(algorithm::kbest, k.mod, k.nt, k.nt, params);
         const problems p = make_problems(rng, c, k.nt, k.nt, 200, 6.0, 2);
-        expect_same_llrs(run_detector(kb, p), run_detector(ml, p), "kbest full " + to_string(k.mod));
+        expect_same_llrs(
+            run_detector(kb, p), run_detector(ml, p), "kbest full " + to_string(k.mod));
     }
 }
 
@@ -112,8 +119,11 @@ TEST(Exact, LargeSystemsWriteEveryLlrFinite)
         const constellation c(mod);
         for (int nt : { 4, 8 }) {
             const problems p = make_problems(rng, c, nt, nt + 1, 64, 10.0, 4);
-            for (algorithm a : { algorithm::mtt, algorithm::nway, algorithm::kbest,
-                                 algorithm::zf, algorithm::mmse })
+            for (algorithm a : { algorithm::mtt,
+                                 algorithm::nway,
+                                 algorithm::kbest,
+                                 algorithm::zf,
+                                 algorithm::mmse })
                 run_detector(cpu_detector(a, mod, nt, nt + 1), p);
         }
     }

@@ -11,7 +11,8 @@ using namespace gpumimo_test;
 
 namespace {
 
-std::vector<double> brute_force_llr(const constellation& c, const problems& p, std::size_t b)
+std::vector<double>
+brute_force_llr(const constellation& c, const problems& p, std::size_t b)
 {
     const int nt = p.nt, nr = p.nr, m = c.bits_per_symbol(), q = c.size();
     const cf32* h = &p.h[(b / p.group) * nr * nt];
@@ -70,8 +71,8 @@ TEST(Ml, EqualsBruteForce)
                     ASSERT_NEAR(llr[b * expect.size() + i],
                                 expect[i],
                                 1e-4 * std::abs(expect[i]) + 1e-5)
-                        << k.nt << "x" << k.nr << " " << to_string(k.mod) << " snr " << snr
-                        << " vector " << b << " bit " << i;
+                        << k.nt << "x" << k.nr << " " << to_string(k.mod) << " snr "
+                        << snr << " vector " << b << " bit " << i;
             }
         }
     }
@@ -79,7 +80,9 @@ TEST(Ml, EqualsBruteForce)
 
 TEST(Ml, RefusesMoreThan2To24Candidates)
 {
-    EXPECT_NO_THROW(cpu_detector(algorithm::ml, modulation::qam64, 4, 4));  // 2^24
-    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qam64, 5, 5), std::invalid_argument);
-    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qam256, 4, 4), std::invalid_argument);
+    EXPECT_NO_THROW(cpu_detector(algorithm::ml, modulation::qam64, 4, 4)); // 2^24
+    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qam64, 5, 5),
+                 std::invalid_argument);
+    EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qam256, 4, 4),
+                 std::invalid_argument);
 }

@@ -90,9 +90,11 @@ TEST(Psd, EqualsMlWithRandomValidLevelSets)
         }
         params.psd_exp = { 1 };
         for (std::size_t x = 1; x + 1 < params.psd_lvl.size(); x++) {
-            const double eval = params.psd_exp[x - 1] *
-                                std::pow(double(npam), params.psd_lvl[x - 1] - params.psd_lvl[x]);
-            params.psd_exp.push_back(1 + int(rng() % std::min<std::uint64_t>(8, std::uint64_t(eval))));
+            const double eval =
+                params.psd_exp[x - 1] *
+                std::pow(double(npam), params.psd_lvl[x - 1] - params.psd_lvl[x]);
+            params.psd_exp.push_back(
+                1 + int(rng() % std::min<std::uint64_t>(8, std::uint64_t(eval))));
         }
         SCOPED_TRACE("trial " + std::to_string(trial));
         expect_psd_equals_ml(rng, mod, nt, nt, 70, params);
@@ -102,7 +104,9 @@ TEST(Psd, EqualsMlWithRandomValidLevelSets)
 TEST(Psd, DefaultLevelsAreValidEverywhere)
 {
     for (int nt = 1; nt <= max_nt; nt++)
-        for (modulation mod : { modulation::qpsk, modulation::qam16, modulation::qam64,
+        for (modulation mod : { modulation::qpsk,
+                                modulation::qam16,
+                                modulation::qam64,
                                 modulation::qam256 }) {
             std::vector<int> lvl, exp;
             psd_default_levels(nt, mod, lvl, exp);
@@ -125,12 +129,14 @@ TEST(Psd, RejectsInvalidLevelSets)
         return cpu_detector(algorithm::psd, modulation::qam16, 2, 2, p);
     };
     EXPECT_NO_THROW(make({ 5, 3, 1 }, { 1, 2 }));
-    EXPECT_THROW(make({ 4, 3, 1 }, { 1, 2 }), std::invalid_argument);    // lvl_0 != 2nt+1
-    EXPECT_THROW(make({ 5, 3, 2 }, { 1, 2 }), std::invalid_argument);    // does not end at 1
-    EXPECT_THROW(make({ 5, 3, 3, 1 }, { 1, 2, 2 }), std::invalid_argument); // not decreasing
-    EXPECT_THROW(make({ 5, 3, 1 }, { 1 }), std::invalid_argument);       // exp count
-    EXPECT_THROW(make({ 5, 3, 1 }, { 2, 2 }), std::invalid_argument);    // exp_0 != 1
-    EXPECT_THROW(make({ 5, 3, 1 }, { 1, 17 }), std::invalid_argument);   // exp_1 > eval_1 = 16
+    EXPECT_THROW(make({ 4, 3, 1 }, { 1, 2 }), std::invalid_argument); // lvl_0 != 2nt+1
+    EXPECT_THROW(make({ 5, 3, 2 }, { 1, 2 }), std::invalid_argument); // does not end at 1
+    EXPECT_THROW(make({ 5, 3, 3, 1 }, { 1, 2, 2 }),
+                 std::invalid_argument);                              // not decreasing
+    EXPECT_THROW(make({ 5, 3, 1 }, { 1 }), std::invalid_argument);    // exp count
+    EXPECT_THROW(make({ 5, 3, 1 }, { 2, 2 }), std::invalid_argument); // exp_0 != 1
+    EXPECT_THROW(make({ 5, 3, 1 }, { 1, 17 }),
+                 std::invalid_argument); // exp_1 > eval_1 = 16
     EXPECT_THROW(make({ 5, 3, 1 }, { 1, 0 }), std::invalid_argument);
     EXPECT_THROW(make({ 5, 1 }, {}), std::invalid_argument);
 }

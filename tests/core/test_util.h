@@ -113,7 +113,8 @@ inline problems make_problems(std::mt19937_64& rng,
 
 /*! Runs a detector with the output poisoned with NaN first, and checks every element
  *  was written with a finite value. */
-inline std::vector<float> run_detector(const cpu_detector& det, const problems& p, unsigned threads = 0)
+inline std::vector<float>
+run_detector(const cpu_detector& det, const problems& p, unsigned threads = 0)
 {
     std::vector<float> llr(p.batch * det.bits_per_vector(), std::nanf(""));
     det.detect(p.view(), llr.data(), threads);
@@ -125,7 +126,8 @@ inline std::vector<float> run_detector(const cpu_detector& det, const problems& 
     return llr;
 }
 
-inline std::size_t bit_errors(const std::vector<float>& llr, const std::vector<std::uint8_t>& bits)
+inline std::size_t bit_errors(const std::vector<float>& llr,
+                              const std::vector<std::uint8_t>& bits)
 {
     std::size_t errors = 0;
     for (std::size_t i = 0; i < bits.size(); i++)

@@ -16,7 +16,8 @@ using carray = py::array_t<T, py::array::c_style | py::array::forcecast>;
 
 namespace {
 
-// y [B, nr], h [C, nr, nt] with C = ceil(B / group), noise_var [1] or [C]: LLRs [B, nt*m].
+// y [B, nr], h [C, nr, nt] with C = ceil(B / group), noise_var [1] or [C]: LLRs [B,
+// nt*m].
 py::array_t<float> detect(const batch_detector& det,
                           carray<std::complex<float>> y,
                           carray<std::complex<float>> h,
@@ -26,7 +27,8 @@ py::array_t<float> detect(const batch_detector& det,
 {
     const core::cpu_detector& ref = det.reference();
     if (y.ndim() != 2 || y.shape(1) != ref.nr())
-        throw py::value_error("y must have shape [batch, nr] with nr = " + std::to_string(ref.nr()));
+        throw py::value_error("y must have shape [batch, nr] with nr = " +
+                              std::to_string(ref.nr()));
     if (group < 1)
         throw py::value_error("group must be at least 1");
     core::mimo_batch b;
@@ -35,14 +37,15 @@ py::array_t<float> detect(const batch_detector& det,
     b.nr = ref.nr();
     b.group = group;
     const std::size_t nch = b.num_channels();
-    if (h.ndim() != 3 || static_cast<std::size_t>(h.shape(0)) != nch || h.shape(1) != ref.nr() ||
-        h.shape(2) != ref.nt())
+    if (h.ndim() != 3 || static_cast<std::size_t>(h.shape(0)) != nch ||
+        h.shape(1) != ref.nr() || h.shape(2) != ref.nt())
         throw py::value_error("H must have shape [" + std::to_string(nch) + ", " +
                               std::to_string(ref.nr()) + ", " + std::to_string(ref.nt()) +
                               "] (ceil(batch / group), nr, nt)");
     if (noise_var.ndim() != 1 ||
         (noise_var.shape(0) != 1 && static_cast<std::size_t>(noise_var.shape(0)) != nch))
-        throw py::value_error("noise_var must hold 1 or " + std::to_string(nch) + " values");
+        throw py::value_error("noise_var must hold 1 or " + std::to_string(nch) +
+                              " values");
     b.scalar_noise = noise_var.shape(0) == 1;
     b.y = y.data();
     b.h = h.data();
@@ -63,8 +66,15 @@ py::array_t<float> detect(const batch_detector& det,
 void bind_batch_detector(py::module& m)
 {
     py::class_<batch_detector, std::shared_ptr<batch_detector>>(
-        m, "batch_detector", "A MIMO detector on batches of numpy arrays (see gpumimo.detect).")
-        .def(py::init<const std::string&, const std::string&, int, int, const core::detector_params&, const std::string&>(),
+        m,
+        "batch_detector",
+        "A MIMO detector on batches of numpy arrays (see gpumimo.detect).")
+        .def(py::init<const std::string&,
+                      const std::string&,
+                      int,
+                      int,
+                      const core::detector_params&,
+                      const std::string&>(),
              py::arg("algorithm"),
              py::arg("modulation"),
              py::arg("nt"),

@@ -17,7 +17,8 @@ using namespace gr::gpumimo;
 
 void bind_core(py::module& m)
 {
-    py::class_<core::detector_params>(m, "detector_params", "Parameters of the detectors (core::detector_params).")
+    py::class_<core::detector_params>(
+        m, "detector_params", "Parameters of the detectors (core::detector_params).")
         .def(py::init<>())
         .def_readwrite("kbest_k", &core::detector_params::kbest_k)
         .def_readwrite("nway_passes", &core::detector_params::nway_passes)
@@ -66,7 +67,8 @@ void bind_core(py::module& m)
 
     m.def(
         "_llr_to_int8",
-        [](py::array_t<float, py::array::c_style | py::array::forcecast> llr, float scale) {
+        [](py::array_t<float, py::array::c_style | py::array::forcecast> llr,
+           float scale) {
             py::array_t<std::int8_t> out(llr.request().shape);
             core::llr_to_int8(llr.data(), llr.size(), scale, out.mutable_data());
             return out;

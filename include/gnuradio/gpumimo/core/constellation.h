@@ -65,7 +65,10 @@ public:
     int in_phase_level(int i) const { return d_i_level[i]; }
     int quadrature_level(int i) const { return d_q_level[i]; }
     /*! Index of the point whose in-phase level is li and quadrature level is lq. */
-    int point_from_levels(int li, int lq) const { return d_from_levels[li * pam_size() + lq]; }
+    int point_from_levels(int li, int lq) const
+    {
+        return d_from_levels[li * pam_size() + lq];
+    }
 
 private:
     modulation d_mod;

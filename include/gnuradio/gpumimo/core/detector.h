@@ -83,7 +83,10 @@ struct detector_params {
 };
 
 /*! The psd level set that detector_params with empty psd_lvl/psd_exp stands for. */
-void psd_default_levels(int nt, modulation mod, std::vector<int>& lvl, std::vector<int>& exp);
+void psd_default_levels(int nt,
+                        modulation mod,
+                        std::vector<int>& lvl,
+                        std::vector<int>& exp);
 
 /*!
  * \brief The CPU reference detector: readable code, double precision inside.

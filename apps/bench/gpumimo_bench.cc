@@ -1,0 +1,322 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gpumimo_bench: throughput of the CUDA detectors, measured side by side with the
+ * ceilings (host<->device and device memory bandwidth) and the CPU reference, beside
+ * the papers' figures. Core only (no GNU Radio). Results go into docs/performance.md.
+ *
+ *   kernel-only: inputs already on the device, detect_device() on one stream, CUDA
+ *                events, median of 21 runs after 3 warm-up runs, 4 input sets rotated
+ *                so that no run finds its inputs in L2;
+ *   end to end:  detect() host to host (pageable buffers, pinned staging, 3 streams),
+ *                wall clock, median of 5 runs.
+ * Every channel matrix is used by one vector (group 1): the QR or filter of each
+ * matrix is part of the time. Mbit/s counts detected bits.
+ */
+#include <gnuradio/gpumimo/core/detector.h>
+#include <gnuradio/gpumimo/core/gpu_detector.h>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace gr::gpumimo::core;
+
+namespace {
+
+void check(cudaError_t e, const char* what)
+{
+    if (e != cudaSuccess)
+        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+struct ceilings {
+    double h2d, d2h, both, d2d; // GB/s
+};
+
+ceilings measure_ceilings()
+{
+    const std::size_t bytes = std::size_t(256) << 20;
+    void *h1, *h2, *d1, *d2, *d3, *d4;
+    check(cudaMallocHost(&h1, bytes), "cudaMallocHost");
+    check(cudaMallocHost(&h2, bytes), "cudaMallocHost");
+    check(cudaMalloc(&d1, bytes), "cudaMalloc");
+    check(cudaMalloc(&d2, bytes), "cudaMalloc");
+    check(cudaMalloc(&d3, bytes * 4), "cudaMalloc");
+    check(cudaMalloc(&d4, bytes * 4), "cudaMalloc");
+    std::memset(h1, 1, bytes);
+    std::memset(h2, 2, bytes);
+    cudaStream_t s1, s2;
+    cudaStreamCreate(&s1);
+    cudaStreamCreate(&s2);
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    auto timed = [&](auto&& body) {
+        std::vector<double> t;
+        for (int i = 0; i < 7; i++) {
+            cudaEventRecord(a, s1);
+            body();
+            cudaEventRecord(b, s1);
+            cudaEventSynchronize(b);
+            float ms;
+            cudaEventElapsedTime(&ms, a, b);
+            t.push_back(ms * 1e-3);
+        }
+        return median(t);
+    };
+    ceilings c;
+    c.h2d = bytes / timed([&] { cudaMemcpyAsync(d1, h1, bytes, cudaMemcpyHostToDevice, s1); }) / 1e9;
+    c.d2h = bytes / timed([&] { cudaMemcpyAsync(h2, d2, bytes, cudaMemcpyDeviceToHost, s1); }) / 1e9;
+    cudaEvent_t joined;
+    cudaEventCreate(&joined);
+    c.both = 2.0 * bytes / timed([&] {
+                 cudaEventRecord(joined, s1);
+                 cudaStreamWaitEvent(s2, joined);
+                 cudaMemcpyAsync(d1, h1, bytes, cudaMemcpyHostToDevice, s1);
+                 cudaMemcpyAsync(h2, d2, bytes, cudaMemcpyDeviceToHost, s2);
+                 cudaEventRecord(joined, s2);
+                 cudaStreamWaitEvent(s1, joined);
+             }) / 1e9;
+    c.d2d = 2.0 * 4 * bytes / timed([&] { cudaMemcpyAsync(d4, d3, 4 * bytes, cudaMemcpyDeviceToDevice, s1); }) / 1e9;
+    cudaFreeHost(h1);
+    cudaFreeHost(h2);
+    cudaFree(d1);
+    cudaFree(d2);
+    cudaFree(d3);
+    cudaFree(d4);
+    return c;
+}
+
+struct row {
+    std::string label;
+    algorithm algo;
+    int nt;
+    modulation mod;
+    detector_params params;
+    std::size_t paper_batch; // vectors per call in the paper
+    double paper_mbps;       // the paper's kernel figure, 0 if none
+    const char* paper_ref;
+};
+
+struct host_data {
+    std::vector<cf32> y, h;
+    std::vector<float> noise;
+};
+
+host_data make_data(std::size_t batch, int nt, int nr, modulation mod, double snr_db, std::mt19937_64& rng)
+{
+    const constellation c(mod);
+    std::normal_distribution<float> g(0.0f, std::sqrt(0.5f));
+    std::uniform_int_distribution<int> pick(0, c.size() - 1);
+    host_data d;
+    d.h.resize(batch * nr * nt);
+    for (auto& v : d.h)
+        v = cf32(g(rng), g(rng));
+    const float n0 = float(nt * std::pow(10.0, -snr_db / 10.0));
+    d.noise.assign(batch, n0);
+    d.y.resize(batch * nr);
+    for (std::size_t b = 0; b < batch; b++)
+        for (int r = 0; r < nr; r++) {
+            std::complex<double> acc = std::sqrt(double(n0)) * std::complex<double>(g(rng), g(rng));
+            for (int t = 0; t < nt; t++)
+                acc += std::complex<double>(d.h[(b * nr + r) * nt + t]) *
+                       c.point((b * 7 + t * 13 + r) % c.size()); // deterministic symbols
+            d.y[b * nr + r] = cf32(acc);
+        }
+    return d;
+}
+
+// Kernel-only Mbit/s of detect_device on `batch` vectors.
+double kernel_mbps(gpu_detector& det, const std::vector<host_data>& sets, std::size_t batch, int nt, int nr)
+{
+    const int bits = det.bits_per_vector();
+    struct dev_set {
+        cf32 *y, *h;
+        float* noise;
+    };
+    std::vector<dev_set> ds(sets.size());
+    for (std::size_t i = 0; i < sets.size(); i++) {
+        check(cudaMalloc(&ds[i].y, batch * nr * sizeof(cf32)), "cudaMalloc");
+        check(cudaMalloc(&ds[i].h, batch * nr * nt * sizeof(cf32)), "cudaMalloc");
+        check(cudaMalloc(&ds[i].noise, batch * sizeof(float)), "cudaMalloc");
+        cudaMemcpy(ds[i].y, sets[i].y.data(), batch * nr * sizeof(cf32), cudaMemcpyHostToDevice);
+        cudaMemcpy(ds[i].h, sets[i].h.data(), batch * nr * nt * sizeof(cf32), cudaMemcpyHostToDevice);
+        cudaMemcpy(ds[i].noise, sets[i].noise.data(), batch * sizeof(float), cudaMemcpyHostToDevice);
+    }
+    float* llr;
+    check(cudaMalloc(&llr, batch * bits * sizeof(float)), "cudaMalloc");
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    std::vector<double> t;
+    for (int run = 0; run < 24; run++) {
+        const dev_set& d = ds[run % ds.size()];
+        mimo_batch mb;
+        mb.y = d.y;
+        mb.h = d.h;
+        mb.noise_var = d.noise;
+        mb.batch = batch;
+        mb.nt = nt;
+        mb.nr = nr;
+        mb.group = 1;
+        mb.scalar_noise = false;
+        cudaEventRecord(a, s);
+        det.detect_device(mb, llr, s);
+        cudaEventRecord(b, s);
+        cudaEventSynchronize(b);
+        float ms;
+        cudaEventElapsedTime(&ms, a, b);
+        if (run >= 3)
+            t.push_back(ms * 1e-3);
+    }
+    det.check_device_errors(s);
+    for (auto& d : ds) {
+        cudaFree(d.y);
+        cudaFree(d.h);
+        cudaFree(d.noise);
+    }
+    cudaFree(llr);
+    cudaStreamDestroy(s);
+    return batch * double(bits) / median(t) / 1e6;
+}
+
+double host_mbps(gpu_detector& det, const host_data& d, std::size_t batch, int nt, int nr)
+{
+    std::vector<float> llr(batch * det.bits_per_vector());
+    mimo_batch mb;
+    mb.y = d.y.data();
+    mb.h = d.h.data();
+    mb.noise_var = d.noise.data();
+    mb.batch = batch;
+    mb.nt = nt;
+    mb.nr = nr;
+    mb.group = 1;
+    mb.scalar_noise = false;
+    std::vector<double> t;
+    for (int run = 0; run < 6; run++) {
+        const auto t0 = std::chrono::steady_clock::now();
+        det.detect(mb, llr.data());
+        const auto t1 = std::chrono::steady_clock::now();
+        if (run >= 1)
+            t.push_back(std::chrono::duration<double>(t1 - t0).count());
+    }
+    return batch * double(det.bits_per_vector()) / median(t) / 1e6;
+}
+
+double cpu_mbps(const row& r, const host_data& d, std::size_t batch)
+{
+    const cpu_detector det(r.algo, r.mod, r.nt, r.nt, r.params);
+    std::vector<float> llr(batch * det.bits_per_vector());
+    mimo_batch mb;
+    mb.y = d.y.data();
+    mb.h = d.h.data();
+    mb.noise_var = d.noise.data();
+    mb.batch = batch;
+    mb.nt = r.nt;
+    mb.nr = r.nt;
+    mb.group = 1;
+    mb.scalar_noise = false;
+    const auto t0 = std::chrono::steady_clock::now();
+    det.detect(mb, llr.data());
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return batch * double(det.bits_per_vector()) / s / 1e6;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        std::printf("gpumimo_bench: no CUDA device; nothing to measure\n");
+        return 0;
+    }
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    std::printf("device: %s, %d SMs, %.0f GiB\n", prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0);
+    const ceilings c = measure_ceilings();
+    std::printf("ceilings: H2D %.1f GB/s, D2H %.1f GB/s, both directions %.1f GB/s, device copy %.0f GB/s (read + write)\n",
+                c.h2d, c.d2h, c.both, c.d2d);
+
+    detector_params p;
+    auto with_passes = [](int n) {
+        detector_params q;
+        q.nway_passes = n;
+        return q;
+    };
+    const std::vector<row> rows = {
+        { "mtt 2x2 qpsk", algorithm::mtt, 2, modulation::qpsk, p, 131072, 822.59, "mtt T2" },
+        { "mtt 2x2 16qam", algorithm::mtt, 2, modulation::qam16, p, 131072, 280.08, "mtt T2" },
+        { "mtt 2x2 64qam", algorithm::mtt, 2, modulation::qam64, p, 131072, 43.86, "mtt T2" },
+        { "mtt 4x4 qpsk", algorithm::mtt, 4, modulation::qpsk, p, 65536, 308.40, "mtt T3" },
+        { "mtt 4x4 16qam", algorithm::mtt, 4, modulation::qam16, p, 65536, 122.03, "mtt T3" },
+        { "mtt 4x4 64qam", algorithm::mtt, 4, modulation::qam64, p, 65536, 12.05, "mtt T3" },
+        { "nway 2x2 16qam N=1", algorithm::nway, 2, modulation::qam16, with_passes(1), 8400, 834.1, "nway TII" },
+        { "nway 2x2 16qam N=2", algorithm::nway, 2, modulation::qam16, with_passes(2), 8400, 402.2, "nway TII" },
+        { "nway 2x2 64qam N=2", algorithm::nway, 2, modulation::qam64, with_passes(2), 8400, 92.4, "nway TII" },
+        { "nway 4x4 16qam N=1", algorithm::nway, 4, modulation::qam16, with_passes(1), 8400, 782.5, "nway TII" },
+        { "nway 4x4 16qam N=4", algorithm::nway, 4, modulation::qam16, with_passes(4), 8400, 192.5, "nway TII" },
+        { "nway 4x4 64qam N=1", algorithm::nway, 4, modulation::qam64, with_passes(1), 8400, 230.7, "nway TII" },
+        { "nway 4x4 64qam N=4", algorithm::nway, 4, modulation::qam64, with_passes(4), 8400, 58.3, "nway TII" },
+        { "ml 4x4 qpsk", algorithm::ml, 4, modulation::qpsk, p, 8400, 0, "" },
+        { "ml 4x4 16qam", algorithm::ml, 4, modulation::qam16, p, 8400, 0, "" },
+        { "zf 4x4 16qam", algorithm::zf, 4, modulation::qam16, p, 8400, 0, "" },
+        { "mmse 4x4 16qam", algorithm::mmse, 4, modulation::qam16, p, 8400, 0, "" },
+    };
+    const std::size_t full = quick ? (1 << 18) : (1 << 20);
+    std::mt19937_64 rng(12345);
+
+    std::printf("\n%-20s %8s %10s %12s %12s %12s %12s %9s %10s %8s\n", "detector", "paper", "paper", "ours@paper", "ours@full", "ours@full", "end2end", "PCIe", "CPU ref", "");
+    std::printf("%-20s %8s %10s %12s %12s %12s %12s %9s %10s\n", "", "source", "Mbit/s", "kernel f32", "kernel f32", "kernel f64", "f32 Mbit/s", "bound %", "Mbit/s");
+    for (const row& r : rows) {
+        const int nt = r.nt, nr = r.nt;
+        const std::size_t batch_full = r.algo == algorithm::ml ? full / 16 : full;
+        std::vector<host_data> sets;
+        for (int i = 0; i < 4; i++)
+            sets.push_back(make_data(batch_full, nt, nr, r.mod, 20.0, rng));
+        gpu_detector f32(r.algo, r.mod, nt, nr, r.params, 0, gpu_precision::single, 1 << 18, 3);
+        gpu_detector f64(r.algo, r.mod, nt, nr, r.params, 0, gpu_precision::double_, 1 << 18, 3);
+        const double at_paper = kernel_mbps(f32, sets, std::min(r.paper_batch, batch_full), nt, nr);
+        const double k32 = kernel_mbps(f32, sets, batch_full, nt, nr);
+        const double k64 = kernel_mbps(f64, sets, batch_full, nt, nr);
+        const double e2e = host_mbps(f32, sets[0], batch_full, nt, nr);
+        // Bytes per vector: y and H in (8 B per complex), noise (4 B), LLRs out (4 B).
+        const int bits = f32.bits_per_vector();
+        const double in_b = nr * 8.0 + nr * nt * 8.0 + 4.0, out_b = bits * 4.0;
+        const double pcie_vps = 1.0 / std::max(in_b / (c.h2d * 1e9), out_b / (c.d2h * 1e9));
+        const double pcie_both_vps = c.both * 1e9 / (in_b + out_b);
+        const double bound_mbps = std::min(pcie_vps, pcie_both_vps) * bits / 1e6;
+        const std::size_t cpu_batch = r.algo == algorithm::ml ? 256 : 8192;
+        const double cpu = cpu_mbps(r, sets[1], cpu_batch);
+        char paper[32] = "-";
+        if (r.paper_mbps > 0)
+            std::snprintf(paper, sizeof paper, "%.1f", r.paper_mbps);
+        std::printf("%-20s %8s %10s %12.0f %12.0f %12.0f %12.0f %8.0f%% %10.1f\n",
+                    r.label.c_str(), r.paper_ref[0] ? r.paper_ref : "-", paper, at_paper, k32, k64, e2e,
+                    100.0 * e2e / bound_mbps, cpu);
+    }
+    std::printf("\nkernel: device-resident, median of 21; end2end: host to host, median of 5; PCIe bound %%: "
+                "end to end over min(H2D/D2H, bidirectional) limit for %s bytes moved; CPU ref: all %u cores.\n",
+                "y+H+N0 in, LLRs out", std::thread::hardware_concurrency());
+    return 0;
+}

@@ -1,0 +1,409 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The host runtime of the CUDA detectors: device selection, workspaces and pinned
+ * staging allocated once, a chunked pipeline over several streams (mtt paper, section
+ * 5.4: copies in, kernels and copies out of different chunks overlap), error collection.
+ */
+#include "cuda_check.cuh"
+#include "device_memory.cuh"
+#include "kernels.cuh"
+#include "linear.cuh"
+#include "mtt.cuh"
+#include "nway.cuh"
+
+#include <gnuradio/gpumimo/core/gpu_detector.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+namespace gc = gr::gpumimo::cuda;
+
+bool gpu_supports(algorithm algo, modulation mod, int nt, int nr, const detector_params&, std::string* why)
+{
+    auto no = [&](const std::string& reason) {
+        if (why)
+            *why = reason;
+        return false;
+    };
+    const int m = constellation(mod).bits_per_symbol();
+    switch (algo) {
+    case algorithm::mtt:
+    case algorithm::nway:
+    case algorithm::zf:
+    case algorithm::mmse:
+        return true;
+    case algorithm::ml:
+        if (nt * m > 16)
+            return no("the CUDA ml is for small configurations (nt * bits per symbol <= 16)");
+        return true;
+    case algorithm::kbest:
+    case algorithm::psd:
+        return no("no CUDA implementation of '" + to_string(algo) + "' yet");
+    }
+    (void)nr;
+    return no("unknown algorithm");
+}
+
+namespace {
+
+// Per-chunk device memory is capped so that large configurations (8x16 nway with 8
+// passes needs 50 KB of workspace per channel matrix) still fit.
+constexpr std::size_t kSlotBudgetBytes = std::size_t(512) << 20;
+
+const unsigned long long kNone = ULLONG_MAX;
+
+struct slot {
+    gc::stream s;
+    gc::event done;
+    gc::device_buffer<float2> y, h;
+    gc::device_buffer<float> noise, llr;
+    gc::device_buffer<unsigned char> bad, ws;
+    gc::device_buffer<gc::device_errors> errors;
+    gc::pinned_buffer<float2> host_y, host_h;
+    gc::pinned_buffer<float> host_noise, host_llr;
+    gc::pinned_buffer<gc::device_errors> host_errors;
+    float* pending_out = nullptr; // where host_llr goes once `done`
+    std::size_t pending_floats = 0;
+};
+
+} // namespace
+
+struct gpu_detector::impl {
+    cpu_detector config; // checks the configuration; the reference conventions
+    int device;
+    bool dbl;
+    int nt, nr, m, bits, passes;
+    std::size_t chunk;
+    std::size_t ws_per_channel;
+    gc::device_buffer<double2> points_d;
+    gc::device_buffer<float2> points_f;
+    gc::device_buffer<unsigned char> from_levels, i_levels, q_levels;
+    std::vector<slot> slots;
+
+    impl(algorithm algo, modulation mod, int nt_, int nr_, const detector_params& p, int dev, gpu_precision prec, std::size_t chunk_vectors, int nstreams)
+        : config(algo, mod, nt_, nr_, p),
+          device(dev),
+          dbl(prec == gpu_precision::double_),
+          nt(nt_),
+          nr(nr_),
+          m(config.constel().bits_per_symbol()),
+          bits(nt_ * m),
+          passes(p.nway_passes > 0 ? p.nway_passes : nt_)
+    {
+        std::string why;
+        if (!gpu_supports(algo, mod, nt, nr, p, &why))
+            throw std::invalid_argument(why);
+        if (chunk_vectors < 1 || nstreams < 1)
+            throw std::invalid_argument("chunk_vectors and streams must be >= 1");
+        int count = 0;
+        GPUMIMO_CUDA_CHECK(cudaGetDeviceCount(&count));
+        if (device < 0 || device >= count)
+            throw std::invalid_argument("CUDA device " + std::to_string(device) + " does not exist (" +
+                                        std::to_string(count) + " present)");
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+
+        switch (algo) {
+        case algorithm::mtt:
+            ws_per_channel = gc::mtt_workspace_bytes(nt, nr, dbl);
+            break;
+        case algorithm::nway:
+            ws_per_channel = gc::nway_workspace_bytes(nt, nr, passes, dbl);
+            break;
+        case algorithm::zf:
+        case algorithm::mmse:
+            ws_per_channel = gc::linear_workspace_bytes(nt, nr, dbl);
+            break;
+        default:
+            ws_per_channel = 0;
+        }
+        const std::size_t per_vector = std::size_t(nr) * 8 * 2 + std::size_t(nr) * nt * 8 * 2 +
+                                       8 + std::size_t(bits) * 4 * 2 + ws_per_channel + 1;
+        chunk = std::max<std::size_t>(1, std::min(chunk_vectors, kSlotBudgetBytes / per_vector));
+
+        const constellation& c = config.constel();
+        const int q = c.size(), npam = c.pam_size();
+        std::vector<double2> pd(q);
+        std::vector<float2> pf(q);
+        std::vector<unsigned char> fl(npam * npam), il(q), ql(q);
+        for (int i = 0; i < q; i++) {
+            pd[i] = make_double2(c.point(i).real(), c.point(i).imag());
+            pf[i] = make_float2(float(c.point(i).real()), float(c.point(i).imag()));
+            il[i] = static_cast<unsigned char>(c.in_phase_level(i));
+            ql[i] = static_cast<unsigned char>(c.quadrature_level(i));
+        }
+        for (int li = 0; li < npam; li++)
+            for (int lq = 0; lq < npam; lq++)
+                fl[li * npam + lq] = static_cast<unsigned char>(c.point_from_levels(li, lq));
+        points_d = gc::device_buffer<double2>(q);
+        points_f = gc::device_buffer<float2>(q);
+        from_levels = gc::device_buffer<unsigned char>(fl.size());
+        i_levels = gc::device_buffer<unsigned char>(q);
+        q_levels = gc::device_buffer<unsigned char>(q);
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(points_d.get(), pd.data(), q * sizeof(double2), cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(points_f.get(), pf.data(), q * sizeof(float2), cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(from_levels.get(), fl.data(), fl.size(), cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(i_levels.get(), il.data(), q, cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(q_levels.get(), ql.data(), q, cudaMemcpyHostToDevice));
+
+        for (int i = 0; i < nstreams; i++) {
+            slot s;
+            s.y = gc::device_buffer<float2>(chunk * nr);
+            s.h = gc::device_buffer<float2>(chunk * nr * nt);
+            s.noise = gc::device_buffer<float>(chunk);
+            s.llr = gc::device_buffer<float>(chunk * bits);
+            s.bad = gc::device_buffer<unsigned char>(chunk);
+            s.ws = gc::device_buffer<unsigned char>(std::max<std::size_t>(1, chunk * ws_per_channel));
+            s.errors = gc::device_buffer<gc::device_errors>(1);
+            s.host_y = gc::pinned_buffer<float2>(chunk * nr);
+            s.host_h = gc::pinned_buffer<float2>(chunk * nr * nt);
+            s.host_noise = gc::pinned_buffer<float>(chunk);
+            s.host_llr = gc::pinned_buffer<float>(chunk * bits);
+            s.host_errors = gc::pinned_buffer<gc::device_errors>(1);
+            slots.push_back(std::move(s));
+        }
+    }
+
+    gc::chunk_args args_for(const slot& s) const
+    {
+        gc::chunk_args a{};
+        a.nt = nt;
+        a.nr = nr;
+        a.m = m;
+        a.list_llr_clip = config.params().list_llr_clip;
+        a.llr_clip = config.params().llr_clip;
+        a.points_d = points_d.get();
+        a.points_f = points_f.get();
+        a.from_levels = from_levels.get();
+        a.i_levels = i_levels.get();
+        a.q_levels = q_levels.get();
+        a.pam_scale = config.constel().scale();
+        a.channel_bad = s.bad.get();
+        a.errors = s.errors.get();
+        return a;
+    }
+
+    void run_chunk(const gc::chunk_args& a, slot& s, cudaStream_t st)
+    {
+        gc::launch_check_channels(a, st);
+        switch (config.algo()) {
+        case algorithm::mtt:
+            gc::launch_mtt(a, s.ws.get(), dbl, st);
+            break;
+        case algorithm::nway:
+            gc::launch_nway(a, passes, s.ws.get(), dbl, st);
+            break;
+        case algorithm::zf:
+            gc::launch_linear(a, false, s.ws.get(), dbl, st);
+            break;
+        case algorithm::mmse:
+            gc::launch_linear(a, true, s.ws.get(), dbl, st);
+            break;
+        case algorithm::ml:
+            gc::launch_ml(a, dbl, st);
+            break;
+        default:
+            throw std::logic_error("unsupported algorithm reached the GPU");
+        }
+        gc::launch_finish(a, st);
+    }
+
+    void reset_errors(slot& s, cudaStream_t st)
+    {
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.errors.get(), 0xff, sizeof(gc::device_errors), st));
+    }
+
+    static void merge(gc::device_errors& into, const gc::device_errors& e)
+    {
+        into.first_nonfinite_vector = std::min(into.first_nonfinite_vector, e.first_nonfinite_vector);
+        into.first_nonfinite_channel = std::min(into.first_nonfinite_channel, e.first_nonfinite_channel);
+        into.first_singular_channel = std::min(into.first_singular_channel, e.first_singular_channel);
+    }
+
+    static void throw_if_bad(const gc::device_errors& e)
+    {
+        if (e.first_nonfinite_vector != kNone)
+            throw std::invalid_argument("y[" + std::to_string(e.first_nonfinite_vector) +
+                                        "] is not finite (its LLRs were set to 0)");
+        if (e.first_nonfinite_channel != kNone)
+            throw std::invalid_argument("H[" + std::to_string(e.first_nonfinite_channel) +
+                                        "] is not finite (its vectors' LLRs were set to 0)");
+        if (e.first_singular_channel != kNone)
+            throw std::invalid_argument("H[" + std::to_string(e.first_singular_channel) +
+                                        "] is rank-deficient (its vectors' LLRs were set to 0)");
+    }
+
+    void check_shapes(const mimo_batch& b) const
+    {
+        if (b.nt != nt || b.nr != nr)
+            throw std::invalid_argument("batch is " + std::to_string(b.nr) + "x" + std::to_string(b.nt) +
+                                        " (nr x nt) but the detector was made for " + std::to_string(nr) +
+                                        "x" + std::to_string(nt));
+        if (b.group < 1)
+            throw std::invalid_argument("group must be at least 1");
+        if (b.batch && (!b.y || !b.h || !b.noise_var))
+            throw std::invalid_argument("null y, h or noise_var pointer");
+    }
+
+    void detect(const mimo_batch& b, float* llr)
+    {
+        try {
+            detect_chunks(b, llr);
+        } catch (...) {
+            // Nothing pending may outlive this call: its target is the caller's buffer.
+            for (slot& s : slots) {
+                if (s.pending_out)
+                    cudaEventSynchronize(s.done.get());
+                s.pending_out = nullptr;
+            }
+            throw;
+        }
+    }
+
+    void detect_chunks(const mimo_batch& b, float* llr)
+    {
+        check_shapes(b);
+        if (b.batch == 0)
+            return;
+        const std::size_t nnoise = b.scalar_noise ? 1 : b.num_channels();
+        for (std::size_t c = 0; c < nnoise; c++)
+            if (!(std::isfinite(b.noise_var[c]) && b.noise_var[c] > 0.0f))
+                throw std::invalid_argument("noise_var[" + std::to_string(c) + "] = " +
+                                            std::to_string(b.noise_var[c]) + " must be finite and > 0");
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+        for (slot& s : slots)
+            reset_errors(s, s.s.get());
+
+        std::size_t index = 0;
+        for (std::size_t v0 = 0; v0 < b.batch; v0 += chunk, index++) {
+            slot& s = slots[index % slots.size()];
+            drain(s);
+            const std::size_t v1 = std::min(b.batch, v0 + chunk);
+            const std::size_t c0 = v0 / b.group, c1 = (v1 - 1) / b.group + 1;
+            const std::size_t n = v1 - v0, nch = c1 - c0;
+            const cudaStream_t st = s.s.get();
+
+            std::memcpy(s.host_y.get(), b.y + v0 * nr, n * nr * sizeof(float2));
+            std::memcpy(s.host_h.get(), b.h + c0 * nr * nt, nch * nr * nt * sizeof(float2));
+            const std::size_t nn = b.scalar_noise ? 1 : nch;
+            std::memcpy(s.host_noise.get(), b.noise_var + (b.scalar_noise ? 0 : c0), nn * sizeof(float));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.y.get(), s.host_y.get(), n * nr * sizeof(float2), cudaMemcpyHostToDevice, st));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.h.get(), s.host_h.get(), nch * nr * nt * sizeof(float2), cudaMemcpyHostToDevice, st));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.noise.get(), s.host_noise.get(), nn * sizeof(float), cudaMemcpyHostToDevice, st));
+
+            gc::chunk_args a = args_for(s);
+            a.y = s.y.get();
+            a.h = s.h.get();
+            a.noise = s.noise.get();
+            a.scalar_noise = b.scalar_noise;
+            a.llr = s.llr.get();
+            a.n = n;
+            a.nch = nch;
+            a.group = b.group;
+            a.first_offset = v0 - c0 * b.group;
+            a.base_vector = v0;
+            a.base_channel = c0;
+            run_chunk(a, s, st);
+
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_llr.get(), s.llr.get(), n * bits * sizeof(float), cudaMemcpyDeviceToHost, st));
+            GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
+            s.pending_out = llr + v0 * bits;
+            s.pending_floats = n * bits;
+        }
+        gc::device_errors all{ kNone, kNone, kNone };
+        for (slot& s : slots) {
+            drain(s);
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(), s.errors.get(), sizeof(gc::device_errors), cudaMemcpyDeviceToHost, s.s.get()));
+            GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(s.s.get()));
+            merge(all, *s.host_errors.get());
+        }
+        throw_if_bad(all);
+    }
+
+    // Waits for the slot's last chunk and hands its LLRs to the caller.
+    void drain(slot& s)
+    {
+        if (!s.pending_out)
+            return;
+        GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
+        std::memcpy(s.pending_out, s.host_llr.get(), s.pending_floats * sizeof(float));
+        s.pending_out = nullptr;
+    }
+
+    bool device_errors_reset = false;
+
+    void detect_device(const mimo_batch& b, float* llr, cudaStream_t st)
+    {
+        check_shapes(b);
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+        slot& s = slots[0];
+        if (!device_errors_reset) {
+            reset_errors(s, st);
+            device_errors_reset = true;
+        }
+        for (std::size_t v0 = 0; v0 < b.batch; v0 += chunk) {
+            const std::size_t v1 = std::min(b.batch, v0 + chunk);
+            const std::size_t c0 = v0 / b.group, c1 = (v1 - 1) / b.group + 1;
+            gc::chunk_args a = args_for(s);
+            a.y = reinterpret_cast<const float2*>(b.y) + v0 * nr;
+            a.h = reinterpret_cast<const float2*>(b.h) + c0 * nr * nt;
+            a.noise = b.noise_var + (b.scalar_noise ? 0 : c0);
+            a.scalar_noise = b.scalar_noise;
+            a.llr = llr + v0 * bits;
+            a.n = v1 - v0;
+            a.nch = c1 - c0;
+            a.group = b.group;
+            a.first_offset = v0 - c0 * b.group;
+            a.base_vector = v0;
+            a.base_channel = c0;
+            run_chunk(a, s, st);
+        }
+    }
+
+    void check_device_errors(cudaStream_t st)
+    {
+        slot& s = slots[0];
+        if (!device_errors_reset)
+            return;
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(), s.errors.get(), sizeof(gc::device_errors), cudaMemcpyDeviceToHost, st));
+        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
+        device_errors_reset = false;
+        throw_if_bad(*s.host_errors.get());
+    }
+};
+
+gpu_detector::gpu_detector(algorithm algo, modulation mod, int nt, int nr, const detector_params& params, int device, gpu_precision precision, std::size_t chunk_vectors, int streams)
+    : d_impl(std::make_unique<impl>(algo, mod, nt, nr, params, device, precision, chunk_vectors, streams))
+{
+}
+
+gpu_detector::~gpu_detector() = default;
+
+int gpu_detector::bits_per_vector() const { return d_impl->bits; }
+int gpu_detector::device() const { return d_impl->device; }
+
+void gpu_detector::detect(const mimo_batch& batch, float* llr) { d_impl->detect(batch, llr); }
+
+void gpu_detector::detect_device(const mimo_batch& batch, float* llr, void* stream)
+{
+    d_impl->detect_device(batch, llr, static_cast<cudaStream_t>(stream));
+}
+
+void gpu_detector::check_device_errors(void* stream)
+{
+    d_impl->check_device_errors(static_cast<cudaStream_t>(stream));
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -1,0 +1,69 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What every detection launcher receives for one chunk of a batch, and the launchers.
+ * All pointers are device pointers. Only the CUDA toolkit here.
+ */
+#ifndef INCLUDED_GPUMIMO_CUDA_KERNELS_CUH
+#define INCLUDED_GPUMIMO_CUDA_KERNELS_CUH
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gr {
+namespace gpumimo {
+namespace cuda {
+
+/*! Bad input the kernels met, as the smallest global index of each kind (or ~0). */
+struct device_errors {
+    unsigned long long first_nonfinite_vector;
+    unsigned long long first_nonfinite_channel;
+    unsigned long long first_singular_channel;
+};
+
+/*! One chunk: vectors [0, n) of it belong to local channel (i + first_offset) / group. */
+struct chunk_args {
+    const float2* y;      // [n][nr]
+    const float2* h;      // [nch][nr][nt]
+    const float* noise;   // [nch] or [1]
+    bool scalar_noise;
+    float* llr;           // [n][nt*m]
+    std::size_t n;
+    std::size_t nch;
+    std::size_t group;
+    std::size_t first_offset;
+    unsigned long long base_vector;  // global index of vector 0 (for error reports)
+    unsigned long long base_channel; // global index of local channel 0
+    int nt, nr, m;
+    float list_llr_clip; // kbest, nway, psd
+    float llr_clip;      // 0: none
+    const double2* points_d; // constellation, [Q], scaled
+    const float2* points_f;
+    const unsigned char* from_levels; // [P*P]: point of (in-phase level, quadrature level)
+    const unsigned char* i_levels;    // [Q]: in-phase PAM level of each point
+    const unsigned char* q_levels;    // [Q]: quadrature PAM level of each point
+    double pam_scale;                 // half the PAM level spacing
+    unsigned char* channel_bad; // [nch] workspace: 1 where H is not usable
+    device_errors* errors;
+};
+
+__host__ __device__ inline std::size_t channel_of(const chunk_args& a, std::size_t i)
+{
+    return (i + a.first_offset) / a.group;
+}
+
+/*! Marks non-finite and rank-deficient channels (double precision, the criterion of
+ *  core::validate_batch). */
+void launch_check_channels(const chunk_args& a, cudaStream_t s);
+/*! Zeroes the LLRs of vectors with non-finite samples or bad channels, applies
+ *  llr_clip, and records the first of each kind of bad input. */
+void launch_finish(const chunk_args& a, cudaStream_t s);
+
+} // namespace cuda
+} // namespace gpumimo
+} // namespace gr
+
+#endif

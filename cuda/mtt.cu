@@ -1,0 +1,288 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Multi-pass trellis traversal on the GPU (mtt-soft-mimo-detector-gpu.txt, section 5),
+ * the same algorithm as lib/core/mtt_ref.cc:
+ *  - mtt_prep_kernel: one thread per channel matrix, sorted QR by modified Gram-Schmidt
+ *    (the reference's operations in the same order), Q, R and the column order to the
+ *    workspace; once per matrix, however many vectors share it.
+ *  - mtt_kernel: Q threads per problem (one per trellis vertex) and several problems per
+ *    block so warps are full (section 5); paths and partial distances in shared memory;
+ *    each edge reduction reuses the intermediate vectors delta_k (eq. 13) computed once
+ *    per path. Path extension picks the nearest point by slicing b / R_aa per dimension:
+ *    the paper's search over all Q outgoing edges finds the same point (|b - R_aa p|^2 =
+ *    R_aa^2 |b/R_aa - p|^2 on a square grid) in O(1) instead of O(Q).
+ */
+#include "constellation_table.cuh"
+#include "cuda_check.cuh"
+#include "gpu_math.cuh"
+#include "kernels.cuh"
+#include "mtt.cuh"
+
+namespace gr {
+namespace gpumimo {
+namespace cuda {
+
+namespace {
+
+constexpr int kMaxNt = 8;
+constexpr int kMaxNr = 16;
+
+template <typename real>
+struct mtt_workspace {
+    cplx<real>* q;        // [nch][nr][nt]
+    cplx<real>* r;        // [nch][nt][nt]
+    unsigned char* perm;  // [nch][nt]
+};
+
+template <typename real>
+mtt_workspace<real> carve(void* ws, std::size_t nch, int nt, int nr)
+{
+    mtt_workspace<real> w;
+    w.q = static_cast<cplx<real>*>(ws);
+    w.r = w.q + nch * nr * nt;
+    w.perm = reinterpret_cast<unsigned char*>(w.r + nch * nt * nt);
+    return w;
+}
+
+template <typename real>
+__global__ void mtt_prep_kernel(chunk_args a, mtt_workspace<real> w)
+{
+    const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (c >= a.nch)
+        return;
+    const int nt = a.nt, nr = a.nr;
+    cplx<real> q[kMaxNr][kMaxNt];
+    cplx<real> r[kMaxNt][kMaxNt];
+    int perm[kMaxNt];
+    real norm2v[kMaxNt];
+    const float2* h = a.h + c * nr * nt;
+    for (int j = 0; j < nt; j++) {
+        perm[j] = j;
+        norm2v[j] = 0;
+        for (int i = 0; i < nt; i++)
+            r[i][j] = { 0, 0 };
+        for (int i = 0; i < nr; i++) {
+            q[i][j] = from_float2<real>(h[i * nt + j]);
+            norm2v[j] += norm2(q[i][j]);
+        }
+    }
+    // Wübben's sorted QR: the remaining column of least norm next (lib/core/linalg.cc).
+    for (int k = 0; k < nt; k++) {
+        int best = k;
+        for (int j = k + 1; j < nt; j++)
+            if (norm2v[j] < norm2v[best])
+                best = j;
+        if (best != k) {
+            int tp = perm[k];
+            perm[k] = perm[best];
+            perm[best] = tp;
+            real tn = norm2v[k];
+            norm2v[k] = norm2v[best];
+            norm2v[best] = tn;
+            for (int i = 0; i < nr; i++) {
+                cplx<real> t = q[i][k];
+                q[i][k] = q[i][best];
+                q[i][best] = t;
+            }
+            for (int i = 0; i < k; i++) {
+                cplx<real> t = r[i][k];
+                r[i][k] = r[i][best];
+                r[i][best] = t;
+            }
+        }
+        real nk = 0;
+        for (int i = 0; i < nr; i++)
+            nk += norm2(q[i][k]);
+        const real rkk = sqrt(nk);
+        r[k][k] = { rkk, 0 };
+        if (rkk > 0)
+            for (int i = 0; i < nr; i++)
+                q[i][k] = { q[i][k].re / rkk, q[i][k].im / rkk };
+        for (int j = k + 1; j < nt; j++) {
+            cplx<real> dot{ 0, 0 };
+            for (int i = 0; i < nr; i++)
+                dot = dot + conj_mul(q[i][k], q[i][j]);
+            r[k][j] = dot;
+            for (int i = 0; i < nr; i++)
+                q[i][j] = q[i][j] - dot * q[i][k];
+            norm2v[j] -= norm2(dot);
+        }
+    }
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nt; j++)
+            w.q[(c * nr + i) * nt + j] = q[i][j];
+    for (int i = 0; i < nt; i++)
+        for (int j = 0; j < nt; j++)
+            w.r[(c * nt + i) * nt + j] = r[i][j];
+    for (int j = 0; j < nt; j++)
+        w.perm[c * nt + j] = static_cast<unsigned char>(perm[j]);
+}
+
+template <int Q>
+__host__ __device__ constexpr int problems_per_block()
+{
+    return Q >= 128 ? 1 : 128 / Q;
+}
+
+template <typename real, int Q>
+__global__ void __launch_bounds__(Q* problems_per_block<Q>())
+    mtt_kernel(chunk_args a, mtt_workspace<real> w, int npam)
+{
+    constexpr int P = problems_per_block<Q>();
+    __shared__ cplx<real> s_points[Q];
+    __shared__ unsigned char s_from_levels[Q];
+    __shared__ cplx<real> s_r[P][kMaxNt * kMaxNt];
+    __shared__ cplx<real> s_yhat[P][kMaxNt];
+    __shared__ unsigned char s_path[2][P][Q][kMaxNt];
+    __shared__ real s_metric[2][P][Q];
+    __shared__ cplx<real> s_delta[P][Q];
+    __shared__ real s_list[P][Q];
+
+    const int q = threadIdx.x;
+    const int p = threadIdx.y;
+    const int nt = a.nt, nr = a.nr, m = a.m;
+    const std::size_t v_raw = blockIdx.x * std::size_t(P) + p;
+    const bool active = v_raw < a.n;
+    const std::size_t v = active ? v_raw : a.n - 1; // idle problems compute, never write
+    const std::size_t c = channel_of(a, v);
+
+    for (int i = p * Q + q; i < Q; i += P * Q) {
+        s_points[i] = point_of<real>(a, i);
+        s_from_levels[i] = a.from_levels[i];
+    }
+    for (int i = q; i < nt * nt; i += Q)
+        s_r[p][i] = w.r[c * nt * nt + i];
+    for (int j = q; j < nt; j += Q) {
+        cplx<real> acc{ 0, 0 };
+        for (int i = 0; i < nr; i++)
+            acc = acc + conj_mul(w.q[(c * nr + i) * nt + j], from_float2<real>(a.y[v * nr + i]));
+        s_yhat[p][j] = acc;
+    }
+    __syncthreads();
+
+    const cplx<real>* R = s_r[p];
+    const cplx<real>* yhat = s_yhat[p];
+    const real n0 = real(a.scalar_noise ? a.noise[0] : a.noise[c]);
+    const real scale = real(a.pam_scale);
+
+    // Stage 0 (column nt-1): one path per vertex.
+    int cur = 0;
+    s_metric[cur][p][q] = norm2(yhat[nt - 1] - R[(nt - 1) * nt + nt - 1] * s_points[q]);
+    s_path[cur][p][q][nt - 1] = static_cast<unsigned char>(q);
+    __syncthreads();
+
+    for (int t = 0; t < nt; t++) {
+        const int col = nt - 1 - t;
+        if (t > 0) {
+            // Edge reduction at stage t: vertex q keeps its best incoming path (eq. 9).
+            cplx<real> delta{ 0, 0 };
+            for (int j = col + 1; j < nt; j++)
+                delta = delta + R[col * nt + j] * s_points[s_path[cur][p][q][j]];
+            s_delta[p][q] = delta;
+            __syncthreads();
+            const cplx<real> rq = R[col * nt + col] * s_points[q];
+            real best = INFINITY;
+            int from = 0;
+            for (int k = 0; k < Q; k++) {
+                const real d = s_metric[cur][p][k] + norm2(yhat[col] - s_delta[p][k] - rq);
+                if (d < best) {
+                    best = d;
+                    from = k;
+                }
+            }
+            const int nxt = cur ^ 1;
+            for (int j = col + 1; j < nt; j++)
+                s_path[nxt][p][q][j] = s_path[cur][p][from][j];
+            s_path[nxt][p][q][col] = static_cast<unsigned char>(q);
+            s_metric[nxt][p][q] = best;
+            __syncthreads();
+            cur = nxt;
+        }
+
+        // L_t: thread q extends its own path through the remaining stages (eqs. 10-11).
+        unsigned char pts[kMaxNt];
+        for (int j = col; j < nt; j++)
+            pts[j] = s_path[cur][p][q][j];
+        real d = s_metric[cur][p][q];
+        for (int row = col - 1; row >= 0; row--) {
+            cplx<real> b = yhat[row];
+            for (int j = row + 1; j < nt; j++)
+                b = b - R[row * nt + j] * s_points[pts[j]];
+            const real rdiag = R[row * nt + row].re;
+            const int li = nearest_level(b.re / rdiag, scale, npam);
+            const int lq = nearest_level(b.im / rdiag, scale, npam);
+            const int best = s_from_levels[li * npam + lq];
+            pts[row] = static_cast<unsigned char>(best);
+            d += norm2(b - R[row * nt + row] * s_points[best]);
+        }
+        s_list[p][q] = d;
+        __syncthreads();
+
+        // LLRs of the bits of column col's stream from L_t (eq. 8, Algorithm 3).
+        if (q < m && active) {
+            real min0 = INFINITY, min1 = INFINITY;
+            for (int k = 0; k < Q; k++) {
+                const real dk = s_list[p][k];
+                if ((k >> (m - 1 - q)) & 1)
+                    min1 = fmin(min1, dk);
+                else
+                    min0 = fmin(min0, dk);
+            }
+            const int stream = w.perm[c * nt + col];
+            a.llr[v * std::size_t(nt * m) + stream * m + q] = float((min0 - min1) / n0);
+        }
+        __syncthreads();
+    }
+}
+
+template <typename real, int Q>
+void launch(const chunk_args& a, void* ws, int npam, cudaStream_t s)
+{
+    const mtt_workspace<real> w = carve<real>(ws, a.nch, a.nt, a.nr);
+    const int prep_threads = 64;
+    mtt_prep_kernel<real><<<unsigned((a.nch + prep_threads - 1) / prep_threads), prep_threads, 0, s>>>(a, w);
+    GPUMIMO_CUDA_CHECK_LAUNCH("mtt_prep_kernel");
+    constexpr int P = problems_per_block<Q>();
+    mtt_kernel<real, Q><<<unsigned((a.n + P - 1) / P), dim3(Q, P), 0, s>>>(a, w, npam);
+    GPUMIMO_CUDA_CHECK_LAUNCH("mtt_kernel");
+}
+
+template <typename real>
+void launch_for(const chunk_args& a, void* ws, int npam, cudaStream_t s)
+{
+    switch (a.m) {
+    case 2:
+        return launch<real, 4>(a, ws, npam, s);
+    case 4:
+        return launch<real, 16>(a, ws, npam, s);
+    case 6:
+        return launch<real, 64>(a, ws, npam, s);
+    case 8:
+        return launch<real, 256>(a, ws, npam, s);
+    }
+}
+
+} // namespace
+
+std::size_t mtt_workspace_bytes(int nt, int nr, bool dbl)
+{
+    const std::size_t c = dbl ? sizeof(cplx<double>) : sizeof(cplx<float>);
+    return (std::size_t(nr) * nt + std::size_t(nt) * nt) * c + nt;
+}
+
+void launch_mtt(const chunk_args& a, void* ws, bool dbl, cudaStream_t s)
+{
+    if (a.n == 0)
+        return;
+    const int npam = 1 << (a.m / 2);
+    if (dbl)
+        launch_for<double>(a, ws, npam, s);
+    else
+        launch_for<float>(a, ws, npam, s);
+}
+
+} // namespace cuda
+} // namespace gpumimo
+} // namespace gr

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# One command for the GPU machine (an H100 or H200, sm_90; CMake, nvcc, no GNU Radio):
+# build the core for sm_90 with the compiler's resource report, run every test (the gpu
+# label included), compute-sanitizer memcheck and racecheck on small runs, then the
+# benchmark; print a short table last. Logs go to $OUT when it is set.
+#
+#   scripts/gpu_check.sh [--full]     (--full: the benchmark at full size, 2^20 vectors)
+#
+# GoogleTest: installed, or its sources in .deps/googletest (carried to the GPU machine:
+# cp -r /usr/src/googletest .deps/).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/build-gpu/out}
+mkdir -p "$OUT"
+bench_arg=--quick
+[ "${1:-}" = "--full" ] && bench_arg=
+
+status() { printf '%-28s %s\n' "$1" "$2" >> "$OUT/summary.txt"; }
+: > "$OUT/summary.txt"
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/device.txt"
+
+gtest_arg=()
+[ -d .deps/googletest ] && gtest_arg=(-DGPUMIMO_GTEST_SOURCE_DIR="$PWD/.deps/googletest")
+if cmake -S . -B build-gpu -G Ninja -DGPUMIMO_CORE_ONLY=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DGPUMIMO_PTXAS_INFO=ON "${gtest_arg[@]}" > "$OUT/configure.log" 2>&1 &&
+   cmake --build build-gpu -j "$(nproc)" > "$OUT/build.log" 2>&1; then
+    status build ok
+else
+    status build FAILED; tail -40 "$OUT/configure.log" "$OUT/build.log"; cat "$OUT/summary.txt"; exit 1
+fi
+# Resource report: registers, shared memory, spills per kernel.
+grep -E "Compiling entry|Used [0-9]+ registers|spill" "$OUT/build.log" > "$OUT/ptxas.txt" || true
+
+ctest --test-dir build-gpu -j 4 --output-on-failure -L core > "$OUT/core-tests.log" 2>&1
+status "core tests (CPU)" "$(grep -E 'tests passed' "$OUT/core-tests.log" || echo FAILED)"
+ctest --test-dir build-gpu --output-on-failure -L gpu -V > "$OUT/gpu-tests.log" 2>&1
+status "gpu tests" "$(grep -E 'tests passed' "$OUT/gpu-tests.log" || echo FAILED)"
+grep -E "^\[ float" "$OUT/gpu-tests.log" > "$OUT/float-precision.txt" || true
+
+san=build-gpu/tests/test_gpu_detectors
+if command -v compute-sanitizer > /dev/null; then
+    compute-sanitizer --tool memcheck --error-exitcode 9 $san --gtest_filter='Gpu.Pipeline*:Gpu.BadInput*:Gpu.DeviceResident*' > "$OUT/memcheck.log" 2>&1
+    status memcheck "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+    compute-sanitizer --tool racecheck --error-exitcode 9 $san --gtest_filter='Gpu.BadInput*' > "$OUT/racecheck.log" 2>&1
+    status racecheck "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+else
+    status sanitizers "compute-sanitizer not found"
+fi
+
+build-gpu/apps/bench/gpumimo_bench $bench_arg > "$OUT/bench.log" 2>&1
+status benchmark "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+
+echo; echo "=== gpu tests (failures) ==="; grep -E "Failure|FAILED|error" "$OUT/gpu-tests.log" | head -20
+echo; echo "=== float precision ==="; sort -t: -k2 "$OUT/float-precision.txt" | tail -8
+echo; echo "=== benchmark ==="; cat "$OUT/bench.log"
+echo; echo "=== summary ==="; cat "$OUT/summary.txt"

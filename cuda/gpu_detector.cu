@@ -283,6 +283,11 @@ struct gpu_detector::impl {
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         for (slot& s : slots)
             reset_errors(s, s.s.get());
+        // Pinned (page-locked or registered) caller memory is copied directly; other
+        // memory goes through the pinned staging buffers, an extra host memcpy.
+        const struct {
+            bool y, h, noise, llr;
+        } pinned{ is_pinned(b.y), is_pinned(b.h), is_pinned(b.noise_var), is_pinned(llr) };
 
         std::size_t index = 0;
         for (std::size_t v0 = 0; v0 < b.batch; v0 += chunk, index++) {
@@ -293,13 +298,10 @@ struct gpu_detector::impl {
             const std::size_t n = v1 - v0, nch = c1 - c0;
             const cudaStream_t st = s.s.get();
 
-            std::memcpy(s.host_y.get(), b.y + v0 * nr, n * nr * sizeof(float2));
-            std::memcpy(s.host_h.get(), b.h + c0 * nr * nt, nch * nr * nt * sizeof(float2));
             const std::size_t nn = b.scalar_noise ? 1 : nch;
-            std::memcpy(s.host_noise.get(), b.noise_var + (b.scalar_noise ? 0 : c0), nn * sizeof(float));
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.y.get(), s.host_y.get(), n * nr * sizeof(float2), cudaMemcpyHostToDevice, st));
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.h.get(), s.host_h.get(), nch * nr * nt * sizeof(float2), cudaMemcpyHostToDevice, st));
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.noise.get(), s.host_noise.get(), nn * sizeof(float), cudaMemcpyHostToDevice, st));
+            copy_in(s.y.get(), s.host_y.get(), b.y + v0 * nr, n * nr * sizeof(float2), pinned.y, st);
+            copy_in(s.h.get(), s.host_h.get(), b.h + c0 * nr * nt, nch * nr * nt * sizeof(float2), pinned.h, st);
+            copy_in(s.noise.get(), s.host_noise.get(), b.noise_var + (b.scalar_noise ? 0 : c0), nn * sizeof(float), pinned.noise, st);
 
             gc::chunk_args a = args_for(s);
             a.y = s.y.get();
@@ -315,10 +317,11 @@ struct gpu_detector::impl {
             a.base_channel = c0;
             run_chunk(a, s, st);
 
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_llr.get(), s.llr.get(), n * bits * sizeof(float), cudaMemcpyDeviceToHost, st));
+            float* out = pinned.llr ? llr + v0 * bits : s.host_llr.get();
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(out, s.llr.get(), n * bits * sizeof(float), cudaMemcpyDeviceToHost, st));
             GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
             s.pending_out = llr + v0 * bits;
-            s.pending_floats = n * bits;
+            s.pending_floats = pinned.llr ? 0 : n * bits; // pinned: nothing left to copy
         }
         gc::device_errors all{ kNone, kNone, kNone };
         for (slot& s : slots) {
@@ -330,13 +333,33 @@ struct gpu_detector::impl {
         throw_if_bad(all);
     }
 
+    static bool is_pinned(const void* p)
+    {
+        cudaPointerAttributes attr;
+        if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+            cudaGetLastError(); // not CUDA-known memory: clear the error, treat as pageable
+            return false;
+        }
+        return attr.type == cudaMemoryTypeHost;
+    }
+
+    static void copy_in(void* dev, void* staging, const void* src, std::size_t bytes, bool pinned, cudaStream_t st)
+    {
+        if (!pinned) {
+            std::memcpy(staging, src, bytes);
+            src = staging;
+        }
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dev, src, bytes, cudaMemcpyHostToDevice, st));
+    }
+
     // Waits for the slot's last chunk and hands its LLRs to the caller.
     void drain(slot& s)
     {
         if (!s.pending_out)
             return;
         GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
-        std::memcpy(s.pending_out, s.host_llr.get(), s.pending_floats * sizeof(float));
+        if (s.pending_floats)
+            std::memcpy(s.pending_out, s.host_llr.get(), s.pending_floats * sizeof(float));
         s.pending_out = nullptr;
     }
 

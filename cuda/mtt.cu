@@ -14,6 +14,7 @@
  *    the paper's search over all Q outgoing edges finds the same point (|b - R_aa p|^2 =
  *    R_aa^2 |b/R_aa - p|^2 on a square grid) in O(1) instead of O(Q).
  */
+#include "block_matrices.cuh"
 #include "constellation_table.cuh"
 #include "cuda_check.cuh"
 #include "gpu_math.cuh"
@@ -27,7 +28,6 @@ namespace cuda {
 namespace {
 
 constexpr int kMaxNt = 8;
-constexpr int kMaxNr = 16;
 
 template <typename real>
 struct mtt_workspace {
@@ -46,78 +46,82 @@ mtt_workspace<real> carve(void* ws, std::size_t nch, int nt, int nr)
     return w;
 }
 
+// One thread per channel matrix; the matrices in shared memory (block_matrices.cuh).
 template <typename real>
 __global__ void mtt_prep_kernel(chunk_args a, mtt_workspace<real> w)
 {
-    const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (c >= a.nch)
-        return;
-    const int nt = a.nt, nr = a.nr;
-    cplx<real> q[kMaxNr][kMaxNt];
-    cplx<real> r[kMaxNt][kMaxNt];
-    int perm[kMaxNt];
-    real norm2v[kMaxNt];
-    const float2* h = a.h + c * nr * nt;
-    for (int j = 0; j < nt; j++) {
-        perm[j] = j;
-        norm2v[j] = 0;
-        for (int i = 0; i < nt; i++)
-            r[i][j] = { 0, 0 };
-        for (int i = 0; i < nr; i++) {
-            q[i][j] = from_float2<real>(h[i * nt + j]);
-            norm2v[j] += norm2(q[i][j]);
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int nt = a.nt, nr = a.nr, T = blockDim.x;
+    const std::size_t c0 = blockIdx.x * std::size_t(T);
+    cplx<real>* qbase = reinterpret_cast<cplx<real>*>(smem);
+    cplx<real>* rbase = qbase + std::size_t(T) * nr * nt;
+    const thread_matrix<cplx<real>> q = load_block_channels<real>(a, qbase, c0);
+    const thread_matrix<cplx<real>> r{ rbase, T, int(threadIdx.x) };
+    const std::size_t c = c0 + threadIdx.x;
+    if (c < a.nch) {
+        int perm[kMaxNt];
+        real norm2v[kMaxNt];
+        for (int j = 0; j < nt; j++) {
+            perm[j] = j;
+            norm2v[j] = 0;
+            for (int i = 0; i < nt; i++)
+                r[i * nt + j] = { 0, 0 };
+            for (int i = 0; i < nr; i++)
+                norm2v[j] += norm2(q[i * nt + j]);
         }
-    }
-    // Wübben's sorted QR: the remaining column of least norm next (lib/core/linalg.cc).
-    for (int k = 0; k < nt; k++) {
-        int best = k;
-        for (int j = k + 1; j < nt; j++)
-            if (norm2v[j] < norm2v[best])
-                best = j;
-        if (best != k) {
-            int tp = perm[k];
-            perm[k] = perm[best];
-            perm[best] = tp;
-            real tn = norm2v[k];
-            norm2v[k] = norm2v[best];
-            norm2v[best] = tn;
-            for (int i = 0; i < nr; i++) {
-                cplx<real> t = q[i][k];
-                q[i][k] = q[i][best];
-                q[i][best] = t;
+        // Wübben's sorted QR: the remaining column of least norm next (lib/core/linalg.cc).
+        for (int k = 0; k < nt; k++) {
+            int best = k;
+            for (int j = k + 1; j < nt; j++)
+                if (norm2v[j] < norm2v[best])
+                    best = j;
+            if (best != k) {
+                const int tp = perm[k];
+                perm[k] = perm[best];
+                perm[best] = tp;
+                const real tn = norm2v[k];
+                norm2v[k] = norm2v[best];
+                norm2v[best] = tn;
+                for (int i = 0; i < nr; i++) {
+                    const cplx<real> t = q[i * nt + k];
+                    q[i * nt + k] = q[i * nt + best];
+                    q[i * nt + best] = t;
+                }
+                for (int i = 0; i < k; i++) {
+                    const cplx<real> t = r[i * nt + k];
+                    r[i * nt + k] = r[i * nt + best];
+                    r[i * nt + best] = t;
+                }
             }
-            for (int i = 0; i < k; i++) {
-                cplx<real> t = r[i][k];
-                r[i][k] = r[i][best];
-                r[i][best] = t;
+            real nk = 0;
+            for (int i = 0; i < nr; i++)
+                nk += norm2(q[i * nt + k]);
+            const real rkk = sqrt(nk);
+            r[k * nt + k] = { rkk, 0 };
+            if (rkk > 0)
+                for (int i = 0; i < nr; i++)
+                    q[i * nt + k] = { q[i * nt + k].re / rkk, q[i * nt + k].im / rkk };
+            for (int j = k + 1; j < nt; j++) {
+                cplx<real> dot{ 0, 0 };
+                for (int i = 0; i < nr; i++)
+                    dot = dot + conj_mul(q[i * nt + k], q[i * nt + j]);
+                r[k * nt + j] = dot;
+                for (int i = 0; i < nr; i++)
+                    q[i * nt + j] = q[i * nt + j] - dot * q[i * nt + k];
+                norm2v[j] -= norm2(dot);
             }
         }
-        real nk = 0;
-        for (int i = 0; i < nr; i++)
-            nk += norm2(q[i][k]);
-        const real rkk = sqrt(nk);
-        r[k][k] = { rkk, 0 };
-        if (rkk > 0)
-            for (int i = 0; i < nr; i++)
-                q[i][k] = { q[i][k].re / rkk, q[i][k].im / rkk };
-        for (int j = k + 1; j < nt; j++) {
-            cplx<real> dot{ 0, 0 };
-            for (int i = 0; i < nr; i++)
-                dot = dot + conj_mul(q[i][k], q[i][j]);
-            r[k][j] = dot;
-            for (int i = 0; i < nr; i++)
-                q[i][j] = q[i][j] - dot * q[i][k];
-            norm2v[j] -= norm2(dot);
-        }
+        for (int j = 0; j < nt; j++)
+            w.perm[c * nt + j] = static_cast<unsigned char>(perm[j]);
     }
-    for (int i = 0; i < nr; i++)
-        for (int j = 0; j < nt; j++)
-            w.q[(c * nr + i) * nt + j] = q[i][j];
-    for (int i = 0; i < nt; i++)
-        for (int j = 0; j < nt; j++)
-            w.r[(c * nt + i) * nt + j] = r[i][j];
-    for (int j = 0; j < nt; j++)
-        w.perm[c * nt + j] = static_cast<unsigned char>(perm[j]);
+    __syncthreads();
+    // Coalesced write-out of the block's Q and R.
+    const std::size_t count = a.nch - c0 < std::size_t(T) ? a.nch - c0 : std::size_t(T);
+    const int pq = nr * nt, pr = nt * nt;
+    for (std::size_t i = threadIdx.x; i < count * pq; i += T)
+        w.q[c0 * pq + i] = qbase[(i % pq) * T + i / pq];
+    for (std::size_t i = threadIdx.x; i < count * pr; i += T)
+        w.r[c0 * pr + i] = rbase[(i % pr) * T + i / pr];
 }
 
 template <int Q>
@@ -241,8 +245,11 @@ template <typename real, int Q>
 void launch(const chunk_args& a, void* ws, int npam, cudaStream_t s)
 {
     const mtt_workspace<real> w = carve<real>(ws, a.nch, a.nt, a.nr);
-    const int prep_threads = 64;
-    mtt_prep_kernel<real><<<unsigned((a.nch + prep_threads - 1) / prep_threads), prep_threads, 0, s>>>(a, w);
+    const std::size_t per_thread = std::size_t(a.nr * a.nt + a.nt * a.nt) * sizeof(cplx<real>);
+    const int prep_threads = block_threads_for(per_thread);
+    const std::size_t prep_smem = prep_threads * per_thread;
+    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(mtt_prep_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(prep_smem)));
+    mtt_prep_kernel<real><<<unsigned((a.nch + prep_threads - 1) / prep_threads), prep_threads, prep_smem, s>>>(a, w);
     GPUMIMO_CUDA_CHECK_LAUNCH("mtt_prep_kernel");
     constexpr int P = problems_per_block<Q>();
     mtt_kernel<real, Q><<<unsigned((a.n + P - 1) / P), dim3(Q, P), 0, s>>>(a, w, npam);

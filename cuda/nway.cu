@@ -4,16 +4,20 @@
  *
  * N-way parallel SSFE on the GPU (nway-mimo-detector-gpu.txt, section IV), the algorithm
  * of lib/core/nway_ref.cc:
- *  - nway_qr_kernel: one thread per (channel matrix, pass): the modified real-valued
- *    decomposition of H with its columns rotated by the pass, and its modified
- *    Gram-Schmidt QR (Algorithm 1), once per matrix.
+ *  - nway_qr_kernel: one thread per (channel matrix, pass): the QR (Algorithm 1) of the
+ *    modified real-valued decomposition of H with its columns rotated by the pass, once
+ *    per matrix, obtained from a complex modified Gram-Schmidt (see the kernel).
  *  - nway_kernel: one thread per candidate (M points x N passes, Algorithm 2), the N
  *    passes of a problem in one block, several problems per block when M*N is small
- *    (IV-C); path history in registers; then one thread per bit merges hypotheses and
- *    counter-hypotheses over all N*M candidates (Algorithm 3 and IV-D).
+ *    (IV-C); path history in registers. Each candidate folds its metric into the least
+ *    metric per (stream, point) with shared-memory atomics; one thread per bit then
+ *    takes hypothesis and counter-hypothesis from those nt*M minima instead of scanning
+ *    all N*M candidates (the same minima as Algorithm 3 and IV-D).
  * y^ = Q^T y~ is formed in the search kernel from the stored Q (classical projection; the
- * reference's modified form differs only by rounding).
+ * reference's modified form, and its real rather than complex QR, differ only by
+ * rounding).
  */
+#include "block_matrices.cuh"
 #include "constellation_table.cuh"
 #include "cuda_check.cuh"
 #include "gpu_math.cuh"
@@ -26,69 +30,80 @@ namespace cuda {
 
 namespace {
 
-constexpr int kMaxDims = 16;   // 2 * max nt
-constexpr int kMaxRows = 32;   // 2 * max nr
+constexpr int kMaxDims = 16; // 2 * max nt
 
 template <typename real>
 struct nway_workspace {
-    real* q; // [nch][passes][2nr][2nt]
-    real* r; // [nch][passes][2nt][2nt]
+    cplx<real>* q; // [nch][passes][nr][nt]
+    cplx<real>* r; // [nch][passes][nt][nt]
 };
 
 template <typename real>
 nway_workspace<real> carve(void* ws, std::size_t nch, int nt, int nr, int passes)
 {
     nway_workspace<real> w;
-    w.q = static_cast<real*>(ws);
-    w.r = w.q + nch * passes * (2 * nr) * (2 * nt);
+    w.q = static_cast<cplx<real>*>(ws);
+    w.r = w.q + nch * passes * nr * nt;
     return w;
 }
 
+// The real QR of the interleaved decomposition is the decomposition of the complex QR:
+// rho(H) = rho(Q) rho(R), rho(Q) orthonormal and rho(R) upper triangular with the
+// positive diagonal r_kk I_2, so by uniqueness it is the QR that Algorithm 1 computes
+// on [H~ | y~], at a quarter of the arithmetic. Unsorted modified Gram-Schmidt, one
+// thread per (matrix, pass), the matrices in shared memory (block_matrices.cuh).
 template <typename real>
 __global__ void nway_qr_kernel(chunk_args a, int passes, nway_workspace<real> w)
 {
-    const std::size_t idx = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (idx >= a.nch * passes)
-        return;
-    const std::size_t c = idx / passes;
-    const int pass = int(idx % passes);
-    const int nt = a.nt, nr = a.nr, rows = 2 * nr, dims = 2 * nt;
-    real q[kMaxRows][kMaxDims];
-    const float2* h = a.h + c * nr * nt;
-    // Interleaved real decomposition of H(:, rotated): column j holds stream (j+pass)%nt.
-    for (int r = 0; r < nr; r++)
-        for (int j = 0; j < nt; j++) {
-            const float2 v = h[r * nt + (j + pass) % nt];
-            q[2 * r][2 * j] = v.x;
-            q[2 * r][2 * j + 1] = -v.y;
-            q[2 * r + 1][2 * j] = v.y;
-            q[2 * r + 1][2 * j + 1] = v.x;
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int nt = a.nt, nr = a.nr, T = blockDim.x, pq = nr * nt, pr = nt * nt;
+    const std::size_t jobs = a.nch * passes;
+    const std::size_t j0 = blockIdx.x * std::size_t(T);
+    const std::size_t count = jobs - j0 < std::size_t(T) ? jobs - j0 : std::size_t(T);
+    cplx<real>* qbase = reinterpret_cast<cplx<real>*>(smem);
+    cplx<real>* rbase = qbase + std::size_t(T) * pq;
+    // Job t = (channel, pass); column j of its matrix holds stream (j + pass) % nt.
+    for (std::size_t i = threadIdx.x; i < std::size_t(T) * pq; i += T) {
+        const std::size_t t = i / pq;
+        const int e = int(i % pq), row = e / nt, col = e % nt;
+        cplx<real> v{ 0, 0 };
+        if (t < count) {
+            const std::size_t job = j0 + t, c = job / passes;
+            const int pass = int(job % passes);
+            v = from_float2<real>(a.h[c * pq + row * nt + (col + pass) % nt]);
         }
-    real* rout = w.r + (c * passes + pass) * dims * dims;
-    for (int i = 0; i < dims * dims; i++)
-        rout[i] = 0;
-    for (int k = 0; k < dims; k++) {
-        real nk = 0;
-        for (int i = 0; i < rows; i++)
-            nk += q[i][k] * q[i][k];
-        const real rkk = sqrt(nk);
-        rout[k * dims + k] = rkk;
-        if (rkk > 0)
-            for (int i = 0; i < rows; i++)
-                q[i][k] /= rkk;
-        for (int j = k + 1; j < dims; j++) {
-            real dot = 0;
-            for (int i = 0; i < rows; i++)
-                dot += q[i][k] * q[i][j];
-            rout[k * dims + j] = dot;
-            for (int i = 0; i < rows; i++)
-                q[i][j] -= dot * q[i][k];
+        qbase[e * T + t] = v;
+    }
+    __syncthreads();
+    const thread_matrix<cplx<real>> q{ qbase, T, int(threadIdx.x) };
+    const thread_matrix<cplx<real>> r{ rbase, T, int(threadIdx.x) };
+    if (threadIdx.x < count) {
+        for (int k = 0; k < nt; k++) {
+            for (int j = 0; j < k; j++)
+                r[k * nt + j] = { 0, 0 };
+            real nk = 0;
+            for (int i = 0; i < nr; i++)
+                nk += norm2(q[i * nt + k]);
+            const real rkk = sqrt(nk);
+            r[k * nt + k] = { rkk, 0 };
+            if (rkk > 0)
+                for (int i = 0; i < nr; i++)
+                    q[i * nt + k] = { q[i * nt + k].re / rkk, q[i * nt + k].im / rkk };
+            for (int j = k + 1; j < nt; j++) {
+                cplx<real> dot{ 0, 0 };
+                for (int i = 0; i < nr; i++)
+                    dot = dot + conj_mul(q[i * nt + k], q[i * nt + j]);
+                r[k * nt + j] = dot;
+                for (int i = 0; i < nr; i++)
+                    q[i * nt + j] = q[i * nt + j] - dot * q[i * nt + k];
+            }
         }
     }
-    real* qout = w.q + (c * passes + pass) * rows * dims;
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < dims; j++)
-            qout[i * dims + j] = q[i][j];
+    __syncthreads();
+    for (std::size_t i = threadIdx.x; i < count * pq; i += T)
+        w.q[j0 * pq + i] = qbase[(i % pq) * T + i / pq];
+    for (std::size_t i = threadIdx.x; i < count * pr; i += T)
+        w.r[j0 * pr + i] = rbase[(i % pr) * T + i / pr];
 }
 
 template <typename real>
@@ -97,25 +112,51 @@ __device__ inline real amplitude(int level, int npam, real scale)
     return real(2 * level - (npam - 1)) * scale;
 }
 
-// Shared memory of one problem: R and y^ of every pass, then each candidate's metric and
-// points.
+// Non-negative floats order like their bit patterns, so a shared-memory atomicMin on
+// the bits takes the minimum metric.
+template <typename real>
+struct metric_bits;
+template <>
+struct metric_bits<float> {
+    using type = unsigned int;
+    static constexpr type infinity = 0x7f800000u;
+    static __device__ type of(float v) { return __float_as_uint(v); }
+    static __device__ float value(type b) { return __uint_as_float(b); }
+};
+template <>
+struct metric_bits<double> {
+    using type = unsigned long long;
+    static constexpr type infinity = 0x7ff0000000000000ull;
+    static __device__ type of(double v) { return static_cast<type>(__double_as_longlong(v)); }
+    static __device__ double value(type b) { return __longlong_as_double(static_cast<long long>(b)); }
+};
+
+// Shared memory of one problem: R and y^ of every pass, then best[stream][point], the
+// least metric of any candidate carrying that point on that stream.
 template <typename real>
 struct problem_smem {
     real* r;
     real* yhat;
-    real* metric;
-    unsigned char* points;
+    typename metric_bits<real>::type* best;
 };
 
 template <typename real>
-__device__ problem_smem<real> smem_of(unsigned char* base, int p, std::size_t per_problem, int passes, int dims, int cands)
+__host__ __device__ std::size_t problem_smem_bytes(int passes, int nt, int npoints)
+{
+    const int dims = 2 * nt;
+    const std::size_t bytes = sizeof(real) * std::size_t(passes * dims * dims + passes * dims) +
+                              sizeof(typename metric_bits<real>::type) * std::size_t(nt) * npoints;
+    return (bytes + 15) / 16 * 16;
+}
+
+template <typename real>
+__device__ problem_smem<real> smem_of(unsigned char* base, int p, std::size_t per_problem, int passes, int dims)
 {
     unsigned char* b = base + p * per_problem;
     problem_smem<real> s;
     s.r = reinterpret_cast<real*>(b);
     s.yhat = s.r + passes * dims * dims;
-    s.metric = s.yhat + passes * dims;
-    s.points = reinterpret_cast<unsigned char*>(s.metric + cands);
+    s.best = reinterpret_cast<typename metric_bits<real>::type*>(s.yhat + passes * dims);
     return s;
 }
 
@@ -126,7 +167,7 @@ __global__ void nway_kernel(chunk_args a,
                             std::size_t per_problem)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    const int nt = a.nt, nr = a.nr, m = a.m, dims = 2 * nt, rows = 2 * nr;
+    const int nt = a.nt, nr = a.nr, m = a.m, dims = 2 * nt;
     const int npam = 1 << (m / 2);
     const int npoints = 1 << m;
     const int cands = npoints * passes;
@@ -136,19 +177,32 @@ __global__ void nway_kernel(chunk_args a,
     const std::size_t v = active ? v_raw : a.n - 1;
     const std::size_t c = channel_of(a, v);
     const real scale = real(a.pam_scale);
-    const problem_smem<real> s = smem_of<real>(smem, p, per_problem, passes, dims, cands);
+    const problem_smem<real> s = smem_of<real>(smem, p, per_problem, passes, dims);
+    using bits_of = metric_bits<real>;
+    for (int i = tid; i < nt * npoints; i += T)
+        s.best[i] = bits_of::infinity;
 
-    for (int i = tid; i < passes * dims * dims; i += T)
-        s.r[i] = w.r[c * passes * dims * dims + i];
-    for (int i = tid; i < passes * dims; i += T) {
-        const int pass = i / dims, k = i % dims;
-        const real* qm = w.q + (c * passes + pass) * rows * dims;
-        real acc = 0;
-        for (int rr = 0; rr < nr; rr++) {
-            const float2 y = a.y[v * nr + rr];
-            acc += qm[(2 * rr) * dims + k] * real(y.x) + qm[(2 * rr + 1) * dims + k] * real(y.y);
+    // R~ = rho(R): block (k, j) of complex r is [[Re r, -Im r], [Im r, Re r]].
+    for (int i = tid; i < passes * dims * dims; i += T) {
+        const int pass = i / (dims * dims), row = (i / dims) % dims, col = i % dims;
+        const int k = row / 2, j = col / 2;
+        real v = 0;
+        if (j >= k) {
+            const cplx<real> rc = w.r[(c * passes + pass) * nt * nt + k * nt + j];
+            const bool im_row = row & 1, im_col = col & 1;
+            v = im_row == im_col ? rc.re : (im_row ? rc.im : -rc.im);
         }
-        s.yhat[i] = acc;
+        s.r[i] = v;
+    }
+    // y^~ = rho(Q^H y): interleaved real and imaginary parts.
+    for (int i = tid; i < passes * nt; i += T) {
+        const int pass = i / nt, k = i % nt;
+        const cplx<real>* qm = w.q + (c * passes + pass) * nr * nt;
+        cplx<real> acc{ 0, 0 };
+        for (int rr = 0; rr < nr; rr++)
+            acc = acc + conj_mul(qm[rr * nt + k], from_float2<real>(a.y[v * nr + rr]));
+        s.yhat[pass * dims + 2 * k] = acc.re;
+        s.yhat[pass * dims + 2 * k + 1] = acc.im;
     }
     __syncthreads();
 
@@ -176,10 +230,11 @@ __global__ void nway_kernel(chunk_args a,
             const real e = b - rii * amplitude<real>(levels[i], npam, scale);
             d += e * e;
         }
-        s.metric[cand] = d;
-        for (int j = 0; j < nt; j++)
-            s.points[cand * nt + (j + pass) % nt] =
-                a.from_levels[levels[2 * j] * npam + levels[2 * j + 1]];
+        // Algorithm 3 and IV-D merged: hypotheses per (stream, point), bits follow below.
+        for (int j = 0; j < nt; j++) {
+            const int point = a.from_levels[levels[2 * j] * npam + levels[2 * j + 1]];
+            atomicMin(&s.best[((j + pass) % nt) * npoints + point], bits_of::of(d));
+        }
     }
     __syncthreads();
     if (!active)
@@ -190,9 +245,9 @@ __global__ void nway_kernel(chunk_args a,
     for (int bit = tid; bit < nt * m; bit += T) {
         const int stream = bit / m, k = bit % m;
         real min0 = INFINITY, min1 = INFINITY;
-        for (int cand = 0; cand < cands; cand++) {
-            const real d = s.metric[cand];
-            if ((s.points[cand * nt + stream] >> (m - 1 - k)) & 1)
+        for (int q = 0; q < npoints; q++) {
+            const real d = bits_of::value(s.best[stream * npoints + q]);
+            if ((q >> (m - 1 - k)) & 1)
                 min1 = fmin(min1, d);
             else
                 min0 = fmin(min0, d);
@@ -210,16 +265,16 @@ template <typename real>
 void launch(const chunk_args& a, int passes, void* ws, cudaStream_t s)
 {
     const nway_workspace<real> w = carve<real>(ws, a.nch, a.nt, a.nr, passes);
-    const int qr_threads = 64;
+    const std::size_t per_thread = std::size_t(a.nr * a.nt + a.nt * a.nt) * sizeof(cplx<real>);
+    const int qr_threads = block_threads_for(per_thread);
+    const std::size_t qr_smem = qr_threads * per_thread;
     const std::size_t qr_jobs = a.nch * passes;
-    nway_qr_kernel<real><<<unsigned((qr_jobs + qr_threads - 1) / qr_threads), qr_threads, 0, s>>>(a, passes, w);
+    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(nway_qr_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(qr_smem)));
+    nway_qr_kernel<real><<<unsigned((qr_jobs + qr_threads - 1) / qr_threads), qr_threads, qr_smem, s>>>(a, passes, w);
     GPUMIMO_CUDA_CHECK_LAUNCH("nway_qr_kernel");
 
-    const int dims = 2 * a.nt;
     const int cands = (1 << a.m) * passes;
-    std::size_t per_problem = sizeof(real) * (passes * dims * dims + passes * dims + cands) +
-                              std::size_t(cands) * a.nt;
-    per_problem = (per_problem + 15) / 16 * 16;
+    const std::size_t per_problem = problem_smem_bytes<real>(passes, a.nt, 1 << a.m);
     const int threads = cands >= 256 ? 256 : (cands + 31) / 32 * 32;
     const int problems = threads >= 128 ? 1 : 128 / threads;
     const std::size_t smem = per_problem * problems;
@@ -234,8 +289,8 @@ void launch(const chunk_args& a, int passes, void* ws, cudaStream_t s)
 
 std::size_t nway_workspace_bytes(int nt, int nr, int passes, bool dbl)
 {
-    const std::size_t r = dbl ? sizeof(double) : sizeof(float);
-    return std::size_t(passes) * (std::size_t(2 * nr) * (2 * nt) + std::size_t(2 * nt) * (2 * nt)) * r;
+    const std::size_t c = dbl ? sizeof(cplx<double>) : sizeof(cplx<float>);
+    return std::size_t(passes) * (std::size_t(nr) * nt + std::size_t(nt) * nt) * c;
 }
 
 void launch_nway(const chunk_args& a, int passes, void* ws, bool dbl, cudaStream_t s)

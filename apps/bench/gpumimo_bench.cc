@@ -199,9 +199,17 @@ double kernel_mbps(gpu_detector& det, const std::vector<host_data>& sets, std::s
     return batch * double(bits) / median(t) / 1e6;
 }
 
-double host_mbps(gpu_detector& det, const host_data& d, std::size_t batch, int nt, int nr)
+// pinned: the caller's buffers are page-locked (cudaHostRegister), so detect() copies
+// them directly; otherwise through its staging buffers.
+double host_mbps(gpu_detector& det, host_data& d, std::size_t batch, int nt, int nr, bool pinned)
 {
     std::vector<float> llr(batch * det.bits_per_vector());
+    if (pinned) {
+        check(cudaHostRegister(d.y.data(), d.y.size() * sizeof(cf32), 0), "cudaHostRegister");
+        check(cudaHostRegister(d.h.data(), d.h.size() * sizeof(cf32), 0), "cudaHostRegister");
+        check(cudaHostRegister(d.noise.data(), d.noise.size() * sizeof(float), 0), "cudaHostRegister");
+        check(cudaHostRegister(llr.data(), llr.size() * sizeof(float), 0), "cudaHostRegister");
+    }
     mimo_batch mb;
     mb.y = d.y.data();
     mb.h = d.h.data();
@@ -218,6 +226,12 @@ double host_mbps(gpu_detector& det, const host_data& d, std::size_t batch, int n
         const auto t1 = std::chrono::steady_clock::now();
         if (run >= 1)
             t.push_back(std::chrono::duration<double>(t1 - t0).count());
+    }
+    if (pinned) {
+        cudaHostUnregister(d.y.data());
+        cudaHostUnregister(d.h.data());
+        cudaHostUnregister(d.noise.data());
+        cudaHostUnregister(llr.data());
     }
     return batch * double(det.bits_per_vector()) / median(t) / 1e6;
 }
@@ -245,7 +259,23 @@ double cpu_mbps(const row& r, const host_data& d, std::size_t batch)
 
 int main(int argc, char** argv)
 {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    bool quick = false;
+    std::string only, profile;
+    for (int i = 1; i < argc; i++) {
+        const std::string arg = argv[i];
+        if (arg == "--quick")
+            quick = true;
+        else if (arg == "--rows" && i + 1 < argc)
+            only = argv[++i];
+        else if (arg == "--profile" && i + 1 < argc)
+            profile = argv[++i];
+        else {
+            std::printf("usage: gpumimo_bench [--quick] [--rows SUBSTRING] [--profile ROW]\n"
+                        "  --profile ROW: one float32 detect_device() of that row at 2^20 vectors,\n"
+                        "                 nothing else (for ncu)\n");
+            return 2;
+        }
+    }
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         std::printf("gpumimo_bench: no CUDA device; nothing to measure\n");
@@ -254,9 +284,6 @@ int main(int argc, char** argv)
     cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
     std::printf("device: %s, %d SMs, %.0f GiB\n", prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0);
-    const ceilings c = measure_ceilings();
-    std::printf("ceilings: H2D %.1f GB/s, D2H %.1f GB/s, both directions %.1f GB/s, device copy %.0f GB/s (read + write)\n",
-                c.h2d, c.d2h, c.both, c.d2d);
 
     detector_params p;
     auto with_passes = [](int n) {
@@ -283,12 +310,28 @@ int main(int argc, char** argv)
         { "zf 4x4 16qam", algorithm::zf, 4, modulation::qam16, p, 8400, 0, "" },
         { "mmse 4x4 16qam", algorithm::mmse, 4, modulation::qam16, p, 8400, 0, "" },
     };
-    const std::size_t full = quick ? (1 << 18) : (1 << 20);
     std::mt19937_64 rng(12345);
+    if (!profile.empty()) {
+        for (const row& r : rows)
+            if (r.label == profile) {
+                std::vector<host_data> sets{ make_data(1 << 20, r.nt, r.nt, r.mod, 20.0, rng) };
+                gpu_detector det(r.algo, r.mod, r.nt, r.nt, r.params, 0, gpu_precision::single, 1 << 20, 1);
+                std::printf("%s: %.0f Mbit/s\n", r.label.c_str(), kernel_mbps(det, sets, 1 << 20, r.nt, r.nt));
+                return 0;
+            }
+        std::printf("no row '%s'\n", profile.c_str());
+        return 2;
+    }
+    const ceilings c = measure_ceilings();
+    std::printf("ceilings: H2D %.1f GB/s, D2H %.1f GB/s, both directions %.1f GB/s, device copy %.0f GB/s (read + write)\n",
+                c.h2d, c.d2h, c.both, c.d2d);
+    const std::size_t full = quick ? (1 << 18) : (1 << 20);
 
-    std::printf("\n%-20s %8s %10s %12s %12s %12s %12s %9s %10s %8s\n", "detector", "paper", "paper", "ours@paper", "ours@full", "ours@full", "end2end", "PCIe", "CPU ref", "");
-    std::printf("%-20s %8s %10s %12s %12s %12s %12s %9s %10s\n", "", "source", "Mbit/s", "kernel f32", "kernel f32", "kernel f64", "f32 Mbit/s", "bound %", "Mbit/s");
+    std::printf("\n%-20s %8s %8s %10s %10s %10s %10s %7s %10s %8s\n", "detector", "paper", "paper", "ours@paper", "ours@full", "ours@full", "end2end", "PCIe", "pageable", "CPU ref");
+    std::printf("%-20s %8s %8s %10s %10s %10s %10s %7s %10s %8s\n", "", "source", "Mbit/s", "kernel f32", "kernel f32", "kernel f64", "pinned f32", "bound%", "end2end", "Mbit/s");
     for (const row& r : rows) {
+        if (!only.empty() && r.label.find(only) == std::string::npos)
+            continue;
         const int nt = r.nt, nr = r.nt;
         const std::size_t batch_full = r.algo == algorithm::ml ? full / 16 : full;
         std::vector<host_data> sets;
@@ -299,7 +342,10 @@ int main(int argc, char** argv)
         const double at_paper = kernel_mbps(f32, sets, std::min(r.paper_batch, batch_full), nt, nr);
         const double k32 = kernel_mbps(f32, sets, batch_full, nt, nr);
         const double k64 = kernel_mbps(f64, sets, batch_full, nt, nr);
-        const double e2e = host_mbps(f32, sets[0], batch_full, nt, nr);
+        // End to end through the default pipeline: chunks of 2^16 vectors over 3 streams.
+        gpu_detector piped(r.algo, r.mod, nt, nr, r.params, 0, gpu_precision::single);
+        const double e2e = host_mbps(piped, sets[0], batch_full, nt, nr, true);
+        const double e2e_pageable = host_mbps(piped, sets[2], batch_full, nt, nr, false);
         // Bytes per vector: y and H in (8 B per complex), noise (4 B), LLRs out (4 B).
         const int bits = f32.bits_per_vector();
         const double in_b = nr * 8.0 + nr * nt * 8.0 + 4.0, out_b = bits * 4.0;
@@ -311,12 +357,14 @@ int main(int argc, char** argv)
         char paper[32] = "-";
         if (r.paper_mbps > 0)
             std::snprintf(paper, sizeof paper, "%.1f", r.paper_mbps);
-        std::printf("%-20s %8s %10s %12.0f %12.0f %12.0f %12.0f %8.0f%% %10.1f\n",
+        std::printf("%-20s %8s %8s %10.0f %10.0f %10.0f %10.0f %6.0f%% %10.0f %8.1f\n",
                     r.label.c_str(), r.paper_ref[0] ? r.paper_ref : "-", paper, at_paper, k32, k64, e2e,
-                    100.0 * e2e / bound_mbps, cpu);
+                    100.0 * e2e / bound_mbps, e2e_pageable, cpu);
     }
-    std::printf("\nkernel: device-resident, median of 21; end2end: host to host, median of 5; PCIe bound %%: "
-                "end to end over min(H2D/D2H, bidirectional) limit for %s bytes moved; CPU ref: all %u cores.\n",
-                "y+H+N0 in, LLRs out", std::thread::hardware_concurrency());
+    std::printf("\nkernel: device-resident, median of 21 (ours@paper: the paper's vectors per call, "
+                "ours@full: %zu); end2end: host to host, median of 5, pinned or pageable caller "
+                "buffers; PCIe bound%%: pinned end2end over the min(H2D/D2H, bidirectional) limit "
+                "for y+H+N0 in and LLRs out; CPU ref: all %u cores. Group 1 (a QR per vector).\n",
+                full, std::thread::hardware_concurrency());
     return 0;
 }

@@ -12,6 +12,7 @@
 #include "linear.cuh"
 #include "mtt.cuh"
 #include "nway.cuh"
+#include "psd.cuh"
 
 #include <gnuradio/gpumimo/core/gpu_detector.h>
 
@@ -29,7 +30,7 @@ namespace core {
 
 namespace gc = gr::gpumimo::cuda;
 
-bool gpu_supports(algorithm algo, modulation mod, int nt, int nr, const detector_params&, std::string* why)
+bool gpu_supports(algorithm algo, modulation mod, int nt, int nr, const detector_params& params, std::string* why)
 {
     auto no = [&](const std::string& reason) {
         if (why)
@@ -47,9 +48,20 @@ bool gpu_supports(algorithm algo, modulation mod, int nt, int nr, const detector
         if (nt * m > 16)
             return no("the CUDA ml is for small configurations (nt * bits per symbol <= 16)");
         return true;
+    case algorithm::psd: {
+        std::vector<int> lvl = params.psd_lvl, exp = params.psd_exp;
+        if (lvl.empty())
+            psd_default_levels(nt, mod, lvl, exp);
+        gc::psd_plan plan;
+        std::string reason;
+        if (!gc::psd_make_plan(lvl, exp, constellation(mod).pam_size(), nt, plan, &reason))
+            return no(reason);
+        if (gc::psd_shared_bytes(plan, nt, true) > 200 * 1024)
+            return no("psd level set needs more shared memory than the CUDA kernel has");
+        return true;
+    }
     case algorithm::kbest:
-    case algorithm::psd:
-        return no("no CUDA implementation of '" + to_string(algo) + "' yet");
+        return no("no CUDA implementation of 'kbest' yet");
     }
     (void)nr;
     return no("unknown algorithm");
@@ -70,6 +82,7 @@ struct slot {
     gc::device_buffer<float> noise, llr;
     gc::device_buffer<unsigned char> bad, ws;
     gc::device_buffer<gc::device_errors> errors;
+    gc::device_buffer<unsigned> work_counter; // psd's persistent grid
     gc::pinned_buffer<float2> host_y, host_h;
     gc::pinned_buffer<float> host_noise, host_llr;
     gc::pinned_buffer<gc::device_errors> host_errors;
@@ -86,6 +99,7 @@ struct gpu_detector::impl {
     int nt, nr, m, bits, passes;
     std::size_t chunk;
     std::size_t ws_per_channel;
+    gc::psd_plan psd;
     gc::device_buffer<double2> points_d;
     gc::device_buffer<float2> points_f;
     gc::device_buffer<unsigned char> from_levels, i_levels, q_levels;
@@ -124,6 +138,14 @@ struct gpu_detector::impl {
         case algorithm::mmse:
             ws_per_channel = gc::linear_workspace_bytes(nt, nr, dbl);
             break;
+        case algorithm::psd: {
+            std::vector<int> lvl = p.psd_lvl, exp = p.psd_exp;
+            if (lvl.empty())
+                psd_default_levels(nt, mod, lvl, exp);
+            gc::psd_make_plan(lvl, exp, config.constel().pam_size(), nt, psd, nullptr);
+            ws_per_channel = gc::psd_workspace_bytes(nt, nr, dbl);
+            break;
+        }
         default:
             ws_per_channel = 0;
         }
@@ -165,6 +187,7 @@ struct gpu_detector::impl {
             s.bad = gc::device_buffer<unsigned char>(chunk);
             s.ws = gc::device_buffer<unsigned char>(std::max<std::size_t>(1, chunk * ws_per_channel));
             s.errors = gc::device_buffer<gc::device_errors>(1);
+            s.work_counter = gc::device_buffer<unsigned>(1);
             s.host_y = gc::pinned_buffer<float2>(chunk * nr);
             s.host_h = gc::pinned_buffer<float2>(chunk * nr * nt);
             s.host_noise = gc::pinned_buffer<float>(chunk);
@@ -211,6 +234,9 @@ struct gpu_detector::impl {
             break;
         case algorithm::ml:
             gc::launch_ml(a, dbl, st);
+            break;
+        case algorithm::psd:
+            gc::launch_psd(a, psd, s.ws.get(), s.work_counter.get(), dbl, st);
             break;
         default:
             throw std::logic_error("unsupported algorithm reached the GPU");

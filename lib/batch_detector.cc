@@ -14,8 +14,6 @@ namespace gr {
 namespace gpumimo {
 
 namespace {
-// The algorithms with a CUDA implementation in this build (none yet).
-bool has_cuda_kernel(core::algorithm) { return false; }
 
 // gpumimo.detect() makes a detector per call: warn about each fallback reason once per
 // process, not once per call.
@@ -33,12 +31,14 @@ batch_detector::batch_detector(const std::string& algorithm,
                                int nt,
                                int nr,
                                const core::detector_params& params,
-                               const std::string& backend)
+                               const std::string& backend,
+                               int device,
+                               bool double_precision)
     : d_logger(std::make_shared<gr::logger>("gpumimo.batch_detector"))
 {
     const core::algorithm algo = core::parse_algorithm(algorithm);
-    d_cpu = std::make_unique<core::cpu_detector>(
-        algo, core::parse_modulation(modulation), nt, nr, params);
+    const core::modulation mod = core::parse_modulation(modulation);
+    d_cpu = std::make_unique<core::cpu_detector>(algo, mod, nt, nr, params);
 
     if (backend != "auto" && backend != "cpu" && backend != "cuda")
         throw std::invalid_argument("unknown backend '" + backend +
@@ -50,9 +50,17 @@ batch_detector::batch_detector(const std::string& algorithm,
     std::string why;
     if (core::cuda_device_count(&why) == 0)
         why = "no usable GPU (" + why + ")";
-    else if (!has_cuda_kernel(algo))
-        why = "no CUDA implementation of '" + algorithm + "' in this build";
+    else
+        core::gpu_supports(algo, mod, nt, nr, params, &why);
     if (why.empty()) {
+        d_gpu = std::make_unique<core::gpu_detector>(
+            algo,
+            mod,
+            nt,
+            nr,
+            params,
+            device,
+            double_precision ? core::gpu_precision::double_ : core::gpu_precision::single);
         d_backend = "cuda";
         return;
     }

@@ -113,6 +113,7 @@ struct row {
     std::size_t paper_batch; // vectors per call in the paper
     double paper_mbps;       // the paper's kernel figure, 0 if none
     const char* paper_ref;
+    double snr_db = 20.0;
 };
 
 struct host_data {
@@ -309,12 +310,21 @@ int main(int argc, char** argv)
         { "ml 4x4 16qam", algorithm::ml, 4, modulation::qam16, p, 8400, 0, "" },
         { "zf 4x4 16qam", algorithm::zf, 4, modulation::qam16, p, 8400, 0, "" },
         { "mmse 4x4 16qam", algorithm::mmse, 4, modulation::qam16, p, 8400, 0, "" },
+        { "psd 2x2 qpsk 20dB", algorithm::psd, 2, modulation::qpsk, p, 8400, 163, "psd T5" },
+        { "psd 2x2 16qam 20dB", algorithm::psd, 2, modulation::qam16, p, 8400, 268, "psd T5" },
+        { "psd 2x2 64qam 20dB", algorithm::psd, 2, modulation::qam64, p, 8400, 153, "psd T5" },
+        { "psd 4x4 qpsk 20dB", algorithm::psd, 4, modulation::qpsk, p, 8400, 169, "psd T5" },
+        { "psd 4x4 16qam 5dB", algorithm::psd, 4, modulation::qam16, p, 8400, 0, "", 5.0 },
+        { "psd 4x4 16qam 10dB", algorithm::psd, 4, modulation::qam16, p, 8400, 0, "", 10.0 },
+        { "psd 4x4 16qam 15dB", algorithm::psd, 4, modulation::qam16, p, 8400, 0, "", 15.0 },
+        { "psd 4x4 16qam 20dB", algorithm::psd, 4, modulation::qam16, p, 8400, 121, "psd T5" },
+        { "psd 4x4 64qam 20dB", algorithm::psd, 4, modulation::qam64, p, 8400, 24, "psd T5" },
     };
     std::mt19937_64 rng(12345);
     if (!profile.empty()) {
         for (const row& r : rows)
             if (r.label == profile) {
-                std::vector<host_data> sets{ make_data(1 << 20, r.nt, r.nt, r.mod, 20.0, rng) };
+                std::vector<host_data> sets{ make_data(1 << 20, r.nt, r.nt, r.mod, r.snr_db, rng) };
                 gpu_detector det(r.algo, r.mod, r.nt, r.nt, r.params, 0, gpu_precision::single, 1 << 20, 1);
                 std::printf("%s: %.0f Mbit/s\n", r.label.c_str(), kernel_mbps(det, sets, 1 << 20, r.nt, r.nt));
                 return 0;
@@ -333,10 +343,11 @@ int main(int argc, char** argv)
         if (!only.empty() && r.label.find(only) == std::string::npos)
             continue;
         const int nt = r.nt, nr = r.nt;
-        const std::size_t batch_full = r.algo == algorithm::ml ? full / 16 : full;
+        const bool slow = r.algo == algorithm::ml || (r.algo == algorithm::psd && r.snr_db < 15);
+        const std::size_t batch_full = slow ? full / 16 : full;
         std::vector<host_data> sets;
         for (int i = 0; i < 4; i++)
-            sets.push_back(make_data(batch_full, nt, nr, r.mod, 20.0, rng));
+            sets.push_back(make_data(batch_full, nt, nr, r.mod, r.snr_db, rng));
         gpu_detector f32(r.algo, r.mod, nt, nr, r.params, 0, gpu_precision::single, 1 << 18, 3);
         gpu_detector f64(r.algo, r.mod, nt, nr, r.params, 0, gpu_precision::double_, 1 << 18, 3);
         const double at_paper = kernel_mbps(f32, sets, std::min(r.paper_batch, batch_full), nt, nr);
@@ -352,7 +363,7 @@ int main(int argc, char** argv)
         const double pcie_vps = 1.0 / std::max(in_b / (c.h2d * 1e9), out_b / (c.d2h * 1e9));
         const double pcie_both_vps = c.both * 1e9 / (in_b + out_b);
         const double bound_mbps = std::min(pcie_vps, pcie_both_vps) * bits / 1e6;
-        const std::size_t cpu_batch = r.algo == algorithm::ml ? 256 : 8192;
+        const std::size_t cpu_batch = slow ? 256 : 8192;
         const double cpu = cpu_mbps(r, sets[1], cpu_batch);
         char paper[32] = "-";
         if (r.paper_mbps > 0)

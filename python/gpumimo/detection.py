@@ -46,7 +46,8 @@ def _complex_array(name, value, ndim):
 
 
 def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
-           group=None, output="llr", int8_scale=None, threads=0, **params):
+           group=None, output="llr", int8_scale=None, threads=0, device=0,
+           precision="single", **params):
     """Soft-output MIMO detection of y = H s + n.
 
     y:         [B, nr] received vectors (complex).
@@ -55,8 +56,11 @@ def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
     noise_var: N0 = E|n_r|^2, a scalar or one value per matrix ([C]).
     group:     vectors per matrix; by default B / C, which must then be a whole number.
     algorithm: "ml", "zf", "mmse", "kbest", "mtt", "nway" or "psd".
-    backend:   "cpu", "cuda" or "auto" (the GPU when usable, else the CPU, with a
-               warning logged once through GNU Radio's logger).
+    backend:   "cpu", "cuda" or "auto" (the GPU when usable and the algorithm has a CUDA
+               version, else the CPU, with a warning logged once through GNU Radio's
+               logger). device: the CUDA device index. precision: the GPU kernels'
+               arithmetic, "single" (float32, fast, within the rounding bound of
+               docs/gpu.md) or "double" (float64, equal to the CPU reference).
     output:    "llr": float32 max-log LLRs [B, nt*m], ln P(b=1)/P(b=0), stream 0's bits
                b_0..b_{m-1} first; "int8": those as int8, round(llr * int8_scale)
                saturated to +-127 (int8_scale defaults to 8); "hard": uint8 bits.
@@ -67,6 +71,8 @@ def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
     Bad input (shapes, NaN/Inf, rank-deficient H, noise_var <= 0, unknown names,
     invalid parameters) raises ValueError; nothing is computed then.
     """
+    if precision not in ("single", "double"):
+        raise ValueError(f"unknown precision '{precision}' (expected single or double)")
     if output not in _OUTPUTS:
         raise ValueError(f"unknown output '{output}' (expected one of {', '.join(_OUTPUTS)})")
     unknown = sorted(set(params) - set(_PARAMS))
@@ -110,7 +116,7 @@ def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
         setattr(p, key, value)
 
     det = _core.batch_detector(str(algorithm), str(modulation), int(nt), int(nr), p,
-                               str(backend))
+                               str(backend), int(device), precision == "double")
     if batch == 0:
         return np.zeros((0, det.bits_per_vector()),
                         dtype={"llr": np.float32, "int8": np.int8, "hard": np.uint8}[output])

@@ -117,6 +117,29 @@ def test_backend_selection():
         gpumimo.detect(y, H, n0, backend="gpu")
 
 
+GPU_ALGORITHMS = ("ml", "zf", "mmse", "mtt", "nway")
+
+
+def test_cuda_backend_equals_cpu():
+    """On a machine with a GPU: every CUDA detector, in double precision, gives the CPU
+    reference's LLRs; float32 gives the same hard decisions on nearly every bit.
+    GPUMIMO_REQUIRE_GPU=1 makes a missing GPU a failure instead of a skip."""
+    count, why = gpumimo.cuda_device_count()
+    if count == 0:
+        assert os.environ.get("GPUMIMO_REQUIRE_GPU") != "1", f"no GPU: {why}"
+        pytest.skip(f"no usable GPU: {why}")
+    rng = seeded_rng(8)
+    for algorithm in GPU_ALGORITHMS:
+        y, H, n0, _ = random_problems(rng, 2, 3, 4, 301, 12.0, group=2)
+        det = gpumimo.batch_detector(algorithm, "16qam", 2, 3, gpumimo.detector_params(), "cuda")
+        assert det.backend() == "cuda"
+        cpu = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cpu")
+        gpu64 = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cuda", precision="double")
+        np.testing.assert_allclose(gpu64, cpu, rtol=1e-4, atol=1e-5)
+        gpu32 = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cuda")
+        assert np.mean((gpu32 > 0) != (cpu > 0)) < 0.01
+
+
 def _bad(**overrides):
     rng = seeded_rng(6)
     y, H, n0, _ = random_problems(rng, 2, 2, 4, 6, 10.0)

@@ -8,6 +8,7 @@
 
 #include <gnuradio/gpumimo/api.h>
 #include <gnuradio/gpumimo/core/detector.h>
+#include <gnuradio/gpumimo/core/gpu_detector.h>
 #include <gnuradio/logger.h>
 
 #include <memory>
@@ -21,10 +22,11 @@ namespace gpumimo {
  * behind the Python function gpumimo.detect() and the detector blocks.
  *
  * backend "cpu" runs the core's CPU reference; "cuda" requires a usable GPU and a CUDA
- * implementation of the algorithm and throws std::runtime_error otherwise; "auto"
- * takes the GPU when it can and otherwise the CPU, logging once, through GNU Radio's
- * logger, why. (This build has CUDA detection kernels for no algorithm yet: "auto"
- * always takes the CPU and says so.)
+ * implementation of the algorithm (docs/gpu.md lists them) and throws
+ * std::runtime_error otherwise; "auto" takes the GPU when it can and otherwise the CPU,
+ * logging once, through GNU Radio's logger, why. On the GPU, `device` selects the
+ * device and `double_precision` the float64 kernels (equal to the CPU reference) over
+ * the float32 ones (faster, within the rounding bound of docs/gpu.md).
  */
 class GPUMIMO_API batch_detector
 {
@@ -34,7 +36,9 @@ public:
                    int nt,
                    int nr,
                    const core::detector_params& params = core::detector_params(),
-                   const std::string& backend = "auto");
+                   const std::string& backend = "auto",
+                   int device = 0,
+                   bool double_precision = false);
     ~batch_detector();
 
     /*! "cpu" or "cuda": where detect() runs. */
@@ -44,11 +48,13 @@ public:
     int bits_per_vector() const { return d_cpu->bits_per_vector(); }
     const core::cpu_detector& reference() const { return *d_cpu; }
 
-    /*! See core::cpu_detector::detect(). */
+    /*! See core::cpu_detector::detect() and core::gpu_detector::detect(); `threads`
+     *  applies to the CPU. Not thread-safe on the GPU (one pipeline per detector). */
     void detect(const core::mimo_batch& batch, float* llr, unsigned threads = 0) const;
 
 private:
     std::unique_ptr<core::cpu_detector> d_cpu;
+    std::unique_ptr<core::gpu_detector> d_gpu;
     std::string d_backend;
     std::string d_fallback_reason;
     gr::logger_ptr d_logger;

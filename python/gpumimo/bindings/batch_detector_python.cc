@@ -74,13 +74,17 @@ void bind_batch_detector(py::module& m)
                       int,
                       int,
                       const core::detector_params&,
-                      const std::string&>(),
+                      const std::string&,
+                      int,
+                      bool>(),
              py::arg("algorithm"),
              py::arg("modulation"),
              py::arg("nt"),
              py::arg("nr"),
              py::arg("params") = core::detector_params(),
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("device") = 0,
+             py::arg("double_precision") = false)
         .def("backend", &batch_detector::backend)
         .def("fallback_reason", &batch_detector::fallback_reason)
         .def("bits_per_vector", &batch_detector::bits_per_vector)

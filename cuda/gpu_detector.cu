@@ -8,6 +8,7 @@
  */
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
+#include "kbest.cuh"
 #include "kernels.cuh"
 #include "linear.cuh"
 #include "mtt.cuh"
@@ -61,7 +62,10 @@ bool gpu_supports(algorithm algo, modulation mod, int nt, int nr, const detector
         return true;
     }
     case algorithm::kbest:
-        return no("no CUDA implementation of 'kbest' yet");
+        if (params.kbest_k * constellation(mod).pam_size() > gc::kbest_max_children)
+            return no("the CUDA kbest ranks at most " + std::to_string(gc::kbest_max_children) +
+                      " children per level (kbest_k * sqrt(Q))");
+        return true;
     }
     (void)nr;
     return no("unknown algorithm");
@@ -137,6 +141,9 @@ struct gpu_detector::impl {
         case algorithm::zf:
         case algorithm::mmse:
             ws_per_channel = gc::linear_workspace_bytes(nt, nr, dbl);
+            break;
+        case algorithm::kbest:
+            ws_per_channel = gc::kbest_workspace_bytes(nt, nr, dbl);
             break;
         case algorithm::psd: {
             std::vector<int> lvl = p.psd_lvl, exp = p.psd_exp;
@@ -237,6 +244,9 @@ struct gpu_detector::impl {
             break;
         case algorithm::psd:
             gc::launch_psd(a, psd, s.ws.get(), s.work_counter.get(), dbl, st);
+            break;
+        case algorithm::kbest:
+            gc::launch_kbest(a, config.params().kbest_k, s.ws.get(), dbl, st);
             break;
         default:
             throw std::logic_error("unsupported algorithm reached the GPU");

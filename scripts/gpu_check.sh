@@ -36,7 +36,7 @@ ctest --test-dir build-gpu -j 4 --output-on-failure -L core > "$OUT/core-tests.l
 status "core tests (CPU)" "$(grep -E 'tests passed' "$OUT/core-tests.log" || echo FAILED)"
 ctest --test-dir build-gpu --output-on-failure -L gpu -V > "$OUT/gpu-tests.log" 2>&1
 status "gpu tests" "$(grep -E 'tests passed' "$OUT/gpu-tests.log" || echo FAILED)"
-grep -E "^\[ float" "$OUT/gpu-tests.log" > "$OUT/float-precision.txt" || true
+grep -E "\[ float" "$OUT/gpu-tests.log" | sed 's/^[0-9]*: //' > "$OUT/float-precision.txt" || true
 
 san=build-gpu/tests/test_gpu_detectors
 if command -v compute-sanitizer > /dev/null; then
@@ -51,7 +51,13 @@ fi
 build-gpu/apps/bench/gpumimo_bench $bench_arg > "$OUT/bench.log" 2>&1
 status benchmark "$([ $? -eq 0 ] && echo ok || echo FAILED)"
 
-echo; echo "=== gpu tests (failures) ==="; grep -E "Failure|FAILED|error" "$OUT/gpu-tests.log" | head -20
-echo; echo "=== float precision ==="; sort -t: -k2 "$OUT/float-precision.txt" | tail -8
+# Only a few files come back from the GPU machine: keep the summary, the benchmark and
+# the float-precision table, and pack the other logs into one archive.
+(cd "$OUT" && tar czf gpu-check-logs.tgz device.txt configure.log build.log ptxas.txt \
+    core-tests.log gpu-tests.log memcheck.log racecheck.log 2>/dev/null &&
+    rm -f device.txt configure.log build.log ptxas.txt core-tests.log memcheck.log racecheck.log)
+
+echo; echo "=== gpu tests (failures) ==="; grep -E "Failure|FAILED" "$OUT/gpu-tests.log" | head -20; rm -f "$OUT/gpu-tests.log"
+echo; echo "=== float precision: largest error/bound ==="; awk '{print $NF, $0}' "$OUT/float-precision.txt" | sort -g | tail -5 | cut -d' ' -f2-
 echo; echo "=== benchmark ==="; cat "$OUT/bench.log"
 echo; echo "=== summary ==="; cat "$OUT/summary.txt"

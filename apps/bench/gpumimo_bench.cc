@@ -308,6 +308,7 @@ int main(int argc, char** argv)
         { "nway 4x4 64qam N=4", algorithm::nway, 4, modulation::qam64, with_passes(4), 8400, 58.3, "nway TII" },
         { "ml 4x4 qpsk", algorithm::ml, 4, modulation::qpsk, p, 8400, 0, "" },
         { "ml 4x4 16qam", algorithm::ml, 4, modulation::qam16, p, 8400, 0, "" },
+        { "kbest 4x4 16qam K=16", algorithm::kbest, 4, modulation::qam16, p, 8400, 0, "" },
         { "zf 4x4 16qam", algorithm::zf, 4, modulation::qam16, p, 8400, 0, "" },
         { "mmse 4x4 16qam", algorithm::mmse, 4, modulation::qam16, p, 8400, 0, "" },
         { "psd 2x2 qpsk 20dB", algorithm::psd, 2, modulation::qpsk, p, 8400, 163, "psd T5" },
@@ -343,7 +344,8 @@ int main(int argc, char** argv)
         if (!only.empty() && r.label.find(only) == std::string::npos)
             continue;
         const int nt = r.nt, nr = r.nt;
-        const bool slow = r.algo == algorithm::ml || (r.algo == algorithm::psd && r.snr_db < 15);
+        const bool slow = r.algo == algorithm::ml ||
+                          (r.algo == algorithm::psd && (r.snr_db < 15 || (r.nt > 2 && r.mod == modulation::qam64)));
         const std::size_t batch_full = slow ? full / 16 : full;
         std::vector<host_data> sets;
         for (int i = 0; i < 4; i++)

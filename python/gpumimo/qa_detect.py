@@ -117,7 +117,7 @@ def test_backend_selection():
         gpumimo.detect(y, H, n0, backend="gpu")
 
 
-GPU_ALGORITHMS = ("ml", "zf", "mmse", "mtt", "nway")
+GPU_ALGORITHMS = ("ml", "zf", "mmse", "kbest", "mtt", "nway", "psd")
 
 
 def test_cuda_backend_equals_cpu():
@@ -133,10 +133,11 @@ def test_cuda_backend_equals_cpu():
         y, H, n0, _ = random_problems(rng, 2, 3, 4, 301, 12.0, group=2)
         det = gpumimo.batch_detector(algorithm, "16qam", 2, 3, gpumimo.detector_params(), "cuda")
         assert det.backend() == "cuda"
-        cpu = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cpu")
-        gpu64 = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cuda", precision="double")
+        cpu = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cpu", group=2)
+        gpu64 = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cuda", group=2,
+                               precision="double")
         np.testing.assert_allclose(gpu64, cpu, rtol=1e-4, atol=1e-5)
-        gpu32 = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cuda")
+        gpu32 = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cuda", group=2)
         assert np.mean((gpu32 > 0) != (cpu > 0)) < 0.01
 
 

@@ -123,8 +123,8 @@ void compare(const cfg& c, std::mt19937_64& rng, double snr, std::size_t chunk =
     }
     // Choices by argmin on float metrics: mtt and nway pick paths, psd prunes and picks
     // the ML vector; near-ties may go the other way than in double.
-    const bool path_search =
-        c.algo == algorithm::mtt || c.algo == algorithm::nway || c.algo == algorithm::psd;
+    const bool path_search = c.algo == algorithm::mtt || c.algo == algorithm::nway ||
+                             c.algo == algorithm::psd || c.algo == algorithm::kbest;
     std::printf("[ float    ] %s snr %.0f: %zu/%zu vectors outside the bound, %zu/%zu hard "
                 "decisions differ, worst error/bound %.3g\n",
                 name(c).c_str(), snr, vec_out, p.batch, hard_diff, want.size(), worst);
@@ -180,6 +180,7 @@ TEST_F(Gpu, ZfEqualsReference) { sweep(algorithm::zf); }
 TEST_F(Gpu, MmseEqualsReference) { sweep(algorithm::mmse); }
 TEST_F(Gpu, MlEqualsReference) { sweep(algorithm::ml); }
 TEST_F(Gpu, PsdEqualsReference) { sweep(algorithm::psd); }
+TEST_F(Gpu, KbestEqualsReference) { sweep(algorithm::kbest); } // K = 16
 
 TEST_F(Gpu, PsdEqualsExhaustiveMlOnTheGpu)
 {
@@ -253,7 +254,7 @@ TEST_F(Gpu, BadInputIsReportedAndZeroed)
     p.y[17 * 2 + 1] = cf32(std::nanf(""), 0.0f);
     for (int r = 0; r < 2; r++) // channel 30: second column = 2 x first
         p.h[30 * 4 + r * 2 + 1] = 2.0f * p.h[30 * 4 + r * 2];
-    for (algorithm a : { algorithm::mtt, algorithm::nway, algorithm::zf, algorithm::mmse, algorithm::ml, algorithm::psd }) {
+    for (algorithm a : { algorithm::mtt, algorithm::nway, algorithm::zf, algorithm::mmse, algorithm::ml, algorithm::psd, algorithm::kbest }) {
         gpu_detector det(a, modulation::qam16, 2, 2, detector_params(), 0, gpu_precision::double_);
         std::vector<float> llr(p.batch * 8, std::nanf(""));
         EXPECT_THROW(det.detect(p.view(), llr.data()), std::invalid_argument) << to_string(a);

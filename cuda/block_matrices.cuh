@@ -29,7 +29,8 @@ struct thread_matrix {
 /*! Loads H of channels [c0, c0 + blockDim.x) (row-major nr x nt each) into `smem`, one
  *  thread_matrix per thread, coalesced; channels past nch read as zero. */
 template <typename real>
-__device__ inline thread_matrix<cplx<real>> load_block_channels(const chunk_args& a, cplx<real>* smem, std::size_t c0)
+__device__ inline thread_matrix<cplx<real>>
+load_block_channels(const chunk_args& a, cplx<real>* smem, std::size_t c0)
 {
     const int per = a.nr * a.nt;
     const int threads = blockDim.x;
@@ -38,7 +39,8 @@ __device__ inline thread_matrix<cplx<real>> load_block_channels(const chunk_args
     const float2* src = a.h + c0 * per;
     for (std::size_t i = threadIdx.x; i < std::size_t(threads) * per; i += threads) {
         const int t = int(i / per), e = int(i % per);
-        smem[e * threads + t] = t < int(count) ? from_float2<real>(src[i]) : cplx<real>{ 0, 0 };
+        smem[e * threads + t] =
+            t < int(count) ? from_float2<real>(src[i]) : cplx<real>{ 0, 0 };
     }
     __syncthreads();
     return { smem, threads, int(threadIdx.x) };

@@ -94,7 +94,10 @@ private:
 class stream
 {
 public:
-    stream() { GPUMIMO_CUDA_CHECK(cudaStreamCreateWithFlags(&d_s, cudaStreamNonBlocking)); }
+    stream()
+    {
+        GPUMIMO_CUDA_CHECK(cudaStreamCreateWithFlags(&d_s, cudaStreamNonBlocking));
+    }
     ~stream()
     {
         if (d_s)
@@ -112,7 +115,10 @@ private:
 class event
 {
 public:
-    event() { GPUMIMO_CUDA_CHECK(cudaEventCreateWithFlags(&d_e, cudaEventDisableTiming)); }
+    event()
+    {
+        GPUMIMO_CUDA_CHECK(cudaEventCreateWithFlags(&d_e, cudaEventDisableTiming));
+    }
     ~event()
     {
         if (d_e)

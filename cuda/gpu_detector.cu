@@ -31,7 +31,12 @@ namespace core {
 
 namespace gc = gr::gpumimo::cuda;
 
-bool gpu_supports(algorithm algo, modulation mod, int nt, int nr, const detector_params& params, std::string* why)
+bool gpu_supports(algorithm algo,
+                  modulation mod,
+                  int nt,
+                  int nr,
+                  const detector_params& params,
+                  std::string* why)
 {
     auto no = [&](const std::string& reason) {
         if (why)
@@ -47,7 +52,8 @@ bool gpu_supports(algorithm algo, modulation mod, int nt, int nr, const detector
         return true;
     case algorithm::ml:
         if (nt * m > 16)
-            return no("the CUDA ml is for small configurations (nt * bits per symbol <= 16)");
+            return no(
+                "the CUDA ml is for small configurations (nt * bits per symbol <= 16)");
         return true;
     case algorithm::psd: {
         std::vector<int> lvl = params.psd_lvl, exp = params.psd_exp;
@@ -55,7 +61,8 @@ bool gpu_supports(algorithm algo, modulation mod, int nt, int nr, const detector
             psd_default_levels(nt, mod, lvl, exp);
         gc::psd_plan plan;
         std::string reason;
-        if (!gc::psd_make_plan(lvl, exp, constellation(mod).pam_size(), nt, plan, &reason))
+        if (!gc::psd_make_plan(
+                lvl, exp, constellation(mod).pam_size(), nt, plan, &reason))
             return no(reason);
         if (gc::psd_shared_bytes(plan, nt, true) > 200 * 1024)
             return no("psd level set needs more shared memory than the CUDA kernel has");
@@ -63,7 +70,8 @@ bool gpu_supports(algorithm algo, modulation mod, int nt, int nr, const detector
     }
     case algorithm::kbest:
         if (params.kbest_k * constellation(mod).pam_size() > gc::kbest_max_children)
-            return no("the CUDA kbest ranks at most " + std::to_string(gc::kbest_max_children) +
+            return no("the CUDA kbest ranks at most " +
+                      std::to_string(gc::kbest_max_children) +
                       " children per level (kbest_k * sqrt(Q))");
         return true;
     }
@@ -109,7 +117,15 @@ struct gpu_detector::impl {
     gc::device_buffer<unsigned char> from_levels, i_levels, q_levels;
     std::vector<slot> slots;
 
-    impl(algorithm algo, modulation mod, int nt_, int nr_, const detector_params& p, int dev, gpu_precision prec, std::size_t chunk_vectors, int nstreams)
+    impl(algorithm algo,
+         modulation mod,
+         int nt_,
+         int nr_,
+         const detector_params& p,
+         int dev,
+         gpu_precision prec,
+         std::size_t chunk_vectors,
+         int nstreams)
         : config(algo, mod, nt_, nr_, p),
           device(dev),
           dbl(prec == gpu_precision::double_),
@@ -127,8 +143,9 @@ struct gpu_detector::impl {
         int count = 0;
         GPUMIMO_CUDA_CHECK(cudaGetDeviceCount(&count));
         if (device < 0 || device >= count)
-            throw std::invalid_argument("CUDA device " + std::to_string(device) + " does not exist (" +
-                                        std::to_string(count) + " present)");
+            throw std::invalid_argument("CUDA device " + std::to_string(device) +
+                                        " does not exist (" + std::to_string(count) +
+                                        " present)");
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
 
         switch (algo) {
@@ -156,9 +173,11 @@ struct gpu_detector::impl {
         default:
             ws_per_channel = 0;
         }
-        const std::size_t per_vector = std::size_t(nr) * 8 * 2 + std::size_t(nr) * nt * 8 * 2 +
-                                       8 + std::size_t(bits) * 4 * 2 + ws_per_channel + 1;
-        chunk = std::max<std::size_t>(1, std::min(chunk_vectors, kSlotBudgetBytes / per_vector));
+        const std::size_t per_vector = std::size_t(nr) * 8 * 2 +
+                                       std::size_t(nr) * nt * 8 * 2 + 8 +
+                                       std::size_t(bits) * 4 * 2 + ws_per_channel + 1;
+        chunk = std::max<std::size_t>(
+            1, std::min(chunk_vectors, kSlotBudgetBytes / per_vector));
 
         const constellation& c = config.constel();
         const int q = c.size(), npam = c.pam_size();
@@ -173,17 +192,23 @@ struct gpu_detector::impl {
         }
         for (int li = 0; li < npam; li++)
             for (int lq = 0; lq < npam; lq++)
-                fl[li * npam + lq] = static_cast<unsigned char>(c.point_from_levels(li, lq));
+                fl[li * npam + lq] =
+                    static_cast<unsigned char>(c.point_from_levels(li, lq));
         points_d = gc::device_buffer<double2>(q);
         points_f = gc::device_buffer<float2>(q);
         from_levels = gc::device_buffer<unsigned char>(fl.size());
         i_levels = gc::device_buffer<unsigned char>(q);
         q_levels = gc::device_buffer<unsigned char>(q);
-        GPUMIMO_CUDA_CHECK(cudaMemcpy(points_d.get(), pd.data(), q * sizeof(double2), cudaMemcpyHostToDevice));
-        GPUMIMO_CUDA_CHECK(cudaMemcpy(points_f.get(), pf.data(), q * sizeof(float2), cudaMemcpyHostToDevice));
-        GPUMIMO_CUDA_CHECK(cudaMemcpy(from_levels.get(), fl.data(), fl.size(), cudaMemcpyHostToDevice));
-        GPUMIMO_CUDA_CHECK(cudaMemcpy(i_levels.get(), il.data(), q, cudaMemcpyHostToDevice));
-        GPUMIMO_CUDA_CHECK(cudaMemcpy(q_levels.get(), ql.data(), q, cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(
+            points_d.get(), pd.data(), q * sizeof(double2), cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(
+            points_f.get(), pf.data(), q * sizeof(float2), cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(
+            cudaMemcpy(from_levels.get(), fl.data(), fl.size(), cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(
+            cudaMemcpy(i_levels.get(), il.data(), q, cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(
+            cudaMemcpy(q_levels.get(), ql.data(), q, cudaMemcpyHostToDevice));
 
         for (int i = 0; i < nstreams; i++) {
             slot s;
@@ -192,7 +217,8 @@ struct gpu_detector::impl {
             s.noise = gc::device_buffer<float>(chunk);
             s.llr = gc::device_buffer<float>(chunk * bits);
             s.bad = gc::device_buffer<unsigned char>(chunk);
-            s.ws = gc::device_buffer<unsigned char>(std::max<std::size_t>(1, chunk * ws_per_channel));
+            s.ws = gc::device_buffer<unsigned char>(
+                std::max<std::size_t>(1, chunk * ws_per_channel));
             s.errors = gc::device_buffer<gc::device_errors>(1);
             s.work_counter = gc::device_buffer<unsigned>(1);
             s.host_y = gc::pinned_buffer<float2>(chunk * nr);
@@ -256,14 +282,18 @@ struct gpu_detector::impl {
 
     void reset_errors(slot& s, cudaStream_t st)
     {
-        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.errors.get(), 0xff, sizeof(gc::device_errors), st));
+        GPUMIMO_CUDA_CHECK(
+            cudaMemsetAsync(s.errors.get(), 0xff, sizeof(gc::device_errors), st));
     }
 
     static void merge(gc::device_errors& into, const gc::device_errors& e)
     {
-        into.first_nonfinite_vector = std::min(into.first_nonfinite_vector, e.first_nonfinite_vector);
-        into.first_nonfinite_channel = std::min(into.first_nonfinite_channel, e.first_nonfinite_channel);
-        into.first_singular_channel = std::min(into.first_singular_channel, e.first_singular_channel);
+        into.first_nonfinite_vector =
+            std::min(into.first_nonfinite_vector, e.first_nonfinite_vector);
+        into.first_nonfinite_channel =
+            std::min(into.first_nonfinite_channel, e.first_nonfinite_channel);
+        into.first_singular_channel =
+            std::min(into.first_singular_channel, e.first_singular_channel);
     }
 
     static void throw_if_bad(const gc::device_errors& e)
@@ -272,19 +302,22 @@ struct gpu_detector::impl {
             throw std::invalid_argument("y[" + std::to_string(e.first_nonfinite_vector) +
                                         "] is not finite (its LLRs were set to 0)");
         if (e.first_nonfinite_channel != kNone)
-            throw std::invalid_argument("H[" + std::to_string(e.first_nonfinite_channel) +
-                                        "] is not finite (its vectors' LLRs were set to 0)");
+            throw std::invalid_argument(
+                "H[" + std::to_string(e.first_nonfinite_channel) +
+                "] is not finite (its vectors' LLRs were set to 0)");
         if (e.first_singular_channel != kNone)
-            throw std::invalid_argument("H[" + std::to_string(e.first_singular_channel) +
-                                        "] is rank-deficient (its vectors' LLRs were set to 0)");
+            throw std::invalid_argument(
+                "H[" + std::to_string(e.first_singular_channel) +
+                "] is rank-deficient (its vectors' LLRs were set to 0)");
     }
 
     void check_shapes(const mimo_batch& b) const
     {
         if (b.nt != nt || b.nr != nr)
-            throw std::invalid_argument("batch is " + std::to_string(b.nr) + "x" + std::to_string(b.nt) +
-                                        " (nr x nt) but the detector was made for " + std::to_string(nr) +
-                                        "x" + std::to_string(nt));
+            throw std::invalid_argument("batch is " + std::to_string(b.nr) + "x" +
+                                        std::to_string(b.nt) +
+                                        " (nr x nt) but the detector was made for " +
+                                        std::to_string(nr) + "x" + std::to_string(nt));
         if (b.group < 1)
             throw std::invalid_argument("group must be at least 1");
         if (b.batch && (!b.y || !b.h || !b.noise_var))
@@ -314,8 +347,9 @@ struct gpu_detector::impl {
         const std::size_t nnoise = b.scalar_noise ? 1 : b.num_channels();
         for (std::size_t c = 0; c < nnoise; c++)
             if (!(std::isfinite(b.noise_var[c]) && b.noise_var[c] > 0.0f))
-                throw std::invalid_argument("noise_var[" + std::to_string(c) + "] = " +
-                                            std::to_string(b.noise_var[c]) + " must be finite and > 0");
+                throw std::invalid_argument("noise_var[" + std::to_string(c) +
+                                            "] = " + std::to_string(b.noise_var[c]) +
+                                            " must be finite and > 0");
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         for (slot& s : slots)
             reset_errors(s, s.s.get());
@@ -323,7 +357,9 @@ struct gpu_detector::impl {
         // memory goes through the pinned staging buffers, an extra host memcpy.
         const struct {
             bool y, h, noise, llr;
-        } pinned{ is_pinned(b.y), is_pinned(b.h), is_pinned(b.noise_var), is_pinned(llr) };
+        } pinned{
+            is_pinned(b.y), is_pinned(b.h), is_pinned(b.noise_var), is_pinned(llr)
+        };
 
         std::size_t index = 0;
         for (std::size_t v0 = 0; v0 < b.batch; v0 += chunk, index++) {
@@ -335,9 +371,24 @@ struct gpu_detector::impl {
             const cudaStream_t st = s.s.get();
 
             const std::size_t nn = b.scalar_noise ? 1 : nch;
-            copy_in(s.y.get(), s.host_y.get(), b.y + v0 * nr, n * nr * sizeof(float2), pinned.y, st);
-            copy_in(s.h.get(), s.host_h.get(), b.h + c0 * nr * nt, nch * nr * nt * sizeof(float2), pinned.h, st);
-            copy_in(s.noise.get(), s.host_noise.get(), b.noise_var + (b.scalar_noise ? 0 : c0), nn * sizeof(float), pinned.noise, st);
+            copy_in(s.y.get(),
+                    s.host_y.get(),
+                    b.y + v0 * nr,
+                    n * nr * sizeof(float2),
+                    pinned.y,
+                    st);
+            copy_in(s.h.get(),
+                    s.host_h.get(),
+                    b.h + c0 * nr * nt,
+                    nch * nr * nt * sizeof(float2),
+                    pinned.h,
+                    st);
+            copy_in(s.noise.get(),
+                    s.host_noise.get(),
+                    b.noise_var + (b.scalar_noise ? 0 : c0),
+                    nn * sizeof(float),
+                    pinned.noise,
+                    st);
 
             gc::chunk_args a = args_for(s);
             a.y = s.y.get();
@@ -354,7 +405,8 @@ struct gpu_detector::impl {
             run_chunk(a, s, st);
 
             float* out = pinned.llr ? llr + v0 * bits : s.host_llr.get();
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(out, s.llr.get(), n * bits * sizeof(float), cudaMemcpyDeviceToHost, st));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(
+                out, s.llr.get(), n * bits * sizeof(float), cudaMemcpyDeviceToHost, st));
             GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
             s.pending_out = llr + v0 * bits;
             s.pending_floats = pinned.llr ? 0 : n * bits; // pinned: nothing left to copy
@@ -362,7 +414,11 @@ struct gpu_detector::impl {
         gc::device_errors all{ kNone, kNone, kNone };
         for (slot& s : slots) {
             drain(s);
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(), s.errors.get(), sizeof(gc::device_errors), cudaMemcpyDeviceToHost, s.s.get()));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(),
+                                               s.errors.get(),
+                                               sizeof(gc::device_errors),
+                                               cudaMemcpyDeviceToHost,
+                                               s.s.get()));
             GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(s.s.get()));
             merge(all, *s.host_errors.get());
         }
@@ -373,13 +429,19 @@ struct gpu_detector::impl {
     {
         cudaPointerAttributes attr;
         if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-            cudaGetLastError(); // not CUDA-known memory: clear the error, treat as pageable
+            cudaGetLastError(); // not CUDA-known memory: clear the error, treat as
+                                // pageable
             return false;
         }
         return attr.type == cudaMemoryTypeHost;
     }
 
-    static void copy_in(void* dev, void* staging, const void* src, std::size_t bytes, bool pinned, cudaStream_t st)
+    static void copy_in(void* dev,
+                        void* staging,
+                        const void* src,
+                        std::size_t bytes,
+                        bool pinned,
+                        cudaStream_t st)
     {
         if (!pinned) {
             std::memcpy(staging, src, bytes);
@@ -395,7 +457,8 @@ struct gpu_detector::impl {
             return;
         GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
         if (s.pending_floats)
-            std::memcpy(s.pending_out, s.host_llr.get(), s.pending_floats * sizeof(float));
+            std::memcpy(
+                s.pending_out, s.host_llr.get(), s.pending_floats * sizeof(float));
         s.pending_out = nullptr;
     }
 
@@ -434,15 +497,28 @@ struct gpu_detector::impl {
         slot& s = slots[0];
         if (!device_errors_reset)
             return;
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(), s.errors.get(), sizeof(gc::device_errors), cudaMemcpyDeviceToHost, st));
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(),
+                                           s.errors.get(),
+                                           sizeof(gc::device_errors),
+                                           cudaMemcpyDeviceToHost,
+                                           st));
         GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
         device_errors_reset = false;
         throw_if_bad(*s.host_errors.get());
     }
 };
 
-gpu_detector::gpu_detector(algorithm algo, modulation mod, int nt, int nr, const detector_params& params, int device, gpu_precision precision, std::size_t chunk_vectors, int streams)
-    : d_impl(std::make_unique<impl>(algo, mod, nt, nr, params, device, precision, chunk_vectors, streams))
+gpu_detector::gpu_detector(algorithm algo,
+                           modulation mod,
+                           int nt,
+                           int nr,
+                           const detector_params& params,
+                           int device,
+                           gpu_precision precision,
+                           std::size_t chunk_vectors,
+                           int streams)
+    : d_impl(std::make_unique<impl>(
+          algo, mod, nt, nr, params, device, precision, chunk_vectors, streams))
 {
 }
 
@@ -451,7 +527,10 @@ gpu_detector::~gpu_detector() = default;
 int gpu_detector::bits_per_vector() const { return d_impl->bits; }
 int gpu_detector::device() const { return d_impl->device; }
 
-void gpu_detector::detect(const mimo_batch& batch, float* llr) { d_impl->detect(batch, llr); }
+void gpu_detector::detect(const mimo_batch& batch, float* llr)
+{
+    d_impl->detect(batch, llr);
+}
 
 void gpu_detector::detect_device(const mimo_batch& batch, float* llr, void* stream)
 {

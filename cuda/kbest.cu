@@ -24,13 +24,13 @@ namespace {
 
 template <typename real>
 struct kbest_smem {
-    real* r;               // [dims][dims]
-    real* yhat;            // [dims]
-    real* parent_b;        // [k]
-    real* child_metric;    // [k * npam]
-    real* metric;          // [2][k]
+    real* r;                                      // [dims][dims]
+    real* yhat;                                   // [dims]
+    real* parent_b;                               // [k]
+    real* child_metric;                           // [k * npam]
+    real* metric;                                 // [2][k]
     typename mrvd::metric_bits<real>::type* best; // [nt][Q]
-    unsigned char* levels; // [2][k][dims]
+    unsigned char* levels;                        // [2][k][dims]
 };
 
 template <typename real>
@@ -38,7 +38,8 @@ std::size_t kbest_smem_bytes(int nt, int k, int npam, int npoints)
 {
     const int dims = 2 * nt;
     std::size_t b = sizeof(real) * std::size_t(dims * dims + dims + k + k * npam + 2 * k);
-    b = (b + 7) / 8 * 8 + sizeof(typename mrvd::metric_bits<real>::type) * std::size_t(nt) * npoints;
+    b = (b + 7) / 8 * 8 +
+        sizeof(typename mrvd::metric_bits<real>::type) * std::size_t(nt) * npoints;
     return b + std::size_t(2) * k * dims;
 }
 
@@ -60,7 +61,8 @@ __global__ void kbest_kernel(chunk_args a, mrvd::workspace<real> w, int k)
     s.child_metric = s.parent_b + k;
     s.metric = s.child_metric + k * npam;
     unsigned char* after = reinterpret_cast<unsigned char*>(s.metric + 2 * k);
-    after = reinterpret_cast<unsigned char*>((reinterpret_cast<std::size_t>(after) + 7) / 8 * 8);
+    after = reinterpret_cast<unsigned char*>((reinterpret_cast<std::size_t>(after) + 7) /
+                                             8 * 8);
     s.best = reinterpret_cast<typename bits_of::type*>(after);
     s.levels = reinterpret_cast<unsigned char*>(s.best + nt * npoints);
 
@@ -77,14 +79,16 @@ __global__ void kbest_kernel(chunk_args a, mrvd::workspace<real> w, int k)
         for (int p = tid; p < survivors; p += T) {
             real b = s.yhat[i];
             for (int j = i + 1; j < dims; j++)
-                b -= s.r[i * dims + j] * mrvd::amplitude<real>(lv[p * dims + j], npam, scale);
+                b -= s.r[i * dims + j] *
+                     mrvd::amplitude<real>(lv[p * dims + j], npam, scale);
             s.parent_b[p] = b;
         }
         __syncthreads();
         const int children = survivors * npam;
         for (int ch = tid; ch < children; ch += T) {
             const int p = ch / npam, l = ch % npam;
-            const real e = s.parent_b[p] - s.r[i * dims + i] * mrvd::amplitude<real>(l, npam, scale);
+            const real e =
+                s.parent_b[p] - s.r[i * dims + i] * mrvd::amplitude<real>(l, npam, scale);
             const real metric = s.metric[cur * k + p] + e * e;
             // NaN (bad input; its LLRs are zeroed later) ranks as +inf, so that
             // (metric, index) stays a total order and every rank is taken once.
@@ -116,7 +120,8 @@ __global__ void kbest_kernel(chunk_args a, mrvd::workspace<real> w, int k)
     const unsigned char* lv = s.levels + cur * k * dims;
     for (int p = tid; p < survivors; p += T)
         for (int j = 0; j < nt; j++) {
-            const int point = a.from_levels[lv[p * dims + 2 * j] * npam + lv[p * dims + 2 * j + 1]];
+            const int point =
+                a.from_levels[lv[p * dims + 2 * j] * npam + lv[p * dims + 2 * j + 1]];
             atomicMin(&s.best[j * npoints + point], bits_of::of(s.metric[cur * k + p]));
         }
     __syncthreads();
@@ -150,14 +155,18 @@ void launch(const chunk_args& a, int k, void* ws, cudaStream_t s)
     const int children = k * npam;
     const int threads = children >= 256 ? 256 : (children + 31) / 32 * 32;
     const std::size_t smem = kbest_smem_bytes<real>(a.nt, k, npam, 1 << a.m);
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(kbest_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
+        kbest_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     kbest_kernel<real><<<unsigned(a.n), threads, smem, s>>>(a, w, k);
     GPUMIMO_CUDA_CHECK_LAUNCH("kbest_kernel");
 }
 
 } // namespace
 
-std::size_t kbest_workspace_bytes(int nt, int nr, bool dbl) { return mrvd::workspace_bytes(nt, nr, 1, dbl); }
+std::size_t kbest_workspace_bytes(int nt, int nr, bool dbl)
+{
+    return mrvd::workspace_bytes(nt, nr, 1, dbl);
+}
 
 void launch_kbest(const chunk_args& a, int k, void* ws, bool dbl, cudaStream_t s)
 {

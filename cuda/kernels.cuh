@@ -26,11 +26,11 @@ struct device_errors {
 
 /*! One chunk: vectors [0, n) of it belong to local channel (i + first_offset) / group. */
 struct chunk_args {
-    const float2* y;      // [n][nr]
-    const float2* h;      // [nch][nr][nt]
-    const float* noise;   // [nch] or [1]
+    const float2* y;    // [n][nr]
+    const float2* h;    // [nch][nr][nt]
+    const float* noise; // [nch] or [1]
     bool scalar_noise;
-    float* llr;           // [n][nt*m]
+    float* llr; // [n][nt*m]
     std::size_t n;
     std::size_t nch;
     std::size_t group;
@@ -38,15 +38,16 @@ struct chunk_args {
     unsigned long long base_vector;  // global index of vector 0 (for error reports)
     unsigned long long base_channel; // global index of local channel 0
     int nt, nr, m;
-    float list_llr_clip; // kbest, nway, psd
-    float llr_clip;      // 0: none
+    float list_llr_clip;     // kbest, nway, psd
+    float llr_clip;          // 0: none
     const double2* points_d; // constellation, [Q], scaled
     const float2* points_f;
-    const unsigned char* from_levels; // [P*P]: point of (in-phase level, quadrature level)
-    const unsigned char* i_levels;    // [Q]: in-phase PAM level of each point
-    const unsigned char* q_levels;    // [Q]: quadrature PAM level of each point
-    double pam_scale;                 // half the PAM level spacing
-    unsigned char* channel_bad; // [nch] workspace: 1 where H is not usable
+    const unsigned char*
+        from_levels;               // [P*P]: point of (in-phase level, quadrature level)
+    const unsigned char* i_levels; // [Q]: in-phase PAM level of each point
+    const unsigned char* q_levels; // [Q]: quadrature PAM level of each point
+    double pam_scale;              // half the PAM level spacing
+    unsigned char* channel_bad;    // [nch] workspace: 1 where H is not usable
     device_errors* errors;
 };
 

@@ -65,7 +65,8 @@ __global__ void linear_prep_kernel(chunk_args a, bool mmse, linear_workspace<rea
         for (int j = 0; j < nt; j++) {
             cplx<real> acc{ 0, 0 };
             for (int r = 0; r < nr; r++)
-                acc = acc + conj_mul(from_float2<real>(h[r * nt + i]), from_float2<real>(h[r * nt + j]));
+                acc = acc + conj_mul(from_float2<real>(h[r * nt + i]),
+                                     from_float2<real>(h[r * nt + j]));
             g[i][j] = acc;
             inv[i][j] = { real(i == j), 0 };
         }

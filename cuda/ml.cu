@@ -57,7 +57,8 @@ __global__ void __launch_bounds__(kThreads) ml_kernel(chunk_args a)
             res[r] = y[r];
         real d = 0;
         for (int j = 0; j < nt; j++) {
-            const int q = (cand >> (m * (nt - 1 - j))) & (npoints - 1); // stream 0: top bits
+            const int q =
+                (cand >> (m * (nt - 1 - j))) & (npoints - 1); // stream 0: top bits
             const cplx<real>* hjq = hq + (j * npoints + q) * nr;
             if (j + 1 < nt)
                 for (int r = 0; r < nr; r++)
@@ -105,7 +106,8 @@ __global__ void __launch_bounds__(kThreads) ml_kernel(chunk_args a)
 template <typename real>
 void launch(const chunk_args& a, cudaStream_t s)
 {
-    const std::size_t smem = ml_shared_bytes(a.nt, a.nr, a.m, sizeof(real) == sizeof(double));
+    const std::size_t smem =
+        ml_shared_bytes(a.nt, a.nr, a.m, sizeof(real) == sizeof(double));
     GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
         ml_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     ml_kernel<real><<<unsigned(a.n), kThreads, smem, s>>>(a);

@@ -115,14 +115,28 @@ template <>
 struct metric_bits<double> {
     using type = unsigned long long;
     static constexpr type infinity = 0x7ff0000000000000ull;
-    static __device__ type of(double v) { return static_cast<type>(__double_as_longlong(v)); }
-    static __device__ double value(type b) { return __longlong_as_double(static_cast<long long>(b)); }
+    static __device__ type of(double v)
+    {
+        return static_cast<type>(__double_as_longlong(v));
+    }
+    static __device__ double value(type b)
+    {
+        return __longlong_as_double(static_cast<long long>(b));
+    }
 };
 
 /*! R~ = rho(R) and y^~ = rho(Q^H y) of vector v (channel c) for every pass, into
  *  s_r [passes][dims][dims] and s_yhat [passes][dims]; threads tid of T. */
 template <typename real>
-__device__ inline void load_model(const chunk_args& a, const workspace<real>& w, int passes, std::size_t c, std::size_t v, real* s_r, real* s_yhat, int tid, int T)
+__device__ inline void load_model(const chunk_args& a,
+                                  const workspace<real>& w,
+                                  int passes,
+                                  std::size_t c,
+                                  std::size_t v,
+                                  real* s_r,
+                                  real* s_yhat,
+                                  int tid,
+                                  int T)
 {
     const int nt = a.nt, nr = a.nr, dims = 2 * nt;
     // R~ = rho(R): block (k, j) of complex r is [[Re r, -Im r], [Im r, Re r]].
@@ -153,12 +167,16 @@ __device__ inline void load_model(const chunk_args& a, const workspace<real>& w,
 template <typename real>
 void launch_qr(const chunk_args& a, int passes, const workspace<real>& w, cudaStream_t s)
 {
-    const std::size_t per_thread = std::size_t(a.nr * a.nt + a.nt * a.nt) * sizeof(cplx<real>);
+    const std::size_t per_thread =
+        std::size_t(a.nr * a.nt + a.nt * a.nt) * sizeof(cplx<real>);
     const int qr_threads = block_threads_for(per_thread);
     const std::size_t qr_smem = qr_threads * per_thread;
     const std::size_t qr_jobs = a.nch * passes;
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(qr_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(qr_smem)));
-    qr_kernel<real><<<unsigned((qr_jobs + qr_threads - 1) / qr_threads), qr_threads, qr_smem, s>>>(a, passes, w);
+    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
+        qr_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(qr_smem)));
+    qr_kernel<real>
+        <<<unsigned((qr_jobs + qr_threads - 1) / qr_threads), qr_threads, qr_smem, s>>>(
+            a, passes, w);
     GPUMIMO_CUDA_CHECK_LAUNCH("mrvd::qr_kernel");
 }
 

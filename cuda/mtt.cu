@@ -31,9 +31,9 @@ constexpr int kMaxNt = 8;
 
 template <typename real>
 struct mtt_workspace {
-    cplx<real>* q;        // [nch][nr][nt]
-    cplx<real>* r;        // [nch][nt][nt]
-    unsigned char* perm;  // [nch][nt]
+    cplx<real>* q;       // [nch][nr][nt]
+    cplx<real>* r;       // [nch][nt][nt]
+    unsigned char* perm; // [nch][nt]
 };
 
 template <typename real>
@@ -69,7 +69,8 @@ __global__ void mtt_prep_kernel(chunk_args a, mtt_workspace<real> w)
             for (int i = 0; i < nr; i++)
                 norm2v[j] += norm2(q[i * nt + j]);
         }
-        // Wübben's sorted QR: the remaining column of least norm next (lib/core/linalg.cc).
+        // Wübben's sorted QR: the remaining column of least norm next
+        // (lib/core/linalg.cc).
         for (int k = 0; k < nt; k++) {
             int best = k;
             for (int j = k + 1; j < nt; j++)
@@ -161,7 +162,8 @@ __global__ void __launch_bounds__(Q* problems_per_block<Q>())
     for (int j = q; j < nt; j += Q) {
         cplx<real> acc{ 0, 0 };
         for (int i = 0; i < nr; i++)
-            acc = acc + conj_mul(w.q[(c * nr + i) * nt + j], from_float2<real>(a.y[v * nr + i]));
+            acc = acc + conj_mul(w.q[(c * nr + i) * nt + j],
+                                 from_float2<real>(a.y[v * nr + i]));
         s_yhat[p][j] = acc;
     }
     __syncthreads();
@@ -190,7 +192,8 @@ __global__ void __launch_bounds__(Q* problems_per_block<Q>())
             real best = INFINITY;
             int from = 0;
             for (int k = 0; k < Q; k++) {
-                const real d = s_metric[cur][p][k] + norm2(yhat[col] - s_delta[p][k] - rq);
+                const real d =
+                    s_metric[cur][p][k] + norm2(yhat[col] - s_delta[p][k] - rq);
                 if (d < best) {
                     best = d;
                     from = k;
@@ -245,11 +248,17 @@ template <typename real, int Q>
 void launch(const chunk_args& a, void* ws, int npam, cudaStream_t s)
 {
     const mtt_workspace<real> w = carve<real>(ws, a.nch, a.nt, a.nr);
-    const std::size_t per_thread = std::size_t(a.nr * a.nt + a.nt * a.nt) * sizeof(cplx<real>);
+    const std::size_t per_thread =
+        std::size_t(a.nr * a.nt + a.nt * a.nt) * sizeof(cplx<real>);
     const int prep_threads = block_threads_for(per_thread);
     const std::size_t prep_smem = prep_threads * per_thread;
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(mtt_prep_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(prep_smem)));
-    mtt_prep_kernel<real><<<unsigned((a.nch + prep_threads - 1) / prep_threads), prep_threads, prep_smem, s>>>(a, w);
+    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(mtt_prep_kernel<real>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            int(prep_smem)));
+    mtt_prep_kernel<real><<<unsigned((a.nch + prep_threads - 1) / prep_threads),
+                            prep_threads,
+                            prep_smem,
+                            s>>>(a, w);
     GPUMIMO_CUDA_CHECK_LAUNCH("mtt_prep_kernel");
     constexpr int P = problems_per_block<Q>();
     mtt_kernel<real, Q><<<unsigned((a.n + P - 1) / P), dim3(Q, P), 0, s>>>(a, w, npam);

@@ -45,27 +45,28 @@ template <typename real>
 __host__ __device__ std::size_t problem_smem_bytes(int passes, int nt, int npoints)
 {
     const int dims = 2 * nt;
-    const std::size_t bytes = sizeof(real) * std::size_t(passes * dims * dims + passes * dims) +
-                              sizeof(typename mrvd::metric_bits<real>::type) * std::size_t(nt) * npoints;
+    const std::size_t bytes =
+        sizeof(real) * std::size_t(passes * dims * dims + passes * dims) +
+        sizeof(typename mrvd::metric_bits<real>::type) * std::size_t(nt) * npoints;
     return (bytes + 15) / 16 * 16;
 }
 
 template <typename real>
-__device__ problem_smem<real> smem_of(unsigned char* base, int p, std::size_t per_problem, int passes, int dims)
+__device__ problem_smem<real>
+smem_of(unsigned char* base, int p, std::size_t per_problem, int passes, int dims)
 {
     unsigned char* b = base + p * per_problem;
     problem_smem<real> s;
     s.r = reinterpret_cast<real*>(b);
     s.yhat = s.r + passes * dims * dims;
-    s.best = reinterpret_cast<typename mrvd::metric_bits<real>::type*>(s.yhat + passes * dims);
+    s.best =
+        reinterpret_cast<typename mrvd::metric_bits<real>::type*>(s.yhat + passes * dims);
     return s;
 }
 
 template <typename real>
-__global__ void nway_kernel(chunk_args a,
-                            int passes,
-                            mrvd::workspace<real> w,
-                            std::size_t per_problem)
+__global__ void
+nway_kernel(chunk_args a, int passes, mrvd::workspace<real> w, std::size_t per_problem)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     const int nt = a.nt, m = a.m, dims = 2 * nt;
@@ -154,8 +155,9 @@ void launch(const chunk_args& a, int passes, void* ws, cudaStream_t s)
     const std::size_t smem = per_problem * problems;
     GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
         nway_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    nway_kernel<real><<<unsigned((a.n + problems - 1) / problems), dim3(threads, problems), smem, s>>>(
-        a, passes, w, per_problem);
+    nway_kernel<real>
+        <<<unsigned((a.n + problems - 1) / problems), dim3(threads, problems), smem, s>>>(
+            a, passes, w, per_problem);
     GPUMIMO_CUDA_CHECK_LAUNCH("nway_kernel");
 }
 

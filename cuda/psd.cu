@@ -117,7 +117,8 @@ __device__ inline real amp(int level, int npam, real scale)
 }
 
 template <typename real>
-__global__ void __launch_bounds__(kThreads) psd_kernel(chunk_args a, psd_plan plan, psd_workspace<real> w, unsigned* counter)
+__global__ void __launch_bounds__(kThreads)
+    psd_kernel(chunk_args a, psd_plan plan, psd_workspace<real> w, unsigned* counter)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     const int nt = a.nt, nr = a.nr, m = a.m, dims = 2 * nt, rows = 2 * nr;
@@ -147,7 +148,8 @@ __global__ void __launch_bounds__(kThreads) psd_kernel(chunk_args a, psd_plan pl
     pb += plan.max_eval * dims;
     unsigned char* best_levels = pb;
     pb += dims;
-    int* s_rank_target = reinterpret_cast<int*>((reinterpret_cast<std::size_t>(pb) + 15) / 16 * 16);
+    int* s_rank_target =
+        reinterpret_cast<int*>((reinterpret_cast<std::size_t>(pb) + 15) / 16 * 16);
     __shared__ real s_radius;
     __shared__ int s_best_index;
     __shared__ real s_red_metric[kThreads / 32];
@@ -170,7 +172,8 @@ __global__ void __launch_bounds__(kThreads) psd_kernel(chunk_args a, psd_plan pl
             real acc = 0;
             for (int rr = 0; rr < nr; rr++) {
                 const float2 y = a.y[v * nr + rr];
-                acc += qm[rr * dims + k] * real(y.x) + qm[(nr + rr) * dims + k] * real(y.y);
+                acc +=
+                    qm[rr * dims + k] * real(y.x) + qm[(nr + rr) * dims + k] * real(y.y);
             }
             s_yhat[k] = acc;
         }
@@ -179,7 +182,8 @@ __global__ void __launch_bounds__(kThreads) psd_kernel(chunk_args a, psd_plan pl
             s_x = 0;
         }
         for (int j = threadIdx.x; j < dims; j += blockDim.x)
-            best_levels[j] = 0; // defined even if bad input leaves no leaf inside the sphere
+            best_levels[j] =
+                0; // defined even if bad input leaves no leaf inside the sphere
         __syncthreads();
 
         // Expands parents [first, first+count) of level index x (x = 0: the root) onto
@@ -234,7 +238,9 @@ __global__ void __launch_bounds__(kThreads) psd_kernel(chunk_args a, psd_plan pl
                 int rank = 0;
                 for (int j = 0; j < n; j++) {
                     const real mj = kids.metric[j];
-                    rank += (mj < mi) || (mj == mi && j < i) || (isnan(mi) && !isnan(mj)) ? 1 : 0;
+                    rank += (mj < mi) || (mj == mi && j < i) || (isnan(mi) && !isnan(mj))
+                                ? 1
+                                : 0;
                 }
                 s_rank_target[i] = rank;
             }
@@ -343,23 +349,35 @@ __global__ void __launch_bounds__(kThreads) psd_kernel(chunk_args a, psd_plan pl
 }
 
 template <typename real>
-void launch(const chunk_args& a, const psd_plan& plan, void* ws, unsigned* counter, cudaStream_t s)
+void launch(const chunk_args& a,
+            const psd_plan& plan,
+            void* ws,
+            unsigned* counter,
+            cudaStream_t s)
 {
     const psd_workspace<real> w = carve<real>(ws, a.nch, a.nt, a.nr);
-    const std::size_t per_thread = std::size_t(4 * a.nr * a.nt + 4 * a.nt * a.nt) * sizeof(real);
+    const std::size_t per_thread =
+        std::size_t(4 * a.nr * a.nt + 4 * a.nt * a.nt) * sizeof(real);
     const int qr_threads = block_threads_for(per_thread);
     const std::size_t qr_smem = qr_threads * per_thread;
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(psd_qr_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(qr_smem)));
-    psd_qr_kernel<real><<<unsigned((a.nch + qr_threads - 1) / qr_threads), qr_threads, qr_smem, s>>>(a, w);
+    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
+        psd_qr_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(qr_smem)));
+    psd_qr_kernel<real>
+        <<<unsigned((a.nch + qr_threads - 1) / qr_threads), qr_threads, qr_smem, s>>>(a,
+                                                                                      w);
     GPUMIMO_CUDA_CHECK_LAUNCH("psd_qr_kernel");
 
     const std::size_t smem = psd_shared_bytes(plan, a.nt, sizeof(real) == sizeof(double));
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(psd_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
+        psd_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     int device = 0, sms = 0, per_sm = 0;
     GPUMIMO_CUDA_CHECK(cudaGetDevice(&device));
-    GPUMIMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    GPUMIMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, psd_kernel<real>, kThreads, smem));
-    const std::size_t blocks = std::min<std::size_t>(a.n, std::size_t(sms) * std::max(per_sm, 1));
+    GPUMIMO_CUDA_CHECK(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GPUMIMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, psd_kernel<real>, kThreads, smem));
+    const std::size_t blocks =
+        std::min<std::size_t>(a.n, std::size_t(sms) * std::max(per_sm, 1));
     GPUMIMO_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), s));
     psd_kernel<real><<<unsigned(blocks), kThreads, smem, s>>>(a, plan, w, counter);
     GPUMIMO_CUDA_CHECK_LAUNCH("psd_kernel");
@@ -367,7 +385,12 @@ void launch(const chunk_args& a, const psd_plan& plan, void* ws, unsigned* count
 
 } // namespace
 
-bool psd_make_plan(const std::vector<int>& lvl, const std::vector<int>& exp, int npam, int nt, psd_plan& plan, std::string* why)
+bool psd_make_plan(const std::vector<int>& lvl,
+                   const std::vector<int>& exp,
+                   int npam,
+                   int nt,
+                   psd_plan& plan,
+                   std::string* why)
 {
     const int nlev = int(lvl.size()) - 1;
     if (nlev < 1 || nlev > 16 || 2 * nt > kMaxDims) {
@@ -386,7 +409,8 @@ bool psd_make_plan(const std::vector<int>& lvl, const std::vector<int>& exp, int
         if (eval > kMaxEval) {
             if (why)
                 *why = "psd level " + std::to_string(lvl[x]) + " evaluates " +
-                       std::to_string(long(eval)) + " nodes at once; the CUDA kernel sorts at most " +
+                       std::to_string(long(eval)) +
+                       " nodes at once; the CUDA kernel sorts at most " +
                        std::to_string(kMaxEval);
             return false;
         }
@@ -398,7 +422,8 @@ bool psd_make_plan(const std::vector<int>& lvl, const std::vector<int>& exp, int
 
 std::size_t psd_workspace_bytes(int nt, int nr, bool dbl)
 {
-    return std::size_t(4 * nr * nt + 4 * nt * nt) * (dbl ? sizeof(double) : sizeof(float));
+    return std::size_t(4 * nr * nt + 4 * nt * nt) *
+           (dbl ? sizeof(double) : sizeof(float));
 }
 
 std::size_t psd_shared_bytes(const psd_plan& plan, int nt, bool dbl)
@@ -413,7 +438,12 @@ std::size_t psd_shared_bytes(const psd_plan& plan, int nt, bool dbl)
     return bytes + 16;
 }
 
-void launch_psd(const chunk_args& a, const psd_plan& plan, void* ws, unsigned* counter, bool dbl, cudaStream_t s)
+void launch_psd(const chunk_args& a,
+                const psd_plan& plan,
+                void* ws,
+                unsigned* counter,
+                bool dbl,
+                cudaStream_t s)
 {
     if (a.n == 0)
         return;

@@ -22,10 +22,20 @@ struct psd_plan {
     int max_eval = 0;
 };
 /*! Builds the plan; false with the reason when the GPU kernel cannot take the set. */
-bool psd_make_plan(const std::vector<int>& lvl, const std::vector<int>& exp, int npam, int nt, psd_plan& plan, std::string* why);
+bool psd_make_plan(const std::vector<int>& lvl,
+                   const std::vector<int>& exp,
+                   int npam,
+                   int nt,
+                   psd_plan& plan,
+                   std::string* why);
 std::size_t psd_workspace_bytes(int nt, int nr, bool dbl);
 std::size_t psd_shared_bytes(const psd_plan& plan, int nt, bool dbl);
-void launch_psd(const chunk_args& a, const psd_plan& plan, void* ws, unsigned* counter, bool dbl, cudaStream_t s);
+void launch_psd(const chunk_args& a,
+                const psd_plan& plan,
+                void* ws,
+                unsigned* counter,
+                bool dbl,
+                cudaStream_t s);
 
 } // namespace cuda
 } // namespace gpumimo

@@ -4,9 +4,9 @@
  *
  * Input checks on the device, so that checking costs no extra pass over host memory.
  */
+#include "block_matrices.cuh"
 #include "cuda_check.cuh"
 #include "gpu_math.cuh"
-#include "block_matrices.cuh"
 #include "kernels.cuh"
 
 namespace gr {
@@ -93,10 +93,15 @@ void launch_check_channels(const chunk_args& a, cudaStream_t s)
 {
     if (a.nch == 0)
         return;
-    const int threads = block_threads_for(std::size_t(a.nr) * a.nt * sizeof(cplx<double>));
+    const int threads =
+        block_threads_for(std::size_t(a.nr) * a.nt * sizeof(cplx<double>));
     const std::size_t smem = std::size_t(threads) * a.nr * a.nt * sizeof(cplx<double>);
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(check_channels_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    check_channels_kernel<<<unsigned((a.nch + threads - 1) / threads), threads, smem, s>>>(a);
+    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
+        check_channels_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    check_channels_kernel<<<unsigned((a.nch + threads - 1) / threads),
+                            threads,
+                            smem,
+                            s>>>(a);
     GPUMIMO_CUDA_CHECK_LAUNCH("check_channels_kernel");
 }
 

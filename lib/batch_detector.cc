@@ -53,14 +53,15 @@ batch_detector::batch_detector(const std::string& algorithm,
     else
         core::gpu_supports(algo, mod, nt, nr, params, &why);
     if (why.empty()) {
-        d_gpu = std::make_unique<core::gpu_detector>(
-            algo,
-            mod,
-            nt,
-            nr,
-            params,
-            device,
-            double_precision ? core::gpu_precision::double_ : core::gpu_precision::single);
+        d_gpu = std::make_unique<core::gpu_detector>(algo,
+                                                     mod,
+                                                     nt,
+                                                     nr,
+                                                     params,
+                                                     device,
+                                                     double_precision
+                                                         ? core::gpu_precision::double_
+                                                         : core::gpu_precision::single);
         d_backend = "cuda";
         return;
     }

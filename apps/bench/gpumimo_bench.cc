@@ -82,8 +82,12 @@ ceilings measure_ceilings()
         return median(t);
     };
     ceilings c;
-    c.h2d = bytes / timed([&] { cudaMemcpyAsync(d1, h1, bytes, cudaMemcpyHostToDevice, s1); }) / 1e9;
-    c.d2h = bytes / timed([&] { cudaMemcpyAsync(h2, d2, bytes, cudaMemcpyDeviceToHost, s1); }) / 1e9;
+    c.h2d = bytes /
+            timed([&] { cudaMemcpyAsync(d1, h1, bytes, cudaMemcpyHostToDevice, s1); }) /
+            1e9;
+    c.d2h = bytes /
+            timed([&] { cudaMemcpyAsync(h2, d2, bytes, cudaMemcpyDeviceToHost, s1); }) /
+            1e9;
     cudaEvent_t joined;
     cudaEventCreate(&joined);
     c.both = 2.0 * bytes / timed([&] {
@@ -93,8 +97,12 @@ ceilings measure_ceilings()
                  cudaMemcpyAsync(h2, d2, bytes, cudaMemcpyDeviceToHost, s2);
                  cudaEventRecord(joined, s2);
                  cudaStreamWaitEvent(s1, joined);
-             }) / 1e9;
-    c.d2d = 2.0 * 4 * bytes / timed([&] { cudaMemcpyAsync(d4, d3, 4 * bytes, cudaMemcpyDeviceToDevice, s1); }) / 1e9;
+             }) /
+             1e9;
+    c.d2d =
+        2.0 * 4 * bytes /
+        timed([&] { cudaMemcpyAsync(d4, d3, 4 * bytes, cudaMemcpyDeviceToDevice, s1); }) /
+        1e9;
     cudaFreeHost(h1);
     cudaFreeHost(h2);
     cudaFree(d1);
@@ -121,7 +129,12 @@ struct host_data {
     std::vector<float> noise;
 };
 
-host_data make_data(std::size_t batch, int nt, int nr, modulation mod, double snr_db, std::mt19937_64& rng)
+host_data make_data(std::size_t batch,
+                    int nt,
+                    int nr,
+                    modulation mod,
+                    double snr_db,
+                    std::mt19937_64& rng)
 {
     const constellation c(mod);
     std::normal_distribution<float> g(0.0f, std::sqrt(0.5f));
@@ -135,7 +148,8 @@ host_data make_data(std::size_t batch, int nt, int nr, modulation mod, double sn
     d.y.resize(batch * nr);
     for (std::size_t b = 0; b < batch; b++)
         for (int r = 0; r < nr; r++) {
-            std::complex<double> acc = std::sqrt(double(n0)) * std::complex<double>(g(rng), g(rng));
+            std::complex<double> acc =
+                std::sqrt(double(n0)) * std::complex<double>(g(rng), g(rng));
             for (int t = 0; t < nt; t++)
                 acc += std::complex<double>(d.h[(b * nr + r) * nt + t]) *
                        c.point((b * 7 + t * 13 + r) % c.size()); // deterministic symbols
@@ -145,7 +159,11 @@ host_data make_data(std::size_t batch, int nt, int nr, modulation mod, double sn
 }
 
 // Kernel-only Mbit/s of detect_device on `batch` vectors.
-double kernel_mbps(gpu_detector& det, const std::vector<host_data>& sets, std::size_t batch, int nt, int nr)
+double kernel_mbps(gpu_detector& det,
+                   const std::vector<host_data>& sets,
+                   std::size_t batch,
+                   int nt,
+                   int nr)
 {
     const int bits = det.bits_per_vector();
     struct dev_set {
@@ -157,9 +175,16 @@ double kernel_mbps(gpu_detector& det, const std::vector<host_data>& sets, std::s
         check(cudaMalloc(&ds[i].y, batch * nr * sizeof(cf32)), "cudaMalloc");
         check(cudaMalloc(&ds[i].h, batch * nr * nt * sizeof(cf32)), "cudaMalloc");
         check(cudaMalloc(&ds[i].noise, batch * sizeof(float)), "cudaMalloc");
-        cudaMemcpy(ds[i].y, sets[i].y.data(), batch * nr * sizeof(cf32), cudaMemcpyHostToDevice);
-        cudaMemcpy(ds[i].h, sets[i].h.data(), batch * nr * nt * sizeof(cf32), cudaMemcpyHostToDevice);
-        cudaMemcpy(ds[i].noise, sets[i].noise.data(), batch * sizeof(float), cudaMemcpyHostToDevice);
+        cudaMemcpy(
+            ds[i].y, sets[i].y.data(), batch * nr * sizeof(cf32), cudaMemcpyHostToDevice);
+        cudaMemcpy(ds[i].h,
+                   sets[i].h.data(),
+                   batch * nr * nt * sizeof(cf32),
+                   cudaMemcpyHostToDevice);
+        cudaMemcpy(ds[i].noise,
+                   sets[i].noise.data(),
+                   batch * sizeof(float),
+                   cudaMemcpyHostToDevice);
     }
     float* llr;
     check(cudaMalloc(&llr, batch * bits * sizeof(float)), "cudaMalloc");
@@ -202,14 +227,19 @@ double kernel_mbps(gpu_detector& det, const std::vector<host_data>& sets, std::s
 
 // pinned: the caller's buffers are page-locked (cudaHostRegister), so detect() copies
 // them directly; otherwise through its staging buffers.
-double host_mbps(gpu_detector& det, host_data& d, std::size_t batch, int nt, int nr, bool pinned)
+double
+host_mbps(gpu_detector& det, host_data& d, std::size_t batch, int nt, int nr, bool pinned)
 {
     std::vector<float> llr(batch * det.bits_per_vector());
     if (pinned) {
-        check(cudaHostRegister(d.y.data(), d.y.size() * sizeof(cf32), 0), "cudaHostRegister");
-        check(cudaHostRegister(d.h.data(), d.h.size() * sizeof(cf32), 0), "cudaHostRegister");
-        check(cudaHostRegister(d.noise.data(), d.noise.size() * sizeof(float), 0), "cudaHostRegister");
-        check(cudaHostRegister(llr.data(), llr.size() * sizeof(float), 0), "cudaHostRegister");
+        check(cudaHostRegister(d.y.data(), d.y.size() * sizeof(cf32), 0),
+              "cudaHostRegister");
+        check(cudaHostRegister(d.h.data(), d.h.size() * sizeof(cf32), 0),
+              "cudaHostRegister");
+        check(cudaHostRegister(d.noise.data(), d.noise.size() * sizeof(float), 0),
+              "cudaHostRegister");
+        check(cudaHostRegister(llr.data(), llr.size() * sizeof(float), 0),
+              "cudaHostRegister");
     }
     mimo_batch mb;
     mb.y = d.y.data();
@@ -252,7 +282,8 @@ double cpu_mbps(const row& r, const host_data& d, std::size_t batch)
     mb.scalar_noise = false;
     const auto t0 = std::chrono::steady_clock::now();
     det.detect(mb, llr.data());
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return batch * double(det.bits_per_vector()) / s / 1e6;
 }
 
@@ -271,9 +302,11 @@ int main(int argc, char** argv)
         else if (arg == "--profile" && i + 1 < argc)
             profile = argv[++i];
         else {
-            std::printf("usage: gpumimo_bench [--quick] [--rows SUBSTRING] [--profile ROW]\n"
-                        "  --profile ROW: one float32 detect_device() of that row at 2^20 vectors,\n"
-                        "                 nothing else (for ncu)\n");
+            std::printf(
+                "usage: gpumimo_bench [--quick] [--rows SUBSTRING] [--profile ROW]\n"
+                "  --profile ROW: one float32 detect_device() of that row at 2^20 "
+                "vectors,\n"
+                "                 nothing else (for ncu)\n");
             return 2;
         }
     }
@@ -284,7 +317,10 @@ int main(int argc, char** argv)
     }
     cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
-    std::printf("device: %s, %d SMs, %.0f GiB\n", prop.name, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0);
+    std::printf("device: %s, %d SMs, %.0f GiB\n",
+                prop.name,
+                prop.multiProcessorCount,
+                prop.totalGlobalMem / 1073741824.0);
 
     detector_params p;
     auto with_passes = [](int n) {
@@ -293,66 +329,269 @@ int main(int argc, char** argv)
         return q;
     };
     const std::vector<row> rows = {
-        { "mtt 2x2 qpsk", algorithm::mtt, 2, modulation::qpsk, p, 131072, 822.59, "mtt T2" },
-        { "mtt 2x2 16qam", algorithm::mtt, 2, modulation::qam16, p, 131072, 280.08, "mtt T2" },
-        { "mtt 2x2 64qam", algorithm::mtt, 2, modulation::qam64, p, 131072, 43.86, "mtt T2" },
-        { "mtt 4x4 qpsk", algorithm::mtt, 4, modulation::qpsk, p, 65536, 308.40, "mtt T3" },
-        { "mtt 4x4 16qam", algorithm::mtt, 4, modulation::qam16, p, 65536, 122.03, "mtt T3" },
-        { "mtt 4x4 64qam", algorithm::mtt, 4, modulation::qam64, p, 65536, 12.05, "mtt T3" },
-        { "nway 2x2 16qam N=1", algorithm::nway, 2, modulation::qam16, with_passes(1), 8400, 834.1, "nway TII" },
-        { "nway 2x2 16qam N=2", algorithm::nway, 2, modulation::qam16, with_passes(2), 8400, 402.2, "nway TII" },
-        { "nway 2x2 64qam N=2", algorithm::nway, 2, modulation::qam64, with_passes(2), 8400, 92.4, "nway TII" },
-        { "nway 4x4 16qam N=1", algorithm::nway, 4, modulation::qam16, with_passes(1), 8400, 782.5, "nway TII" },
-        { "nway 4x4 16qam N=4", algorithm::nway, 4, modulation::qam16, with_passes(4), 8400, 192.5, "nway TII" },
-        { "nway 4x4 64qam N=1", algorithm::nway, 4, modulation::qam64, with_passes(1), 8400, 230.7, "nway TII" },
-        { "nway 4x4 64qam N=4", algorithm::nway, 4, modulation::qam64, with_passes(4), 8400, 58.3, "nway TII" },
+        { "mtt 2x2 qpsk",
+          algorithm::mtt,
+          2,
+          modulation::qpsk,
+          p,
+          131072,
+          822.59,
+          "mtt T2" },
+        { "mtt 2x2 16qam",
+          algorithm::mtt,
+          2,
+          modulation::qam16,
+          p,
+          131072,
+          280.08,
+          "mtt T2" },
+        { "mtt 2x2 64qam",
+          algorithm::mtt,
+          2,
+          modulation::qam64,
+          p,
+          131072,
+          43.86,
+          "mtt T2" },
+        { "mtt 4x4 qpsk",
+          algorithm::mtt,
+          4,
+          modulation::qpsk,
+          p,
+          65536,
+          308.40,
+          "mtt T3" },
+        { "mtt 4x4 16qam",
+          algorithm::mtt,
+          4,
+          modulation::qam16,
+          p,
+          65536,
+          122.03,
+          "mtt T3" },
+        { "mtt 4x4 64qam",
+          algorithm::mtt,
+          4,
+          modulation::qam64,
+          p,
+          65536,
+          12.05,
+          "mtt T3" },
+        { "nway 2x2 16qam N=1",
+          algorithm::nway,
+          2,
+          modulation::qam16,
+          with_passes(1),
+          8400,
+          834.1,
+          "nway TII" },
+        { "nway 2x2 16qam N=2",
+          algorithm::nway,
+          2,
+          modulation::qam16,
+          with_passes(2),
+          8400,
+          402.2,
+          "nway TII" },
+        { "nway 2x2 64qam N=2",
+          algorithm::nway,
+          2,
+          modulation::qam64,
+          with_passes(2),
+          8400,
+          92.4,
+          "nway TII" },
+        { "nway 4x4 16qam N=1",
+          algorithm::nway,
+          4,
+          modulation::qam16,
+          with_passes(1),
+          8400,
+          782.5,
+          "nway TII" },
+        { "nway 4x4 16qam N=4",
+          algorithm::nway,
+          4,
+          modulation::qam16,
+          with_passes(4),
+          8400,
+          192.5,
+          "nway TII" },
+        { "nway 4x4 64qam N=1",
+          algorithm::nway,
+          4,
+          modulation::qam64,
+          with_passes(1),
+          8400,
+          230.7,
+          "nway TII" },
+        { "nway 4x4 64qam N=4",
+          algorithm::nway,
+          4,
+          modulation::qam64,
+          with_passes(4),
+          8400,
+          58.3,
+          "nway TII" },
         { "ml 4x4 qpsk", algorithm::ml, 4, modulation::qpsk, p, 8400, 0, "" },
         { "ml 4x4 16qam", algorithm::ml, 4, modulation::qam16, p, 8400, 0, "" },
-        { "kbest 4x4 16qam K=16", algorithm::kbest, 4, modulation::qam16, p, 8400, 0, "" },
+        { "kbest 4x4 16qam K=16",
+          algorithm::kbest,
+          4,
+          modulation::qam16,
+          p,
+          8400,
+          0,
+          "" },
         { "zf 4x4 16qam", algorithm::zf, 4, modulation::qam16, p, 8400, 0, "" },
         { "mmse 4x4 16qam", algorithm::mmse, 4, modulation::qam16, p, 8400, 0, "" },
-        { "psd 2x2 qpsk 20dB", algorithm::psd, 2, modulation::qpsk, p, 8400, 163, "psd T5" },
-        { "psd 2x2 16qam 20dB", algorithm::psd, 2, modulation::qam16, p, 8400, 268, "psd T5" },
-        { "psd 2x2 64qam 20dB", algorithm::psd, 2, modulation::qam64, p, 8400, 153, "psd T5" },
-        { "psd 4x4 qpsk 20dB", algorithm::psd, 4, modulation::qpsk, p, 8400, 169, "psd T5" },
-        { "psd 4x4 16qam 5dB", algorithm::psd, 4, modulation::qam16, p, 8400, 0, "", 5.0 },
-        { "psd 4x4 16qam 10dB", algorithm::psd, 4, modulation::qam16, p, 8400, 0, "", 10.0 },
-        { "psd 4x4 16qam 15dB", algorithm::psd, 4, modulation::qam16, p, 8400, 0, "", 15.0 },
-        { "psd 4x4 16qam 20dB", algorithm::psd, 4, modulation::qam16, p, 8400, 121, "psd T5" },
-        { "psd 4x4 64qam 20dB", algorithm::psd, 4, modulation::qam64, p, 8400, 24, "psd T5" },
+        { "psd 2x2 qpsk 20dB",
+          algorithm::psd,
+          2,
+          modulation::qpsk,
+          p,
+          8400,
+          163,
+          "psd T5" },
+        { "psd 2x2 16qam 20dB",
+          algorithm::psd,
+          2,
+          modulation::qam16,
+          p,
+          8400,
+          268,
+          "psd T5" },
+        { "psd 2x2 64qam 20dB",
+          algorithm::psd,
+          2,
+          modulation::qam64,
+          p,
+          8400,
+          153,
+          "psd T5" },
+        { "psd 4x4 qpsk 20dB",
+          algorithm::psd,
+          4,
+          modulation::qpsk,
+          p,
+          8400,
+          169,
+          "psd T5" },
+        { "psd 4x4 16qam 5dB",
+          algorithm::psd,
+          4,
+          modulation::qam16,
+          p,
+          8400,
+          0,
+          "",
+          5.0 },
+        { "psd 4x4 16qam 10dB",
+          algorithm::psd,
+          4,
+          modulation::qam16,
+          p,
+          8400,
+          0,
+          "",
+          10.0 },
+        { "psd 4x4 16qam 15dB",
+          algorithm::psd,
+          4,
+          modulation::qam16,
+          p,
+          8400,
+          0,
+          "",
+          15.0 },
+        { "psd 4x4 16qam 20dB",
+          algorithm::psd,
+          4,
+          modulation::qam16,
+          p,
+          8400,
+          121,
+          "psd T5" },
+        { "psd 4x4 64qam 20dB",
+          algorithm::psd,
+          4,
+          modulation::qam64,
+          p,
+          8400,
+          24,
+          "psd T5" },
     };
     std::mt19937_64 rng(12345);
     if (!profile.empty()) {
         for (const row& r : rows)
             if (r.label == profile) {
-                std::vector<host_data> sets{ make_data(1 << 20, r.nt, r.nt, r.mod, r.snr_db, rng) };
-                gpu_detector det(r.algo, r.mod, r.nt, r.nt, r.params, 0, gpu_precision::single, 1 << 20, 1);
-                std::printf("%s: %.0f Mbit/s\n", r.label.c_str(), kernel_mbps(det, sets, 1 << 20, r.nt, r.nt));
+                std::vector<host_data> sets{ make_data(
+                    1 << 20, r.nt, r.nt, r.mod, r.snr_db, rng) };
+                gpu_detector det(r.algo,
+                                 r.mod,
+                                 r.nt,
+                                 r.nt,
+                                 r.params,
+                                 0,
+                                 gpu_precision::single,
+                                 1 << 20,
+                                 1);
+                std::printf("%s: %.0f Mbit/s\n",
+                            r.label.c_str(),
+                            kernel_mbps(det, sets, 1 << 20, r.nt, r.nt));
                 return 0;
             }
         std::printf("no row '%s'\n", profile.c_str());
         return 2;
     }
     const ceilings c = measure_ceilings();
-    std::printf("ceilings: H2D %.1f GB/s, D2H %.1f GB/s, both directions %.1f GB/s, device copy %.0f GB/s (read + write)\n",
-                c.h2d, c.d2h, c.both, c.d2d);
+    std::printf("ceilings: H2D %.1f GB/s, D2H %.1f GB/s, both directions %.1f GB/s, "
+                "device copy %.0f GB/s (read + write)\n",
+                c.h2d,
+                c.d2h,
+                c.both,
+                c.d2d);
     const std::size_t full = quick ? (1 << 18) : (1 << 20);
 
-    std::printf("\n%-20s %8s %8s %10s %10s %10s %10s %7s %10s %8s\n", "detector", "paper", "paper", "ours@paper", "ours@full", "ours@full", "end2end", "PCIe", "pageable", "CPU ref");
-    std::printf("%-20s %8s %8s %10s %10s %10s %10s %7s %10s %8s\n", "", "source", "Mbit/s", "kernel f32", "kernel f32", "kernel f64", "pinned f32", "bound%", "end2end", "Mbit/s");
+    std::printf("\n%-20s %8s %8s %10s %10s %10s %10s %7s %10s %8s\n",
+                "detector",
+                "paper",
+                "paper",
+                "ours@paper",
+                "ours@full",
+                "ours@full",
+                "end2end",
+                "PCIe",
+                "pageable",
+                "CPU ref");
+    std::printf("%-20s %8s %8s %10s %10s %10s %10s %7s %10s %8s\n",
+                "",
+                "source",
+                "Mbit/s",
+                "kernel f32",
+                "kernel f32",
+                "kernel f64",
+                "pinned f32",
+                "bound%",
+                "end2end",
+                "Mbit/s");
     for (const row& r : rows) {
         if (!only.empty() && r.label.find(only) == std::string::npos)
             continue;
         const int nt = r.nt, nr = r.nt;
         const bool slow = r.algo == algorithm::ml ||
-                          (r.algo == algorithm::psd && (r.snr_db < 15 || (r.nt > 2 && r.mod == modulation::qam64)));
+                          (r.algo == algorithm::psd &&
+                           (r.snr_db < 15 || (r.nt > 2 && r.mod == modulation::qam64)));
         const std::size_t batch_full = slow ? full / 16 : full;
         std::vector<host_data> sets;
         for (int i = 0; i < 4; i++)
             sets.push_back(make_data(batch_full, nt, nr, r.mod, r.snr_db, rng));
-        gpu_detector f32(r.algo, r.mod, nt, nr, r.params, 0, gpu_precision::single, 1 << 18, 3);
-        gpu_detector f64(r.algo, r.mod, nt, nr, r.params, 0, gpu_precision::double_, 1 << 18, 3);
-        const double at_paper = kernel_mbps(f32, sets, std::min(r.paper_batch, batch_full), nt, nr);
+        gpu_detector f32(
+            r.algo, r.mod, nt, nr, r.params, 0, gpu_precision::single, 1 << 18, 3);
+        gpu_detector f64(
+            r.algo, r.mod, nt, nr, r.params, 0, gpu_precision::double_, 1 << 18, 3);
+        const double at_paper =
+            kernel_mbps(f32, sets, std::min(r.paper_batch, batch_full), nt, nr);
         const double k32 = kernel_mbps(f32, sets, batch_full, nt, nr);
         const double k64 = kernel_mbps(f64, sets, batch_full, nt, nr);
         // End to end through the default pipeline: chunks of 2^16 vectors over 3 streams.
@@ -362,7 +601,8 @@ int main(int argc, char** argv)
         // Bytes per vector: y and H in (8 B per complex), noise (4 B), LLRs out (4 B).
         const int bits = f32.bits_per_vector();
         const double in_b = nr * 8.0 + nr * nt * 8.0 + 4.0, out_b = bits * 4.0;
-        const double pcie_vps = 1.0 / std::max(in_b / (c.h2d * 1e9), out_b / (c.d2h * 1e9));
+        const double pcie_vps =
+            1.0 / std::max(in_b / (c.h2d * 1e9), out_b / (c.d2h * 1e9));
         const double pcie_both_vps = c.both * 1e9 / (in_b + out_b);
         const double bound_mbps = std::min(pcie_vps, pcie_both_vps) * bits / 1e6;
         const std::size_t cpu_batch = slow ? 256 : 8192;
@@ -371,13 +611,25 @@ int main(int argc, char** argv)
         if (r.paper_mbps > 0)
             std::snprintf(paper, sizeof paper, "%.1f", r.paper_mbps);
         std::printf("%-20s %8s %8s %10.0f %10.0f %10.0f %10.0f %6.0f%% %10.0f %8.1f\n",
-                    r.label.c_str(), r.paper_ref[0] ? r.paper_ref : "-", paper, at_paper, k32, k64, e2e,
-                    100.0 * e2e / bound_mbps, e2e_pageable, cpu);
+                    r.label.c_str(),
+                    r.paper_ref[0] ? r.paper_ref : "-",
+                    paper,
+                    at_paper,
+                    k32,
+                    k64,
+                    e2e,
+                    100.0 * e2e / bound_mbps,
+                    e2e_pageable,
+                    cpu);
     }
-    std::printf("\nkernel: device-resident, median of 21 (ours@paper: the paper's vectors per call, "
-                "ours@full: %zu); end2end: host to host, median of 5, pinned or pageable caller "
-                "buffers; PCIe bound%%: pinned end2end over the min(H2D/D2H, bidirectional) limit "
-                "for y+H+N0 in and LLRs out; CPU ref: all %u cores. Group 1 (a QR per vector).\n",
-                full, std::thread::hardware_concurrency());
+    std::printf(
+        "\nkernel: device-resident, median of 21 (ours@paper: the paper's vectors per "
+        "call, "
+        "ours@full: %zu); end2end: host to host, median of 5, pinned or pageable caller "
+        "buffers; PCIe bound%%: pinned end2end over the min(H2D/D2H, bidirectional) "
+        "limit "
+        "for y+H+N0 in and LLRs out; CPU ref: all %u cores. Group 1 (a QR per vector).\n",
+        full,
+        std::thread::hardware_concurrency());
     return 0;
 }

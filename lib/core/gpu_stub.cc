@@ -17,7 +17,8 @@ namespace {
 const char* const not_built = "gr-gpumimo was built without CUDA";
 }
 
-bool gpu_supports(algorithm, modulation, int, int, const detector_params&, std::string* why)
+bool gpu_supports(
+    algorithm, modulation, int, int, const detector_params&, std::string* why)
 {
     if (why)
         *why = not_built;
@@ -27,15 +28,29 @@ bool gpu_supports(algorithm, modulation, int, int, const detector_params&, std::
 struct gpu_detector::impl {
 };
 
-gpu_detector::gpu_detector(algorithm, modulation, int, int, const detector_params&, int, gpu_precision, std::size_t, int)
+gpu_detector::gpu_detector(algorithm,
+                           modulation,
+                           int,
+                           int,
+                           const detector_params&,
+                           int,
+                           gpu_precision,
+                           std::size_t,
+                           int)
 {
     throw std::runtime_error(not_built);
 }
 gpu_detector::~gpu_detector() = default;
 int gpu_detector::bits_per_vector() const { return 0; }
 int gpu_detector::device() const { return -1; }
-void gpu_detector::detect(const mimo_batch&, float*) { throw std::runtime_error(not_built); }
-void gpu_detector::detect_device(const mimo_batch&, float*, void*) { throw std::runtime_error(not_built); }
+void gpu_detector::detect(const mimo_batch&, float*)
+{
+    throw std::runtime_error(not_built);
+}
+void gpu_detector::detect_device(const mimo_batch&, float*, void*)
+{
+    throw std::runtime_error(not_built);
+}
 void gpu_detector::check_device_errors(void*) { throw std::runtime_error(not_built); }
 
 } // namespace core

@@ -7,16 +7,16 @@
  *
  * Tolerances (docs/gpu.md):
  *  - double precision: the kernels do the reference's arithmetic in another order
- *    (and Q^H y as one projection instead of a modified Gram-Schmidt sweep), so LLRs agree
- *    to ~1e-12 relative; the issue's 1e-4 relative (+1e-5 absolute near zero) is asserted
- *    on every LLR, and hard decisions must be identical.
+ *    (and Q^H y as one projection instead of a modified Gram-Schmidt sweep), so LLRs
+ * agree to ~1e-12 relative; the issue's 1e-4 relative (+1e-5 absolute near zero) is
+ * asserted on every LLR, and hard decisions must be identical.
  *  - single precision: a metric ||y^ - R s||^2 in float carries an error of about
- *    c * (nt+1) * nr * eps * S, S = ||y||^2 + ||H||_F^2 max|p|^2, and an LLR, a difference
- *    of two metrics over N0, twice that; with c = 8 the bound is
- *    16 (nt+1) nr eps S / N0. zf, mmse and ml take minima over fixed candidate sets, so
- *    every LLR must meet it; mtt and nway choose paths by argmin, and a near-tie (two
- *    metrics within float rounding) can send the float kernel down another path, so 99%
- *    of their vectors must meet it and 99% of their hard decisions agree.
+ *    c * (nt+1) * nr * eps * S, S = ||y||^2 + ||H||_F^2 max|p|^2, and an LLR, a
+ * difference of two metrics over N0, twice that; with c = 8 the bound is 16 (nt+1) nr eps
+ * S / N0. zf, mmse and ml take minima over fixed candidate sets, so every LLR must meet
+ * it; mtt and nway choose paths by argmin, and a near-tie (two metrics within float
+ * rounding) can send the float kernel down another path, so 99% of their vectors must
+ * meet it and 99% of their hard decisions agree.
  */
 #include "test_util.h"
 
@@ -52,8 +52,9 @@ struct cfg {
 
 std::string name(const cfg& c)
 {
-    return to_string(c.algo) + " " + std::to_string(c.nt) + "x" + std::to_string(c.nr) + " " +
-           to_string(c.mod) + " batch " + std::to_string(c.batch) + " group " + std::to_string(c.group);
+    return to_string(c.algo) + " " + std::to_string(c.nt) + "x" + std::to_string(c.nr) +
+           " " + to_string(c.mod) + " batch " + std::to_string(c.batch) + " group " +
+           std::to_string(c.group);
 }
 
 double scale_s(const problems& p, std::size_t v, double pmax2)
@@ -80,7 +81,11 @@ std::vector<float> run_gpu(gpu_detector& det, const problems& p)
 }
 
 // Compares one configuration in both precisions; returns false on failure.
-void compare(const cfg& c, std::mt19937_64& rng, double snr, std::size_t chunk = 1 << 16, int streams = 3)
+void compare(const cfg& c,
+             std::mt19937_64& rng,
+             double snr,
+             std::size_t chunk = 1 << 16,
+             int streams = 3)
 {
     SCOPED_TRACE(name(c) + " snr " + std::to_string(snr));
     const constellation con(c.mod);
@@ -92,25 +97,42 @@ void compare(const cfg& c, std::mt19937_64& rng, double snr, std::size_t chunk =
     const std::vector<float> want = run_detector(ref, p);
     const std::size_t bits = ref.bits_per_vector();
 
-    gpu_detector dbl(c.algo, c.mod, c.nt, c.nr, detector_params(), 0, gpu_precision::double_, chunk, streams);
+    gpu_detector dbl(c.algo,
+                     c.mod,
+                     c.nt,
+                     c.nr,
+                     detector_params(),
+                     0,
+                     gpu_precision::double_,
+                     chunk,
+                     streams);
     const std::vector<float> got = run_gpu(dbl, p);
     std::size_t bad = 0;
     for (std::size_t i = 0; i < want.size(); i++) {
-        const bool close = std::abs(got[i] - want[i]) <= 1e-4f * std::abs(want[i]) + 1e-5f;
+        const bool close =
+            std::abs(got[i] - want[i]) <= 1e-4f * std::abs(want[i]) + 1e-5f;
         const bool same_sign = (got[i] > 0) == (want[i] > 0);
         if ((!close || !same_sign) && bad++ < 5)
-            ADD_FAILURE() << "double: LLR " << i << " (vector " << i / bits << ") GPU " << got[i]
-                          << " CPU " << want[i];
+            ADD_FAILURE() << "double: LLR " << i << " (vector " << i / bits << ") GPU "
+                          << got[i] << " CPU " << want[i];
     }
     EXPECT_EQ(bad, 0u) << "double precision mismatches";
 
-    gpu_detector sgl(c.algo, c.mod, c.nt, c.nr, detector_params(), 0, gpu_precision::single, chunk, streams);
+    gpu_detector sgl(c.algo,
+                     c.mod,
+                     c.nt,
+                     c.nr,
+                     detector_params(),
+                     0,
+                     gpu_precision::single,
+                     chunk,
+                     streams);
     const std::vector<float> f = run_gpu(sgl, p);
     std::size_t vec_out = 0, hard_diff = 0;
     double worst = 0;
     for (std::size_t v = 0; v < p.batch; v++) {
-        const double bound = 16.0 * (c.nt + 1) * c.nr * FLT_EPSILON * scale_s(p, v, pmax2) /
-                             p.noise[v / p.group];
+        const double bound = 16.0 * (c.nt + 1) * c.nr * FLT_EPSILON *
+                             scale_s(p, v, pmax2) / p.noise[v / p.group];
         bool ok = true;
         for (std::size_t k = 0; k < bits; k++) {
             const std::size_t i = v * bits + k;
@@ -125,9 +147,16 @@ void compare(const cfg& c, std::mt19937_64& rng, double snr, std::size_t chunk =
     // the ML vector; near-ties may go the other way than in double.
     const bool path_search = c.algo == algorithm::mtt || c.algo == algorithm::nway ||
                              c.algo == algorithm::psd || c.algo == algorithm::kbest;
-    std::printf("[ float    ] %s snr %.0f: %zu/%zu vectors outside the bound, %zu/%zu hard "
-                "decisions differ, worst error/bound %.3g\n",
-                name(c).c_str(), snr, vec_out, p.batch, hard_diff, want.size(), worst);
+    std::printf(
+        "[ float    ] %s snr %.0f: %zu/%zu vectors outside the bound, %zu/%zu hard "
+        "decisions differ, worst error/bound %.3g\n",
+        name(c).c_str(),
+        snr,
+        vec_out,
+        p.batch,
+        hard_diff,
+        want.size(),
+        worst);
     if (path_search) {
         EXPECT_LE(vec_out, p.batch / 100);
         EXPECT_LE(hard_diff, want.size() / 100);
@@ -139,7 +168,8 @@ void compare(const cfg& c, std::mt19937_64& rng, double snr, std::size_t chunk =
 std::vector<modulation> mods_for(algorithm a, int nt)
 {
     std::vector<modulation> out;
-    for (modulation m : { modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256 }) {
+    for (modulation m :
+         { modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256 }) {
         const int bits = constellation(m).bits_per_symbol();
         if (a == algorithm::ml && nt * bits > 16)
             continue;
@@ -159,13 +189,16 @@ std::vector<modulation> mods_for(algorithm a, int nt)
 void sweep(algorithm a)
 {
     auto rng = make_rng(100 + int(a));
-    const std::pair<int, int> sizes[] = { { 2, 2 }, { 4, 4 }, { 8, 8 }, { 2, 4 }, { 3, 5 } };
+    const std::pair<int, int> sizes[] = {
+        { 2, 2 }, { 4, 4 }, { 8, 8 }, { 2, 4 }, { 3, 5 }
+    };
     for (auto [nt, nr] : sizes)
         for (modulation mod : mods_for(a, nt)) {
             const int bits = constellation(mod).bits_per_symbol();
             const bool heavy = (a == algorithm::ml && nt * bits >= 12) || bits == 8 ||
                                (a == algorithm::mtt && bits == 6 && nt >= 4);
-            const std::size_t big = heavy ? 61 : 1031; // primes: never a multiple of a block
+            const std::size_t big =
+                heavy ? 61 : 1031; // primes: never a multiple of a block
             compare({ a, nt, nr, mod, 1, 1 }, rng, 12.0);
             compare({ a, nt, nr, mod, big, 1 }, rng, 20.0);
             compare({ a, nt, nr, mod, big, 3 }, rng, 8.0);
@@ -190,8 +223,15 @@ TEST_F(Gpu, PsdEqualsExhaustiveMlOnTheGpu)
     for (int nt : { 2, 4 })
         for (modulation mod : { modulation::qpsk, modulation::qam16 }) {
             const constellation con(mod);
-            gpu_detector psd(algorithm::psd, mod, nt, nt, detector_params(), 0, gpu_precision::double_);
-            gpu_detector ml(algorithm::ml, mod, nt, nt, detector_params(), 0, gpu_precision::double_);
+            gpu_detector psd(algorithm::psd,
+                             mod,
+                             nt,
+                             nt,
+                             detector_params(),
+                             0,
+                             gpu_precision::double_);
+            gpu_detector ml(
+                algorithm::ml, mod, nt, nt, detector_params(), 0, gpu_precision::double_);
             std::size_t differ = 0, total = 0;
             for (double snr = 0; snr <= 30; snr += 5) {
                 const problems p = make_problems(rng, con, nt, nt, 2000, snr, 1);
@@ -200,7 +240,8 @@ TEST_F(Gpu, PsdEqualsExhaustiveMlOnTheGpu)
                     differ += (a[i] > 0) != (b[i] > 0);
                 total += p.batch;
             }
-            EXPECT_EQ(differ, 0u) << nt << "x" << nt << " " << to_string(mod) << " over " << total << " problems";
+            EXPECT_EQ(differ, 0u) << nt << "x" << nt << " " << to_string(mod) << " over "
+                                  << total << " problems";
         }
 }
 
@@ -218,7 +259,14 @@ TEST_F(Gpu, DeviceResidentPathEqualsHostPath)
     auto rng = make_rng(121);
     const constellation con(modulation::qam16);
     const problems p = make_problems(rng, con, 4, 4, 4099, 14.0, 2);
-    gpu_detector det(algorithm::mtt, modulation::qam16, 4, 4, detector_params(), 0, gpu_precision::double_, 1000);
+    gpu_detector det(algorithm::mtt,
+                     modulation::qam16,
+                     4,
+                     4,
+                     detector_params(),
+                     0,
+                     gpu_precision::double_,
+                     1000);
     const std::vector<float> host = run_gpu(det, p);
 
     cf32 *dy, *dh;
@@ -229,7 +277,8 @@ TEST_F(Gpu, DeviceResidentPathEqualsHostPath)
     ASSERT_EQ(cudaMalloc(&dl, host.size() * sizeof(float)), cudaSuccess);
     cudaMemcpy(dy, p.y.data(), p.y.size() * sizeof(cf32), cudaMemcpyHostToDevice);
     cudaMemcpy(dh, p.h.data(), p.h.size() * sizeof(cf32), cudaMemcpyHostToDevice);
-    cudaMemcpy(dn, p.noise.data(), p.noise.size() * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(
+        dn, p.noise.data(), p.noise.size() * sizeof(float), cudaMemcpyHostToDevice);
     cudaMemset(dl, 0xff, host.size() * sizeof(float)); // NaN poison
     mimo_batch b = p.view();
     b.y = dy;
@@ -254,10 +303,18 @@ TEST_F(Gpu, BadInputIsReportedAndZeroed)
     p.y[17 * 2 + 1] = cf32(std::nanf(""), 0.0f);
     for (int r = 0; r < 2; r++) // channel 30: second column = 2 x first
         p.h[30 * 4 + r * 2 + 1] = 2.0f * p.h[30 * 4 + r * 2];
-    for (algorithm a : { algorithm::mtt, algorithm::nway, algorithm::zf, algorithm::mmse, algorithm::ml, algorithm::psd, algorithm::kbest }) {
-        gpu_detector det(a, modulation::qam16, 2, 2, detector_params(), 0, gpu_precision::double_);
+    for (algorithm a : { algorithm::mtt,
+                         algorithm::nway,
+                         algorithm::zf,
+                         algorithm::mmse,
+                         algorithm::ml,
+                         algorithm::psd,
+                         algorithm::kbest }) {
+        gpu_detector det(
+            a, modulation::qam16, 2, 2, detector_params(), 0, gpu_precision::double_);
         std::vector<float> llr(p.batch * 8, std::nanf(""));
-        EXPECT_THROW(det.detect(p.view(), llr.data()), std::invalid_argument) << to_string(a);
+        EXPECT_THROW(det.detect(p.view(), llr.data()), std::invalid_argument)
+            << to_string(a);
         for (int k = 0; k < 8; k++) {
             EXPECT_EQ(llr[17 * 8 + k], 0.0f) << to_string(a);
             EXPECT_EQ(llr[30 * 8 + k], 0.0f) << to_string(a);
@@ -271,6 +328,9 @@ TEST_F(Gpu, BadInputIsReportedAndZeroed)
         for (float v : untouched)
             ASSERT_EQ(v, 5.0f);
     }
-    EXPECT_THROW(gpu_detector(algorithm::mtt, modulation::qpsk, 2, 2, detector_params(), 99), std::invalid_argument);
-    EXPECT_THROW(gpu_detector(algorithm::ml, modulation::qam64, 4, 4), std::invalid_argument);
+    EXPECT_THROW(
+        gpu_detector(algorithm::mtt, modulation::qpsk, 2, 2, detector_params(), 99),
+        std::invalid_argument);
+    EXPECT_THROW(gpu_detector(algorithm::ml, modulation::qam64, 4, 4),
+                 std::invalid_argument);
 }

@@ -29,7 +29,12 @@ enum class gpu_precision {
 
 /*! True when the algorithm has a CUDA implementation for this configuration; else
  *  false with the reason in *why. */
-bool gpu_supports(algorithm algo, modulation mod, int nt, int nr, const detector_params& params, std::string* why = nullptr);
+bool gpu_supports(algorithm algo,
+                  modulation mod,
+                  int nt,
+                  int nr,
+                  const detector_params& params,
+                  std::string* why = nullptr);
 
 /*!
  * \brief A detector on one CUDA device, with the conventions of cpu_detector.

@@ -269,7 +269,13 @@ struct gpu_detector::impl {
             gc::launch_ml(a, dbl, st);
             break;
         case algorithm::psd:
-            gc::launch_psd(a, psd, s.ws.get(), s.work_counter.get(), dbl, st);
+            gc::launch_psd(a,
+                           psd,
+                           config.params().psd_block_search,
+                           s.ws.get(),
+                           s.work_counter.get(),
+                           dbl,
+                           st);
             break;
         case algorithm::kbest:
             gc::launch_kbest(a, config.params().kbest_k, s.ws.get(), dbl, st);

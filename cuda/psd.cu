@@ -6,9 +6,12 @@
  * and 6), the algorithm of lib/core/psd_ref.cc:
  *  - psd_qr_kernel: one thread per channel matrix, the real QR (modified Gram-Schmidt)
  *    of the stacked real-valued decomposition, in shared memory.
- *  - psd_kernel: one block per problem, problems handed out by a persistent grid
- *    through an atomic counter, since exact ML work varies with channel and noise
- *    (section 6). Per level, the block expands exp_x nodes at once, one thread per
+ *  - psd_thread_kernel (the default): one problem per thread, a depth-first
+ *    Schnorr-Euchner search; many problems per SM at once, which the block mapping
+ *    cannot have (docs/performance.md).
+ *  - psd_kernel (psd_block_search): one block per problem, problems handed out by a
+ * persistent grid through an atomic counter, since exact ML work varies with channel and
+ * noise (section 6). Per level, the block expands exp_x nodes at once, one thread per
  *    child (the Expand and Evaluate pipeline, Fig. 3), sorts them by (metric, index)
  *    through block-wide ranking, which is the reference's stable sort, and at the
  *    leaves searches the minimum. The control flow (offsets, radius) is uniform across
@@ -348,9 +351,117 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+// Exact ML by a depth-first sphere search, one problem per thread (problems from the
+// persistent counter as each thread finishes one). At each level the PAM levels are
+// enumerated in Schnorr-Euchner order, nearest to the centre b_i / R_ii first and then
+// alternately outwards, so the metrics of a level's candidates never decrease and the
+// level is left at the first one outside the radius. The radius starts infinite and
+// becomes the metric of each better leaf. Same real model and QR as the block search.
+template <typename real>
+__global__ void psd_thread_kernel(chunk_args a, psd_workspace<real> w, unsigned* counter)
+{
+    const int nt = a.nt, nr = a.nr, m = a.m, dims = 2 * nt, rows = 2 * nr;
+    const int npam = 1 << (m / 2);
+    const real scale = real(a.pam_scale);
+    for (;;) {
+        const std::size_t v = atomicAdd(counter, 1u);
+        if (v >= a.n)
+            return;
+        const std::size_t c = channel_of(a, v);
+        const real* R = w.r + c * dims * dims;
+        real yhat[kMaxDims];
+        {
+            const real* qm = w.q + c * rows * dims;
+            for (int k = 0; k < dims; k++) {
+                real acc = 0;
+                for (int rr = 0; rr < nr; rr++) {
+                    const float2 y = a.y[v * nr + rr];
+                    acc += qm[rr * dims + k] * real(y.x) +
+                           qm[(nr + rr) * dims + k] * real(y.y);
+                }
+                yhat[k] = acc;
+            }
+        }
+        int level[kMaxDims], lo[kMaxDims], hi[kMaxDims], best[kMaxDims];
+        real b[kMaxDims], pm[kMaxDims + 1];
+        for (int j = 0; j < dims; j++)
+            best[j] = 0;
+        real radius = INFINITY;
+        pm[dims] = 0;
+
+        // Enters level i: its centre, and its enumeration reset to "nothing emitted".
+        auto enter = [&](int i) {
+            real bi = yhat[i];
+            for (int j = i + 1; j < dims; j++)
+                bi -= R[i * dims + j] * amp<real>(level[j], npam, scale);
+            b[i] = bi;
+            lo[i] = npam;
+            hi[i] = -1;
+        };
+        // The next PAM level of level i in Schnorr-Euchner order, or -1 when none is
+        // left.
+        auto next = [&](int i) -> int {
+            const real centre = b[i] / R[i * dims + i];
+            if (lo[i] > hi[i]) {
+                const real l = rint((centre / scale + real(npam - 1)) * real(0.5));
+                const int l0 = int(fmin(fmax(l, real(0)), real(npam - 1)));
+                lo[i] = hi[i] = l0;
+                return l0;
+            }
+            const int down = lo[i] - 1, up = hi[i] + 1;
+            const bool can_down = down >= 0, can_up = up < npam;
+            if (!can_down && !can_up)
+                return -1;
+            const bool take_down =
+                can_down && (!can_up || fabs(centre - amp<real>(down, npam, scale)) <=
+                                            fabs(amp<real>(up, npam, scale) - centre));
+            if (take_down)
+                lo[i] = down;
+            else
+                hi[i] = up;
+            return take_down ? down : up;
+        };
+
+        int i = dims - 1;
+        enter(i);
+        while (i < dims) {
+            const int l = next(i);
+            if (l < 0) {
+                i++;
+                continue;
+            }
+            const real e = b[i] - R[i * dims + i] * amp<real>(l, npam, scale);
+            const real metric = pm[i + 1] + e * e;
+            if (!(metric < radius)) {
+                i++; // the rest of this level is no closer: leave it
+                continue;
+            }
+            level[i] = l;
+            pm[i] = metric;
+            if (i == 0) {
+                radius = metric;
+                for (int j = 0; j < dims; j++)
+                    best[j] = level[j];
+                i++; // the other leaves here cannot beat this one
+            } else {
+                i--;
+                enter(i);
+            }
+        }
+
+        for (int bit = 0; bit < nt * m; bit++) {
+            const int stream = bit / m, k = bit % m;
+            const int point = a.from_levels[best[stream] * npam + best[nt + stream]];
+            a.llr[v * std::size_t(nt * m) + bit] =
+                ((point >> (m - 1 - k)) & 1) ? a.list_llr_clip : -a.list_llr_clip;
+        }
+    }
+}
+
 template <typename real>
 void launch(const chunk_args& a,
             const psd_plan& plan,
+            bool block_search,
             void* ws,
             unsigned* counter,
             cudaStream_t s)
@@ -367,6 +478,22 @@ void launch(const chunk_args& a,
                                                                                       w);
     GPUMIMO_CUDA_CHECK_LAUNCH("psd_qr_kernel");
 
+    if (!block_search) {
+        int device = 0, sms = 0, per_sm = 0;
+        const int threads = 128;
+        GPUMIMO_CUDA_CHECK(cudaGetDevice(&device));
+        GPUMIMO_CUDA_CHECK(
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        GPUMIMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, psd_thread_kernel<real>, threads, 0));
+        const std::size_t wanted = (a.n + threads - 1) / threads;
+        const std::size_t blocks =
+            std::min<std::size_t>(wanted, std::size_t(sms) * std::max(per_sm, 1));
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), s));
+        psd_thread_kernel<real><<<unsigned(blocks), threads, 0, s>>>(a, w, counter);
+        GPUMIMO_CUDA_CHECK_LAUNCH("psd_thread_kernel");
+        return;
+    }
     const std::size_t smem = psd_shared_bytes(plan, a.nt, sizeof(real) == sizeof(double));
     GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
         psd_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
@@ -440,6 +567,7 @@ std::size_t psd_shared_bytes(const psd_plan& plan, int nt, bool dbl)
 
 void launch_psd(const chunk_args& a,
                 const psd_plan& plan,
+                bool block_search,
                 void* ws,
                 unsigned* counter,
                 bool dbl,
@@ -448,9 +576,9 @@ void launch_psd(const chunk_args& a,
     if (a.n == 0)
         return;
     if (dbl)
-        launch<double>(a, plan, ws, counter, s);
+        launch<double>(a, plan, block_search, ws, counter, s);
     else
-        launch<float>(a, plan, ws, counter, s);
+        launch<float>(a, plan, block_search, ws, counter, s);
 }
 
 } // namespace cuda

@@ -32,6 +32,7 @@ std::size_t psd_workspace_bytes(int nt, int nr, bool dbl);
 std::size_t psd_shared_bytes(const psd_plan& plan, int nt, bool dbl);
 void launch_psd(const chunk_args& a,
                 const psd_plan& plan,
+                bool block_search,
                 void* ws,
                 unsigned* counter,
                 bool dbl,

@@ -15,14 +15,16 @@ namespace cuda {
 
 namespace {
 
-// One thread per channel: finiteness, then an unsorted modified Gram-Schmidt in double,
-// rank-deficient when the smallest R_ii is not above 1e-6 ||H||_F (as on the CPU). The
-// matrices sit in shared memory (block_matrices.cuh).
+// One thread per channel: finiteness, then the rank test of core::validate_batch: the
+// smallest R_kk of the unsorted QR above 1e-6 ||H||_F. R^H R = G = H^H H, so R_kk^2 are
+// the pivots of G's Cholesky factorisation: an nt x nt factorisation of a Hermitian
+// matrix in double instead of Gram-Schmidt over all of H (in double the squared
+// condition number costs nothing at a threshold of 1e-12 on R_kk^2).
 __global__ void check_channels_kernel(chunk_args a)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     const std::size_t c0 = blockIdx.x * std::size_t(blockDim.x);
-    const thread_matrix<cplx<double>> q =
+    const thread_matrix<cplx<double>> h =
         load_block_channels<double>(a, reinterpret_cast<cplx<double>*>(smem), c0);
     const std::size_t c = c0 + threadIdx.x;
     if (c >= a.nch)
@@ -31,7 +33,7 @@ __global__ void check_channels_kernel(chunk_args a)
     double frob2 = 0.0;
     bool finite = true;
     for (int e = 0; e < nr * nt; e++) {
-        const cplx<double> v = q[e];
+        const cplx<double> v = h[e];
         finite &= isfinite(v.re) && isfinite(v.im);
         frob2 += norm2(v);
     }
@@ -40,25 +42,35 @@ __global__ void check_channels_kernel(chunk_args a)
         atomicMin(&a.errors->first_nonfinite_channel, a.base_channel + c);
         return;
     }
-    double min_diag = INFINITY;
+    // Lower triangle of G, column by column, overwritten by its Cholesky factor L.
+    constexpr int kMaxNt = 8;
+    cplx<double> l[kMaxNt * (kMaxNt + 1) / 2];
+    auto at = [](int i, int j) { return i * (i + 1) / 2 + j; }; // i >= j
+    for (int i = 0; i < nt; i++)
+        for (int j = 0; j <= i; j++) {
+            cplx<double> g{ 0.0, 0.0 };
+            for (int r = 0; r < nr; r++)
+                g = g +
+                    conj_mul(h[r * nt + i], h[r * nt + j]); // G_ij = sum conj(h_ri) h_rj
+            l[at(i, j)] = g;
+        }
+    double min_pivot = INFINITY;
     for (int k = 0; k < nt; k++) {
-        double nk = 0.0;
-        for (int r = 0; r < nr; r++)
-            nk += norm2(q[r * nt + k]);
-        const double rkk = sqrt(nk);
-        min_diag = fmin(min_diag, rkk);
-        if (rkk > 0.0)
-            for (int r = 0; r < nr; r++)
-                q[r * nt + k] = (1.0 / rkk) * q[r * nt + k];
-        for (int j = k + 1; j < nt; j++) {
-            cplx<double> dot{ 0.0, 0.0 };
-            for (int r = 0; r < nr; r++)
-                dot = dot + conj_mul(q[r * nt + k], q[r * nt + j]);
-            for (int r = 0; r < nr; r++)
-                q[r * nt + j] = q[r * nt + j] - dot * q[r * nt + k];
+        double d = l[at(k, k)].re;
+        for (int j = 0; j < k; j++)
+            d -= norm2(l[at(k, j)]);
+        min_pivot = fmin(min_pivot, d);
+        const double lkk = d > 0.0 ? sqrt(d) : 0.0;
+        l[at(k, k)] = { lkk, 0.0 };
+        for (int i = k + 1; i < nt; i++) {
+            cplx<double> s = l[at(i, k)];
+            for (int j = 0; j < k; j++)
+                s = s - l[at(i, j)] * cplx<double>{ l[at(k, j)].re, -l[at(k, j)].im };
+            l[at(i, k)] = lkk > 0.0 ? cplx<double>{ s.re / lkk, s.im / lkk }
+                                    : cplx<double>{ 0.0, 0.0 };
         }
     }
-    const bool singular = !(min_diag > 1e-6 * sqrt(frob2));
+    const bool singular = !(min_pivot > 1e-12 * frob2);
     a.channel_bad[c] = singular ? 1 : 0;
     if (singular)
         atomicMin(&a.errors->first_singular_channel, a.base_channel + c);

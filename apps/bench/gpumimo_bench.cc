@@ -323,6 +323,8 @@ int main(int argc, char** argv)
                 prop.totalGlobalMem / 1073741824.0);
 
     detector_params p;
+    detector_params block_search;
+    block_search.psd_block_search = true; // the paper's mapping, for comparison
     auto with_passes = [](int n) {
         detector_params q;
         q.nway_passes = n;
@@ -519,6 +521,14 @@ int main(int argc, char** argv)
           p,
           8400,
           24,
+          "psd T5" },
+        { "psd 4x4 16qam 20dB block",
+          algorithm::psd,
+          4,
+          modulation::qam16,
+          block_search,
+          8400,
+          121,
           "psd T5" },
     };
     std::mt19937_64 rng(12345);

@@ -14,7 +14,8 @@ from . import gpumimo_python as _core
 ALGORITHMS = ("ml", "zf", "mmse", "kbest", "mtt", "nway", "psd")
 MODULATIONS = ("qpsk", "16qam", "64qam", "256qam")
 _OUTPUTS = ("llr", "int8", "hard")
-_PARAMS = ("kbest_k", "nway_passes", "list_llr_clip", "psd_lvl", "psd_exp", "llr_clip")
+_PARAMS = ("kbest_k", "nway_passes", "list_llr_clip", "psd_lvl", "psd_exp", "llr_clip",
+           "psd_block_search")
 
 Constellation = namedtuple("Constellation", "name points labels bits_per_symbol")
 Constellation.__doc__ = """A Gray-mapped square QAM constellation (TS 38.211 5.1 labels).
@@ -66,7 +67,9 @@ def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
                saturated to +-127 (int8_scale defaults to 8); "hard": uint8 bits.
     params:    kbest_k (16), nway_passes (0 = nt), list_llr_clip (8: the list
                detectors' clipping and psd's output magnitude), psd_lvl / psd_exp (the
-               paper's Table 5 set by default), llr_clip (0 = none), threads (0 = all).
+               paper's Table 5 set by default), psd_block_search (the GPU psd in the
+               paper's block-per-problem mapping instead of one problem per thread),
+               llr_clip (0 = none), threads (0 = all).
 
     Bad input (shapes, NaN/Inf, rank-deficient H, noise_var <= 0, unknown names,
     invalid parameters) raises ValueError; nothing is computed then.

@@ -85,7 +85,8 @@ void compare(const cfg& c,
              std::mt19937_64& rng,
              double snr,
              std::size_t chunk = 1 << 16,
-             int streams = 3)
+             int streams = 3,
+             const detector_params& params = detector_params())
 {
     SCOPED_TRACE(name(c) + " snr " + std::to_string(snr));
     const constellation con(c.mod);
@@ -93,19 +94,12 @@ void compare(const cfg& c,
     for (int q = 0; q < con.size(); q++)
         pmax2 = std::max(pmax2, std::norm(con.point(q)));
     const problems p = make_problems(rng, con, c.nt, c.nr, c.batch, snr, c.group);
-    const cpu_detector ref(c.algo, c.mod, c.nt, c.nr);
+    const cpu_detector ref(c.algo, c.mod, c.nt, c.nr, params);
     const std::vector<float> want = run_detector(ref, p);
     const std::size_t bits = ref.bits_per_vector();
 
-    gpu_detector dbl(c.algo,
-                     c.mod,
-                     c.nt,
-                     c.nr,
-                     detector_params(),
-                     0,
-                     gpu_precision::double_,
-                     chunk,
-                     streams);
+    gpu_detector dbl(
+        c.algo, c.mod, c.nt, c.nr, params, 0, gpu_precision::double_, chunk, streams);
     const std::vector<float> got = run_gpu(dbl, p);
     std::size_t bad = 0;
     for (std::size_t i = 0; i < want.size(); i++) {
@@ -118,15 +112,8 @@ void compare(const cfg& c,
     }
     EXPECT_EQ(bad, 0u) << "double precision mismatches";
 
-    gpu_detector sgl(c.algo,
-                     c.mod,
-                     c.nt,
-                     c.nr,
-                     detector_params(),
-                     0,
-                     gpu_precision::single,
-                     chunk,
-                     streams);
+    gpu_detector sgl(
+        c.algo, c.mod, c.nt, c.nr, params, 0, gpu_precision::single, chunk, streams);
     const std::vector<float> f = run_gpu(sgl, p);
     std::size_t vec_out = 0, hard_diff = 0;
     double worst = 0;
@@ -186,7 +173,7 @@ std::vector<modulation> mods_for(algorithm a, int nt)
     return out;
 }
 
-void sweep(algorithm a)
+void sweep(algorithm a, const detector_params& params = detector_params())
 {
     auto rng = make_rng(100 + int(a));
     const std::pair<int, int> sizes[] = {
@@ -199,9 +186,9 @@ void sweep(algorithm a)
                                (a == algorithm::mtt && bits == 6 && nt >= 4);
             const std::size_t big =
                 heavy ? 61 : 1031; // primes: never a multiple of a block
-            compare({ a, nt, nr, mod, 1, 1 }, rng, 12.0);
-            compare({ a, nt, nr, mod, big, 1 }, rng, 20.0);
-            compare({ a, nt, nr, mod, big, 3 }, rng, 8.0);
+            compare({ a, nt, nr, mod, 1, 1 }, rng, 12.0, 1 << 16, 3, params);
+            compare({ a, nt, nr, mod, big, 1 }, rng, 20.0, 1 << 16, 3, params);
+            compare({ a, nt, nr, mod, big, 3 }, rng, 8.0, 1 << 16, 3, params);
         }
 }
 
@@ -212,7 +199,13 @@ TEST_F(Gpu, NwayEqualsReference) { sweep(algorithm::nway); }
 TEST_F(Gpu, ZfEqualsReference) { sweep(algorithm::zf); }
 TEST_F(Gpu, MmseEqualsReference) { sweep(algorithm::mmse); }
 TEST_F(Gpu, MlEqualsReference) { sweep(algorithm::ml); }
-TEST_F(Gpu, PsdEqualsReference) { sweep(algorithm::psd); }
+TEST_F(Gpu, PsdEqualsReference) { sweep(algorithm::psd); } // thread-per-problem search
+TEST_F(Gpu, PsdBlockSearchEqualsReference)
+{
+    detector_params p;
+    p.psd_block_search = true; // the paper's block-per-problem mapping
+    sweep(algorithm::psd, p);
+}
 TEST_F(Gpu, KbestEqualsReference) { sweep(algorithm::kbest); } // K = 16
 
 TEST_F(Gpu, PsdEqualsExhaustiveMlOnTheGpu)
@@ -220,29 +213,33 @@ TEST_F(Gpu, PsdEqualsExhaustiveMlOnTheGpu)
     // psd promises exact ML: on the GPU, in double precision, its decisions equal the
     // GPU's exhaustive ml on every problem, SNRs 0 to 30 dB.
     auto rng = make_rng(123);
-    for (int nt : { 2, 4 })
-        for (modulation mod : { modulation::qpsk, modulation::qam16 }) {
-            const constellation con(mod);
-            gpu_detector psd(algorithm::psd,
-                             mod,
-                             nt,
-                             nt,
-                             detector_params(),
-                             0,
-                             gpu_precision::double_);
-            gpu_detector ml(
-                algorithm::ml, mod, nt, nt, detector_params(), 0, gpu_precision::double_);
-            std::size_t differ = 0, total = 0;
-            for (double snr = 0; snr <= 30; snr += 5) {
-                const problems p = make_problems(rng, con, nt, nt, 2000, snr, 1);
-                const std::vector<float> a = run_gpu(psd, p), b = run_gpu(ml, p);
-                for (std::size_t i = 0; i < a.size(); i++)
-                    differ += (a[i] > 0) != (b[i] > 0);
-                total += p.batch;
+    for (bool block : { false, true })
+        for (int nt : { 2, 4 })
+            for (modulation mod : { modulation::qpsk, modulation::qam16 }) {
+                const constellation con(mod);
+                detector_params mapping;
+                mapping.psd_block_search = block;
+                gpu_detector psd(
+                    algorithm::psd, mod, nt, nt, mapping, 0, gpu_precision::double_);
+                gpu_detector ml(algorithm::ml,
+                                mod,
+                                nt,
+                                nt,
+                                detector_params(),
+                                0,
+                                gpu_precision::double_);
+                std::size_t differ = 0, total = 0;
+                for (double snr = 0; snr <= 30; snr += 5) {
+                    const problems p = make_problems(rng, con, nt, nt, 2000, snr, 1);
+                    const std::vector<float> a = run_gpu(psd, p), b = run_gpu(ml, p);
+                    for (std::size_t i = 0; i < a.size(); i++)
+                        differ += (a[i] > 0) != (b[i] > 0);
+                    total += p.batch;
+                }
+                EXPECT_EQ(differ, 0u)
+                    << nt << "x" << nt << " " << to_string(mod) << " over " << total
+                    << " problems, block search " << block;
             }
-            EXPECT_EQ(differ, 0u) << nt << "x" << nt << " " << to_string(mod) << " over "
-                                  << total << " problems";
-        }
 }
 
 TEST_F(Gpu, PipelineWithManySmallChunksAndStreams)

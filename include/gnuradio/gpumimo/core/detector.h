@@ -78,6 +78,10 @@ struct detector_params {
      *  default rule where the paper has none. */
     std::vector<int> psd_lvl;
     std::vector<int> psd_exp;
+    /*! psd on the GPU: true runs the paper's mapping (one block per problem, the level
+     *  set above); false (default) a depth-first Schnorr-Euchner search, one problem
+     *  per thread. Both give the exact ML decision; the CPU ignores this. */
+    bool psd_block_search = false;
     /*! Every algorithm: clip all output LLRs to +-llr_clip; 0 means no clipping. */
     float llr_clip = 0.0f;
 };

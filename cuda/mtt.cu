@@ -10,9 +10,10 @@
  *  - mtt_kernel: Q threads per problem (one per trellis vertex) and several problems per
  *    block so warps are full (section 5); paths and partial distances in shared memory;
  *    each edge reduction reuses the intermediate vectors delta_k (eq. 13) computed once
- *    per path. Path extension picks the nearest point by slicing b / R_aa per dimension:
- *    the paper's search over all Q outgoing edges finds the same point (|b - R_aa p|^2 =
- *    R_aa^2 |b/R_aa - p|^2 on a square grid) in O(1) instead of O(Q).
+ *    per path, expanded so that a (vertex, path) pair costs two FMAs (see the kernel).
+ * Path extension picks the nearest point by slicing b / R_aa per dimension: the paper's
+ * search over all Q outgoing edges finds the same point (|b - R_aa p|^2 = R_aa^2 |b/R_aa
+ * - p|^2 on a square grid) in O(1) instead of O(Q).
  */
 #include "block_matrices.cuh"
 #include "constellation_table.cuh"
@@ -125,6 +126,13 @@ __global__ void mtt_prep_kernel(chunk_args a, mtt_workspace<real> w)
         w.r[c0 * pr + i] = rbase[(i % pr) * T + i / pr];
 }
 
+// What path k offers every vertex of the next stage in an edge reduction, packed for
+// one vector load: w = metric_k + |u_k|^2, (a, b) = -2 u_k.
+template <typename real>
+struct alignas(4 * sizeof(real)) edge_term {
+    real w, a, b, pad;
+};
+
 template <int Q>
 __host__ __device__ constexpr int problems_per_block()
 {
@@ -142,7 +150,7 @@ __global__ void __launch_bounds__(Q* problems_per_block<Q>())
     __shared__ cplx<real> s_yhat[P][kMaxNt];
     __shared__ unsigned char s_path[2][P][Q][kMaxNt];
     __shared__ real s_metric[2][P][Q];
-    __shared__ cplx<real> s_delta[P][Q];
+    __shared__ edge_term<real> s_term[P][Q];
     __shared__ real s_list[P][Q];
 
     const int q = threadIdx.x;
@@ -183,22 +191,31 @@ __global__ void __launch_bounds__(Q* problems_per_block<Q>())
         const int col = nt - 1 - t;
         if (t > 0) {
             // Edge reduction at stage t: vertex q keeps its best incoming path (eq. 9).
+            // With u_k = y^_col - delta_k (eq. 13) and v_q = R_col,col p_q,
+            //   metric_k + |u_k - v_q|^2 = (metric_k + |u_k|^2) - 2 Re(u_k conj v_q) +
+            //   |v_q|^2,
+            // whose last term is the same for every k: each path k publishes
+            // (metric_k + |u_k|^2, -2 u_k) once, and each (q, k) pair costs two FMAs.
             cplx<real> delta{ 0, 0 };
             for (int j = col + 1; j < nt; j++)
                 delta = delta + R[col * nt + j] * s_points[s_path[cur][p][q][j]];
-            s_delta[p][q] = delta;
+            const cplx<real> u = yhat[col] - delta;
+            s_term[p][q] = {
+                s_metric[cur][p][q] + norm2(u), real(-2) * u.re, real(-2) * u.im, 0
+            };
             __syncthreads();
-            const cplx<real> rq = R[col * nt + col] * s_points[q];
+            const cplx<real> vq = R[col * nt + col].re * s_points[q];
             real best = INFINITY;
             int from = 0;
             for (int k = 0; k < Q; k++) {
-                const real d =
-                    s_metric[cur][p][k] + norm2(yhat[col] - s_delta[p][k] - rq);
+                const edge_term<real> e = s_term[p][k];
+                const real d = e.w + e.a * vq.re + e.b * vq.im;
                 if (d < best) {
                     best = d;
                     from = k;
                 }
             }
+            best += norm2(vq);
             const int nxt = cur ^ 1;
             for (int j = col + 1; j < nt; j++)
                 s_path[nxt][p][q][j] = s_path[cur][p][from][j];

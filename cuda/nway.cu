@@ -64,12 +64,16 @@ smem_of(unsigned char* base, int p, std::size_t per_problem, int passes, int dim
     return s;
 }
 
-template <typename real>
+// NT > 0: compiled for nt = NT, so that the greedy completion's loops unroll and the
+// levels and their amplitudes stay in registers (a run-time-indexed array would live in
+// local memory, a load per multiply-add); NT = 0: any nt.
+template <typename real, int NT>
 __global__ void
 nway_kernel(chunk_args a, int passes, mrvd::workspace<real> w, std::size_t per_problem)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    const int nt = a.nt, m = a.m, dims = 2 * nt;
+    constexpr int kLevels = NT > 0 ? 2 * NT : kMaxDims;
+    const int nt = NT > 0 ? NT : a.nt, m = a.m, dims = 2 * nt;
     const int npam = 1 << (m / 2);
     const int npoints = 1 << m;
     const int cands = npoints * passes;
@@ -91,27 +95,32 @@ nway_kernel(chunk_args a, int passes, mrvd::workspace<real> w, std::size_t per_p
         const int pass = cand / npoints, k = cand % npoints;
         const real* R = s.r + pass * dims * dims;
         const real* yh = s.yhat + pass * dims;
-        int levels[kMaxDims];
+        int levels[kLevels];
+        real amps[kLevels];
         // Full expansion of the last complex column (levels dims-2: Re, dims-1: Im).
         const int li = a.i_levels[k], lq = a.q_levels[k];
         levels[dims - 1] = lq;
         levels[dims - 2] = li;
-        const real a1 = mrvd::amplitude<real>(lq, npam, scale);
-        const real a2 = mrvd::amplitude<real>(li, npam, scale);
-        const real e1 = yh[dims - 1] - R[(dims - 1) * dims + dims - 1] * a1;
-        const real e2 = yh[dims - 2] - R[(dims - 2) * dims + dims - 1] * a1 -
-                        R[(dims - 2) * dims + dims - 2] * a2;
+        amps[dims - 1] = mrvd::amplitude<real>(lq, npam, scale);
+        amps[dims - 2] = mrvd::amplitude<real>(li, npam, scale);
+        const real e1 = yh[dims - 1] - R[(dims - 1) * dims + dims - 1] * amps[dims - 1];
+        const real e2 = yh[dims - 2] - R[(dims - 2) * dims + dims - 1] * amps[dims - 1] -
+                        R[(dims - 2) * dims + dims - 2] * amps[dims - 2];
         real d = e1 * e1 + e2 * e2;
+#pragma unroll
         for (int i = dims - 3; i >= 0; i--) {
             real b = yh[i];
+#pragma unroll
             for (int j = i + 1; j < dims; j++)
-                b -= R[i * dims + j] * mrvd::amplitude<real>(levels[j], npam, scale);
+                b -= R[i * dims + j] * amps[j];
             const real rii = R[i * dims + i];
             levels[i] = nearest_level(b / rii, scale, npam);
-            const real e = b - rii * mrvd::amplitude<real>(levels[i], npam, scale);
+            amps[i] = mrvd::amplitude<real>(levels[i], npam, scale);
+            const real e = b - rii * amps[i];
             d += e * e;
         }
         // Algorithm 3 and IV-D merged: hypotheses per (stream, point), bits follow below.
+#pragma unroll
         for (int j = 0; j < nt; j++) {
             const int point = a.from_levels[levels[2 * j] * npam + levels[2 * j + 1]];
             atomicMin(&s.best[((j + pass) % nt) * npoints + point], bits_of::of(d));
@@ -153,12 +162,27 @@ void launch(const chunk_args& a, int passes, void* ws, cudaStream_t s)
     const int threads = cands >= 256 ? 256 : (cands + 31) / 32 * 32;
     const int problems = threads >= 128 ? 1 : 128 / threads;
     const std::size_t smem = per_problem * problems;
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
-        nway_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    nway_kernel<real>
-        <<<unsigned((a.n + problems - 1) / problems), dim3(threads, problems), smem, s>>>(
-            a, passes, w, per_problem);
-    GPUMIMO_CUDA_CHECK_LAUNCH("nway_kernel");
+    auto run = [&](auto kernel) {
+        GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        kernel<<<unsigned((a.n + problems - 1) / problems),
+                 dim3(threads, problems),
+                 smem,
+                 s>>>(a, passes, w, per_problem);
+        GPUMIMO_CUDA_CHECK_LAUNCH("nway_kernel");
+    };
+    switch (a.nt) {
+    case 1:
+        return run(nway_kernel<real, 1>);
+    case 2:
+        return run(nway_kernel<real, 2>);
+    case 3:
+        return run(nway_kernel<real, 3>);
+    case 4:
+        return run(nway_kernel<real, 4>);
+    default:
+        return run(nway_kernel<real, 0>);
+    }
 }
 
 } // namespace

@@ -46,6 +46,37 @@ load_block_channels(const chunk_args& a, cplx<real>* smem, std::size_t c0)
     return { smem, threads, int(threadIdx.x) };
 }
 
+/*! Step k of a complex modified Gram-Schmidt on q (nr x nt, in place): R_kk = ||q_k||,
+ *  q_k normalised, then R_kj = q_k^H q_j and q_j -= R_kj q_k for j > k. With norm2 given,
+ *  also downdates the squared norms of the later columns (for the sorted QR). */
+template <typename real>
+__device__ inline void mgs_step(const thread_matrix<cplx<real>>& q,
+                                const thread_matrix<cplx<real>>& r,
+                                int k,
+                                int nt,
+                                int nr,
+                                real* norm2_downdate = nullptr)
+{
+    real nk = 0;
+    for (int i = 0; i < nr; i++)
+        nk += norm2(q[i * nt + k]);
+    const real rkk = sqrt(nk);
+    r[k * nt + k] = { rkk, 0 };
+    if (rkk > 0)
+        for (int i = 0; i < nr; i++)
+            q[i * nt + k] = { q[i * nt + k].re / rkk, q[i * nt + k].im / rkk };
+    for (int j = k + 1; j < nt; j++) {
+        cplx<real> dot{ 0, 0 };
+        for (int i = 0; i < nr; i++)
+            dot = dot + conj_mul(q[i * nt + k], q[i * nt + j]);
+        r[k * nt + j] = dot;
+        for (int i = 0; i < nr; i++)
+            q[i * nt + j] = q[i * nt + j] - dot * q[i * nt + k];
+        if (norm2_downdate)
+            norm2_downdate[j] -= norm2(dot);
+    }
+}
+
 /*! Threads per block (a multiple of 32, 32..128) so that each thread's matrices
  *  (bytes_per_thread) fit in about 96 KB of shared memory. */
 inline int block_threads_for(std::size_t bytes_per_thread)

@@ -125,25 +125,7 @@ __global__ void kbest_kernel(chunk_args a, mrvd::workspace<real> w, int k)
             atomicMin(&s.best[j * npoints + point], bits_of::of(s.metric[cur * k + p]));
         }
     __syncthreads();
-    const real n0 = real(a.scalar_noise ? a.noise[0] : a.noise[c]);
-    const real clip = real(a.list_llr_clip);
-    for (int bit = tid; bit < nt * m; bit += T) {
-        const int stream = bit / m, kk = bit % m;
-        real min0 = INFINITY, min1 = INFINITY;
-        for (int q = 0; q < npoints; q++) {
-            const real d = bits_of::value(s.best[stream * npoints + q]);
-            if ((q >> (m - 1 - kk)) & 1)
-                min1 = fmin(min1, d);
-            else
-                min0 = fmin(min0, d);
-        }
-        real llr;
-        if (isinf(min0) || isinf(min1))
-            llr = isinf(min0) ? clip : -clip;
-        else
-            llr = (min0 - min1) / n0;
-        a.llr[v * std::size_t(nt * m) + bit] = float(fmin(fmax(llr, -clip), clip));
-    }
+    mrvd::write_llrs_from_minima<real>(a, s.best, v, c, tid, T);
 }
 
 template <typename real>

@@ -69,22 +69,7 @@ __global__ void qr_kernel(chunk_args a, int passes, workspace<real> w)
         for (int k = 0; k < nt; k++) {
             for (int j = 0; j < k; j++)
                 r[k * nt + j] = { 0, 0 };
-            real nk = 0;
-            for (int i = 0; i < nr; i++)
-                nk += norm2(q[i * nt + k]);
-            const real rkk = sqrt(nk);
-            r[k * nt + k] = { rkk, 0 };
-            if (rkk > 0)
-                for (int i = 0; i < nr; i++)
-                    q[i * nt + k] = { q[i * nt + k].re / rkk, q[i * nt + k].im / rkk };
-            for (int j = k + 1; j < nt; j++) {
-                cplx<real> dot{ 0, 0 };
-                for (int i = 0; i < nr; i++)
-                    dot = dot + conj_mul(q[i * nt + k], q[i * nt + j]);
-                r[k * nt + j] = dot;
-                for (int i = 0; i < nr; i++)
-                    q[i * nt + j] = q[i * nt + j] - dot * q[i * nt + k];
-            }
+            mgs_step(q, r, k, nt, nr);
         }
     }
     __syncthreads();
@@ -160,6 +145,40 @@ __device__ inline void load_model(const chunk_args& a,
             acc = acc + conj_mul(qm[rr * nt + k], from_float2<real>(a.y[v * nr + rr]));
         s_yhat[pass * dims + 2 * k] = acc.re;
         s_yhat[pass * dims + 2 * k + 1] = acc.im;
+    }
+}
+
+/*! LLRs of vector v from best[stream][point], the least metric of any candidate with that
+ *  point on that stream (bit_minima on the CPU): (min0 - min1) / n0, +-clip where a side
+ *  is missing, everything clipped to +-clip. Threads tid of T, one bit each. */
+template <typename real>
+__device__ inline void
+write_llrs_from_minima(const chunk_args& a,
+                       const typename metric_bits<real>::type* best,
+                       std::size_t v,
+                       std::size_t c,
+                       int tid,
+                       int T)
+{
+    const int nt = a.nt, m = a.m, npoints = 1 << m;
+    const real n0 = real(a.scalar_noise ? a.noise[0] : a.noise[c]);
+    const real clip = real(a.list_llr_clip);
+    for (int bit = tid; bit < nt * m; bit += T) {
+        const int stream = bit / m, k = bit % m;
+        real min0 = INFINITY, min1 = INFINITY;
+        for (int q = 0; q < npoints; q++) {
+            const real d = metric_bits<real>::value(best[stream * npoints + q]);
+            if ((q >> (m - 1 - k)) & 1)
+                min1 = fmin(min1, d);
+            else
+                min0 = fmin(min0, d);
+        }
+        real llr;
+        if (isinf(min0) || isinf(min1)) // a side missing: +-clip towards the side present
+            llr = isinf(min0) ? clip : -clip;
+        else
+            llr = (min0 - min1) / n0;
+        a.llr[v * std::size_t(nt * m) + bit] = float(fmin(fmax(llr, -clip), clip));
     }
 }
 

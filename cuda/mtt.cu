@@ -95,23 +95,7 @@ __global__ void mtt_prep_kernel(chunk_args a, mtt_workspace<real> w)
                     r[i * nt + best] = t;
                 }
             }
-            real nk = 0;
-            for (int i = 0; i < nr; i++)
-                nk += norm2(q[i * nt + k]);
-            const real rkk = sqrt(nk);
-            r[k * nt + k] = { rkk, 0 };
-            if (rkk > 0)
-                for (int i = 0; i < nr; i++)
-                    q[i * nt + k] = { q[i * nt + k].re / rkk, q[i * nt + k].im / rkk };
-            for (int j = k + 1; j < nt; j++) {
-                cplx<real> dot{ 0, 0 };
-                for (int i = 0; i < nr; i++)
-                    dot = dot + conj_mul(q[i * nt + k], q[i * nt + j]);
-                r[k * nt + j] = dot;
-                for (int i = 0; i < nr; i++)
-                    q[i * nt + j] = q[i * nt + j] - dot * q[i * nt + k];
-                norm2v[j] -= norm2(dot);
-            }
+            mgs_step(q, r, k, nt, nr, norm2v);
         }
         for (int j = 0; j < nt; j++)
             w.perm[c * nt + j] = static_cast<unsigned char>(perm[j]);

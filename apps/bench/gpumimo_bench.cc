@@ -9,8 +9,9 @@
  *   kernel-only: inputs already on the device, detect_device() on one stream, CUDA
  *                events, median of 21 runs after 3 warm-up runs, 4 input sets rotated
  *                so that no run finds its inputs in L2;
- *   end to end:  detect() host to host (pageable buffers, pinned staging, 3 streams),
- *                wall clock, median of 5 runs.
+ *   end to end:  detect() host to host (3 streams), wall clock, median of 5 runs, with
+ *                the caller's buffers pinned (cudaMallocHost), registered
+ *                (cudaHostRegister) or pageable (through detect()'s pinned staging).
  * Every channel matrix is used by one vector (group 1): the QR or filter of each
  * matrix is part of the time. Mbit/s counts detected bits.
  */
@@ -225,26 +226,37 @@ double kernel_mbps(gpu_detector& det,
     return batch * double(bits) / median(t) / 1e6;
 }
 
-// pinned: the caller's buffers are page-locked (cudaHostRegister), so detect() copies
-// them directly; otherwise through its staging buffers.
-double
-host_mbps(gpu_detector& det, host_data& d, std::size_t batch, int nt, int nr, bool pinned)
+// Where the caller's buffers live: allocated pinned (cudaMallocHost), ordinary memory
+// page-locked afterwards (cudaHostRegister), or pageable. detect() copies pinned memory
+// directly and pageable memory through its staging buffers.
+enum class host_memory { allocated_pinned, registered, pageable };
+
+double host_mbps(
+    gpu_detector& det, host_data& d, std::size_t batch, int nt, int nr, host_memory kind)
 {
-    std::vector<float> llr(batch * det.bits_per_vector());
-    if (pinned) {
-        check(cudaHostRegister(d.y.data(), d.y.size() * sizeof(cf32), 0),
+    const std::size_t nllr = batch * det.bits_per_vector();
+    std::vector<float> llr_vec(nllr);
+    cf32 *y = d.y.data(), *h = d.h.data();
+    float *noise = d.noise.data(), *llr = llr_vec.data();
+    if (kind == host_memory::allocated_pinned) {
+        check(cudaMallocHost(&y, d.y.size() * sizeof(cf32)), "cudaMallocHost");
+        check(cudaMallocHost(&h, d.h.size() * sizeof(cf32)), "cudaMallocHost");
+        check(cudaMallocHost(&noise, d.noise.size() * sizeof(float)), "cudaMallocHost");
+        check(cudaMallocHost(&llr, nllr * sizeof(float)), "cudaMallocHost");
+        std::memcpy(y, d.y.data(), d.y.size() * sizeof(cf32));
+        std::memcpy(h, d.h.data(), d.h.size() * sizeof(cf32));
+        std::memcpy(noise, d.noise.data(), d.noise.size() * sizeof(float));
+    } else if (kind == host_memory::registered) {
+        check(cudaHostRegister(y, d.y.size() * sizeof(cf32), 0), "cudaHostRegister");
+        check(cudaHostRegister(h, d.h.size() * sizeof(cf32), 0), "cudaHostRegister");
+        check(cudaHostRegister(noise, d.noise.size() * sizeof(float), 0),
               "cudaHostRegister");
-        check(cudaHostRegister(d.h.data(), d.h.size() * sizeof(cf32), 0),
-              "cudaHostRegister");
-        check(cudaHostRegister(d.noise.data(), d.noise.size() * sizeof(float), 0),
-              "cudaHostRegister");
-        check(cudaHostRegister(llr.data(), llr.size() * sizeof(float), 0),
-              "cudaHostRegister");
+        check(cudaHostRegister(llr, nllr * sizeof(float), 0), "cudaHostRegister");
     }
     mimo_batch mb;
-    mb.y = d.y.data();
-    mb.h = d.h.data();
-    mb.noise_var = d.noise.data();
+    mb.y = y;
+    mb.h = h;
+    mb.noise_var = noise;
     mb.batch = batch;
     mb.nt = nt;
     mb.nr = nr;
@@ -253,16 +265,21 @@ host_mbps(gpu_detector& det, host_data& d, std::size_t batch, int nt, int nr, bo
     std::vector<double> t;
     for (int run = 0; run < 6; run++) {
         const auto t0 = std::chrono::steady_clock::now();
-        det.detect(mb, llr.data());
+        det.detect(mb, llr);
         const auto t1 = std::chrono::steady_clock::now();
         if (run >= 1)
             t.push_back(std::chrono::duration<double>(t1 - t0).count());
     }
-    if (pinned) {
-        cudaHostUnregister(d.y.data());
-        cudaHostUnregister(d.h.data());
-        cudaHostUnregister(d.noise.data());
-        cudaHostUnregister(llr.data());
+    if (kind == host_memory::allocated_pinned) {
+        cudaFreeHost(y);
+        cudaFreeHost(h);
+        cudaFreeHost(noise);
+        cudaFreeHost(llr);
+    } else if (kind == host_memory::registered) {
+        cudaHostUnregister(y);
+        cudaHostUnregister(h);
+        cudaHostUnregister(noise);
+        cudaHostUnregister(llr);
     }
     return batch * double(det.bits_per_vector()) / median(t) / 1e6;
 }
@@ -292,7 +309,7 @@ double cpu_mbps(const row& r, const host_data& d, std::size_t batch)
 int main(int argc, char** argv)
 {
     bool quick = false;
-    std::string only, profile;
+    std::string only, profile, pipeline;
     for (int i = 1; i < argc; i++) {
         const std::string arg = argv[i];
         if (arg == "--quick")
@@ -301,6 +318,8 @@ int main(int argc, char** argv)
             only = argv[++i];
         else if (arg == "--profile" && i + 1 < argc)
             profile = argv[++i];
+        else if (arg == "--pipeline" && i + 1 < argc)
+            pipeline = argv[++i];
         else {
             std::printf(
                 "usage: gpumimo_bench [--quick] [--rows SUBSTRING] [--profile ROW]\n"
@@ -532,6 +551,40 @@ int main(int argc, char** argv)
           "psd T5" },
     };
     std::mt19937_64 rng(12345);
+    if (!pipeline.empty()) {
+        // End to end (pinned) of one row over chunk sizes and stream counts.
+        for (const row& r : rows)
+            if (r.label == pipeline) {
+                host_data d = make_data(1 << 20, r.nt, r.nt, r.mod, r.snr_db, rng);
+                for (int streams : { 2, 3, 4, 6 })
+                    for (std::size_t chunk :
+                         { 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18 }) {
+                        gpu_detector det(r.algo,
+                                         r.mod,
+                                         r.nt,
+                                         r.nt,
+                                         r.params,
+                                         0,
+                                         gpu_precision::single,
+                                         chunk,
+                                         streams);
+                        std::printf(
+                            "%s: streams %d chunk %zu: %.0f Mbit/s end to end (pinned)\n",
+                            r.label.c_str(),
+                            streams,
+                            chunk,
+                            host_mbps(det,
+                                      d,
+                                      1 << 20,
+                                      r.nt,
+                                      r.nt,
+                                      host_memory::allocated_pinned));
+                    }
+                return 0;
+            }
+        std::printf("no row '%s'\n", pipeline.c_str());
+        return 2;
+    }
     if (!profile.empty()) {
         for (const row& r : rows)
             if (r.label == profile) {
@@ -563,7 +616,7 @@ int main(int argc, char** argv)
                 c.d2d);
     const std::size_t full = quick ? (1 << 18) : (1 << 20);
 
-    std::printf("\n%-20s %8s %8s %10s %10s %10s %10s %7s %10s %8s\n",
+    std::printf("\n%-20s %8s %8s %10s %10s %10s %10s %7s %10s %10s %8s\n",
                 "detector",
                 "paper",
                 "paper",
@@ -572,9 +625,10 @@ int main(int argc, char** argv)
                 "ours@full",
                 "end2end",
                 "PCIe",
-                "pageable",
+                "end2end",
+                "end2end",
                 "CPU ref");
-    std::printf("%-20s %8s %8s %10s %10s %10s %10s %7s %10s %8s\n",
+    std::printf("%-20s %8s %8s %10s %10s %10s %10s %7s %10s %10s %8s\n",
                 "",
                 "source",
                 "Mbit/s",
@@ -583,7 +637,8 @@ int main(int argc, char** argv)
                 "kernel f64",
                 "pinned f32",
                 "bound%",
-                "end2end",
+                "registered",
+                "pageable",
                 "Mbit/s");
     for (const row& r : rows) {
         if (!only.empty() && r.label.find(only) == std::string::npos)
@@ -606,8 +661,12 @@ int main(int argc, char** argv)
         const double k64 = kernel_mbps(f64, sets, batch_full, nt, nr);
         // End to end through the default pipeline: chunks of 2^16 vectors over 3 streams.
         gpu_detector piped(r.algo, r.mod, nt, nr, r.params, 0, gpu_precision::single);
-        const double e2e = host_mbps(piped, sets[0], batch_full, nt, nr, true);
-        const double e2e_pageable = host_mbps(piped, sets[2], batch_full, nt, nr, false);
+        const double e2e =
+            host_mbps(piped, sets[0], batch_full, nt, nr, host_memory::allocated_pinned);
+        const double e2e_registered =
+            host_mbps(piped, sets[3], batch_full, nt, nr, host_memory::registered);
+        const double e2e_pageable =
+            host_mbps(piped, sets[2], batch_full, nt, nr, host_memory::pageable);
         // Bytes per vector: y and H in (8 B per complex), noise (4 B), LLRs out (4 B).
         const int bits = f32.bits_per_vector();
         const double in_b = nr * 8.0 + nr * nt * 8.0 + 4.0, out_b = bits * 4.0;
@@ -620,24 +679,26 @@ int main(int argc, char** argv)
         char paper[32] = "-";
         if (r.paper_mbps > 0)
             std::snprintf(paper, sizeof paper, "%.1f", r.paper_mbps);
-        std::printf("%-20s %8s %8s %10.0f %10.0f %10.0f %10.0f %6.0f%% %10.0f %8.1f\n",
-                    r.label.c_str(),
-                    r.paper_ref[0] ? r.paper_ref : "-",
-                    paper,
-                    at_paper,
-                    k32,
-                    k64,
-                    e2e,
-                    100.0 * e2e / bound_mbps,
-                    e2e_pageable,
-                    cpu);
+        std::printf(
+            "%-20s %8s %8s %10.0f %10.0f %10.0f %10.0f %6.0f%% %10.0f %10.0f %8.1f\n",
+            r.label.c_str(),
+            r.paper_ref[0] ? r.paper_ref : "-",
+            paper,
+            at_paper,
+            k32,
+            k64,
+            e2e,
+            100.0 * e2e / bound_mbps,
+            e2e_registered,
+            e2e_pageable,
+            cpu);
     }
     std::printf(
         "\nkernel: device-resident, median of 21 (ours@paper: the paper's vectors per "
         "call, "
-        "ours@full: %zu); end2end: host to host, median of 5, pinned or pageable caller "
-        "buffers; PCIe bound%%: pinned end2end over the min(H2D/D2H, bidirectional) "
-        "limit "
+        "ours@full: %zu); end2end: host to host, median of 5, caller buffers pinned "
+        "(cudaMallocHost), registered (cudaHostRegister) or pageable; PCIe bound%%: "
+        "pinned end2end over the min(H2D/D2H, bidirectional) limit "
         "for y+H+N0 in and LLRs out; CPU ref: all %u cores. Group 1 (a QR per vector).\n",
         full,
         std::thread::hardware_concurrency());

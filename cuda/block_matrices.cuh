@@ -46,6 +46,17 @@ load_block_channels(const chunk_args& a, cplx<real>* smem, std::size_t c0)
     return { smem, threads, int(threadIdx.x) };
 }
 
+/*! Writes the first `count` thread matrices of `per` elements each, kept element-major
+ *  at `src` (element e of thread t at src[e * threads + t]), to dst as consecutive
+ *  row-major matrices, with coalesced stores. Call after a __syncthreads(). */
+template <typename T>
+__device__ inline void
+store_block_matrices(T* dst, const T* src, std::size_t count, int per, int threads)
+{
+    for (std::size_t i = threadIdx.x; i < count * per; i += threads)
+        dst[i] = src[(i % per) * threads + i / per];
+}
+
 /*! Step k of a complex modified Gram-Schmidt on q (nr x nt, in place): R_kk = ||q_k||,
  *  q_k normalised, then R_kj = q_k^H q_j and q_j -= R_kj q_k for j > k. With norm2 given,
  *  also downdates the squared norms of the later columns (for the sorted QR). */

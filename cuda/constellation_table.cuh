@@ -28,6 +28,14 @@ __device__ inline cplx<float> point_of<float>(const chunk_args& a, int q)
     return { p.x, p.y };
 }
 
+/*! Amplitude of PAM level l: (2l - (npam-1)) * scale
+ * (core::constellation::pam_amplitude). */
+template <typename real>
+__device__ inline real pam_amplitude(int level, int npam, real scale)
+{
+    return real(2 * level - (npam - 1)) * scale;
+}
+
 /*! Nearest PAM level (0..npam-1) to amplitude x: round and clamp, as the N-way paper's
  *  Algorithm 2, lines 11-12. */
 template <typename real>

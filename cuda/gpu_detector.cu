@@ -317,18 +317,6 @@ struct gpu_detector::impl {
                 "] is rank-deficient (its vectors' LLRs were set to 0)");
     }
 
-    void check_shapes(const mimo_batch& b) const
-    {
-        if (b.nt != nt || b.nr != nr)
-            throw std::invalid_argument("batch is " + std::to_string(b.nr) + "x" +
-                                        std::to_string(b.nt) +
-                                        " (nr x nt) but the detector was made for " +
-                                        std::to_string(nr) + "x" + std::to_string(nt));
-        if (b.group < 1)
-            throw std::invalid_argument("group must be at least 1");
-        if (b.batch && (!b.y || !b.h || !b.noise_var))
-            throw std::invalid_argument("null y, h or noise_var pointer");
-    }
 
     void detect(const mimo_batch& b, float* llr)
     {
@@ -347,15 +335,10 @@ struct gpu_detector::impl {
 
     void detect_chunks(const mimo_batch& b, float* llr)
     {
-        check_shapes(b);
+        validate_layout(b, nt, nr);
+        validate_noise(b);
         if (b.batch == 0)
             return;
-        const std::size_t nnoise = b.scalar_noise ? 1 : b.num_channels();
-        for (std::size_t c = 0; c < nnoise; c++)
-            if (!(std::isfinite(b.noise_var[c]) && b.noise_var[c] > 0.0f))
-                throw std::invalid_argument("noise_var[" + std::to_string(c) +
-                                            "] = " + std::to_string(b.noise_var[c]) +
-                                            " must be finite and > 0");
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         for (slot& s : slots)
             reset_errors(s, s.s.get());
@@ -472,7 +455,7 @@ struct gpu_detector::impl {
 
     void detect_device(const mimo_batch& b, float* llr, cudaStream_t st)
     {
-        check_shapes(b);
+        validate_layout(b, nt, nr);
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         slot& s = slots[0];
         if (!device_errors_reset) {

@@ -80,7 +80,7 @@ __global__ void kbest_kernel(chunk_args a, mrvd::workspace<real> w, int k)
             real b = s.yhat[i];
             for (int j = i + 1; j < dims; j++)
                 b -= s.r[i * dims + j] *
-                     mrvd::amplitude<real>(lv[p * dims + j], npam, scale);
+                     pam_amplitude<real>(lv[p * dims + j], npam, scale);
             s.parent_b[p] = b;
         }
         __syncthreads();
@@ -88,7 +88,7 @@ __global__ void kbest_kernel(chunk_args a, mrvd::workspace<real> w, int k)
         for (int ch = tid; ch < children; ch += T) {
             const int p = ch / npam, l = ch % npam;
             const real e =
-                s.parent_b[p] - s.r[i * dims + i] * mrvd::amplitude<real>(l, npam, scale);
+                s.parent_b[p] - s.r[i * dims + i] * pam_amplitude<real>(l, npam, scale);
             const real metric = s.metric[cur * k + p] + e * e;
             // NaN (bad input; its LLRs are zeroed later) ranks as +inf, so that
             // (metric, index) stays a total order and every rank is taken once.

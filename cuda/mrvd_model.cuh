@@ -4,13 +4,14 @@
  *
  * The real-valued model of the searches on PAM levels with the interleaved (modified)
  * real-valued decomposition, nway and kbest (lib/core/real_model.cc on the CPU): the
- * per-matrix QR, the per-problem R~ and y^~ in shared memory, PAM amplitudes, and the
+ * per-matrix QR, the per-problem R~ and y^~ in shared memory, and the
  * per-(stream, point) minima the LLRs come from.
  */
 #ifndef INCLUDED_GPUMIMO_CUDA_MRVD_MODEL_CUH
 #define INCLUDED_GPUMIMO_CUDA_MRVD_MODEL_CUH
 
 #include "block_matrices.cuh"
+#include "constellation_table.cuh"
 #include "cuda_check.cuh"
 #include "gpu_math.cuh"
 #include "kernels.cuh"
@@ -73,16 +74,8 @@ __global__ void qr_kernel(chunk_args a, int passes, workspace<real> w)
         }
     }
     __syncthreads();
-    for (std::size_t i = threadIdx.x; i < count * pq; i += T)
-        w.q[j0 * pq + i] = qbase[(i % pq) * T + i / pq];
-    for (std::size_t i = threadIdx.x; i < count * pr; i += T)
-        w.r[j0 * pr + i] = rbase[(i % pr) * T + i / pr];
-}
-
-template <typename real>
-__device__ inline real amplitude(int level, int npam, real scale)
-{
-    return real(2 * level - (npam - 1)) * scale;
+    store_block_matrices(w.q + j0 * pq, qbase, count, pq, T);
+    store_block_matrices(w.r + j0 * pr, rbase, count, pr, T);
 }
 
 // Non-negative floats order like their bit patterns, so a shared-memory atomicMin on

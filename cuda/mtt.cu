@@ -104,10 +104,8 @@ __global__ void mtt_prep_kernel(chunk_args a, mtt_workspace<real> w)
     // Coalesced write-out of the block's Q and R.
     const std::size_t count = a.nch - c0 < std::size_t(T) ? a.nch - c0 : std::size_t(T);
     const int pq = nr * nt, pr = nt * nt;
-    for (std::size_t i = threadIdx.x; i < count * pq; i += T)
-        w.q[c0 * pq + i] = qbase[(i % pq) * T + i / pq];
-    for (std::size_t i = threadIdx.x; i < count * pr; i += T)
-        w.r[c0 * pr + i] = rbase[(i % pr) * T + i / pr];
+    store_block_matrices(w.q + c0 * pq, qbase, count, pq, T);
+    store_block_matrices(w.r + c0 * pr, rbase, count, pr, T);
 }
 
 // What path k offers every vertex of the next stage in an edge reduction, packed for

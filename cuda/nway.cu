@@ -101,8 +101,8 @@ nway_kernel(chunk_args a, int passes, mrvd::workspace<real> w, std::size_t per_p
         const int li = a.i_levels[k], lq = a.q_levels[k];
         levels[dims - 1] = lq;
         levels[dims - 2] = li;
-        amps[dims - 1] = mrvd::amplitude<real>(lq, npam, scale);
-        amps[dims - 2] = mrvd::amplitude<real>(li, npam, scale);
+        amps[dims - 1] = pam_amplitude<real>(lq, npam, scale);
+        amps[dims - 2] = pam_amplitude<real>(li, npam, scale);
         const real e1 = yh[dims - 1] - R[(dims - 1) * dims + dims - 1] * amps[dims - 1];
         const real e2 = yh[dims - 2] - R[(dims - 2) * dims + dims - 1] * amps[dims - 1] -
                         R[(dims - 2) * dims + dims - 2] * amps[dims - 2];
@@ -115,7 +115,7 @@ nway_kernel(chunk_args a, int passes, mrvd::workspace<real> w, std::size_t per_p
                 b -= R[i * dims + j] * amps[j];
             const real rii = R[i * dims + i];
             levels[i] = nearest_level(b / rii, scale, npam);
-            amps[i] = mrvd::amplitude<real>(levels[i], npam, scale);
+            amps[i] = pam_amplitude<real>(levels[i], npam, scale);
             const real e = b - rii * amps[i];
             d += e * e;
         }

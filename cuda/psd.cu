@@ -100,10 +100,8 @@ __global__ void psd_qr_kernel(chunk_args a, psd_workspace<real> w)
         }
     }
     __syncthreads();
-    for (std::size_t i = threadIdx.x; i < count * pq; i += T)
-        w.q[c0 * pq + i] = qbase[(i % pq) * T + i / pq];
-    for (std::size_t i = threadIdx.x; i < count * pr; i += T)
-        w.r[c0 * pr + i] = rbase[(i % pr) * T + i / pr];
+    store_block_matrices(w.q + c0 * pq, qbase, count, pq, T);
+    store_block_matrices(w.r + c0 * pr, rbase, count, pr, T);
 }
 
 // A node: the PAM level of every fixed real unknown and its path metric.
@@ -112,12 +110,6 @@ struct node_buf {
     real* metric;          // [cap]
     unsigned char* levels; // [cap][dims]
 };
-
-template <typename real>
-__device__ inline real amp(int level, int npam, real scale)
-{
-    return real(2 * level - (npam - 1)) * scale;
-}
 
 template <typename real>
 __global__ void __launch_bounds__(kThreads)
@@ -224,8 +216,10 @@ __global__ void __launch_bounds__(kThreads)
                     lv[row] = static_cast<unsigned char>(l);
                     real b = s_yhat[row];
                     for (int j = row + 1; j < dims; j++)
-                        b -= s_r[row * dims + j] * amp<real>(lv[j], npam, scale);
-                    const real e = b - s_r[row * dims + row] * amp<real>(l, npam, scale);
+                        b -=
+                            s_r[row * dims + j] * pam_amplitude<real>(lv[j], npam, scale);
+                    const real e =
+                        b - s_r[row * dims + row] * pam_amplitude<real>(l, npam, scale);
                     metric += e * e;
                 }
                 kids.metric[cidx] = metric;
@@ -393,7 +387,7 @@ __global__ void psd_thread_kernel(chunk_args a, psd_workspace<real> w, unsigned*
         auto enter = [&](int i) {
             real bi = yhat[i];
             for (int j = i + 1; j < dims; j++)
-                bi -= R[i * dims + j] * amp<real>(level[j], npam, scale);
+                bi -= R[i * dims + j] * pam_amplitude<real>(level[j], npam, scale);
             b[i] = bi;
             lo[i] = npam;
             hi[i] = -1;
@@ -413,8 +407,9 @@ __global__ void psd_thread_kernel(chunk_args a, psd_workspace<real> w, unsigned*
             if (!can_down && !can_up)
                 return -1;
             const bool take_down =
-                can_down && (!can_up || fabs(centre - amp<real>(down, npam, scale)) <=
-                                            fabs(amp<real>(up, npam, scale) - centre));
+                can_down &&
+                (!can_up || fabs(centre - pam_amplitude<real>(down, npam, scale)) <=
+                                fabs(pam_amplitude<real>(up, npam, scale) - centre));
             if (take_down)
                 lo[i] = down;
             else
@@ -430,7 +425,7 @@ __global__ void psd_thread_kernel(chunk_args a, psd_workspace<real> w, unsigned*
                 i++;
                 continue;
             }
-            const real e = b[i] - R[i * dims + i] * amp<real>(l, npam, scale);
+            const real e = b[i] - R[i * dims + i] * pam_amplitude<real>(l, npam, scale);
             const real metric = pm[i + 1] + e * e;
             if (!(metric < radius)) {
                 i++; // the rest of this level is no closer: leave it

@@ -25,7 +25,7 @@ bool finite(const cf32& v) { return std::isfinite(v.real()) && std::isfinite(v.i
 
 } // namespace
 
-void validate_batch(const mimo_batch& b, int nt, int nr)
+void validate_layout(const mimo_batch& b, int nt, int nr)
 {
     if (b.nt != nt || b.nr != nr)
         reject("batch is " + std::to_string(b.nr) + "x" + std::to_string(b.nt) +
@@ -33,10 +33,26 @@ void validate_batch(const mimo_batch& b, int nt, int nr)
                std::to_string(nt));
     if (b.group < 1)
         reject("group must be at least 1");
+    if (b.batch && (!b.y || !b.h || !b.noise_var))
+        reject("null y, h or noise_var pointer");
+}
+
+void validate_noise(const mimo_batch& b)
+{
     if (b.batch == 0)
         return;
-    if (!b.y || !b.h || !b.noise_var)
-        reject("null y, h or noise_var pointer");
+    const std::size_t nnoise = b.scalar_noise ? 1 : b.num_channels();
+    for (std::size_t c = 0; c < nnoise; c++)
+        if (!(std::isfinite(b.noise_var[c]) && b.noise_var[c] > 0.0f))
+            reject("noise_var[" + std::to_string(c) +
+                   "] = " + std::to_string(b.noise_var[c]) + " must be finite and > 0");
+}
+
+void validate_batch(const mimo_batch& b, int nt, int nr)
+{
+    validate_layout(b, nt, nr);
+    if (b.batch == 0)
+        return;
 
     for (std::size_t v = 0; v < b.batch; v++)
         for (int r = 0; r < nr; r++)
@@ -44,13 +60,9 @@ void validate_batch(const mimo_batch& b, int nt, int nr)
                 reject("y[" + std::to_string(v) + "][" + std::to_string(r) +
                        "] is not finite");
 
-    const std::size_t nch = b.num_channels();
-    const std::size_t nnoise = b.scalar_noise ? 1 : nch;
-    for (std::size_t c = 0; c < nnoise; c++)
-        if (!(std::isfinite(b.noise_var[c]) && b.noise_var[c] > 0.0f))
-            reject("noise_var[" + std::to_string(c) +
-                   "] = " + std::to_string(b.noise_var[c]) + " must be finite and > 0");
+    validate_noise(b);
 
+    const std::size_t nch = b.num_channels();
     for (std::size_t c = 0; c < nch; c++) {
         const cf32* h = b.h + c * nr * nt;
         double frob2 = 0.0;

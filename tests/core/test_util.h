@@ -111,19 +111,26 @@ inline problems make_problems(std::mt19937_64& rng,
     return p;
 }
 
-/*! Runs a detector with the output poisoned with NaN first, and checks every element
- *  was written with a finite value. */
-inline std::vector<float>
-run_detector(const cpu_detector& det, const problems& p, unsigned threads = 0)
+/*! Calls detect(out) on an output of n floats poisoned with NaN first, and checks every
+ *  element was written with a finite value. */
+template <typename Detect>
+inline std::vector<float> run_poisoned(std::size_t n, Detect&& detect)
 {
-    std::vector<float> llr(p.batch * det.bits_per_vector(), std::nanf(""));
-    det.detect(p.view(), llr.data(), threads);
+    std::vector<float> llr(n, std::nanf(""));
+    detect(llr.data());
     for (std::size_t i = 0; i < llr.size(); i++)
         if (!std::isfinite(llr[i])) {
             ADD_FAILURE() << "LLR " << i << " not written or not finite: " << llr[i];
             break;
         }
     return llr;
+}
+
+inline std::vector<float>
+run_detector(const cpu_detector& det, const problems& p, unsigned threads = 0)
+{
+    return run_poisoned(p.batch * det.bits_per_vector(),
+                        [&](float* out) { det.detect(p.view(), out, threads); });
 }
 
 inline std::size_t bit_errors(const std::vector<float>& llr,

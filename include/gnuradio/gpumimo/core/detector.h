@@ -139,6 +139,12 @@ private:
  */
 void validate_batch(const mimo_batch& batch, int nt, int nr);
 
+/*! The parts of validate_batch that read no sample: dimensions, group, null pointers
+ *  (validate_layout), and N0 finite and > 0 (validate_noise, host memory). The GPU
+ *  backend runs these on the host and checks samples and matrices in its kernels. */
+void validate_layout(const mimo_batch& batch, int nt, int nr);
+void validate_noise(const mimo_batch& batch);
+
 /*! Hard decisions from LLRs: bit = 1 where llr > 0. */
 void hard_decisions(const float* llr, std::size_t n, std::uint8_t* bits);
 

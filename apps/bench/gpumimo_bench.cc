@@ -556,6 +556,28 @@ int main(int argc, char** argv)
         for (const row& r : rows)
             if (r.label == pipeline) {
                 host_data d = make_data(1 << 20, r.nt, r.nt, r.mod, r.snr_db, rng);
+                {
+                    // The host's share of detect(): the N0 check before the pipeline.
+                    mimo_batch mb;
+                    mb.y = d.y.data();
+                    mb.h = d.h.data();
+                    mb.noise_var = d.noise.data();
+                    mb.batch = 1 << 20;
+                    mb.nt = mb.nr = r.nt;
+                    mb.group = 1;
+                    mb.scalar_noise = false;
+                    std::vector<double> t;
+                    for (int run = 0; run < 11; run++) {
+                        const auto t0 = std::chrono::steady_clock::now();
+                        validate_noise(mb);
+                        t.push_back(std::chrono::duration<double>(
+                                        std::chrono::steady_clock::now() - t0)
+                                        .count());
+                    }
+                    std::printf("%s: validate_noise of 2^20 values: %.3f ms (median)\n",
+                                r.label.c_str(),
+                                1e3 * median(t));
+                }
                 for (int streams : { 2, 3, 4, 6 })
                     for (std::size_t chunk :
                          { 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18 }) {

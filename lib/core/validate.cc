@@ -9,6 +9,7 @@
 
 #include <gnuradio/gpumimo/core/detector.h>
 
+#include <cfloat>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -42,10 +43,21 @@ void validate_noise(const mimo_batch& b)
     if (b.batch == 0)
         return;
     const std::size_t nnoise = b.scalar_noise ? 1 : b.num_channels();
+    // One branch-free pass first: it vectorises (0.4 against 1.4 ms per 2^20 values on
+    // the development machine), and at group 1 (a noise value per vector) this check
+    // runs on the host before the GPU pipeline starts. The offending index is looked
+    // for only when there is one. x > 0 && x <= FLT_MAX is "finite and positive": NaN
+    // fails both comparisons.
+    const float* n = b.noise_var;
+    int bad = 0; // an int, not a bool: a bool accumulator defeats the vectoriser
     for (std::size_t c = 0; c < nnoise; c++)
-        if (!(std::isfinite(b.noise_var[c]) && b.noise_var[c] > 0.0f))
-            reject("noise_var[" + std::to_string(c) +
-                   "] = " + std::to_string(b.noise_var[c]) + " must be finite and > 0");
+        bad |= int(!(n[c] > 0.0f)) | int(!(n[c] <= FLT_MAX));
+    if (!bad)
+        return;
+    for (std::size_t c = 0; c < nnoise; c++)
+        if (!(std::isfinite(n[c]) && n[c] > 0.0f))
+            reject("noise_var[" + std::to_string(c) + "] = " + std::to_string(n[c]) +
+                   " must be finite and > 0");
 }
 
 void validate_batch(const mimo_batch& b, int nt, int nr)

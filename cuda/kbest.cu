@@ -11,6 +11,7 @@
  */
 #include "constellation_table.cuh"
 #include "cuda_check.cuh"
+#include "launch_config.cuh"
 #include "gpu_math.cuh"
 #include "kbest.cuh"
 #include "kernels.cuh"
@@ -137,8 +138,7 @@ void launch(const chunk_args& a, int k, void* ws, cudaStream_t s)
     const int children = k * npam;
     const int threads = children >= 256 ? 256 : (children + 31) / 32 * 32;
     const std::size_t smem = kbest_smem_bytes<real>(a.nt, k, npam, 1 << a.m);
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
-        kbest_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    allow_dynamic_smem(kbest_kernel<real>, smem);
     kbest_kernel<real><<<unsigned(a.n), threads, smem, s>>>(a, w, k);
     GPUMIMO_CUDA_CHECK_LAUNCH("kbest_kernel");
 }

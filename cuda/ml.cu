@@ -10,6 +10,7 @@
  */
 #include "constellation_table.cuh"
 #include "cuda_check.cuh"
+#include "launch_config.cuh"
 #include "gpu_math.cuh"
 #include "kernels.cuh"
 #include "linear.cuh"
@@ -108,8 +109,7 @@ void launch(const chunk_args& a, cudaStream_t s)
 {
     const std::size_t smem =
         ml_shared_bytes(a.nt, a.nr, a.m, sizeof(real) == sizeof(double));
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
-        ml_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    allow_dynamic_smem(ml_kernel<real>, smem);
     ml_kernel<real><<<unsigned(a.n), kThreads, smem, s>>>(a);
     GPUMIMO_CUDA_CHECK_LAUNCH("ml_kernel");
 }

@@ -13,6 +13,7 @@
 #include "block_matrices.cuh"
 #include "constellation_table.cuh"
 #include "cuda_check.cuh"
+#include "launch_config.cuh"
 #include "gpu_math.cuh"
 #include "kernels.cuh"
 
@@ -184,8 +185,7 @@ void launch_qr(const chunk_args& a, int passes, const workspace<real>& w, cudaSt
     const int qr_threads = block_threads_for(per_thread);
     const std::size_t qr_smem = qr_threads * per_thread;
     const std::size_t qr_jobs = a.nch * passes;
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
-        qr_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(qr_smem)));
+    allow_dynamic_smem(qr_kernel<real>, qr_smem);
     qr_kernel<real>
         <<<unsigned((qr_jobs + qr_threads - 1) / qr_threads), qr_threads, qr_smem, s>>>(
             a, passes, w);

@@ -18,6 +18,7 @@
 #include "block_matrices.cuh"
 #include "constellation_table.cuh"
 #include "cuda_check.cuh"
+#include "launch_config.cuh"
 #include "gpu_math.cuh"
 #include "kernels.cuh"
 #include "mtt.cuh"
@@ -251,9 +252,7 @@ void launch(const chunk_args& a, void* ws, int npam, cudaStream_t s)
         std::size_t(a.nr * a.nt + a.nt * a.nt) * sizeof(cplx<real>);
     const int prep_threads = block_threads_for(per_thread);
     const std::size_t prep_smem = prep_threads * per_thread;
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(mtt_prep_kernel<real>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            int(prep_smem)));
+    allow_dynamic_smem(mtt_prep_kernel<real>, prep_smem);
     mtt_prep_kernel<real><<<unsigned((a.nch + prep_threads - 1) / prep_threads),
                             prep_threads,
                             prep_smem,

@@ -6,6 +6,7 @@
  */
 #include "block_matrices.cuh"
 #include "cuda_check.cuh"
+#include "launch_config.cuh"
 #include "gpu_math.cuh"
 #include "kernels.cuh"
 
@@ -108,8 +109,7 @@ void launch_check_channels(const chunk_args& a, cudaStream_t s)
     const int threads =
         block_threads_for(std::size_t(a.nr) * a.nt * sizeof(cplx<double>));
     const std::size_t smem = std::size_t(threads) * a.nr * a.nt * sizeof(cplx<double>);
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
-        check_channels_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    allow_dynamic_smem(check_channels_kernel, smem);
     check_channels_kernel<<<unsigned((a.nch + threads - 1) / threads),
                             threads,
                             smem,

@@ -13,16 +13,25 @@
  *    metric per (stream, point) with shared-memory atomics; one thread per bit then
  *    takes hypothesis and counter-hypothesis from those nt*M minima instead of scanning
  *    all N*M candidates (the same minima as Algorithm 3 and IV-D).
+ *  - nway_register_kernel (nt <= 4): one thread per (problem, pass) with the pass's
+ *    QR and all its M candidates in registers; the QR fused in when every vector has
+ *    its own H, from mrvd::qr_kernel once per matrix otherwise. The generic nway_kernel
+ *    serves nt > 4.
  * y^ = Q^T y~ is formed in the search kernel from the stored Q (classical projection; the
  * reference's modified form, and its real rather than complex QR, differ only by
  * rounding).
  */
 #include "constellation_table.cuh"
 #include "cuda_check.cuh"
+#include "launch_config.cuh"
 #include "gpu_math.cuh"
 #include "kernels.cuh"
 #include "mrvd_model.cuh"
 #include "nway.cuh"
+#include "register_model.cuh"
+
+#include <algorithm>
+#include <type_traits>
 
 namespace gr {
 namespace gpumimo {
@@ -64,9 +73,8 @@ smem_of(unsigned char* base, int p, std::size_t per_problem, int passes, int dim
     return s;
 }
 
-// NT > 0: compiled for nt = NT, so that the greedy completion's loops unroll and the
-// levels and their amplitudes stay in registers (a run-time-indexed array would live in
-// local memory, a load per multiply-add); NT = 0: any nt.
+// nt > 4 (nt <= 4 runs nway_register_kernel). NT > 0 would compile it for one nt so
+// that the completion's loops unroll; NT = 0: any nt.
 template <typename real, int NT>
 __global__ void
 nway_kernel(chunk_args a, int passes, mrvd::workspace<real> w, std::size_t per_problem)
@@ -133,10 +141,125 @@ nway_kernel(chunk_args a, int passes, mrvd::workspace<real> w, std::size_t per_p
     mrvd::write_llrs_from_minima<real>(a, s.best, v, c, tid, T);
 }
 
+// nt <= 4: `split` threads per (problem, pass), everything of the pass in their
+// registers (register_model.cuh): its QR (FUSED: computed here from H, as each vector
+// has its own matrix; otherwise R and Q from mrvd::qr_kernel, once per matrix), then
+// every split-th of its M candidates, the greedy completion unrolled over the streams
+// in the complex form (both real levels of a stream from one interference sum). The
+// threads of a problem meet in the shared per-(stream, point) minima and share out its
+// bits. split > 1 (the QR repeated) keeps enough threads per SM when few passes and
+// large tables would leave the SM nearly empty. The same candidates and metrics as
+// nway_kernel, at a fraction of its loads.
+template <typename real, int NT, int NRP, bool FUSED>
+__global__ void __launch_bounds__(128) nway_register_kernel(chunk_args a,
+                                                             int passes,
+                                                             mrvd::workspace<real> w)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    using bits_of = mrvd::metric_bits<real>;
+    using bits_t = typename bits_of::type;
+    const int m = a.m, npam = 1 << (m / 2), npoints = 1 << m;
+    const int T = blockDim.x, pass = threadIdx.x % passes, part = threadIdx.x / passes;
+    const int split = T / passes, p = threadIdx.y;
+    const std::size_t v_raw = blockIdx.x * std::size_t(blockDim.y) + p;
+    const bool active = v_raw < a.n;
+    const std::size_t v = active ? v_raw : a.n - 1;
+    const std::size_t c = channel_of(a, v);
+    const real scale = real(a.pam_scale);
+    bits_t* best = reinterpret_cast<bits_t*>(smem) + std::size_t(p) * NT * npoints;
+    for (int i = threadIdx.x; i < NT * npoints; i += T)
+        best[i] = bits_of::infinity;
+
+    register_model<real, NT> md;
+    if (FUSED)
+        qr_in_registers<real, NT, NRP>(a, c, v, pass, md);
+    else
+        load_model_registers<real, NT>(a, w, passes, c, v, pass, md);
+    __syncthreads();
+
+    constexpr int top = NT - 1;
+    const real r_top = md.r[top][top].re;
+    for (int k = part; k < npoints; k += split) {
+        int li[NT], lq[NT];
+        cplx<real> x[NT];
+        // Full expansion of the last column: point k.
+        li[top] = a.i_levels[k];
+        lq[top] = a.q_levels[k];
+        x[top] = { pam_amplitude<real>(li[top], npam, scale),
+                   pam_amplitude<real>(lq[top], npam, scale) };
+        const cplx<real> e_top = md.yhat[top] - r_top * x[top];
+        real d = norm2(e_top);
+        // Greedy completion, stream by stream.
+#pragma unroll
+        for (int s = NT - 2; s >= 0; s--) {
+            cplx<real> b = md.yhat[s];
+#pragma unroll
+            for (int j = s + 1; j < NT; j++)
+                b = b - md.r[s][j] * x[j];
+            const real rss = md.r[s][s].re;
+            lq[s] = nearest_level(b.im / rss, scale, npam);
+            li[s] = nearest_level(b.re / rss, scale, npam);
+            x[s] = { pam_amplitude<real>(li[s], npam, scale),
+                     pam_amplitude<real>(lq[s], npam, scale) };
+            d += norm2(b - rss * x[s]);
+        }
+        if (active) {
+            const bits_t db = bits_of::of(d);
+#pragma unroll
+            for (int j = 0; j < NT; j++) {
+                int stream = j + pass;
+                stream = stream >= NT ? stream - NT : stream;
+                const int point = a.from_levels[li[j] * npam + lq[j]];
+                atomicMin(&best[stream * npoints + point], db);
+            }
+        }
+    }
+    __syncthreads();
+    if (active)
+        mrvd::write_llrs_from_minima<real>(a, best, v, c, threadIdx.x, T);
+}
+
+template <typename real, int NT>
+void launch_register(const chunk_args& a, int passes, const mrvd::workspace<real>& w, cudaStream_t s)
+{
+    const bool fused = register_qr_fused(a.nt, a.nr, a.group);
+    if (!fused)
+        mrvd::launch_qr(a, passes, w, s);
+    const std::size_t per_problem =
+        std::size_t(NT) * (std::size_t(1) << a.m) * sizeof(typename mrvd::metric_bits<real>::type);
+    // Threads per problem: passes x split, split doubled (up to the candidates of a
+    // pass) until the problems whose tables fit in an SM's shared memory (~200 KB)
+    // bring at least 1024 threads, what the registers of the nt = 4 kernel allow.
+    int split = 1;
+    while (split * 2 <= (1 << a.m) && split * passes < 32 &&
+           (200 * 1024 / per_problem) * passes * split < 1024)
+        split *= 2;
+    const int per = passes * split;
+    const int by_threads = std::max(1, 128 / per);
+    const int by_smem = int(std::max<std::size_t>(1, (48 * 1024) / per_problem));
+    const int problems = std::min(by_threads, by_smem);
+    const std::size_t smem = per_problem * problems;
+    const unsigned blocks = unsigned((a.n + problems - 1) / problems);
+    auto run = [&](auto kernel) {
+        kernel<<<blocks, dim3(per, problems), smem, s>>>(a, passes, w);
+        GPUMIMO_CUDA_CHECK_LAUNCH("nway_register_kernel");
+    };
+    if (!fused)
+        run(nway_register_kernel<real, NT, NT, false>);
+    else if (a.nr == NT)
+        run(nway_register_kernel<real, NT, NT, true>);
+    else
+        run(nway_register_kernel<real, NT, kRegisterMaxNr, true>);
+}
+
 template <typename real>
 void launch(const chunk_args& a, int passes, void* ws, cudaStream_t s)
 {
     const mrvd::workspace<real> w = mrvd::carve<real>(ws, a.nch, a.nt, a.nr, passes);
+    if (register_kernel_serves(a.nt))
+        return dispatch_nt(a.nt, [&](auto nt) {
+            launch_register<real, decltype(nt)::value>(a, passes, w, s);
+        });
     mrvd::launch_qr(a, passes, w, s);
 
     const int cands = (1 << a.m) * passes;
@@ -145,26 +268,14 @@ void launch(const chunk_args& a, int passes, void* ws, cudaStream_t s)
     const int problems = threads >= 128 ? 1 : 128 / threads;
     const std::size_t smem = per_problem * problems;
     auto run = [&](auto kernel) {
-        GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
-            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        allow_dynamic_smem(kernel, smem);
         kernel<<<unsigned((a.n + problems - 1) / problems),
                  dim3(threads, problems),
                  smem,
                  s>>>(a, passes, w, per_problem);
         GPUMIMO_CUDA_CHECK_LAUNCH("nway_kernel");
     };
-    switch (a.nt) {
-    case 1:
-        return run(nway_kernel<real, 1>);
-    case 2:
-        return run(nway_kernel<real, 2>);
-    case 3:
-        return run(nway_kernel<real, 3>);
-    case 4:
-        return run(nway_kernel<real, 4>);
-    default:
-        return run(nway_kernel<real, 0>);
-    }
+    run(nway_kernel<real, 0>);
 }
 
 } // namespace

@@ -6,9 +6,12 @@
  * and 6), the algorithm of lib/core/psd_ref.cc:
  *  - psd_qr_kernel: one thread per channel matrix, the real QR (modified Gram-Schmidt)
  *    of the stacked real-valued decomposition, in shared memory.
- *  - psd_thread_kernel (the default): one problem per thread, a depth-first
- *    Schnorr-Euchner search; many problems per SM at once, which the block mapping
- *    cannot have (docs/performance.md).
+ *  - psd_register_kernel (the default for nt <= 4): one problem per thread, a
+ *    depth-first Schnorr-Euchner search compiled per nt, the QR model and the path in
+ *    registers (register_model.cuh); many problems per SM at once, which the block
+ *    mapping cannot have (docs/performance.md).
+ *  - psd_thread_kernel (the default for nt > 4): the same search for any nt, its state
+ *    indexed at run time (local memory).
  *  - psd_kernel (psd_block_search): one block per problem, problems handed out by a
  * persistent grid through an atomic counter, since exact ML work varies with channel and
  * noise (section 6). Per level, the block expands exp_x nodes at once, one thread per
@@ -20,9 +23,13 @@
 #include "block_matrices.cuh"
 #include "constellation_table.cuh"
 #include "cuda_check.cuh"
+#include "launch_config.cuh"
 #include "gpu_math.cuh"
 #include "kernels.cuh"
 #include "psd.cuh"
+#include "register_model.cuh"
+
+#include <algorithm>
 
 #include <cmath>
 #include <string>
@@ -453,6 +460,154 @@ __global__ void psd_thread_kernel(chunk_args a, psd_workspace<real> w, unsigned*
     }
 }
 
+// The Schnorr-Euchner order of one real level's PAM levels around its centre: nearest
+// first, then alternately outwards, so that the levels' distances never decrease.
+template <typename real>
+struct se_order {
+    real centre, scale;
+    int npam, lo, hi;
+    __device__ __forceinline__ int first()
+    {
+        lo = hi = nearest_level(centre, scale, npam);
+        return lo;
+    }
+    // The next level, or -1 when none is left.
+    __device__ __forceinline__ int next()
+    {
+        const int down = lo - 1, up = hi + 1;
+        const bool can_down = down >= 0, can_up = up < npam;
+        if (!can_down && !can_up)
+            return -1;
+        const bool take_down =
+            can_down && (!can_up || fabs(centre - pam_amplitude<real>(down, npam, scale)) <=
+                                        fabs(pam_amplitude<real>(up, npam, scale) - centre));
+        if (take_down)
+            return lo = down;
+        return hi = up;
+    }
+};
+
+template <typename real, int NT>
+struct sphere_state {
+    register_model<real, NT> md;
+    real inv_r[NT]; // 1 / r_ss: centres by a multiplication, not a division per node
+    cplx<real> x[NT];
+    int li[NT], lq[NT], best_li[NT], best_lq[NT];
+    real radius, scale;
+    int npam;
+};
+
+// Depth-first sphere search below stream S (streams NT-1..S+1 fixed in st.x, path metric
+// pd): the imaginary level of stream S, then its real level (the interleaved order; both
+// share the centre's interference sum), each in Schnorr-Euchner order and left at the
+// first level outside the radius. One template instance per stream, so the whole path
+// lives in registers.
+template <typename real, int NT, int S>
+__device__ __forceinline__ void sphere_search(sphere_state<real, NT>& st, real pd)
+{
+    cplx<real> b = st.md.yhat[S];
+#pragma unroll
+    for (int j = S + 1; j < NT; j++)
+        b = b - st.md.r[S][j] * st.x[j];
+    const real rss = st.md.r[S][S].re;
+    se_order<real> im{ b.im * st.inv_r[S], st.scale, st.npam, 0, 0 };
+    for (int lq = im.first(); lq >= 0; lq = im.next()) {
+        const real aq = pam_amplitude<real>(lq, st.npam, st.scale);
+        const real eq = b.im - rss * aq;
+        const real pq = pd + eq * eq;
+        if (!(pq < st.radius))
+            break;
+        se_order<real> re{ b.re * st.inv_r[S], st.scale, st.npam, 0, 0 };
+        for (int li = re.first(); li >= 0; li = re.next()) {
+            const real ai = pam_amplitude<real>(li, st.npam, st.scale);
+            const real ei = b.re - rss * ai;
+            const real pi = pq + ei * ei;
+            if (!(pi < st.radius))
+                break;
+            st.x[S] = { ai, aq };
+            st.li[S] = li;
+            st.lq[S] = lq;
+            if constexpr (S == 0) {
+                st.radius = pi; // a better leaf; its siblings are no closer
+#pragma unroll
+                for (int j = 0; j < NT; j++) {
+                    st.best_li[j] = st.li[j];
+                    st.best_lq[j] = st.lq[j];
+                }
+                break;
+            } else {
+                sphere_search<real, NT, S - 1>(st, pi);
+            }
+        }
+    }
+}
+
+// nt <= 4: the thread-per-problem search with the problem's QR model and path in
+// registers (register_model.cuh: the complex QR and its interleaved real model instead
+// of the stacked real QR; another level order, the same ML decision). FUSED: the sorted
+// QR is computed here from H (strong streams decided first: fewer nodes); otherwise
+// the unsorted QR comes from mrvd::qr_kernel, once per matrix.
+template <typename real, int NT, int NRP, bool FUSED>
+__global__ void __launch_bounds__(128)
+    psd_register_kernel(chunk_args a, mrvd::workspace<real> w, unsigned* counter)
+{
+    const int m = a.m, npam = 1 << (m / 2);
+    for (;;) {
+        const std::size_t v = atomicAdd(counter, 1u);
+        if (v >= a.n)
+            return;
+        const std::size_t c = channel_of(a, v);
+        sphere_state<real, NT> st;
+        if (FUSED)
+            qr_in_registers<real, NT, NRP, true>(a, c, v, 0, st.md);
+        else
+            load_model_registers<real, NT>(a, w, 1, c, v, 0, st.md);
+#pragma unroll
+        for (int s = 0; s < NT; s++)
+            st.inv_r[s] = real(1) / st.md.r[s][s].re;
+        st.radius = INFINITY;
+        st.scale = real(a.pam_scale);
+        st.npam = npam;
+#pragma unroll
+        for (int j = 0; j < NT; j++) // defined even if bad input leaves no leaf inside
+            st.best_li[j] = st.best_lq[j] = 0;
+        sphere_search<real, NT, NT - 1>(st, real(0));
+
+        float* out = a.llr + v * std::size_t(NT * m);
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+            const int point = a.from_levels[st.best_li[j] * npam + st.best_lq[j]];
+            const int stream = st.md.stream[j];
+            for (int k = 0; k < m; k++)
+                out[stream * m + k] =
+                    ((point >> (m - 1 - k)) & 1) ? a.list_llr_clip : -a.list_llr_clip;
+        }
+    }
+}
+
+template <typename real, int NT>
+void launch_register(const chunk_args& a, void* ws, unsigned* counter, cudaStream_t s)
+{
+    const mrvd::workspace<real> w = mrvd::carve<real>(ws, a.nch, a.nt, a.nr, 1);
+    const bool fused = register_qr_fused(a.nt, a.nr, a.group);
+    if (!fused)
+        mrvd::launch_qr(a, 1, w, s);
+    auto run = [&](auto kernel) {
+        const int threads = 128;
+        const std::size_t blocks =
+            persistent_blocks(kernel, threads, 0, (a.n + threads - 1) / threads);
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), s));
+        kernel<<<unsigned(blocks), threads, 0, s>>>(a, w, counter);
+        GPUMIMO_CUDA_CHECK_LAUNCH("psd_register_kernel");
+    };
+    if (!fused)
+        run(psd_register_kernel<real, NT, NT, false>);
+    else if (a.nr == NT)
+        run(psd_register_kernel<real, NT, NT, true>);
+    else
+        run(psd_register_kernel<real, NT, kRegisterMaxNr, true>);
+}
+
 template <typename real>
 void launch(const chunk_args& a,
             const psd_plan& plan,
@@ -461,45 +616,33 @@ void launch(const chunk_args& a,
             unsigned* counter,
             cudaStream_t s)
 {
+    if (!block_search && register_kernel_serves(a.nt))
+        return dispatch_nt(a.nt, [&](auto nt) {
+            launch_register<real, decltype(nt)::value>(a, ws, counter, s);
+        });
     const psd_workspace<real> w = carve<real>(ws, a.nch, a.nt, a.nr);
     const std::size_t per_thread =
         std::size_t(4 * a.nr * a.nt + 4 * a.nt * a.nt) * sizeof(real);
     const int qr_threads = block_threads_for(per_thread);
     const std::size_t qr_smem = qr_threads * per_thread;
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
-        psd_qr_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(qr_smem)));
+    allow_dynamic_smem(psd_qr_kernel<real>, qr_smem);
     psd_qr_kernel<real>
         <<<unsigned((a.nch + qr_threads - 1) / qr_threads), qr_threads, qr_smem, s>>>(a,
                                                                                       w);
     GPUMIMO_CUDA_CHECK_LAUNCH("psd_qr_kernel");
 
     if (!block_search) {
-        int device = 0, sms = 0, per_sm = 0;
         const int threads = 128;
-        GPUMIMO_CUDA_CHECK(cudaGetDevice(&device));
-        GPUMIMO_CUDA_CHECK(
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        GPUMIMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, psd_thread_kernel<real>, threads, 0));
-        const std::size_t wanted = (a.n + threads - 1) / threads;
-        const std::size_t blocks =
-            std::min<std::size_t>(wanted, std::size_t(sms) * std::max(per_sm, 1));
+        const std::size_t blocks = persistent_blocks(
+            psd_thread_kernel<real>, threads, 0, (a.n + threads - 1) / threads);
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), s));
         psd_thread_kernel<real><<<unsigned(blocks), threads, 0, s>>>(a, w, counter);
         GPUMIMO_CUDA_CHECK_LAUNCH("psd_thread_kernel");
         return;
     }
     const std::size_t smem = psd_shared_bytes(plan, a.nt, sizeof(real) == sizeof(double));
-    GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
-        psd_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    int device = 0, sms = 0, per_sm = 0;
-    GPUMIMO_CUDA_CHECK(cudaGetDevice(&device));
-    GPUMIMO_CUDA_CHECK(
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    GPUMIMO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, psd_kernel<real>, kThreads, smem));
-    const std::size_t blocks =
-        std::min<std::size_t>(a.n, std::size_t(sms) * std::max(per_sm, 1));
+    allow_dynamic_smem(psd_kernel<real>, smem);
+    const std::size_t blocks = persistent_blocks(psd_kernel<real>, kThreads, smem, a.n);
     GPUMIMO_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), s));
     psd_kernel<real><<<unsigned(blocks), kThreads, smem, s>>>(a, plan, w, counter);
     GPUMIMO_CUDA_CHECK_LAUNCH("psd_kernel");

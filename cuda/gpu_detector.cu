@@ -351,10 +351,10 @@ struct gpu_detector::impl {
         };
 
         std::size_t index = 0;
-        for (std::size_t v0 = 0, v1 = 0; v0 < b.batch; v0 = v1, index++) {
+        for (std::size_t v0 = 0; v0 < b.batch; v0 += chunk, index++) {
             slot& s = slots[index % slots.size()];
             drain(s);
-            v1 = v0 + piece(index, b.batch - v0);
+            const std::size_t v1 = std::min(b.batch, v0 + chunk);
             const std::size_t c0 = v0 / b.group, c1 = (v1 - 1) / b.group + 1;
             const std::size_t n = v1 - v0, nch = c1 - c0;
             const cudaStream_t st = s.s.get();
@@ -412,21 +412,6 @@ struct gpu_detector::impl {
             merge(all, *s.host_errors.get());
         }
         throw_if_bad(all);
-    }
-
-    // Vectors in chunk `index` of a call, `left` of them still to go. Nothing overlaps
-    // the first chunk's copy in nor the last chunk's kernels and copy out, so the
-    // pipeline starts with a quarter and a half chunk and ends with halving pieces.
-    std::size_t piece(std::size_t index, std::size_t left) const
-    {
-        std::size_t n = chunk;
-        if (index == 0)
-            n = chunk / 4;
-        else if (index == 1)
-            n = chunk / 2;
-        if (left <= chunk && left > chunk / 4)
-            n = std::min(n, (left + 1) / 2);
-        return std::max<std::size_t>(1, std::min(n, left));
     }
 
     static bool is_pinned(const void* p)

@@ -207,10 +207,8 @@ __global__ void __launch_bounds__(128) nway_register_kernel(chunk_args a,
             const bits_t db = bits_of::of(d);
 #pragma unroll
             for (int j = 0; j < NT; j++) {
-                int stream = j + pass;
-                stream = stream >= NT ? stream - NT : stream;
                 const int point = a.from_levels[li[j] * npam + lq[j]];
-                atomicMin(&best[stream * npoints + point], db);
+                atomicMin(&best[md.stream[j] * npoints + point], db);
             }
         }
     }
@@ -222,8 +220,7 @@ __global__ void __launch_bounds__(128) nway_register_kernel(chunk_args a,
 template <typename real, int NT>
 void launch_register(const chunk_args& a, int passes, const mrvd::workspace<real>& w, cudaStream_t s)
 {
-    const bool fused = register_qr_fused(a.nt, a.nr, a.group);
-    if (!fused)
+    if (!register_qr_fused(a.nt, a.nr, a.group))
         mrvd::launch_qr(a, passes, w, s);
     const std::size_t per_problem =
         std::size_t(NT) * (std::size_t(1) << a.m) * sizeof(typename mrvd::metric_bits<real>::type);
@@ -240,16 +237,11 @@ void launch_register(const chunk_args& a, int passes, const mrvd::workspace<real
     const int problems = std::min(by_threads, by_smem);
     const std::size_t smem = per_problem * problems;
     const unsigned blocks = unsigned((a.n + problems - 1) / problems);
-    auto run = [&](auto kernel) {
-        kernel<<<blocks, dim3(per, problems), smem, s>>>(a, passes, w);
+    dispatch_register_instance<NT>(a, [&](auto nrp, auto fused) {
+        nway_register_kernel<real, NT, decltype(nrp)::value, decltype(fused)::value>
+            <<<blocks, dim3(per, problems), smem, s>>>(a, passes, w);
         GPUMIMO_CUDA_CHECK_LAUNCH("nway_register_kernel");
-    };
-    if (!fused)
-        run(nway_register_kernel<real, NT, NT, false>);
-    else if (a.nr == NT)
-        run(nway_register_kernel<real, NT, NT, true>);
-    else
-        run(nway_register_kernel<real, NT, kRegisterMaxNr, true>);
+    });
 }
 
 template <typename real>

@@ -589,23 +589,18 @@ template <typename real, int NT>
 void launch_register(const chunk_args& a, void* ws, unsigned* counter, cudaStream_t s)
 {
     const mrvd::workspace<real> w = mrvd::carve<real>(ws, a.nch, a.nt, a.nr, 1);
-    const bool fused = register_qr_fused(a.nt, a.nr, a.group);
-    if (!fused)
+    if (!register_qr_fused(a.nt, a.nr, a.group))
         mrvd::launch_qr(a, 1, w, s);
-    auto run = [&](auto kernel) {
+    dispatch_register_instance<NT>(a, [&](auto nrp, auto fused) {
+        const auto kernel =
+            psd_register_kernel<real, NT, decltype(nrp)::value, decltype(fused)::value>;
         const int threads = 128;
         const std::size_t blocks =
             persistent_blocks(kernel, threads, 0, (a.n + threads - 1) / threads);
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), s));
         kernel<<<unsigned(blocks), threads, 0, s>>>(a, w, counter);
         GPUMIMO_CUDA_CHECK_LAUNCH("psd_register_kernel");
-    };
-    if (!fused)
-        run(psd_register_kernel<real, NT, NT, false>);
-    else if (a.nr == NT)
-        run(psd_register_kernel<real, NT, NT, true>);
-    else
-        run(psd_register_kernel<real, NT, kRegisterMaxNr, true>);
+    });
 }
 
 template <typename real>

@@ -21,6 +21,9 @@
 #include "kernels.cuh"
 #include "mrvd_model.cuh"
 
+#include <cstddef>
+#include <type_traits>
+
 namespace gr {
 namespace gpumimo {
 namespace cuda {
@@ -48,22 +51,19 @@ __device__ __forceinline__ void qr_in_registers(
     const chunk_args& a, std::size_t c, std::size_t v, int shift, register_model<real, NT>& m)
 {
     const int nr = a.nr;
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+        m.stream[j] = (j + shift) % NT;
     cplx<real> q[NRP][NT], y[NRP];
 #pragma unroll
     for (int rr = 0; rr < NRP; rr++) {
         const bool row = rr < nr;
         y[rr] = row ? from_float2<real>(a.y[v * nr + rr]) : cplx<real>{ 0, 0 };
 #pragma unroll
-        for (int j = 0; j < NT; j++) {
-            int col = j + shift;
-            col = col >= NT ? col - NT : col;
-            q[rr][j] = row ? from_float2<real>(a.h[(c * nr + rr) * NT + col])
+        for (int j = 0; j < NT; j++)
+            q[rr][j] = row ? from_float2<real>(a.h[(c * nr + rr) * NT + m.stream[j]])
                            : cplx<real>{ 0, 0 };
-        }
     }
-#pragma unroll
-    for (int j = 0; j < NT; j++)
-        m.stream[j] = (j + shift) % NT;
 #pragma unroll
     for (int k = 0; k < NT; k++) {
         real nk = 0;
@@ -171,6 +171,21 @@ inline bool register_kernel_serves(int nt) { return nt >= 1 && nt <= kRegisterMa
 inline bool register_qr_fused(int nt, int nr, std::size_t group)
 {
     return register_kernel_serves(nt) && nr <= kRegisterMaxNr && group == 1;
+}
+
+/*! Calls run(nrp, fused) with the compile-time row count NRP and FUSED flag of the
+ *  kernel instance that serves this chunk: the QR fused in registers (NRP = nr when
+ *  nr == NT, else the padded kRegisterMaxNr), or loaded (FUSED = false; the caller runs
+ *  mrvd::qr_kernel first when register_qr_fused is false). */
+template <int NT, typename F>
+void dispatch_register_instance(const chunk_args& a, F&& run)
+{
+    if (!register_qr_fused(a.nt, a.nr, a.group))
+        run(std::integral_constant<int, NT>{}, std::false_type{});
+    else if (a.nr == NT)
+        run(std::integral_constant<int, NT>{}, std::true_type{});
+    else
+        run(std::integral_constant<int, kRegisterMaxNr>{}, std::true_type{});
 }
 
 /*! Calls f(std::integral_constant<int, NT>{}) for the run-time nt (1..4). */

@@ -130,6 +130,22 @@ struct host_data {
     std::vector<float> noise;
 };
 
+// The benchmark's batches: one channel matrix and one N0 per vector (group 1).
+mimo_batch per_vector_batch(
+    const cf32* y, const cf32* h, const float* noise, std::size_t batch, int nt, int nr)
+{
+    mimo_batch mb;
+    mb.y = y;
+    mb.h = h;
+    mb.noise_var = noise;
+    mb.batch = batch;
+    mb.nt = nt;
+    mb.nr = nr;
+    mb.group = 1;
+    mb.scalar_noise = false;
+    return mb;
+}
+
 host_data make_data(std::size_t batch,
                     int nt,
                     int nr,
@@ -197,15 +213,7 @@ double kernel_mbps(gpu_detector& det,
     std::vector<double> t;
     for (int run = 0; run < 24; run++) {
         const dev_set& d = ds[run % ds.size()];
-        mimo_batch mb;
-        mb.y = d.y;
-        mb.h = d.h;
-        mb.noise_var = d.noise;
-        mb.batch = batch;
-        mb.nt = nt;
-        mb.nr = nr;
-        mb.group = 1;
-        mb.scalar_noise = false;
+        const mimo_batch mb = per_vector_batch(d.y, d.h, d.noise, batch, nt, nr);
         cudaEventRecord(a, s);
         det.detect_device(mb, llr, s);
         cudaEventRecord(b, s);
@@ -253,15 +261,7 @@ double host_mbps(
               "cudaHostRegister");
         check(cudaHostRegister(llr, nllr * sizeof(float), 0), "cudaHostRegister");
     }
-    mimo_batch mb;
-    mb.y = y;
-    mb.h = h;
-    mb.noise_var = noise;
-    mb.batch = batch;
-    mb.nt = nt;
-    mb.nr = nr;
-    mb.group = 1;
-    mb.scalar_noise = false;
+    const mimo_batch mb = per_vector_batch(y, h, noise, batch, nt, nr);
     std::vector<double> t;
     for (int run = 0; run < 6; run++) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -288,15 +288,8 @@ double cpu_mbps(const row& r, const host_data& d, std::size_t batch)
 {
     const cpu_detector det(r.algo, r.mod, r.nt, r.nt, r.params);
     std::vector<float> llr(batch * det.bits_per_vector());
-    mimo_batch mb;
-    mb.y = d.y.data();
-    mb.h = d.h.data();
-    mb.noise_var = d.noise.data();
-    mb.batch = batch;
-    mb.nt = r.nt;
-    mb.nr = r.nt;
-    mb.group = 1;
-    mb.scalar_noise = false;
+    const mimo_batch mb =
+        per_vector_batch(d.y.data(), d.h.data(), d.noise.data(), batch, r.nt, r.nt);
     const auto t0 = std::chrono::steady_clock::now();
     det.detect(mb, llr.data());
     const double s =
@@ -558,14 +551,8 @@ int main(int argc, char** argv)
                 host_data d = make_data(1 << 20, r.nt, r.nt, r.mod, r.snr_db, rng);
                 {
                     // The host's share of detect(): the N0 check before the pipeline.
-                    mimo_batch mb;
-                    mb.y = d.y.data();
-                    mb.h = d.h.data();
-                    mb.noise_var = d.noise.data();
-                    mb.batch = 1 << 20;
-                    mb.nt = mb.nr = r.nt;
-                    mb.group = 1;
-                    mb.scalar_noise = false;
+                    const mimo_batch mb = per_vector_batch(
+                        d.y.data(), d.h.data(), d.noise.data(), 1 << 20, r.nt, r.nt);
                     std::vector<double> t;
                     for (int run = 0; run < 11; run++) {
                         const auto t0 = std::chrono::steady_clock::now();

@@ -90,6 +90,7 @@ const unsigned long long kNone = ULLONG_MAX;
 struct slot {
     gc::stream s;
     gc::event done;
+    gc::event joined; // detect_device: this slot's chunks, for the caller's stream
     gc::device_buffer<float2> y, h;
     gc::device_buffer<float> noise, llr;
     gc::device_buffer<unsigned char> bad, ws;
@@ -116,6 +117,7 @@ struct gpu_detector::impl {
     gc::device_buffer<float2> points_f;
     gc::device_buffer<unsigned char> from_levels, i_levels, q_levels;
     std::vector<slot> slots;
+    gc::event fork; // detect_device: the caller's stream, for the slots' streams
 
     impl(algorithm algo,
          modulation mod,
@@ -453,19 +455,35 @@ struct gpu_detector::impl {
 
     bool device_errors_reset = false;
 
+    // Chunks of device-resident input run on the slots' streams, forked from and
+    // joined back into the caller's stream, so that one chunk's kernels overlap the
+    // next one's. That matters where the work per vector varies: psd's persistent grid
+    // hands problems out within a chunk only, and a chunk lasts as long as its hardest
+    // problem, whose single-thread search can outlast the chunk's bulk many times over.
+    // Every chunk reports bad input into slot 0's error record (atomic minima).
     void detect_device(const mimo_batch& b, float* llr, cudaStream_t st)
     {
         validate_layout(b, nt, nr);
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
-        slot& s = slots[0];
         if (!device_errors_reset) {
-            reset_errors(s, st);
+            reset_errors(slots[0], st);
             device_errors_reset = true;
         }
-        for (std::size_t v0 = 0; v0 < b.batch; v0 += chunk) {
+        const std::size_t chunks = (b.batch + chunk - 1) / chunk;
+        const std::size_t used = std::min(chunks, slots.size());
+        if (used > 1) {
+            GPUMIMO_CUDA_CHECK(cudaEventRecord(fork.get(), st));
+            for (std::size_t i = 0; i < used; i++)
+                GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(slots[i].s.get(), fork.get(), 0));
+        }
+        for (std::size_t index = 0; index < chunks; index++) {
+            slot& s = slots[index % used];
+            const cudaStream_t run_on = used > 1 ? s.s.get() : st;
+            const std::size_t v0 = index * chunk;
             const std::size_t v1 = std::min(b.batch, v0 + chunk);
             const std::size_t c0 = v0 / b.group, c1 = (v1 - 1) / b.group + 1;
             gc::chunk_args a = args_for(s);
+            a.errors = slots[0].errors.get();
             a.y = reinterpret_cast<const float2*>(b.y) + v0 * nr;
             a.h = reinterpret_cast<const float2*>(b.h) + c0 * nr * nt;
             a.noise = b.noise_var + (b.scalar_noise ? 0 : c0);
@@ -477,8 +495,13 @@ struct gpu_detector::impl {
             a.first_offset = v0 - c0 * b.group;
             a.base_vector = v0;
             a.base_channel = c0;
-            run_chunk(a, s, st);
+            run_chunk(a, s, run_on);
         }
+        if (used > 1)
+            for (std::size_t i = 0; i < used; i++) {
+                GPUMIMO_CUDA_CHECK(cudaEventRecord(slots[i].joined.get(), slots[i].s.get()));
+                GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(st, slots[i].joined.get(), 0));
+            }
     }
 
     void check_device_errors(cudaStream_t st)

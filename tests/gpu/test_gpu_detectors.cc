@@ -28,6 +28,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 using namespace gpumimo_test;
 
@@ -121,6 +123,44 @@ std::vector<float> run_gpu(gpu_detector& det, const problems& p)
 {
     return run_poisoned(p.batch * det.bits_per_vector(),
                         [&](float* out) { det.detect(p.view(), out); });
+}
+
+// The problems on the device; detect_device into NaN-poisoned device LLRs, copied back.
+struct device_run {
+    std::vector<float> llr;
+    std::string error; // what check_device_errors threw, if anything
+};
+device_run run_device(gpu_detector& det, const problems& p)
+{
+    const std::size_t floats = p.batch * det.bits_per_vector();
+    cf32 *dy, *dh;
+    float *dn, *dl;
+    EXPECT_EQ(cudaMalloc(&dy, p.y.size() * sizeof(cf32)), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&dh, p.h.size() * sizeof(cf32)), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&dn, p.noise.size() * sizeof(float)), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&dl, floats * sizeof(float)), cudaSuccess);
+    cudaMemcpy(dy, p.y.data(), p.y.size() * sizeof(cf32), cudaMemcpyHostToDevice);
+    cudaMemcpy(dh, p.h.data(), p.h.size() * sizeof(cf32), cudaMemcpyHostToDevice);
+    cudaMemcpy(dn, p.noise.data(), p.noise.size() * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemset(dl, 0xff, floats * sizeof(float)); // NaN poison
+    mimo_batch b = p.view();
+    b.y = dy;
+    b.h = dh;
+    b.noise_var = dn;
+    device_run out;
+    det.detect_device(b, dl, nullptr);
+    try {
+        det.check_device_errors(nullptr);
+    } catch (const std::invalid_argument& e) {
+        out.error = e.what();
+    }
+    out.llr.resize(floats);
+    cudaMemcpy(out.llr.data(), dl, floats * sizeof(float), cudaMemcpyDeviceToHost);
+    cudaFree(dy);
+    cudaFree(dh);
+    cudaFree(dn);
+    cudaFree(dl);
+    return out;
 }
 
 // Compares one configuration in both precisions; returns false on failure.
@@ -274,11 +314,16 @@ TEST_F(Gpu, NwayWithFewerPassesEqualsReference)
 TEST_F(Gpu, PsdEqualsExhaustiveMlOnTheGpu)
 {
     // psd promises exact ML: on the GPU, in double precision, its decisions equal the
-    // GPU's exhaustive ml on every problem, SNRs 0 to 30 dB.
+    // GPU's exhaustive ml on every problem, SNRs 0 to 30 dB; 2x2 64- and 256-QAM too,
+    // whose searches take every PAM level.
     auto rng = make_rng(123);
     for (bool block : { false, true })
         for (int nt : { 2, 4 })
-            for (modulation mod : { modulation::qpsk, modulation::qam16 }) {
+            for (modulation mod :
+                 { modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256 }) {
+                const int bits = constellation(mod).bits_per_symbol();
+                if (bits > 4 && (block || nt > 2))
+                    continue; // exhaustive ml and the block search's level buffers
                 const constellation con(mod);
                 detector_params mapping;
                 mapping.psd_block_search = block;
@@ -303,6 +348,40 @@ TEST_F(Gpu, PsdEqualsExhaustiveMlOnTheGpu)
                     << nt << "x" << nt << " " << to_string(mod) << " over " << total
                     << " problems, block search " << block;
             }
+}
+
+TEST_F(Gpu, PsdAtLowSnrInChunksEqualsExhaustiveMl)
+{
+    // At 0 dB the searches are long and their lengths vary most; chunks of 700 on two
+    // streams, each with its own persistent grid's work counter, from the host and
+    // from device-resident input (chunks forked over the streams).
+    // Small, so that compute-sanitizer can run it (scripts/gpu_check.sh).
+    auto rng = make_rng(125);
+    const struct {
+        int nt;
+        modulation mod;
+    } cases[] = { { 4, modulation::qpsk }, { 2, modulation::qam64 }, { 3, modulation::qam16 } };
+    for (const auto& k : cases) {
+        const problems p = make_problems(rng, constellation(k.mod), k.nt, k.nt, 2003, 0.0, 1);
+        gpu_detector psd(algorithm::psd,
+                         k.mod,
+                         k.nt,
+                         k.nt,
+                         detector_params(),
+                         0,
+                         gpu_precision::double_,
+                         700,
+                         2);
+        gpu_detector ml(
+            algorithm::ml, k.mod, k.nt, k.nt, detector_params(), 0, gpu_precision::double_);
+        const std::vector<float> a = run_gpu(psd, p), b = run_gpu(ml, p);
+        const std::vector<float> d = run_device(psd, p).llr;
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < a.size(); i++)
+            differ += (a[i] > 0) != (b[i] > 0);
+        EXPECT_EQ(differ, 0u) << k.nt << "x" << k.nt << " " << to_string(k.mod);
+        EXPECT_EQ(d, a) << k.nt << "x" << k.nt << " " << to_string(k.mod);
+    }
 }
 
 TEST_F(Gpu, PipelineWithManySmallChunksAndStreams)
@@ -351,43 +430,40 @@ TEST_F(Gpu, PinnedCallerBuffersEqualPageable)
 
 TEST_F(Gpu, DeviceResidentPathEqualsHostPath)
 {
+    // 4099 vectors in chunks of 1000: five chunks forked over the detector's three
+    // streams and joined back into the caller's.
     auto rng = make_rng(121);
     const constellation con(modulation::qam16);
     const problems p = make_problems(rng, con, 4, 4, 4099, 14.0, 2);
-    gpu_detector det(algorithm::mtt,
-                     modulation::qam16,
-                     4,
-                     4,
-                     detector_params(),
-                     0,
-                     gpu_precision::double_,
-                     1000);
-    const std::vector<float> host = run_gpu(det, p);
+    for (algorithm algo : { algorithm::mtt, algorithm::nway, algorithm::psd }) {
+        gpu_detector det(
+            algo, modulation::qam16, 4, 4, detector_params(), 0, gpu_precision::double_, 1000);
+        const std::vector<float> host = run_gpu(det, p);
+        const device_run dev = run_device(det, p);
+        EXPECT_EQ(dev.error, "");
+        EXPECT_EQ(dev.llr, host) << to_string(algo);
+    }
+}
 
-    cf32 *dy, *dh;
-    float *dn, *dl;
-    ASSERT_EQ(cudaMalloc(&dy, p.y.size() * sizeof(cf32)), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&dh, p.h.size() * sizeof(cf32)), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&dn, p.noise.size() * sizeof(float)), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&dl, host.size() * sizeof(float)), cudaSuccess);
-    cudaMemcpy(dy, p.y.data(), p.y.size() * sizeof(cf32), cudaMemcpyHostToDevice);
-    cudaMemcpy(dh, p.h.data(), p.h.size() * sizeof(cf32), cudaMemcpyHostToDevice);
-    cudaMemcpy(
-        dn, p.noise.data(), p.noise.size() * sizeof(float), cudaMemcpyHostToDevice);
-    cudaMemset(dl, 0xff, host.size() * sizeof(float)); // NaN poison
-    mimo_batch b = p.view();
-    b.y = dy;
-    b.h = dh;
-    b.noise_var = dn;
-    det.detect_device(b, dl, nullptr);
-    EXPECT_NO_THROW(det.check_device_errors(nullptr));
-    std::vector<float> dev(host.size());
-    cudaMemcpy(dev.data(), dl, dev.size() * sizeof(float), cudaMemcpyDeviceToHost);
-    EXPECT_EQ(dev, host);
-    cudaFree(dy);
-    cudaFree(dh);
-    cudaFree(dn);
-    cudaFree(dl);
+TEST_F(Gpu, DeviceResidentBadInputInAnyChunkIsReported)
+{
+    // Bad samples in the third and fifth chunks (run on the third and second streams):
+    // the first is named, both vectors' LLRs are zero and the rest equal the host path.
+    auto rng = make_rng(126);
+    const constellation con(modulation::qam16);
+    problems p = make_problems(rng, con, 2, 2, 4099, 14.0, 1);
+    p.y[2500 * 2 + 1] = cf32(std::nanf(""), 0.f);
+    p.y[4098 * 2] = cf32(0.f, INFINITY);
+    gpu_detector det(
+        algorithm::mmse, modulation::qam16, 2, 2, detector_params(), 0, gpu_precision::double_, 1000);
+    std::vector<float> host(p.batch * det.bits_per_vector(), -1.f);
+    EXPECT_THROW(det.detect(p.view(), host.data()), std::invalid_argument);
+    const device_run dev = run_device(det, p);
+    EXPECT_NE(dev.error.find("y[2500]"), std::string::npos) << dev.error;
+    EXPECT_EQ(dev.llr, host);
+    for (std::size_t v : { std::size_t(2500), std::size_t(4098) })
+        for (int k = 0; k < det.bits_per_vector(); k++)
+            EXPECT_EQ(dev.llr[v * det.bits_per_vector() + k], 0.f) << v;
 }
 
 TEST_F(Gpu, BadInputIsReportedAndZeroed)

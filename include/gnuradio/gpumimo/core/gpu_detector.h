@@ -43,7 +43,9 @@ bool gpu_supports(algorithm algo,
  * device workspace, pinned staging buffer and stream; detect() allocates nothing.
  * detect() runs host to host: the batch is cut into chunks that flow through several
  * streams, so that copies in, kernels and copies out overlap. detect_device() runs on
- * device-resident data on the caller's stream, for GPU stages in a chain.
+ * device-resident data, for GPU stages in a chain: ordered on the caller's stream, its
+ * chunks forked onto the detector's streams (so that their kernels overlap) and joined
+ * back.
  *
  * Bad input: shapes and N0 are checked before anything runs (std::invalid_argument);
  * NaN/Inf samples and rank-deficient matrices are found by the kernels, which write

@@ -6,6 +6,7 @@
  * throws if made anyway, so that callers need no #ifdef.
  */
 #include <gnuradio/gpumimo/core/gpu_detector.h>
+#include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
 
 #include <stdexcept>
 
@@ -52,6 +53,17 @@ void gpu_detector::detect_device(const mimo_batch&, float*, void*)
     throw std::runtime_error(not_built);
 }
 void gpu_detector::check_device_errors(void*) { throw std::runtime_error(not_built); }
+
+struct gpu_ofdm_fft::impl {
+};
+gpu_ofdm_fft::gpu_ofdm_fft(const ofdm_fft_config&, const std::vector<int>&, std::size_t, int)
+{
+    throw std::runtime_error(not_built);
+}
+gpu_ofdm_fft::~gpu_ofdm_fft() = default;
+const ofdm_fft_layout& gpu_ofdm_fft::layout() const { throw std::runtime_error(not_built); }
+std::size_t gpu_ofdm_fft::symbols_per_chunk() const { return 0; }
+std::size_t gpu_ofdm_fft::process(const ofdm_fft_io&) { throw std::runtime_error(not_built); }
 
 } // namespace core
 } // namespace gpumimo

@@ -1,0 +1,579 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The OFDM FFT on CUDA devices (gpu_ofdm_fft.h): per chunk, a kernel that decodes the
+ * input format and removes the prefix and windows (forward) or places the carriers
+ * (inverse), cuFFT over all channels x symbols, and a kernel that selects, shifts,
+ * scales, windows, inserts the prefix and encodes. Only the CUDA toolkit here.
+ */
+#include "cuda_check.cuh"
+#include "device_memory.cuh"
+
+#include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
+
+#include <cuda_fp16.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+namespace cuda {
+
+namespace {
+
+const char* cufft_error_name(cufftResult r)
+{
+    switch (r) {
+    case CUFFT_INVALID_PLAN:
+        return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED:
+        return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_VALUE:
+        return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR:
+        return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED:
+        return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED:
+        return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE:
+        return "CUFFT_INVALID_SIZE";
+    default:
+        return "cufftResult (see cufft.h)";
+    }
+}
+
+[[noreturn]] void throw_cufft_error(cufftResult r, const char* call, const char* file, int line)
+{
+    throw std::runtime_error(std::string(call) + " failed at " + file + ":" +
+                             std::to_string(line) + ": " + cufft_error_name(r) + " (" +
+                             std::to_string(int(r)) + ")");
+}
+#define GPUMIMO_CUFFT_CHECK(call)                                                  \
+    do {                                                                           \
+        const cufftResult gpumimo_r = (call);                                      \
+        if (gpumimo_r != CUFFT_SUCCESS)                                            \
+            ::gr::gpumimo::cuda::throw_cufft_error(gpumimo_r, #call, __FILE__, __LINE__);               \
+    } while (0)
+
+constexpr int kMaxPattern = 64;
+
+// Everything the two kernels of a chunk need, by value.
+struct chunk_geometry {
+    int n, ncar, channels, nsym, period, phase;
+    long long period_len;
+    int cp[kMaxPattern];
+    int cp_prefix[2 * kMaxPattern + 1]; // sum of the doubled pattern's first j prefixes
+    int max_cp;
+    int in_fmt, out_fmt; // core::sample_format
+    float scale;
+    std::size_t in_pitch, out_pitch; // samples per channel in the device buffers
+};
+
+__device__ __forceinline__ long long time_offset(const chunk_geometry& g, int s)
+{
+    const int periods = s / g.period, rem = s % g.period;
+    return periods * g.period_len + (g.cp_prefix[g.phase + rem] - g.cp_prefix[g.phase]) +
+           (long long)rem * g.n;
+}
+__device__ __forceinline__ int cp_of(const chunk_geometry& g, int s)
+{
+    return g.cp[(g.phase + s) % g.period];
+}
+
+__device__ __forceinline__ float2 decode(int fmt, const void* base, std::size_t i)
+{
+    switch (fmt) {
+    case int(core::sample_format::fc32):
+        return static_cast<const float2*>(base)[i];
+    case int(core::sample_format::fc16): {
+        const __half2 h = static_cast<const __half2*>(base)[i];
+        return __half22float2(h);
+    }
+    case int(core::sample_format::sc16): {
+        const short2 v = static_cast<const short2*>(base)[i];
+        return make_float2(v.x * (1.f / 32768.f), v.y * (1.f / 32768.f));
+    }
+    default: {
+        const char2 v = static_cast<const char2*>(base)[i];
+        return make_float2(v.x * (1.f / 128.f), v.y * (1.f / 128.f));
+    }
+    }
+}
+
+__device__ __forceinline__ float saturate(float x, float lo, float hi)
+{
+    return isnan(x) ? x : fminf(fmaxf(x, lo), hi);
+}
+
+__device__ __forceinline__ void encode(int fmt, float2 v, void* base, std::size_t i)
+{
+    switch (fmt) {
+    case int(core::sample_format::fc32):
+        static_cast<float2*>(base)[i] = v;
+        return;
+    case int(core::sample_format::fc16):
+        static_cast<__half2*>(base)[i] =
+            __floats2half2_rn(saturate(v.x, -65504.f, 65504.f), saturate(v.y, -65504.f, 65504.f));
+        return;
+    case int(core::sample_format::sc16): {
+        const float a = rintf(v.x * 32768.f), b = rintf(v.y * 32768.f);
+        static_cast<short2*>(base)[i] =
+            make_short2(short(isnan(a) ? 0.f : fminf(fmaxf(a, -32768.f), 32767.f)),
+                        short(isnan(b) ? 0.f : fminf(fmaxf(b, -32768.f), 32767.f)));
+        return;
+    }
+    default: {
+        const float a = rintf(v.x * 128.f), b = rintf(v.y * 128.f);
+        static_cast<char2*>(base)[i] =
+            make_char2(char(isnan(a) ? 0.f : fminf(fmaxf(a, -128.f), 127.f)),
+                       char(isnan(b) ? 0.f : fminf(fmaxf(b, -128.f), 127.f)));
+        return;
+    }
+    }
+}
+
+__device__ __forceinline__ bool finite2(float2 v) { return isfinite(v.x) && isfinite(v.y); }
+
+// Forward, before the FFT: one thread per (channel, symbol, body sample).
+__global__ void forward_in_kernel(chunk_geometry g,
+                                  const void* raw,
+                                  const float* window,
+                                  float2* work,
+                                  unsigned char* bad)
+{
+    const std::size_t total = std::size_t(g.channels) * g.nsym * g.n;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const int t = int(i % g.n);
+        const std::size_t cs = i / g.n;
+        const int s = int(cs % g.nsym), c = int(cs / g.nsym);
+        float2 v = decode(g.in_fmt, raw, c * g.in_pitch + time_offset(g, s) + cp_of(g, s) + t);
+        if (!finite2(v))
+            bad[cs] = 1;
+        if (window)
+            v = make_float2(v.x * window[t], v.y * window[t]);
+        work[i] = v;
+    }
+}
+
+// Forward, after the FFT: one thread per (channel, symbol, carrier).
+__global__ void forward_out_kernel(chunk_geometry g,
+                                   const float2* work,
+                                   const int* bins,
+                                   const unsigned char* bad,
+                                   unsigned* zeroed,
+                                   void* raw)
+{
+    const std::size_t total = std::size_t(g.channels) * g.nsym * g.ncar;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const int j = int(i % g.ncar);
+        const std::size_t cs = i / g.ncar;
+        const int s = int(cs % g.nsym), c = int(cs / g.nsym);
+        float2 v = make_float2(0.f, 0.f);
+        if (bad[cs]) {
+            if (j == 0)
+                atomicAdd(zeroed, 1u);
+        } else {
+            const float2 x = work[cs * g.n + bins[j]];
+            v = make_float2(x.x * g.scale, x.y * g.scale);
+        }
+        encode(g.out_fmt, v, raw, c * g.out_pitch + std::size_t(s) * g.ncar + j);
+    }
+}
+
+// Inverse, before the FFT: one thread per (channel, symbol, bin).
+__global__ void inverse_in_kernel(chunk_geometry g,
+                                  const void* raw,
+                                  const int* carrier_of_bin,
+                                  float2* work,
+                                  unsigned char* bad)
+{
+    const std::size_t total = std::size_t(g.channels) * g.nsym * g.n;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const int k = int(i % g.n);
+        const std::size_t cs = i / g.n;
+        const int s = int(cs % g.nsym), c = int(cs / g.nsym);
+        const int j = carrier_of_bin[k];
+        float2 v = make_float2(0.f, 0.f);
+        if (j >= 0) {
+            v = decode(g.in_fmt, raw, c * g.in_pitch + std::size_t(s) * g.ncar + j);
+            if (!finite2(v))
+                bad[cs] = 1;
+        }
+        work[i] = v;
+    }
+}
+
+// Inverse, after the FFT: one thread per (channel, symbol, sample of prefix + body).
+__global__ void inverse_out_kernel(chunk_geometry g,
+                                   const float2* work,
+                                   const float* window,
+                                   const unsigned char* bad,
+                                   unsigned* zeroed,
+                                   void* raw)
+{
+    const int span = g.max_cp + g.n;
+    const std::size_t total = std::size_t(g.channels) * g.nsym * span;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const int t = int(i % span);
+        const std::size_t cs = i / span;
+        const int s = int(cs % g.nsym), c = int(cs / g.nsym);
+        const int cp = cp_of(g, s);
+        if (t >= cp + g.n)
+            continue;
+        const int k = t < cp ? g.n - cp + t : t - cp; // the prefix repeats the tail
+        float2 v = make_float2(0.f, 0.f);
+        if (bad[cs]) {
+            if (t == 0)
+                atomicAdd(zeroed, 1u);
+        } else {
+            const float2 x = work[cs * g.n + k];
+            const float w = (window ? window[k] : 1.f) * g.scale;
+            v = make_float2(x.x * w, x.y * w);
+        }
+        encode(g.out_fmt, v, raw, c * g.out_pitch + time_offset(g, s) + t);
+    }
+}
+
+unsigned grid_for(std::size_t total, int threads)
+{
+    return unsigned(std::min<std::size_t>((total + threads - 1) / threads, 65535u * 8));
+}
+
+bool is_pinned(const void* p)
+{
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError(); // not memory CUDA knows: pageable
+        return false;
+    }
+    return attr.type == cudaMemoryTypeHost;
+}
+
+} // namespace
+} // namespace cuda
+
+namespace core {
+
+namespace gc = gr::gpumimo::cuda;
+
+namespace {
+
+// One stream's resources on one device: the buffers of one chunk in flight.
+struct fft_slot {
+    gc::stream s;
+    gc::event done;
+    gc::device_buffer<unsigned char> raw_in, raw_out, bad;
+    gc::device_buffer<float2> work, fft_area;
+    gc::device_buffer<unsigned> zeroed;
+    gc::pinned_buffer<unsigned char> host_in, host_out;
+    gc::pinned_buffer<unsigned> host_zeroed;
+    std::vector<cufftHandle> plans; // plans[k]: a batch of 2^k transforms
+    // The chunk in flight: where its staged output goes once `done`.
+    bool pending = false;
+    unsigned char* pending_out = nullptr; // caller's channel 0 (staged output only)
+    std::size_t pending_pitch = 0, pending_bytes = 0, pending_stage_pitch = 0;
+};
+
+struct fft_device {
+    int id;
+    gc::device_buffer<float> window;
+    gc::device_buffer<int> bins, carrier_of_bin;
+    std::vector<fft_slot> slots;
+};
+
+} // namespace
+
+struct gpu_ofdm_fft::impl {
+    ofdm_fft_config config;
+    ofdm_fft_layout layout;
+    std::size_t chunk;
+    int max_cp = 0;
+    std::vector<fft_device> devices;
+    std::size_t zeroed_total = 0;
+
+    impl(const ofdm_fft_config& c,
+         const std::vector<int>& ids,
+         std::size_t symbols_per_chunk,
+         int streams)
+        : config(c), layout(c)
+    {
+        if (ids.empty() || streams < 1)
+            throw std::invalid_argument("gpu_ofdm_fft: at least one device and one stream");
+        if (c.cp_lengths.size() > std::size_t(gc::kMaxPattern))
+            throw std::invalid_argument("gpu_ofdm_fft: a prefix pattern of at most 64");
+        int count = 0;
+        GPUMIMO_CUDA_CHECK(cudaGetDeviceCount(&count));
+        for (int id : ids)
+            if (id < 0 || id >= count)
+                throw std::invalid_argument("CUDA device " + std::to_string(id) +
+                                            " does not exist (" + std::to_string(count) +
+                                            " present)");
+        for (int i = 0; i < layout.cp_period(); i++)
+            max_cp = std::max(max_cp, layout.cp_of(i));
+        const std::size_t n = c.fft_len, C = c.channels;
+        chunk = symbols_per_chunk ? symbols_per_chunk
+                                  : std::max<std::size_t>(1, (std::size_t(1) << 22) / (C * n));
+        const std::size_t time_max = chunk * (n + max_cp), car_max = chunk * layout.carriers();
+        const bool fwd = c.direction == fft_direction::forward;
+        const std::size_t in_max = C * (fwd ? time_max : car_max);
+        const std::size_t out_max = C * (fwd ? car_max : time_max);
+        const std::size_t in_bytes = bytes_per_sample(c.input) * in_max;
+        const std::size_t out_bytes = bytes_per_sample(c.output) * out_max;
+
+        std::vector<int> carrier_of_bin(n, -1);
+        for (int j = 0; j < layout.carriers(); j++)
+            carrier_of_bin[layout.bin_of(j)] = j;
+        const std::size_t batch_max = C * chunk;
+        int levels = 1;
+        while ((std::size_t(1) << levels) <= batch_max)
+            levels++;
+
+        for (int id : ids) {
+            GPUMIMO_CUDA_CHECK(cudaSetDevice(id));
+            fft_device d;
+            d.id = id;
+            if (!c.window.empty()) {
+                d.window = gc::device_buffer<float>(n);
+                GPUMIMO_CUDA_CHECK(cudaMemcpy(
+                    d.window.get(), c.window.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+            }
+            d.bins = gc::device_buffer<int>(layout.carriers());
+            GPUMIMO_CUDA_CHECK(cudaMemcpy(d.bins.get(),
+                                          layout.bins().data(),
+                                          layout.carriers() * sizeof(int),
+                                          cudaMemcpyHostToDevice));
+            d.carrier_of_bin = gc::device_buffer<int>(n);
+            GPUMIMO_CUDA_CHECK(cudaMemcpy(d.carrier_of_bin.get(),
+                                          carrier_of_bin.data(),
+                                          n * sizeof(int),
+                                          cudaMemcpyHostToDevice));
+            for (int k = 0; k < streams; k++) {
+                fft_slot s;
+                s.raw_in = gc::device_buffer<unsigned char>(in_bytes);
+                s.raw_out = gc::device_buffer<unsigned char>(out_bytes);
+                s.bad = gc::device_buffer<unsigned char>(batch_max);
+                s.work = gc::device_buffer<float2>(batch_max * n);
+                s.zeroed = gc::device_buffer<unsigned>(1);
+                s.host_in = gc::pinned_buffer<unsigned char>(in_bytes);
+                s.host_out = gc::pinned_buffer<unsigned char>(out_bytes);
+                s.host_zeroed = gc::pinned_buffer<unsigned>(1);
+                // One plan per power-of-two batch, sharing one work area: a chunk of any
+                // size runs as the binary digits of its transform count.
+                std::size_t area = 0;
+                for (int l = 0; l < levels; l++) {
+                    cufftHandle p;
+                    GPUMIMO_CUFFT_CHECK(cufftCreate(&p));
+                    s.plans.push_back(p);
+                    GPUMIMO_CUFFT_CHECK(cufftSetAutoAllocation(p, 0));
+                    int len = int(n);
+                    std::size_t bytes = 0;
+                    GPUMIMO_CUFFT_CHECK(cufftMakePlanMany(
+                        p, 1, &len, nullptr, 1, len, nullptr, 1, len, CUFFT_C2C, 1 << l, &bytes));
+                    area = std::max(area, bytes);
+                    GPUMIMO_CUFFT_CHECK(cufftSetStream(p, s.s.get()));
+                }
+                s.fft_area = gc::device_buffer<float2>(std::max<std::size_t>(1, area / 8 + 1));
+                for (cufftHandle p : s.plans)
+                    GPUMIMO_CUFFT_CHECK(cufftSetWorkArea(p, s.fft_area.get()));
+                d.slots.push_back(std::move(s));
+            }
+            devices.push_back(std::move(d));
+        }
+    }
+
+    ~impl()
+    {
+        for (fft_device& d : devices) {
+            cudaSetDevice(d.id);
+            for (fft_slot& s : d.slots) {
+                cudaStreamSynchronize(s.s.get());
+                for (cufftHandle p : s.plans)
+                    cufftDestroy(p);
+            }
+        }
+    }
+
+    gc::chunk_geometry geometry(std::size_t first, std::size_t nsym) const
+    {
+        gc::chunk_geometry g{};
+        g.n = config.fft_len;
+        g.ncar = layout.carriers();
+        g.channels = config.channels;
+        g.nsym = int(nsym);
+        g.period = layout.cp_period();
+        g.phase = int(first % g.period);
+        g.period_len = (long long)layout.time_samples(0, g.period);
+        for (int i = 0; i < g.period; i++)
+            g.cp[i] = layout.cp_of(i);
+        g.cp_prefix[0] = 0;
+        for (int j = 0; j < 2 * g.period; j++)
+            g.cp_prefix[j + 1] = g.cp_prefix[j] + g.cp[j % g.period];
+        g.max_cp = max_cp;
+        g.in_fmt = int(config.input);
+        g.out_fmt = int(config.output);
+        g.scale = config.scale;
+        g.in_pitch = layout.in_samples(first, nsym);
+        g.out_pitch = layout.out_samples(first, nsym);
+        return g;
+    }
+
+    // Waits for the slot's chunk, copies staged output to the caller, counts zeroed.
+    void drain(fft_device& d, fft_slot& s)
+    {
+        if (!s.pending)
+            return;
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
+        GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
+        if (s.pending_out)
+            for (int c = 0; c < config.channels; c++)
+                std::memcpy(s.pending_out + c * s.pending_pitch,
+                            s.host_out.get() + c * s.pending_stage_pitch,
+                            s.pending_bytes);
+        zeroed_total += *s.host_zeroed.get();
+        s.pending = false;
+    }
+
+    void run_chunk(fft_device& d,
+                   fft_slot& s,
+                   const ofdm_fft_io& io,
+                   std::size_t s0,
+                   std::size_t ns,
+                   bool in_pinned,
+                   bool out_pinned)
+    {
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
+        const cudaStream_t st = s.s.get();
+        const int C = config.channels;
+        const std::size_t first = io.first_symbol + s0;
+        const gc::chunk_geometry g = geometry(first, ns);
+        const std::size_t ib = bytes_per_sample(config.input);
+        const std::size_t ob = bytes_per_sample(config.output);
+        const std::size_t in_off = layout.in_samples(io.first_symbol, s0);
+        const std::size_t out_off = layout.out_samples(io.first_symbol, s0);
+        const std::size_t in_width = g.in_pitch * ib, out_width = g.out_pitch * ob;
+        const std::size_t in_stride = std::max(io.in_stride * ib, in_width);
+        const std::size_t out_stride = std::max(io.out_stride * ob, out_width);
+        const unsigned char* src = static_cast<const unsigned char*>(io.in) + in_off * ib;
+        unsigned char* dst = static_cast<unsigned char*>(io.out) + out_off * ob;
+
+        if (in_pinned) {
+            GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(s.raw_in.get(), in_width, src, in_stride,
+                                                 in_width, C, cudaMemcpyHostToDevice, st));
+        } else {
+            for (int c = 0; c < C; c++)
+                std::memcpy(s.host_in.get() + c * in_width, src + c * in_stride, in_width);
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.raw_in.get(), s.host_in.get(), C * in_width,
+                                               cudaMemcpyHostToDevice, st));
+        }
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.bad.get(), 0, C * ns, st));
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.zeroed.get(), 0, sizeof(unsigned), st));
+
+        const int threads = 256;
+        const std::size_t bodies = std::size_t(C) * ns * g.n;
+        const bool fwd = config.direction == fft_direction::forward;
+        if (fwd)
+            gc::forward_in_kernel<<<gc::grid_for(bodies, threads), threads, 0, st>>>(
+                g, s.raw_in.get(), d.window.get(), s.work.get(), s.bad.get());
+        else
+            gc::inverse_in_kernel<<<gc::grid_for(bodies, threads), threads, 0, st>>>(
+                g, s.raw_in.get(), d.carrier_of_bin.get(), s.work.get(), s.bad.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH(fwd ? "forward_in_kernel" : "inverse_in_kernel");
+
+        const std::size_t batch = std::size_t(C) * ns;
+        std::size_t done = 0;
+        for (int l = int(s.plans.size()) - 1; l >= 0; l--)
+            if (batch & (std::size_t(1) << l)) {
+                cufftComplex* p = reinterpret_cast<cufftComplex*>(s.work.get() + done * g.n);
+                GPUMIMO_CUFFT_CHECK(
+                    cufftExecC2C(s.plans[l], p, p, fwd ? CUFFT_FORWARD : CUFFT_INVERSE));
+                done += std::size_t(1) << l;
+            }
+
+        if (fwd) {
+            const std::size_t outs = std::size_t(C) * ns * g.ncar;
+            gc::forward_out_kernel<<<gc::grid_for(outs, threads), threads, 0, st>>>(
+                g, s.work.get(), d.bins.get(), s.bad.get(), s.zeroed.get(), s.raw_out.get());
+        } else {
+            const std::size_t outs = std::size_t(C) * ns * (g.max_cp + g.n);
+            gc::inverse_out_kernel<<<gc::grid_for(outs, threads), threads, 0, st>>>(
+                g, s.work.get(), d.window.get(), s.bad.get(), s.zeroed.get(), s.raw_out.get());
+        }
+        GPUMIMO_CUDA_CHECK_LAUNCH(fwd ? "forward_out_kernel" : "inverse_out_kernel");
+
+        if (out_pinned) {
+            GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(dst, out_stride, s.raw_out.get(), out_width,
+                                                 out_width, C, cudaMemcpyDeviceToHost, st));
+            s.pending_out = nullptr;
+        } else {
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_out.get(), s.raw_out.get(), C * out_width,
+                                               cudaMemcpyDeviceToHost, st));
+            s.pending_out = dst;
+            s.pending_pitch = out_stride;
+            s.pending_stage_pitch = out_width;
+            s.pending_bytes = out_width;
+        }
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_zeroed.get(), s.zeroed.get(), sizeof(unsigned),
+                                           cudaMemcpyDeviceToHost, st));
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
+        s.pending = true;
+    }
+
+    std::size_t process(const ofdm_fft_io& io)
+    {
+        validate_io(layout, config.channels, io);
+        if (io.nsym == 0)
+            return 0;
+        zeroed_total = 0;
+        const bool in_pinned = gc::is_pinned(io.in), out_pinned = gc::is_pinned(io.out);
+        const std::size_t per_device = devices[0].slots.size();
+        try {
+            std::size_t index = 0;
+            for (std::size_t s0 = 0; s0 < io.nsym; s0 += chunk, index++) {
+                fft_device& d = devices[index % devices.size()];
+                fft_slot& s = d.slots[(index / devices.size()) % per_device];
+                drain(d, s);
+                run_chunk(d, s, io, s0, std::min(chunk, io.nsym - s0), in_pinned, out_pinned);
+            }
+            for (fft_device& d : devices)
+                for (fft_slot& s : d.slots)
+                    drain(d, s);
+        } catch (...) {
+            // Nothing in flight may outlive this call: its target is the caller's buffer.
+            for (fft_device& d : devices)
+                for (fft_slot& s : d.slots)
+                    if (s.pending) {
+                        cudaSetDevice(d.id);
+                        cudaEventSynchronize(s.done.get());
+                        s.pending = false;
+                    }
+            throw;
+        }
+        return zeroed_total;
+    }
+};
+
+gpu_ofdm_fft::gpu_ofdm_fft(const ofdm_fft_config& config,
+                           const std::vector<int>& devices,
+                           std::size_t symbols_per_chunk,
+                           int streams)
+    : d_impl(std::make_unique<impl>(config, devices, symbols_per_chunk, streams))
+{
+}
+gpu_ofdm_fft::~gpu_ofdm_fft() = default;
+const ofdm_fft_layout& gpu_ofdm_fft::layout() const { return d_impl->layout; }
+std::size_t gpu_ofdm_fft::symbols_per_chunk() const { return d_impl->chunk; }
+std::size_t gpu_ofdm_fft::process(const ofdm_fft_io& io) { return d_impl->process(io); }
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

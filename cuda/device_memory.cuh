@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Owning handles for device memory, pinned host memory, streams and events. They are
- * made once (constructors, never in a steady-state call) and freed in destructors.
+ * made once (constructors, never in a steady-state call) and freed in destructors. And
+ * the test whether caller memory is pinned.
  */
 #ifndef INCLUDED_GPUMIMO_CUDA_DEVICE_MEMORY_CUH
 #define INCLUDED_GPUMIMO_CUDA_DEVICE_MEMORY_CUH
@@ -132,6 +133,18 @@ public:
 private:
     cudaEvent_t d_e = nullptr;
 };
+
+/*! Whether host memory is page-locked (cudaMallocHost or cudaHostRegister), so that
+ *  asynchronous copies can go straight from or to it. */
+inline bool is_pinned(const void* p)
+{
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError(); // not memory CUDA knows: clear the error, treat as pageable
+        return false;
+    }
+    return attr.type == cudaMemoryTypeHost;
+}
 
 } // namespace cuda
 } // namespace gpumimo

@@ -349,7 +349,7 @@ struct gpu_detector::impl {
         const struct {
             bool y, h, noise, llr;
         } pinned{
-            is_pinned(b.y), is_pinned(b.h), is_pinned(b.noise_var), is_pinned(llr)
+            gc::is_pinned(b.y), gc::is_pinned(b.h), gc::is_pinned(b.noise_var), gc::is_pinned(llr)
         };
 
         std::size_t index = 0;
@@ -414,17 +414,6 @@ struct gpu_detector::impl {
             merge(all, *s.host_errors.get());
         }
         throw_if_bad(all);
-    }
-
-    static bool is_pinned(const void* p)
-    {
-        cudaPointerAttributes attr;
-        if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-            cudaGetLastError(); // not CUDA-known memory: clear the error, treat as
-                                // pageable
-            return false;
-        }
-        return attr.type == cudaMemoryTypeHost;
     }
 
     static void copy_in(void* dev,

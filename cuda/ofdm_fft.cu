@@ -61,14 +61,12 @@ const char* cufft_error_name(cufftResult r)
             ::gr::gpumimo::cuda::throw_cufft_error(gpumimo_r, #call, __FILE__, __LINE__);               \
     } while (0)
 
-constexpr int kMaxPattern = 64;
-
 // Everything the two kernels of a chunk need, by value.
 struct chunk_geometry {
     int n, ncar, channels, nsym, period, phase;
     long long period_len;
-    int cp[kMaxPattern];
-    int cp_prefix[2 * kMaxPattern + 1]; // sum of the doubled pattern's first j prefixes
+    int cp[core::kMaxCpPattern];
+    int cp_prefix[2 * core::kMaxCpPattern + 1]; // sum of the doubled pattern's first j prefixes
     int max_cp;
     int in_fmt, out_fmt; // core::sample_format
     float scale;
@@ -140,6 +138,29 @@ __device__ __forceinline__ void encode(int fmt, float2 v, void* base, std::size_
 
 __device__ __forceinline__ bool finite2(float2 v) { return isfinite(v.x) && isfinite(v.y); }
 
+// An element of a chunk laid out [channel][symbol][x]: cs = channel * nsym + symbol.
+struct chunk_element {
+    std::size_t cs;
+    int c, s, x;
+};
+
+// Calls f(i, element) for every element i of the chunk with `inner` per symbol, over a
+// grid-stride loop.
+template <typename F>
+__device__ __forceinline__ void for_each_element(const chunk_geometry& g, int inner, F&& f)
+{
+    const std::size_t total = std::size_t(g.channels) * g.nsym * inner;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        chunk_element e;
+        e.x = int(i % inner);
+        e.cs = i / inner;
+        e.s = int(e.cs % g.nsym);
+        e.c = int(e.cs / g.nsym);
+        f(i, e);
+    }
+}
+
 // Forward, before the FFT: one thread per (channel, symbol, body sample).
 __global__ void forward_in_kernel(chunk_geometry g,
                                   const void* raw,
@@ -147,19 +168,16 @@ __global__ void forward_in_kernel(chunk_geometry g,
                                   float2* work,
                                   unsigned char* bad)
 {
-    const std::size_t total = std::size_t(g.channels) * g.nsym * g.n;
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
-         i += std::size_t(gridDim.x) * blockDim.x) {
-        const int t = int(i % g.n);
-        const std::size_t cs = i / g.n;
-        const int s = int(cs % g.nsym), c = int(cs / g.nsym);
-        float2 v = decode(g.in_fmt, raw, c * g.in_pitch + time_offset(g, s) + cp_of(g, s) + t);
+    for_each_element(g, g.n, [&](std::size_t i, const chunk_element& e) {
+        const int t = e.x;
+        float2 v = decode(
+            g.in_fmt, raw, e.c * g.in_pitch + time_offset(g, e.s) + cp_of(g, e.s) + t);
         if (!finite2(v))
-            bad[cs] = 1;
+            bad[e.cs] = 1;
         if (window)
             v = make_float2(v.x * window[t], v.y * window[t]);
         work[i] = v;
-    }
+    });
 }
 
 // Forward, after the FFT: one thread per (channel, symbol, carrier).
@@ -170,22 +188,18 @@ __global__ void forward_out_kernel(chunk_geometry g,
                                    unsigned* zeroed,
                                    void* raw)
 {
-    const std::size_t total = std::size_t(g.channels) * g.nsym * g.ncar;
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
-         i += std::size_t(gridDim.x) * blockDim.x) {
-        const int j = int(i % g.ncar);
-        const std::size_t cs = i / g.ncar;
-        const int s = int(cs % g.nsym), c = int(cs / g.nsym);
+    for_each_element(g, g.ncar, [&](std::size_t, const chunk_element& e) {
+        const int j = e.x;
         float2 v = make_float2(0.f, 0.f);
-        if (bad[cs]) {
+        if (bad[e.cs]) {
             if (j == 0)
                 atomicAdd(zeroed, 1u);
         } else {
-            const float2 x = work[cs * g.n + bins[j]];
+            const float2 x = work[e.cs * g.n + bins[j]];
             v = make_float2(x.x * g.scale, x.y * g.scale);
         }
-        encode(g.out_fmt, v, raw, c * g.out_pitch + std::size_t(s) * g.ncar + j);
-    }
+        encode(g.out_fmt, v, raw, e.c * g.out_pitch + std::size_t(e.s) * g.ncar + j);
+    });
 }
 
 // Inverse, before the FFT: one thread per (channel, symbol, bin).
@@ -195,21 +209,16 @@ __global__ void inverse_in_kernel(chunk_geometry g,
                                   float2* work,
                                   unsigned char* bad)
 {
-    const std::size_t total = std::size_t(g.channels) * g.nsym * g.n;
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
-         i += std::size_t(gridDim.x) * blockDim.x) {
-        const int k = int(i % g.n);
-        const std::size_t cs = i / g.n;
-        const int s = int(cs % g.nsym), c = int(cs / g.nsym);
-        const int j = carrier_of_bin[k];
+    for_each_element(g, g.n, [&](std::size_t i, const chunk_element& e) {
+        const int j = carrier_of_bin[e.x];
         float2 v = make_float2(0.f, 0.f);
         if (j >= 0) {
-            v = decode(g.in_fmt, raw, c * g.in_pitch + std::size_t(s) * g.ncar + j);
+            v = decode(g.in_fmt, raw, e.c * g.in_pitch + std::size_t(e.s) * g.ncar + j);
             if (!finite2(v))
-                bad[cs] = 1;
+                bad[e.cs] = 1;
         }
         work[i] = v;
-    }
+    });
 }
 
 // Inverse, after the FFT: one thread per (channel, symbol, sample of prefix + body).
@@ -220,43 +229,27 @@ __global__ void inverse_out_kernel(chunk_geometry g,
                                    unsigned* zeroed,
                                    void* raw)
 {
-    const int span = g.max_cp + g.n;
-    const std::size_t total = std::size_t(g.channels) * g.nsym * span;
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
-         i += std::size_t(gridDim.x) * blockDim.x) {
-        const int t = int(i % span);
-        const std::size_t cs = i / span;
-        const int s = int(cs % g.nsym), c = int(cs / g.nsym);
-        const int cp = cp_of(g, s);
+    for_each_element(g, g.max_cp + g.n, [&](std::size_t, const chunk_element& e) {
+        const int t = e.x, cp = cp_of(g, e.s);
         if (t >= cp + g.n)
-            continue;
+            return; // this symbol's prefix is shorter than the longest
         const int k = t < cp ? g.n - cp + t : t - cp; // the prefix repeats the tail
         float2 v = make_float2(0.f, 0.f);
-        if (bad[cs]) {
+        if (bad[e.cs]) {
             if (t == 0)
                 atomicAdd(zeroed, 1u);
         } else {
-            const float2 x = work[cs * g.n + k];
+            const float2 x = work[e.cs * g.n + k];
             const float w = (window ? window[k] : 1.f) * g.scale;
             v = make_float2(x.x * w, x.y * w);
         }
-        encode(g.out_fmt, v, raw, c * g.out_pitch + time_offset(g, s) + t);
-    }
+        encode(g.out_fmt, v, raw, e.c * g.out_pitch + time_offset(g, e.s) + t);
+    });
 }
 
 unsigned grid_for(std::size_t total, int threads)
 {
     return unsigned(std::min<std::size_t>((total + threads - 1) / threads, 65535u * 8));
-}
-
-bool is_pinned(const void* p)
-{
-    cudaPointerAttributes attr;
-    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-        cudaGetLastError(); // not memory CUDA knows: pageable
-        return false;
-    }
-    return attr.type == cudaMemoryTypeHost;
 }
 
 } // namespace
@@ -281,7 +274,8 @@ struct fft_slot {
     // The chunk in flight: where its staged output goes once `done`.
     bool pending = false;
     unsigned char* pending_out = nullptr; // caller's channel 0 (staged output only)
-    std::size_t pending_pitch = 0, pending_bytes = 0, pending_stage_pitch = 0;
+    std::size_t pending_pitch = 0; // caller's channel stride, bytes
+    std::size_t pending_bytes = 0; // a channel's output, bytes (also its staged pitch)
 };
 
 struct fft_device {
@@ -299,7 +293,6 @@ struct gpu_ofdm_fft::impl {
     std::size_t chunk;
     int max_cp = 0;
     std::vector<fft_device> devices;
-    std::size_t zeroed_total = 0;
 
     impl(const ofdm_fft_config& c,
          const std::vector<int>& ids,
@@ -309,8 +302,6 @@ struct gpu_ofdm_fft::impl {
     {
         if (ids.empty() || streams < 1)
             throw std::invalid_argument("gpu_ofdm_fft: at least one device and one stream");
-        if (c.cp_lengths.size() > std::size_t(gc::kMaxPattern))
-            throw std::invalid_argument("gpu_ofdm_fft: a prefix pattern of at most 64");
         int count = 0;
         GPUMIMO_CUDA_CHECK(cudaGetDeviceCount(&count));
         for (int id : ids)
@@ -427,20 +418,21 @@ struct gpu_ofdm_fft::impl {
         return g;
     }
 
-    // Waits for the slot's chunk, copies staged output to the caller, counts zeroed.
-    void drain(fft_device& d, fft_slot& s)
+    // Waits for the slot's chunk and copies staged output to the caller; returns the
+    // chunk's zeroed (channel, symbol) pairs.
+    std::size_t drain(fft_device& d, fft_slot& s)
     {
         if (!s.pending)
-            return;
+            return 0;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
         GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
         if (s.pending_out)
             for (int c = 0; c < config.channels; c++)
                 std::memcpy(s.pending_out + c * s.pending_pitch,
-                            s.host_out.get() + c * s.pending_stage_pitch,
+                            s.host_out.get() + c * s.pending_bytes,
                             s.pending_bytes);
-        zeroed_total += *s.host_zeroed.get();
         s.pending = false;
+        return *s.host_zeroed.get();
     }
 
     void run_chunk(fft_device& d,
@@ -519,7 +511,6 @@ struct gpu_ofdm_fft::impl {
                                                cudaMemcpyDeviceToHost, st));
             s.pending_out = dst;
             s.pending_pitch = out_stride;
-            s.pending_stage_pitch = out_width;
             s.pending_bytes = out_width;
         }
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_zeroed.get(), s.zeroed.get(), sizeof(unsigned),
@@ -533,7 +524,7 @@ struct gpu_ofdm_fft::impl {
         validate_io(layout, config.channels, io);
         if (io.nsym == 0)
             return 0;
-        zeroed_total = 0;
+        std::size_t zeroed = 0;
         const bool in_pinned = gc::is_pinned(io.in), out_pinned = gc::is_pinned(io.out);
         const std::size_t per_device = devices[0].slots.size();
         try {
@@ -541,12 +532,12 @@ struct gpu_ofdm_fft::impl {
             for (std::size_t s0 = 0; s0 < io.nsym; s0 += chunk, index++) {
                 fft_device& d = devices[index % devices.size()];
                 fft_slot& s = d.slots[(index / devices.size()) % per_device];
-                drain(d, s);
+                zeroed += drain(d, s);
                 run_chunk(d, s, io, s0, std::min(chunk, io.nsym - s0), in_pinned, out_pinned);
             }
             for (fft_device& d : devices)
                 for (fft_slot& s : d.slots)
-                    drain(d, s);
+                    zeroed += drain(d, s);
         } catch (...) {
             // Nothing in flight may outlive this call: its target is the caller's buffer.
             for (fft_device& d : devices)
@@ -558,7 +549,7 @@ struct gpu_ofdm_fft::impl {
                     }
             throw;
         }
-        return zeroed_total;
+        return zeroed;
     }
 };
 

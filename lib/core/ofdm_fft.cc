@@ -66,8 +66,9 @@ void validate(const ofdm_fft_config& c)
         bad("fft_len " + std::to_string(c.fft_len) + " outside 16 .. 65536");
     if (c.channels < 1 || c.channels > 64)
         bad("channels " + std::to_string(c.channels) + " outside 1 .. 64");
-    if (c.cp_lengths.size() > 64)
-        bad("a cyclic-prefix pattern of at most 64 symbols");
+    if (c.cp_lengths.size() > std::size_t(kMaxCpPattern))
+        bad("a cyclic-prefix pattern of at most " + std::to_string(kMaxCpPattern) +
+            " symbols");
     for (int cp : c.cp_lengths)
         if (cp < 0 || cp > c.fft_len)
             bad("cyclic prefix " + std::to_string(cp) + " outside 0 .. fft_len");

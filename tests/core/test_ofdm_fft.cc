@@ -64,8 +64,11 @@ double rel_error(const std::vector<cd>& got, const std::vector<cd>& want)
     return std::sqrt(e / w);
 }
 
-// Forward-transforms one channel of fc32 symbols with the reference.
-std::vector<cf> forward(const ofdm_fft_config& c, const std::vector<cf>& in, std::size_t first, std::size_t nsym)
+// One channel of fc32 symbols through the reference, in c's direction.
+std::vector<cf> reference(const ofdm_fft_config& c,
+                          const std::vector<cf>& in,
+                          std::size_t first,
+                          std::size_t nsym)
 {
     cpu_ofdm_fft f(c);
     std::vector<cf> out(f.layout().out_samples(first, nsym));
@@ -110,7 +113,7 @@ TEST(OfdmFft, ForwardRemovesThePrefixShiftsSelectsAndScales)
         const ofdm_fft_layout lay(c);
         const std::size_t first = 2, nsym = 5;
         const std::vector<cf> in = random_samples(rng, lay.time_samples(first, nsym), 1.f);
-        const std::vector<cf> out = forward(c, in, first, nsym);
+        const std::vector<cf> out = reference(c, in, first, nsym);
         ASSERT_EQ(out.size(), nsym * c.carriers.size());
         std::size_t t0 = 0;
         for (std::size_t s = 0; s < nsym; s++) {
@@ -146,7 +149,7 @@ TEST(OfdmFft, ThePrefixContentDoesNotMatter)
             b[t0 + t] = cf(1e6f, -3e5f); // anything, even huge
         t0 += cp + 256;
     }
-    EXPECT_EQ(forward(c, a, 1, 4), forward(c, b, 1, 4));
+    EXPECT_EQ(reference(c, a, 1, 4), reference(c, b, 1, 4));
 }
 
 TEST(OfdmFft, InverseInsertsThePrefixAndForwardUndoesIt)
@@ -164,14 +167,7 @@ TEST(OfdmFft, InverseInsertsThePrefixAndForwardUndoesIt)
         inv.scale = float(1.0 / std::sqrt(double(n)));
         const std::size_t first = 1, nsym = 4, ncar = inv.carriers.size();
         const std::vector<cf> carriers = random_samples(rng, nsym * ncar, 0.7f);
-        cpu_ofdm_fft ifft(inv);
-        std::vector<cf> time(ifft.layout().out_samples(first, nsym));
-        ofdm_fft_io io;
-        io.in = carriers.data();
-        io.out = time.data();
-        io.first_symbol = first;
-        io.nsym = nsym;
-        EXPECT_EQ(ifft.process(io), 0u);
+        const std::vector<cf> time = reference(inv, carriers, first, nsym);
         std::size_t t0 = 0;
         for (std::size_t s = 0; s < nsym; s++) {
             const int cp = inv.cp_lengths[(first + s) % 3];
@@ -196,7 +192,7 @@ TEST(OfdmFft, InverseInsertsThePrefixAndForwardUndoesIt)
         ofdm_fft_config fwd = inv;
         fwd.direction = fft_direction::forward;
         fwd.scale = float(1.0 / std::sqrt(double(n)));
-        const std::vector<cf> back = forward(fwd, time, first, nsym);
+        const std::vector<cf> back = reference(fwd, time, first, nsym);
         std::vector<cd> got(back.begin(), back.end()), want(carriers.begin(), carriers.end());
         EXPECT_LT(rel_error(got, want), 1e-5) << n;
     }
@@ -222,7 +218,7 @@ TEST(OfdmFft, ChannelsAreIndependentAtTheirStrides)
     for (int ch = 0; ch < 5; ch++) {
         const std::vector<cf> mine(in.begin() + ch * in_stride,
                                    in.begin() + ch * in_stride + in_len);
-        const std::vector<cf> want = forward(one, mine, 0, nsym);
+        const std::vector<cf> want = reference(one, mine, 0, nsym);
         EXPECT_TRUE(std::equal(want.begin(), want.end(), out.begin() + ch * out_stride));
         for (std::size_t i = out_len; i < out_stride; i++) // the gap is not written
             EXPECT_EQ(out[ch * out_stride + i], cf(-7.f, -7.f));
@@ -262,7 +258,7 @@ TEST(OfdmFft, ReducedPrecisionFormatsMeetTheirQuantisationBounds)
     const std::size_t nsym = 16;
     const ofdm_fft_layout lay(base);
     const std::vector<cf> in = random_samples(rng, lay.time_samples(0, nsym), 0.7f);
-    const std::vector<cf> exact = forward(base, in, 0, nsym);
+    const std::vector<cf> exact = reference(base, in, 0, nsym);
     double p = 0;
     for (cf v : exact)
         p += std::norm(v);
@@ -335,7 +331,7 @@ TEST(OfdmFft, IntegerInputIsScaledExactly)
         s16[2 * i + 1] = std::int16_t(b * 256);
         f[i] = cf(a / 128.f, b / 128.f);
     }
-    const std::vector<cf> want = forward(c, f, 0, 3);
+    const std::vector<cf> want = reference(c, f, 0, 3);
     for (auto [fmt, data] : { std::pair<sample_format, const void*>{ sample_format::sc8, s8.data() },
                               { sample_format::sc16, s16.data() } }) {
         ofdm_fft_config ci = c;

@@ -18,6 +18,7 @@
  * rounding) can send the float kernel down another path, so 99% of their vectors must
  * meet it and 99% of their hard decisions agree.
  */
+#include "gpu_test.h"
 #include "test_util.h"
 
 #include <gnuradio/gpumimo/core/backend.h>
@@ -34,17 +35,6 @@
 using namespace gpumimo_test;
 
 namespace {
-
-class Gpu : public ::testing::Test
-{
-protected:
-    void SetUp() override
-    {
-        std::string why;
-        if (cuda_device_count(&why) == 0)
-            GTEST_SKIP() << "no usable CUDA device: " << why;
-    }
-};
 
 struct cfg {
     algorithm algo;

@@ -9,9 +9,9 @@
  * poisoned two ways and required identical (so every byte was written); bad input.
  * Skipped, and reported as skipped, where no CUDA device is usable.
  */
+#include "gpu_test.h"
 #include "test_util.h"
 
-#include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
 
 #include <cuda_runtime.h>
@@ -26,16 +26,7 @@ using cf = std::complex<float>;
 
 namespace {
 
-class GpuOfdm : public ::testing::Test
-{
-protected:
-    void SetUp() override
-    {
-        std::string why;
-        if (cuda_device_count(&why) == 0)
-            GTEST_SKIP() << "no usable CUDA device: " << why;
-    }
-};
+using GpuOfdm = Gpu;
 
 // Random input of `fmt` for the whole call (all channels, at their stride).
 std::vector<unsigned char>

@@ -41,6 +41,9 @@ sample_format sample_format_from_string(const std::string& name);
 
 enum class fft_direction { forward, inverse };
 
+/*! Longest cyclic-prefix pattern (symbols before it repeats). */
+constexpr int kMaxCpPattern = 64;
+
 struct ofdm_fft_config {
     int fft_len = 64; // 16 .. 65536, any size (the tests take 64 .. 4096)
     /*! Cyclic-prefix length of each symbol, the pattern repeating (LTE normal CP at

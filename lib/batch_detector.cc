@@ -79,6 +79,11 @@ void batch_detector::detect(const core::mimo_batch& batch,
                             float* llr,
                             unsigned threads) const
 {
+    if (d_gpu) {
+        d_gpu->detect(batch, llr);
+        d_gpu_batches++;
+        return;
+    }
     d_cpu->detect(batch, llr, threads);
 }
 

@@ -107,6 +107,8 @@ def test_backend_selection():
     det = gpumimo.batch_detector("mtt", "qpsk", 2, 2, gpumimo.detector_params(), "auto")
     if det.backend() == "cpu":
         assert det.fallback_reason() != ""
+    det.detect(y, H, n0, 1)
+    assert det.gpu_batches() == (1 if det.backend() == "cuda" else 0)
     np.testing.assert_array_equal(gpumimo.detect(y, H, n0, modulation="qpsk", backend="auto"),
                                   gpumimo.detect(y, H, n0, modulation="qpsk", backend="cpu"))
     if count == 0:
@@ -133,12 +135,16 @@ def test_cuda_backend_equals_cpu():
         y, H, n0, _ = random_problems(rng, 2, 3, 4, 301, 12.0, group=2)
         det = gpumimo.batch_detector(algorithm, "16qam", 2, 3, gpumimo.detector_params(), "cuda")
         assert det.backend() == "cuda"
+        # The detector's own call is served by the GPU, not by the reference it holds.
+        served = det.detect(y, H, n0, 2)
+        assert det.gpu_batches() == 1
         cpu = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cpu", group=2)
         gpu64 = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cuda", group=2,
                                precision="double")
         np.testing.assert_allclose(gpu64, cpu, rtol=1e-4, atol=1e-5)
         gpu32 = gpumimo.detect(y, H, n0, algorithm=algorithm, backend="cuda", group=2)
         assert np.mean((gpu32 > 0) != (cpu > 0)) < 0.01
+        np.testing.assert_array_equal(served, gpu32)
 
 
 def _bad(**overrides):

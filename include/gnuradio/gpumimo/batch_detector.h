@@ -11,6 +11,7 @@
 #include <gnuradio/gpumimo/core/gpu_detector.h>
 #include <gnuradio/logger.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -51,6 +52,8 @@ public:
     /*! See core::cpu_detector::detect() and core::gpu_detector::detect(); `threads`
      *  applies to the CPU. Not thread-safe on the GPU (one pipeline per detector). */
     void detect(const core::mimo_batch& batch, float* llr, unsigned threads = 0) const;
+    /*! Batches detect() ran on the GPU (which path served the calls, for tests). */
+    std::uint64_t gpu_batches() const { return d_gpu_batches; }
 
 private:
     std::unique_ptr<core::cpu_detector> d_cpu;
@@ -58,6 +61,7 @@ private:
     std::string d_backend;
     std::string d_fallback_reason;
     gr::logger_ptr d_logger;
+    mutable std::uint64_t d_gpu_batches = 0;
 };
 
 } // namespace gpumimo

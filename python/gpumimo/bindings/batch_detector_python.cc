@@ -88,6 +88,7 @@ void bind_batch_detector(py::module& m)
         .def("backend", &batch_detector::backend)
         .def("fallback_reason", &batch_detector::fallback_reason)
         .def("bits_per_vector", &batch_detector::bits_per_vector)
+        .def("gpu_batches", &batch_detector::gpu_batches)
         .def("detect",
              &detect,
              py::arg("y"),

@@ -222,8 +222,13 @@ void compare(const cfg& c,
         want.size(),
         worst);
     if (path_search) {
-        EXPECT_LE(vec_out, p.batch / 100);
-        EXPECT_LE(hard_diff, want.size() / 100);
+        // Near-ties are rare, independent events per vector (about 1 in 1,000 seen):
+        // allow 1% of the vectors, but never fewer than two, so that a small batch
+        // (61 vectors) may hold one (seed 2200613897595639125 gave one at 1.78x).
+        const std::size_t allowed = std::max<std::size_t>(2, p.batch / 100);
+        const std::size_t bits = want.size() / p.batch;
+        EXPECT_LE(vec_out, allowed);
+        EXPECT_LE(hard_diff, std::max(allowed * bits, want.size() / 100));
     } else {
         EXPECT_EQ(vec_out, 0u);
     }

@@ -273,8 +273,8 @@ struct fft_slot {
     std::vector<cufftHandle> plans; // plans[k]: a batch of 2^k transforms
     // The chunk in flight: where its staged output goes once `done`.
     bool pending = false;
-    unsigned char* pending_out = nullptr; // caller's channel 0 (staged output only)
-    std::size_t pending_pitch = 0; // caller's channel stride, bytes
+    bool pending_staged = false;
+    std::vector<unsigned char*> pending_out; // caller's channels (staged output only)
     std::size_t pending_bytes = 0; // a channel's output, bytes (also its staged pitch)
 };
 
@@ -358,6 +358,7 @@ struct gpu_ofdm_fft::impl {
                 s.host_in = gc::pinned_buffer<unsigned char>(in_bytes);
                 s.host_out = gc::pinned_buffer<unsigned char>(out_bytes);
                 s.host_zeroed = gc::pinned_buffer<unsigned>(1);
+                s.pending_out.resize(C);
                 // One plan per power-of-two batch, sharing one work area: a chunk of any
                 // size runs as the binary digits of its transform count.
                 std::size_t area = 0;
@@ -426,9 +427,9 @@ struct gpu_ofdm_fft::impl {
             return 0;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
         GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
-        if (s.pending_out)
+        if (s.pending_staged)
             for (int c = 0; c < config.channels; c++)
-                std::memcpy(s.pending_out + c * s.pending_pitch,
+                std::memcpy(s.pending_out[c],
                             s.host_out.get() + c * s.pending_bytes,
                             s.pending_bytes);
         s.pending = false;
@@ -453,17 +454,20 @@ struct gpu_ofdm_fft::impl {
         const std::size_t in_off = layout.in_samples(io.first_symbol, s0);
         const std::size_t out_off = layout.out_samples(io.first_symbol, s0);
         const std::size_t in_width = g.in_pitch * ib, out_width = g.out_pitch * ob;
-        const std::size_t in_stride = std::max(io.in_stride * ib, in_width);
-        const std::size_t out_stride = std::max(io.out_stride * ob, out_width);
-        const unsigned char* src = static_cast<const unsigned char*>(io.in) + in_off * ib;
-        unsigned char* dst = static_cast<unsigned char*>(io.out) + out_off * ob;
+        const auto src = [&](int c) { return channel_input(io, c, ib) + in_off * ib; };
+        const auto dst = [&](int c) { return channel_output(io, c, ob) + out_off * ob; };
 
-        if (in_pinned) {
-            GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(s.raw_in.get(), in_width, src, in_stride,
+        if (in_pinned && !io.in_channels) {
+            const std::size_t in_stride = std::max(io.in_stride * ib, in_width);
+            GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(s.raw_in.get(), in_width, src(0), in_stride,
                                                  in_width, C, cudaMemcpyHostToDevice, st));
+        } else if (in_pinned) {
+            for (int c = 0; c < C; c++)
+                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.raw_in.get() + c * in_width, src(c),
+                                                   in_width, cudaMemcpyHostToDevice, st));
         } else {
             for (int c = 0; c < C; c++)
-                std::memcpy(s.host_in.get() + c * in_width, src + c * in_stride, in_width);
+                std::memcpy(s.host_in.get() + c * in_width, src(c), in_width);
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.raw_in.get(), s.host_in.get(), C * in_width,
                                                cudaMemcpyHostToDevice, st));
         }
@@ -502,15 +506,20 @@ struct gpu_ofdm_fft::impl {
         }
         GPUMIMO_CUDA_CHECK_LAUNCH(fwd ? "forward_out_kernel" : "inverse_out_kernel");
 
-        if (out_pinned) {
-            GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(dst, out_stride, s.raw_out.get(), out_width,
+        s.pending_staged = !out_pinned;
+        if (out_pinned && !io.out_channels) {
+            const std::size_t out_stride = std::max(io.out_stride * ob, out_width);
+            GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(dst(0), out_stride, s.raw_out.get(), out_width,
                                                  out_width, C, cudaMemcpyDeviceToHost, st));
-            s.pending_out = nullptr;
+        } else if (out_pinned) {
+            for (int c = 0; c < C; c++)
+                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst(c), s.raw_out.get() + c * out_width,
+                                                   out_width, cudaMemcpyDeviceToHost, st));
         } else {
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_out.get(), s.raw_out.get(), C * out_width,
                                                cudaMemcpyDeviceToHost, st));
-            s.pending_out = dst;
-            s.pending_pitch = out_stride;
+            for (int c = 0; c < C; c++)
+                s.pending_out[c] = dst(c);
             s.pending_bytes = out_width;
         }
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_zeroed.get(), s.zeroed.get(), sizeof(unsigned),
@@ -525,7 +534,13 @@ struct gpu_ofdm_fft::impl {
         if (io.nsym == 0)
             return 0;
         std::size_t zeroed = 0;
-        const bool in_pinned = gc::is_pinned(io.in), out_pinned = gc::is_pinned(io.out);
+        const std::size_t ib = bytes_per_sample(config.input);
+        const std::size_t ob = bytes_per_sample(config.output);
+        bool in_pinned = true, out_pinned = true; // every channel's buffer
+        for (int c = 0; c < config.channels; c++) {
+            in_pinned &= gc::is_pinned(channel_input(io, c, ib));
+            out_pinned &= gc::is_pinned(channel_output(io, c, ob));
+        }
         const std::size_t per_device = devices[0].slots.size();
         try {
             std::size_t index = 0;

@@ -9,7 +9,7 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 packages=(
     gnuradio-dev libvolk2-dev libfftw3-dev libgmp-dev
     pybind11-dev python3-numpy python3-pytest
-    libgtest-dev cmake ninja-build g++ git
+    libgtest-dev cmake ninja-build g++ git pkg-config
 )
 missing=()
 for p in "${packages[@]}"; do

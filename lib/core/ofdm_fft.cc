@@ -130,11 +130,15 @@ void validate_io(const ofdm_fft_layout& layout, int channels, const ofdm_fft_io&
 {
     if (io.nsym == 0)
         return;
-    if (!io.in || !io.out)
-        bad("null input or output buffer");
+    for (int c = 0; c < channels; c++)
+        if (!(io.in_channels ? io.in_channels[c] : io.in) ||
+            !(io.out_channels ? io.out_channels[c] : io.out))
+            bad("null input or output buffer (channel " + std::to_string(c) + ")");
     const std::size_t in_len = layout.in_samples(io.first_symbol, io.nsym);
     const std::size_t out_len = layout.out_samples(io.first_symbol, io.nsym);
-    if (channels > 1 && (io.in_stride < in_len || io.out_stride < out_len))
+    const bool in_short = !io.in_channels && io.in_stride < in_len;
+    const bool out_short = !io.out_channels && io.out_stride < out_len;
+    if (channels > 1 && (in_short || out_short))
         bad("channel stride (in " + std::to_string(io.in_stride) + ", out " +
             std::to_string(io.out_stride) + ") shorter than a channel's " +
             std::to_string(in_len) + " input and " + std::to_string(out_len) +

@@ -75,8 +75,8 @@ std::size_t cpu_ofdm_fft::process(const ofdm_fft_io& io) const
     std::size_t zeroed = 0;
     std::vector<cd> x(n);
     for (int ch = 0; ch < c.channels; ch++) {
-        const void* in = static_cast<const unsigned char*>(io.in) + ch * io.in_stride * in_bytes;
-        void* out = static_cast<unsigned char*>(io.out) + ch * io.out_stride * out_bytes;
+        const void* in = channel_input(io, ch, in_bytes);
+        void* out = channel_output(io, ch, out_bytes);
         for (std::size_t s = 0; s < io.nsym; s++) {
             const std::size_t g = io.first_symbol + s;
             const int cp = d_layout.cp_of(g);

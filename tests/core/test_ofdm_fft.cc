@@ -223,6 +223,23 @@ TEST(OfdmFft, ChannelsAreIndependentAtTheirStrides)
         for (std::size_t i = out_len; i < out_stride; i++) // the gap is not written
             EXPECT_EQ(out[ch * out_stride + i], cf(-7.f, -7.f));
     }
+    // The same channels in buffers of their own (as a GNU Radio block has them).
+    std::vector<std::vector<cf>> ins(5), outs(5, std::vector<cf>(out_len, cf(-7.f, -7.f)));
+    std::vector<const void*> in_ptrs;
+    std::vector<void*> out_ptrs;
+    for (int ch = 0; ch < 5; ch++) {
+        ins[ch].assign(in.begin() + ch * in_stride, in.begin() + ch * in_stride + in_len);
+        in_ptrs.push_back(ins[ch].data());
+        out_ptrs.push_back(outs[ch].data());
+    }
+    ofdm_fft_io sep;
+    sep.in_channels = in_ptrs.data();
+    sep.out_channels = out_ptrs.data();
+    sep.nsym = nsym;
+    EXPECT_EQ(f.process(sep), 0u);
+    for (int ch = 0; ch < 5; ch++)
+        EXPECT_TRUE(std::equal(outs[ch].begin(), outs[ch].end(), out.begin() + ch * out_stride))
+            << "channel " << ch;
 }
 
 TEST(OfdmFft, HalfConversionRoundsToNearestEvenAndSaturates)

@@ -10,6 +10,7 @@
  * Skipped, and reported as skipped, where no CUDA device is usable.
  */
 #include "gpu_test.h"
+#include "ofdm_compare.h"
 #include "test_util.h"
 
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
@@ -21,129 +22,22 @@
 #include <cstring>
 
 using namespace gr::gpumimo::core;
+using gpumimo_test::lte_like;
 using gpumimo_test::make_rng;
+using gpumimo_test::random_input;
 using cf = std::complex<float>;
 
 namespace {
 
 using GpuOfdm = Gpu;
 
-// Random input of `fmt` for the whole call (all channels, at their stride).
-std::vector<unsigned char>
-random_input(std::mt19937_64& rng, sample_format fmt, std::size_t samples, float sigma)
-{
-    std::normal_distribution<float> g(0.f, sigma);
-    std::vector<unsigned char> raw(samples * bytes_per_sample(fmt));
-    for (std::size_t i = 0; i < samples; i++)
-        encode_sample(fmt, cf(g(rng), g(rng)), raw.data(), i);
-    return raw;
-}
-
-struct run_result {
-    std::vector<unsigned char> out;
-    std::size_t zeroed;
-};
-
-template <typename F>
-run_result run(const ofdm_fft_layout& lay, const ofdm_fft_config& c, const ofdm_fft_io& io0,
-               std::size_t out_stride, unsigned char poison, F&& process)
-{
-    run_result r;
-    const std::size_t per = lay.out_samples(io0.first_symbol, io0.nsym);
-    r.out.assign((c.channels - 1) * out_stride * bytes_per_sample(c.output) +
-                     per * bytes_per_sample(c.output),
-                 poison);
-    ofdm_fft_io io = io0;
-    io.out = r.out.data();
-    io.out_stride = out_stride;
-    r.zeroed = process(io);
-    return r;
-}
-
-// GPU (twice, different poison) against the CPU reference.
+// The GPU against the CPU reference (ofdm_compare.h), chunked over `devices`.
 void compare(const ofdm_fft_config& c, std::size_t first, std::size_t nsym, std::size_t chunk,
-             const std::vector<int>& devices, std::mt19937_64& rng)
+             const std::vector<int>& devices, std::mt19937_64& rng, bool separate = false)
 {
-    const ofdm_fft_layout lay(c);
-    const std::size_t in_len = lay.in_samples(first, nsym);
-    const std::size_t in_stride = in_len + 5, out_stride = lay.out_samples(first, nsym) + 3;
-    const std::vector<unsigned char> in =
-        random_input(rng, c.input, c.channels * in_stride, 0.5f);
-    ofdm_fft_io io;
-    io.in = in.data();
-    io.in_stride = in_stride;
-    io.first_symbol = first;
-    io.nsym = nsym;
-    cpu_ofdm_fft ref(c);
     gpu_ofdm_fft gpu(c, devices, chunk, 3);
-    const run_result want =
-        run(lay, c, io, out_stride, 0, [&](const ofdm_fft_io& x) { return ref.process(x); });
-    const run_result a =
-        run(lay, c, io, out_stride, 0x00, [&](const ofdm_fft_io& x) { return gpu.process(x); });
-    const run_result b =
-        run(lay, c, io, out_stride, 0xff, [&](const ofdm_fft_io& x) { return gpu.process(x); });
-    const std::string what = "fft_len " + std::to_string(c.fft_len) + " channels " +
-                             std::to_string(c.channels) + " " + to_string(c.input) + "->" +
-                             to_string(c.output) +
-                             (c.direction == fft_direction::forward ? " forward" : " inverse");
-    // Every sample of every channel written: identical under two poisons. The gaps
-    // between channels (out_stride > a channel) untouched: still their poison.
-    const std::size_t per = lay.out_samples(first, nsym), ob = bytes_per_sample(c.output);
-    for (int ch = 0; ch < c.channels; ch++) {
-        const std::size_t at = ch * out_stride * ob;
-        ASSERT_EQ(std::memcmp(a.out.data() + at, b.out.data() + at, per * ob), 0)
-            << what << ": channel " << ch << " not fully written";
-        if (ch + 1 < c.channels)
-            for (std::size_t k = at + per * ob; k < (ch + 1) * out_stride * ob; k++)
-                ASSERT_TRUE(a.out[k] == 0x00 && b.out[k] == 0xff) << what << ": gap written";
-    }
-    EXPECT_EQ(a.zeroed, 0u);
-    double err = 0, pow = 0;
-    std::size_t steps_off = 0, worst_steps = 0;
-    const double step = c.output == sample_format::sc8 ? 1.0 / 128
-                        : c.output == sample_format::sc16 ? 1.0 / 32768
-                                                           : 0;
-    for (int ch = 0; ch < c.channels; ch++)
-        for (std::size_t i = 0; i < per; i++) {
-            const std::size_t k = ch * out_stride + i;
-            const cf g = decode_sample(c.output, a.out.data(), k);
-            const cf w = decode_sample(c.output, want.out.data(), k);
-            err += std::norm(g - w);
-            pow += std::norm(w);
-            if (step > 0) {
-                const std::size_t d = std::size_t(std::lround(
-                    std::max(std::abs(g.real() - w.real()), std::abs(g.imag() - w.imag())) / step));
-                worst_steps = std::max(worst_steps, d);
-                steps_off += d > 0;
-            }
-        }
-    const double rel = std::sqrt(err / pow);
-    std::printf("[ ofdm     ] %s: relative error %.2e\n", what.c_str(), rel);
-    if (c.output == sample_format::fc32) {
-        EXPECT_LT(rel, 1e-5) << what;
-    } else if (c.output == sample_format::fc16) {
-        // Each side rounds to 11 bits; the float sums before that differ by ~1e-6.
-        EXPECT_LT(rel, 2 * std::ldexp(1.0, -11)) << what;
-    } else {
-        // Both round the same value to a step; float sums that differ by ~1e-6 of the
-        // value can land on either side of a rounding boundary: one step, rarely.
-        EXPECT_LE(worst_steps, 1u) << what;
-        EXPECT_LE(steps_off, c.channels * per / 50 + 1) << what;
-    }
-}
-
-ofdm_fft_config lte_like(int n, fft_direction dir)
-{
-    ofdm_fft_config c;
-    c.fft_len = n;
-    c.direction = dir;
-    c.cp_lengths = { n * 10 / 128, n * 9 / 128, n * 9 / 128, n * 9 / 128 };
-    c.shift = true;
-    for (int k = n / 10; k < n - n / 10; k++)
-        if (k != n / 2)
-            c.carriers.push_back(k);
-    c.scale = float(1.0 / std::sqrt(double(n)));
-    return c;
+    gpumimo_test::compare_with_reference(
+        c, first, nsym, rng, [&](const ofdm_fft_io& io) { return gpu.process(io); }, separate);
 }
 
 } // namespace
@@ -208,6 +102,51 @@ TEST_F(GpuOfdm, ChunksOverStreamsAndDevices)
             c.input = sample_format::sc8;
             compare(c, 2, 37, chunk, devs, rng);
         }
+}
+
+TEST_F(GpuOfdm, SeparateChannelBuffers)
+{
+    // A GNU Radio block's C input and output buffers, pageable (staged) and pinned.
+    auto rng = make_rng(506);
+    for (fft_direction dir : { fft_direction::forward, fft_direction::inverse }) {
+        ofdm_fft_config c = lte_like(512, dir);
+        c.channels = 16;
+        c.input = dir == fft_direction::forward ? sample_format::sc16 : sample_format::fc32;
+        c.output = dir == fft_direction::forward ? sample_format::fc16 : sample_format::sc16;
+        if (dir == fft_direction::inverse)
+            c.scale = 0.25f / std::sqrt(float(c.carriers.size())); // no clipping
+        compare(c, 1, 11, 4, { 0 }, rng, true);
+    }
+    ofdm_fft_config c = lte_like(256, fft_direction::forward);
+    c.channels = 3;
+    const ofdm_fft_layout lay(c);
+    const std::size_t nsym = 10, in_len = lay.in_samples(0, nsym), out_len = lay.out_samples(0, nsym);
+    gpu_ofdm_fft gpu(c, { 0 }, 3, 2);
+    std::vector<void*> ins(3), outs(3);
+    std::vector<cf> want(3 * out_len);
+    std::vector<unsigned char> all_in;
+    for (int ch = 0; ch < 3; ch++) {
+        const std::vector<unsigned char> in = random_input(rng, c.input, in_len, 0.5f);
+        all_in.insert(all_in.end(), in.begin(), in.end());
+        ASSERT_EQ(cudaMallocHost(&ins[ch], in.size()), cudaSuccess);
+        ASSERT_EQ(cudaMallocHost(&outs[ch], out_len * sizeof(cf)), cudaSuccess);
+        std::memcpy(ins[ch], in.data(), in.size());
+        std::memset(outs[ch], 0xff, out_len * sizeof(cf));
+    }
+    cpu_ofdm_fft(c).process({ all_in.data(), in_len, want.data(), out_len, 0, nsym });
+    ofdm_fft_io io;
+    io.in_channels = const_cast<const void* const*>(ins.data());
+    io.out_channels = outs.data();
+    io.nsym = nsym;
+    gpu.process(io);
+    for (int ch = 0; ch < 3; ch++) {
+        const cf* got = static_cast<const cf*>(outs[ch]);
+        for (std::size_t i = 0; i < out_len; i++)
+            ASSERT_LT(std::abs(got[i] - want[ch * out_len + i]), 1e-4f * (1 + std::abs(want[ch * out_len + i])))
+                << "pinned channel " << ch << " sample " << i;
+        cudaFreeHost(ins[ch]);
+        cudaFreeHost(outs[ch]);
+    }
 }
 
 TEST_F(GpuOfdm, PinnedBuffersEqualPageable)

@@ -110,7 +110,9 @@ std::uint16_t float_to_half(float x); // round to nearest even, saturating at +-
 float half_to_float(std::uint16_t h);
 
 /*! One call's buffers. Channel c's input starts at in + c * in_stride samples (of the
- *  input format), its output at out + c * out_stride; a channel holds
+ *  input format), its output at out + c * out_stride; or, where in_channels (or
+ *  out_channels) is set, at in_channels[c] (out_channels[c]): C separate buffers, as a
+ *  GNU Radio block has them, and in (out) and the stride are not used. A channel holds
  *  layout.in_samples(first, nsym) input and layout.out_samples(first, nsym) output
  *  samples. Symbols whose input is not finite (NaN or Inf in fc32 or fc16) come out
  *  as zeros and are counted. */
@@ -121,9 +123,26 @@ struct ofdm_fft_io {
     std::size_t out_stride = 0;
     std::size_t first_symbol = 0;
     std::size_t nsym = 0;
+    const void* const* in_channels = nullptr;
+    void* const* out_channels = nullptr;
 };
 /*! Throws std::invalid_argument on null buffers or strides shorter than a channel. */
 void validate_io(const ofdm_fft_layout& layout, int channels, const ofdm_fft_io& io);
+
+/*! Where channel c's input (output) starts, bytes_per_sample being the format's. */
+inline const unsigned char*
+channel_input(const ofdm_fft_io& io, int c, std::size_t bytes_per_sample)
+{
+    return io.in_channels
+               ? static_cast<const unsigned char*>(io.in_channels[c])
+               : static_cast<const unsigned char*>(io.in) + c * io.in_stride * bytes_per_sample;
+}
+inline unsigned char* channel_output(const ofdm_fft_io& io, int c, std::size_t bytes_per_sample)
+{
+    return io.out_channels
+               ? static_cast<unsigned char*>(io.out_channels[c])
+               : static_cast<unsigned char*>(io.out) + c * io.out_stride * bytes_per_sample;
+}
 
 /*! The CPU reference: a plain mixed-radix FFT in double precision, one symbol at a time.
  *  Readable, not fast (the GNU Radio block's CPU path uses FFTW). */

@@ -1,0 +1,180 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Holding a fast OFDM FFT (CUDA, FFTW) to the CPU reference on fresh random input, as
+ * VOLK holds its kernels to the generic one: the output is poisoned two ways and must
+ * come out identical (every byte written), the gaps between channels untouched, and
+ * the values within the error a float32 transform and the output format allow.
+ */
+#ifndef INCLUDED_GPUMIMO_TEST_OFDM_COMPARE_H
+#define INCLUDED_GPUMIMO_TEST_OFDM_COMPARE_H
+
+#include <gnuradio/gpumimo/core/ofdm_fft.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gpumimo_test {
+
+using namespace gr::gpumimo::core;
+using ofdm_process = std::function<std::size_t(const ofdm_fft_io&)>;
+
+// Random samples of `fmt`, complex Gaussian with `sigma` per part.
+inline std::vector<unsigned char>
+random_input(std::mt19937_64& rng, sample_format fmt, std::size_t samples, float sigma)
+{
+    std::normal_distribution<float> g(0.f, sigma);
+    std::vector<unsigned char> raw(samples * bytes_per_sample(fmt));
+    for (std::size_t i = 0; i < samples; i++)
+        encode_sample(fmt, std::complex<float>(g(rng), g(rng)), raw.data(), i);
+    return raw;
+}
+
+// An LTE-like configuration: long first prefix, shifted, DC and guard bands empty.
+inline ofdm_fft_config lte_like(int n, fft_direction dir)
+{
+    ofdm_fft_config c;
+    c.fft_len = n;
+    c.direction = dir;
+    c.cp_lengths = { n * 10 / 128, n * 9 / 128, n * 9 / 128, n * 9 / 128 };
+    c.shift = true;
+    for (int k = n / 10; k < n - n / 10; k++)
+        if (k != n / 2)
+            c.carriers.push_back(k);
+    c.scale = float(1.0 / std::sqrt(double(n)));
+    return c;
+}
+
+struct ofdm_run {
+    std::vector<unsigned char> out; // channels at out_stride, gaps as poisoned
+    std::size_t zeroed;
+};
+
+// Runs `process` on io0's input with the output poisoned; with separate_buffers, every
+// channel's input and output in a buffer of its own (io.in_channels/out_channels).
+inline ofdm_run run_poisoned(const ofdm_fft_config& c,
+                             const ofdm_fft_io& io0,
+                             std::size_t out_stride,
+                             unsigned char poison,
+                             bool separate_buffers,
+                             const ofdm_process& process)
+{
+    const ofdm_fft_layout lay(c);
+    const std::size_t ib = bytes_per_sample(c.input), ob = bytes_per_sample(c.output);
+    const std::size_t in_len = lay.in_samples(io0.first_symbol, io0.nsym);
+    const std::size_t per = lay.out_samples(io0.first_symbol, io0.nsym);
+    ofdm_run r;
+    r.out.assign(((c.channels - 1) * out_stride + per) * ob, poison);
+    ofdm_fft_io io = io0;
+    if (!separate_buffers) {
+        io.out = r.out.data();
+        io.out_stride = out_stride;
+        r.zeroed = process(io);
+        return r;
+    }
+    std::vector<std::vector<unsigned char>> ins(c.channels), outs(c.channels);
+    std::vector<const void*> in_ptrs(c.channels);
+    std::vector<void*> out_ptrs(c.channels);
+    for (int ch = 0; ch < c.channels; ch++) {
+        const unsigned char* src = channel_input(io0, ch, ib);
+        ins[ch].assign(src, src + in_len * ib);
+        outs[ch].assign(per * ob, poison);
+        in_ptrs[ch] = ins[ch].data();
+        out_ptrs[ch] = outs[ch].data();
+    }
+    io.in = nullptr;
+    io.in_channels = in_ptrs.data();
+    io.out_channels = out_ptrs.data();
+    r.zeroed = process(io);
+    for (int ch = 0; ch < c.channels; ch++)
+        std::copy(outs[ch].begin(), outs[ch].end(), r.out.begin() + ch * out_stride * ob);
+    return r;
+}
+
+// `process` against the CPU reference: nsym symbols from `first` of random input.
+inline void compare_with_reference(const ofdm_fft_config& c,
+                                   std::size_t first,
+                                   std::size_t nsym,
+                                   std::mt19937_64& rng,
+                                   const ofdm_process& process,
+                                   bool separate_buffers = false)
+{
+    const ofdm_fft_layout lay(c);
+    const std::size_t in_len = lay.in_samples(first, nsym);
+    const std::size_t in_stride = in_len + 5, out_stride = lay.out_samples(first, nsym) + 3;
+    const std::vector<unsigned char> in =
+        random_input(rng, c.input, c.channels * in_stride, 0.5f);
+    ofdm_fft_io io;
+    io.in = in.data();
+    io.in_stride = in_stride;
+    io.first_symbol = first;
+    io.nsym = nsym;
+    cpu_ofdm_fft ref(c);
+    const ofdm_process reference = [&](const ofdm_fft_io& x) { return ref.process(x); };
+    const ofdm_run want = run_poisoned(c, io, out_stride, 0, false, reference);
+    const ofdm_run a = run_poisoned(c, io, out_stride, 0x00, separate_buffers, process);
+    const ofdm_run b = run_poisoned(c, io, out_stride, 0xff, separate_buffers, process);
+    const std::string what = "fft_len " + std::to_string(c.fft_len) + " channels " +
+                             std::to_string(c.channels) + " " + to_string(c.input) + "->" +
+                             to_string(c.output) +
+                             (c.direction == fft_direction::forward ? " forward" : " inverse") +
+                             (separate_buffers ? " separate buffers" : "");
+    // Every sample of every channel written: identical under two poisons. The gaps
+    // between channels (out_stride > a channel) untouched: still their poison.
+    const std::size_t per = lay.out_samples(first, nsym), ob = bytes_per_sample(c.output);
+    for (int ch = 0; ch < c.channels; ch++) {
+        const std::size_t at = ch * out_stride * ob;
+        ASSERT_EQ(std::memcmp(a.out.data() + at, b.out.data() + at, per * ob), 0)
+            << what << ": channel " << ch << " not fully written";
+        if (ch + 1 < c.channels)
+            for (std::size_t k = at + per * ob; k < (ch + 1) * out_stride * ob; k++)
+                ASSERT_TRUE(a.out[k] == 0x00 && b.out[k] == 0xff) << what << ": gap written";
+    }
+    EXPECT_EQ(a.zeroed, 0u);
+    double err = 0, pow = 0;
+    std::size_t steps_off = 0, worst_steps = 0;
+    const double step = c.output == sample_format::sc8    ? 1.0 / 128
+                        : c.output == sample_format::sc16 ? 1.0 / 32768
+                                                          : 0;
+    for (int ch = 0; ch < c.channels; ch++)
+        for (std::size_t i = 0; i < per; i++) {
+            const std::size_t k = ch * out_stride + i;
+            const std::complex<float> g = decode_sample(c.output, a.out.data(), k);
+            const std::complex<float> w = decode_sample(c.output, want.out.data(), k);
+            err += std::norm(g - w);
+            pow += std::norm(w);
+            if (step > 0) {
+                const std::size_t d = std::size_t(std::lround(
+                    std::max(std::abs(g.real() - w.real()), std::abs(g.imag() - w.imag())) /
+                    step));
+                worst_steps = std::max(worst_steps, d);
+                steps_off += d > 0;
+            }
+        }
+    const double rel = std::sqrt(err / pow);
+    std::printf("[ ofdm     ] %s: relative error %.2e\n", what.c_str(), rel);
+    if (c.output == sample_format::fc32) {
+        EXPECT_LT(rel, 1e-5) << what;
+    } else if (c.output == sample_format::fc16) {
+        // Each side rounds to 11 bits; the float sums before that differ by ~1e-6.
+        EXPECT_LT(rel, 2 * std::ldexp(1.0, -11)) << what;
+    } else {
+        // Both round the same value to a step; float sums that differ by ~1e-6 of the
+        // value can land on either side of a rounding boundary: one step, rarely.
+        EXPECT_LE(worst_steps, 1u) << what;
+        EXPECT_LE(steps_off, c.channels * per / 50 + 1) << what;
+    }
+}
+
+} // namespace gpumimo_test
+
+#endif

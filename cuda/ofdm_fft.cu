@@ -48,17 +48,19 @@ const char* cufft_error_name(cufftResult r)
     }
 }
 
-[[noreturn]] void throw_cufft_error(cufftResult r, const char* call, const char* file, int line)
+[[noreturn]] void
+throw_cufft_error(cufftResult r, const char* call, const char* file, int line)
 {
     throw std::runtime_error(std::string(call) + " failed at " + file + ":" +
                              std::to_string(line) + ": " + cufft_error_name(r) + " (" +
                              std::to_string(int(r)) + ")");
 }
-#define GPUMIMO_CUFFT_CHECK(call)                                                  \
-    do {                                                                           \
-        const cufftResult gpumimo_r = (call);                                      \
-        if (gpumimo_r != CUFFT_SUCCESS)                                            \
-            ::gr::gpumimo::cuda::throw_cufft_error(gpumimo_r, #call, __FILE__, __LINE__);               \
+#define GPUMIMO_CUFFT_CHECK(call)                      \
+    do {                                               \
+        const cufftResult gpumimo_r = (call);          \
+        if (gpumimo_r != CUFFT_SUCCESS)                \
+            ::gr::gpumimo::cuda::throw_cufft_error(    \
+                gpumimo_r, #call, __FILE__, __LINE__); \
     } while (0)
 
 // Everything the two kernels of a chunk need, by value.
@@ -66,7 +68,8 @@ struct chunk_geometry {
     int n, ncar, channels, nsym, period, phase;
     long long period_len;
     int cp[core::kMaxCpPattern];
-    int cp_prefix[2 * core::kMaxCpPattern + 1]; // sum of the doubled pattern's first j prefixes
+    int cp_prefix[2 * core::kMaxCpPattern +
+                  1]; // sum of the doubled pattern's first j prefixes
     int max_cp;
     int in_fmt, out_fmt; // core::sample_format
     float scale;
@@ -116,8 +119,8 @@ __device__ __forceinline__ void encode(int fmt, float2 v, void* base, std::size_
         static_cast<float2*>(base)[i] = v;
         return;
     case int(core::sample_format::fc16):
-        static_cast<__half2*>(base)[i] =
-            __floats2half2_rn(saturate(v.x, -65504.f, 65504.f), saturate(v.y, -65504.f, 65504.f));
+        static_cast<__half2*>(base)[i] = __floats2half2_rn(
+            saturate(v.x, -65504.f, 65504.f), saturate(v.y, -65504.f, 65504.f));
         return;
     case int(core::sample_format::sc16): {
         const float a = rintf(v.x * 32768.f), b = rintf(v.y * 32768.f);
@@ -136,7 +139,10 @@ __device__ __forceinline__ void encode(int fmt, float2 v, void* base, std::size_
     }
 }
 
-__device__ __forceinline__ bool finite2(float2 v) { return isfinite(v.x) && isfinite(v.y); }
+__device__ __forceinline__ bool finite2(float2 v)
+{
+    return isfinite(v.x) && isfinite(v.y);
+}
 
 // An element of a chunk laid out [channel][symbol][x]: cs = channel * nsym + symbol.
 struct chunk_element {
@@ -147,7 +153,8 @@ struct chunk_element {
 // Calls f(i, element) for every element i of the chunk with `inner` per symbol, over a
 // grid-stride loop.
 template <typename F>
-__device__ __forceinline__ void for_each_element(const chunk_geometry& g, int inner, F&& f)
+__device__ __forceinline__ void
+for_each_element(const chunk_geometry& g, int inner, F&& f)
 {
     const std::size_t total = std::size_t(g.channels) * g.nsym * inner;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
@@ -301,7 +308,8 @@ struct gpu_ofdm_fft::impl {
         : config(c), layout(c)
     {
         if (ids.empty() || streams < 1)
-            throw std::invalid_argument("gpu_ofdm_fft: at least one device and one stream");
+            throw std::invalid_argument(
+                "gpu_ofdm_fft: at least one device and one stream");
         int count = 0;
         GPUMIMO_CUDA_CHECK(cudaGetDeviceCount(&count));
         for (int id : ids)
@@ -312,9 +320,11 @@ struct gpu_ofdm_fft::impl {
         for (int i = 0; i < layout.cp_period(); i++)
             max_cp = std::max(max_cp, layout.cp_of(i));
         const std::size_t n = c.fft_len, C = c.channels;
-        chunk = symbols_per_chunk ? symbols_per_chunk
-                                  : std::max<std::size_t>(1, (std::size_t(1) << 22) / (C * n));
-        const std::size_t time_max = chunk * (n + max_cp), car_max = chunk * layout.carriers();
+        chunk = symbols_per_chunk
+                    ? symbols_per_chunk
+                    : std::max<std::size_t>(1, (std::size_t(1) << 22) / (C * n));
+        const std::size_t time_max = chunk * (n + max_cp),
+                          car_max = chunk * layout.carriers();
         const bool fwd = c.direction == fft_direction::forward;
         const std::size_t in_max = C * (fwd ? time_max : car_max);
         const std::size_t out_max = C * (fwd ? car_max : time_max);
@@ -335,8 +345,10 @@ struct gpu_ofdm_fft::impl {
             d.id = id;
             if (!c.window.empty()) {
                 d.window = gc::device_buffer<float>(n);
-                GPUMIMO_CUDA_CHECK(cudaMemcpy(
-                    d.window.get(), c.window.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+                GPUMIMO_CUDA_CHECK(cudaMemcpy(d.window.get(),
+                                              c.window.data(),
+                                              n * sizeof(float),
+                                              cudaMemcpyHostToDevice));
             }
             d.bins = gc::device_buffer<int>(layout.carriers());
             GPUMIMO_CUDA_CHECK(cudaMemcpy(d.bins.get(),
@@ -369,12 +381,23 @@ struct gpu_ofdm_fft::impl {
                     GPUMIMO_CUFFT_CHECK(cufftSetAutoAllocation(p, 0));
                     int len = int(n);
                     std::size_t bytes = 0;
-                    GPUMIMO_CUFFT_CHECK(cufftMakePlanMany(
-                        p, 1, &len, nullptr, 1, len, nullptr, 1, len, CUFFT_C2C, 1 << l, &bytes));
+                    GPUMIMO_CUFFT_CHECK(cufftMakePlanMany(p,
+                                                          1,
+                                                          &len,
+                                                          nullptr,
+                                                          1,
+                                                          len,
+                                                          nullptr,
+                                                          1,
+                                                          len,
+                                                          CUFFT_C2C,
+                                                          1 << l,
+                                                          &bytes));
                     area = std::max(area, bytes);
                     GPUMIMO_CUFFT_CHECK(cufftSetStream(p, s.s.get()));
                 }
-                s.fft_area = gc::device_buffer<float2>(std::max<std::size_t>(1, area / 8 + 1));
+                s.fft_area =
+                    gc::device_buffer<float2>(std::max<std::size_t>(1, area / 8 + 1));
                 for (cufftHandle p : s.plans)
                     GPUMIMO_CUFFT_CHECK(cufftSetWorkArea(p, s.fft_area.get()));
                 d.slots.push_back(std::move(s));
@@ -459,17 +482,29 @@ struct gpu_ofdm_fft::impl {
 
         if (in_pinned && !io.in_channels) {
             const std::size_t in_stride = std::max(io.in_stride * ib, in_width);
-            GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(s.raw_in.get(), in_width, src(0), in_stride,
-                                                 in_width, C, cudaMemcpyHostToDevice, st));
+            GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(s.raw_in.get(),
+                                                 in_width,
+                                                 src(0),
+                                                 in_stride,
+                                                 in_width,
+                                                 C,
+                                                 cudaMemcpyHostToDevice,
+                                                 st));
         } else if (in_pinned) {
             for (int c = 0; c < C; c++)
-                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.raw_in.get() + c * in_width, src(c),
-                                                   in_width, cudaMemcpyHostToDevice, st));
+                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.raw_in.get() + c * in_width,
+                                                   src(c),
+                                                   in_width,
+                                                   cudaMemcpyHostToDevice,
+                                                   st));
         } else {
             for (int c = 0; c < C; c++)
                 std::memcpy(s.host_in.get() + c * in_width, src(c), in_width);
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.raw_in.get(), s.host_in.get(), C * in_width,
-                                               cudaMemcpyHostToDevice, st));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.raw_in.get(),
+                                               s.host_in.get(),
+                                               C * in_width,
+                                               cudaMemcpyHostToDevice,
+                                               st));
         }
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.bad.get(), 0, C * ns, st));
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.zeroed.get(), 0, sizeof(unsigned), st));
@@ -489,7 +524,8 @@ struct gpu_ofdm_fft::impl {
         std::size_t done = 0;
         for (int l = int(s.plans.size()) - 1; l >= 0; l--)
             if (batch & (std::size_t(1) << l)) {
-                cufftComplex* p = reinterpret_cast<cufftComplex*>(s.work.get() + done * g.n);
+                cufftComplex* p =
+                    reinterpret_cast<cufftComplex*>(s.work.get() + done * g.n);
                 GPUMIMO_CUFFT_CHECK(
                     cufftExecC2C(s.plans[l], p, p, fwd ? CUFFT_FORWARD : CUFFT_INVERSE));
                 done += std::size_t(1) << l;
@@ -498,32 +534,57 @@ struct gpu_ofdm_fft::impl {
         if (fwd) {
             const std::size_t outs = std::size_t(C) * ns * g.ncar;
             gc::forward_out_kernel<<<gc::grid_for(outs, threads), threads, 0, st>>>(
-                g, s.work.get(), d.bins.get(), s.bad.get(), s.zeroed.get(), s.raw_out.get());
+                g,
+                s.work.get(),
+                d.bins.get(),
+                s.bad.get(),
+                s.zeroed.get(),
+                s.raw_out.get());
         } else {
             const std::size_t outs = std::size_t(C) * ns * (g.max_cp + g.n);
             gc::inverse_out_kernel<<<gc::grid_for(outs, threads), threads, 0, st>>>(
-                g, s.work.get(), d.window.get(), s.bad.get(), s.zeroed.get(), s.raw_out.get());
+                g,
+                s.work.get(),
+                d.window.get(),
+                s.bad.get(),
+                s.zeroed.get(),
+                s.raw_out.get());
         }
         GPUMIMO_CUDA_CHECK_LAUNCH(fwd ? "forward_out_kernel" : "inverse_out_kernel");
 
         s.pending_staged = !out_pinned;
         if (out_pinned && !io.out_channels) {
             const std::size_t out_stride = std::max(io.out_stride * ob, out_width);
-            GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(dst(0), out_stride, s.raw_out.get(), out_width,
-                                                 out_width, C, cudaMemcpyDeviceToHost, st));
+            GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(dst(0),
+                                                 out_stride,
+                                                 s.raw_out.get(),
+                                                 out_width,
+                                                 out_width,
+                                                 C,
+                                                 cudaMemcpyDeviceToHost,
+                                                 st));
         } else if (out_pinned) {
             for (int c = 0; c < C; c++)
-                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst(c), s.raw_out.get() + c * out_width,
-                                                   out_width, cudaMemcpyDeviceToHost, st));
+                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst(c),
+                                                   s.raw_out.get() + c * out_width,
+                                                   out_width,
+                                                   cudaMemcpyDeviceToHost,
+                                                   st));
         } else {
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_out.get(), s.raw_out.get(), C * out_width,
-                                               cudaMemcpyDeviceToHost, st));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_out.get(),
+                                               s.raw_out.get(),
+                                               C * out_width,
+                                               cudaMemcpyDeviceToHost,
+                                               st));
             for (int c = 0; c < C; c++)
                 s.pending_out[c] = dst(c);
             s.pending_bytes = out_width;
         }
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_zeroed.get(), s.zeroed.get(), sizeof(unsigned),
-                                           cudaMemcpyDeviceToHost, st));
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_zeroed.get(),
+                                           s.zeroed.get(),
+                                           sizeof(unsigned),
+                                           cudaMemcpyDeviceToHost,
+                                           st));
         GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
         s.pending = true;
     }
@@ -548,7 +609,8 @@ struct gpu_ofdm_fft::impl {
                 fft_device& d = devices[index % devices.size()];
                 fft_slot& s = d.slots[(index / devices.size()) % per_device];
                 zeroed += drain(d, s);
-                run_chunk(d, s, io, s0, std::min(chunk, io.nsym - s0), in_pinned, out_pinned);
+                run_chunk(
+                    d, s, io, s0, std::min(chunk, io.nsym - s0), in_pinned, out_pinned);
             }
             for (fft_device& d : devices)
                 for (fft_slot& s : d.slots)

@@ -45,7 +45,8 @@ struct fftw_ofdm_fft::impl {
     {
         const int n = c.fft_len;
         std::lock_guard<std::mutex> lock(planner_mutex());
-        symbol = static_cast<std::complex<float>*>(fftwf_malloc(n * sizeof(fftwf_complex)));
+        symbol =
+            static_cast<std::complex<float>*>(fftwf_malloc(n * sizeof(fftwf_complex)));
         if (!symbol)
             throw std::bad_alloc();
         fftwf_complex* p = reinterpret_cast<fftwf_complex*>(symbol);
@@ -100,7 +101,8 @@ struct fftw_ofdm_fft::impl {
         const float scale = c.scale;
         if (forward) {
             for (int j = 0; j < ncar; j++)
-                encode_sample(c.output, symbol[layout.bin_of(j)] * scale, out, s * ncar + j);
+                encode_sample(
+                    c.output, symbol[layout.bin_of(j)] * scale, out, s * ncar + j);
         } else {
             for (int t = 0; t < cp + n; t++) {
                 const int k = t < cp ? n - cp + t : t - cp; // the prefix repeats the tail
@@ -126,8 +128,10 @@ std::size_t fftw_ofdm_fft::process(const ofdm_fft_io& io)
     std::size_t zeroed = 0;
     for (int ch = 0; ch < c.channels; ch++)
         for (std::size_t s = 0; s < io.nsym; s++)
-            zeroed += !d_impl->symbol_out(
-                channel_input(io, ch, ib), channel_output(io, ch, ob), io.first_symbol, s);
+            zeroed += !d_impl->symbol_out(channel_input(io, ch, ib),
+                                          channel_output(io, ch, ob),
+                                          io.first_symbol,
+                                          s);
     return zeroed;
 }
 

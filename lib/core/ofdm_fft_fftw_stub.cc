@@ -14,7 +14,8 @@ namespace gpumimo {
 namespace core {
 
 namespace {
-const char* const not_built = "gr-gpumimo's core was built without FFTW3 (single precision)";
+const char* const not_built =
+    "gr-gpumimo's core was built without FFTW3 (single precision)";
 }
 
 bool fftw_available(std::string* why)
@@ -26,10 +27,19 @@ bool fftw_available(std::string* why)
 
 struct fftw_ofdm_fft::impl {
 };
-fftw_ofdm_fft::fftw_ofdm_fft(const ofdm_fft_config&) { throw std::runtime_error(not_built); }
+fftw_ofdm_fft::fftw_ofdm_fft(const ofdm_fft_config&)
+{
+    throw std::runtime_error(not_built);
+}
 fftw_ofdm_fft::~fftw_ofdm_fft() = default;
-const ofdm_fft_layout& fftw_ofdm_fft::layout() const { throw std::runtime_error(not_built); }
-std::size_t fftw_ofdm_fft::process(const ofdm_fft_io&) { throw std::runtime_error(not_built); }
+const ofdm_fft_layout& fftw_ofdm_fft::layout() const
+{
+    throw std::runtime_error(not_built);
+}
+std::size_t fftw_ofdm_fft::process(const ofdm_fft_io&)
+{
+    throw std::runtime_error(not_built);
+}
 
 } // namespace core
 } // namespace gpumimo

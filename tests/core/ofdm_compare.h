@@ -110,7 +110,8 @@ inline void compare_with_reference(const ofdm_fft_config& c,
 {
     const ofdm_fft_layout lay(c);
     const std::size_t in_len = lay.in_samples(first, nsym);
-    const std::size_t in_stride = in_len + 5, out_stride = lay.out_samples(first, nsym) + 3;
+    const std::size_t in_stride = in_len + 5,
+                      out_stride = lay.out_samples(first, nsym) + 3;
     const std::vector<unsigned char> in =
         random_input(rng, c.input, c.channels * in_stride, 0.5f);
     ofdm_fft_io io;
@@ -123,11 +124,12 @@ inline void compare_with_reference(const ofdm_fft_config& c,
     const ofdm_run want = run_poisoned(c, io, out_stride, 0, false, reference);
     const ofdm_run a = run_poisoned(c, io, out_stride, 0x00, separate_buffers, process);
     const ofdm_run b = run_poisoned(c, io, out_stride, 0xff, separate_buffers, process);
-    const std::string what = "fft_len " + std::to_string(c.fft_len) + " channels " +
-                             std::to_string(c.channels) + " " + to_string(c.input) + "->" +
-                             to_string(c.output) +
-                             (c.direction == fft_direction::forward ? " forward" : " inverse") +
-                             (separate_buffers ? " separate buffers" : "");
+    const std::string what =
+        "fft_len " + std::to_string(c.fft_len) + " channels " +
+        std::to_string(c.channels) + " " + to_string(c.input) + "->" +
+        to_string(c.output) +
+        (c.direction == fft_direction::forward ? " forward" : " inverse") +
+        (separate_buffers ? " separate buffers" : "");
     // Every sample of every channel written: identical under two poisons. The gaps
     // between channels (out_stride > a channel) untouched: still their poison.
     const std::size_t per = lay.out_samples(first, nsym), ob = bytes_per_sample(c.output);
@@ -137,7 +139,8 @@ inline void compare_with_reference(const ofdm_fft_config& c,
             << what << ": channel " << ch << " not fully written";
         if (ch + 1 < c.channels)
             for (std::size_t k = at + per * ob; k < (ch + 1) * out_stride * ob; k++)
-                ASSERT_TRUE(a.out[k] == 0x00 && b.out[k] == 0xff) << what << ": gap written";
+                ASSERT_TRUE(a.out[k] == 0x00 && b.out[k] == 0xff)
+                    << what << ": gap written";
     }
     EXPECT_EQ(a.zeroed, 0u);
     double err = 0, pow = 0;
@@ -153,9 +156,10 @@ inline void compare_with_reference(const ofdm_fft_config& c,
             err += std::norm(g - w);
             pow += std::norm(w);
             if (step > 0) {
-                const std::size_t d = std::size_t(std::lround(
-                    std::max(std::abs(g.real() - w.real()), std::abs(g.imag() - w.imag())) /
-                    step));
+                const std::size_t d =
+                    std::size_t(std::lround(std::max(std::abs(g.real() - w.real()),
+                                                     std::abs(g.imag() - w.imag())) /
+                                            step));
                 worst_steps = std::max(worst_steps, d);
                 steps_off += d > 0;
             }

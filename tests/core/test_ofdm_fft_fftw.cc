@@ -41,7 +41,12 @@ void compare(const ofdm_fft_config& c,
 {
     fftw_ofdm_fft fftw(c);
     gpumimo_test::compare_with_reference(
-        c, first, nsym, rng, [&](const ofdm_fft_io& io) { return fftw.process(io); }, separate);
+        c,
+        first,
+        nsym,
+        rng,
+        [&](const ofdm_fft_io& io) { return fftw.process(io); },
+        separate);
 }
 
 } // namespace
@@ -102,19 +107,21 @@ TEST_F(Fftw, NonFiniteSymbolsComeOutZeroAndAreCounted)
     c.channels = 2;
     const ofdm_fft_layout lay(c);
     const std::size_t nsym = 9, len = lay.in_samples(0, nsym);
-    std::vector<unsigned char> in = gpumimo_test::random_input(rng, c.input, 2 * len, 0.5f);
+    std::vector<unsigned char> in =
+        gpumimo_test::random_input(rng, c.input, 2 * len, 0.5f);
     cf* x = reinterpret_cast<cf*>(in.data());
-    x[len + lay.time_offset(0, 6) + lay.cp_of(6) + 3] = cf(NAN, 0.f);     // ch 1, symbol 6
-    x[lay.time_offset(0, 2) + lay.cp_of(2) + 100] = cf(0.f, -INFINITY);   // ch 0, symbol 2
+    x[len + lay.time_offset(0, 6) + lay.cp_of(6) + 3] = cf(NAN, 0.f);   // ch 1, symbol 6
+    x[lay.time_offset(0, 2) + lay.cp_of(2) + 100] = cf(0.f, -INFINITY); // ch 0, symbol 2
     x[lay.time_offset(0, 4) + 1] = cf(INFINITY, 0.f); // ch 0, symbol 4's prefix: ignored
     const std::size_t out_len = lay.out_samples(0, nsym), ncar = lay.carriers();
     std::vector<cf> want(2 * out_len), got(2 * out_len, cf(NAN, NAN));
-    EXPECT_EQ(cpu_ofdm_fft(c).process({ in.data(), len, want.data(), out_len, 0, nsym }), 2u);
+    EXPECT_EQ(cpu_ofdm_fft(c).process({ in.data(), len, want.data(), out_len, 0, nsym }),
+              2u);
     fftw_ofdm_fft fftw(c);
     EXPECT_EQ(fftw.process({ in.data(), len, got.data(), out_len, 0, nsym }), 2u);
     for (std::size_t i = 0; i < got.size(); i++) {
-        const bool zeroed_symbol =
-            (i >= out_len + 6 * ncar && i < out_len + 7 * ncar) || (i >= 2 * ncar && i < 3 * ncar);
+        const bool zeroed_symbol = (i >= out_len + 6 * ncar && i < out_len + 7 * ncar) ||
+                                   (i >= 2 * ncar && i < 3 * ncar);
         if (zeroed_symbol)
             ASSERT_EQ(got[i], cf(0.f, 0.f)) << i;
         else
@@ -128,8 +135,10 @@ TEST_F(Fftw, BadBuffersAreRefused)
     c.channels = 2;
     fftw_ofdm_fft fftw(c);
     std::vector<cf> in(128), out(128);
-    EXPECT_THROW(fftw.process({ in.data(), 10, out.data(), 64, 0, 1 }), std::invalid_argument);
-    EXPECT_THROW(fftw.process({ nullptr, 64, out.data(), 64, 0, 1 }), std::invalid_argument);
+    EXPECT_THROW(fftw.process({ in.data(), 10, out.data(), 64, 0, 1 }),
+                 std::invalid_argument);
+    EXPECT_THROW(fftw.process({ nullptr, 64, out.data(), 64, 0, 1 }),
+                 std::invalid_argument);
     const void* ins[2] = { in.data(), nullptr };
     ofdm_fft_io io;
     io.in_channels = ins;

@@ -32,12 +32,22 @@ namespace {
 using GpuOfdm = Gpu;
 
 // The GPU against the CPU reference (ofdm_compare.h), chunked over `devices`.
-void compare(const ofdm_fft_config& c, std::size_t first, std::size_t nsym, std::size_t chunk,
-             const std::vector<int>& devices, std::mt19937_64& rng, bool separate = false)
+void compare(const ofdm_fft_config& c,
+             std::size_t first,
+             std::size_t nsym,
+             std::size_t chunk,
+             const std::vector<int>& devices,
+             std::mt19937_64& rng,
+             bool separate = false)
 {
     gpu_ofdm_fft gpu(c, devices, chunk, 3);
     gpumimo_test::compare_with_reference(
-        c, first, nsym, rng, [&](const ofdm_fft_io& io) { return gpu.process(io); }, separate);
+        c,
+        first,
+        nsym,
+        rng,
+        [&](const ofdm_fft_io& io) { return gpu.process(io); },
+        separate);
 }
 
 } // namespace
@@ -96,7 +106,8 @@ TEST_F(GpuOfdm, ChunksOverStreamsAndDevices)
     // device contexts, as with two GPUs.
     auto rng = make_rng(503);
     for (std::size_t chunk : { 1, 2, 5, 64 })
-        for (const std::vector<int>& devs : { std::vector<int>{ 0 }, std::vector<int>{ 0, 0 } }) {
+        for (const std::vector<int>& devs :
+             { std::vector<int>{ 0 }, std::vector<int>{ 0, 0 } }) {
             ofdm_fft_config c = lte_like(128, fft_direction::forward);
             c.channels = 3;
             c.input = sample_format::sc8;
@@ -111,8 +122,10 @@ TEST_F(GpuOfdm, SeparateChannelBuffers)
     for (fft_direction dir : { fft_direction::forward, fft_direction::inverse }) {
         ofdm_fft_config c = lte_like(512, dir);
         c.channels = 16;
-        c.input = dir == fft_direction::forward ? sample_format::sc16 : sample_format::fc32;
-        c.output = dir == fft_direction::forward ? sample_format::fc16 : sample_format::sc16;
+        c.input =
+            dir == fft_direction::forward ? sample_format::sc16 : sample_format::fc32;
+        c.output =
+            dir == fft_direction::forward ? sample_format::fc16 : sample_format::sc16;
         if (dir == fft_direction::inverse)
             c.scale = 0.25f / std::sqrt(float(c.carriers.size())); // no clipping
         compare(c, 1, 11, 4, { 0 }, rng, true);
@@ -120,7 +133,8 @@ TEST_F(GpuOfdm, SeparateChannelBuffers)
     ofdm_fft_config c = lte_like(256, fft_direction::forward);
     c.channels = 3;
     const ofdm_fft_layout lay(c);
-    const std::size_t nsym = 10, in_len = lay.in_samples(0, nsym), out_len = lay.out_samples(0, nsym);
+    const std::size_t nsym = 10, in_len = lay.in_samples(0, nsym),
+                      out_len = lay.out_samples(0, nsym);
     gpu_ofdm_fft gpu(c, { 0 }, 3, 2);
     std::vector<void*> ins(3), outs(3);
     std::vector<cf> want(3 * out_len);
@@ -142,7 +156,8 @@ TEST_F(GpuOfdm, SeparateChannelBuffers)
     for (int ch = 0; ch < 3; ch++) {
         const cf* got = static_cast<const cf*>(outs[ch]);
         for (std::size_t i = 0; i < out_len; i++)
-            ASSERT_LT(std::abs(got[i] - want[ch * out_len + i]), 1e-4f * (1 + std::abs(want[ch * out_len + i])))
+            ASSERT_LT(std::abs(got[i] - want[ch * out_len + i]),
+                      1e-4f * (1 + std::abs(want[ch * out_len + i])))
                 << "pinned channel " << ch << " sample " << i;
         cudaFreeHost(ins[ch]);
         cudaFreeHost(outs[ch]);
@@ -155,7 +170,8 @@ TEST_F(GpuOfdm, PinnedBuffersEqualPageable)
     ofdm_fft_config c = lte_like(512, fft_direction::forward);
     c.channels = 2;
     const ofdm_fft_layout lay(c);
-    const std::size_t nsym = 40, in_len = lay.in_samples(0, nsym), out_len = lay.out_samples(0, nsym);
+    const std::size_t nsym = 40, in_len = lay.in_samples(0, nsym),
+                      out_len = lay.out_samples(0, nsym);
     const std::vector<unsigned char> in = random_input(rng, c.input, 2 * in_len, 0.5f);
     gpu_ofdm_fft gpu(c, { 0 }, 7, 3);
     std::vector<cf> pageable(2 * out_len);
@@ -180,7 +196,7 @@ TEST_F(GpuOfdm, NonFiniteSymbolsComeOutZeroAndAreCounted)
     const std::size_t nsym = 9, len = lay.in_samples(0, nsym);
     std::vector<unsigned char> in = random_input(rng, c.input, 2 * len, 0.5f);
     cf* x = reinterpret_cast<cf*>(in.data());
-    x[len + lay.time_offset(0, 6) + lay.cp_of(6) + 3] = cf(NAN, 0.f); // ch 1, symbol 6
+    x[len + lay.time_offset(0, 6) + lay.cp_of(6) + 3] = cf(NAN, 0.f);   // ch 1, symbol 6
     x[lay.time_offset(0, 2) + lay.cp_of(2) + 100] = cf(0.f, -INFINITY); // ch 0, symbol 2
     x[lay.time_offset(0, 4) + 1] = cf(INFINITY, 0.f); // ch 0, symbol 4's prefix: ignored
     cpu_ofdm_fft ref(c);
@@ -213,6 +229,7 @@ TEST_F(GpuOfdm, BadArgumentsAreRefused)
     c.channels = 2;
     gpu_ofdm_fft gpu(c, { 0 });
     std::vector<cf> in(128), out(128);
-    EXPECT_THROW(gpu.process({ in.data(), 10, out.data(), 64, 0, 1 }), std::invalid_argument);
+    EXPECT_THROW(gpu.process({ in.data(), 10, out.data(), 64, 0, 1 }),
+                 std::invalid_argument);
     EXPECT_EQ(gpu.process({ in.data(), 64, out.data(), 64, 0, 1 }), 0u);
 }

@@ -14,6 +14,7 @@ namespace py = pybind11;
 
 void bind_core(py::module& m);
 void bind_batch_detector(py::module& m);
+void bind_ofdm_fft(py::module& m);
 
 // import_array() returns NULL on newer Pythons, hence the wrapper.
 void* init_numpy()
@@ -31,4 +32,5 @@ PYBIND11_MODULE(gpumimo_python, m)
 
     bind_core(m);
     bind_batch_detector(m);
+    bind_ofdm_fft(m);
 }

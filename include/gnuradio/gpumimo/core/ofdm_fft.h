@@ -98,9 +98,9 @@ public:
 private:
     int d_n, d_ncar;
     bool d_forward;
-    std::vector<int> d_cp;     // at least one entry (0 without a prefix)
-    std::size_t d_period_len;  // time samples of one whole pattern
-    std::vector<int> d_bins;   // FFT bin of each carrier
+    std::vector<int> d_cp;    // at least one entry (0 without a prefix)
+    std::size_t d_period_len; // time samples of one whole pattern
+    std::vector<int> d_bins;  // FFT bin of each carrier
 };
 
 /*! Conversions of one complex sample, the CPU side of what the GPU kernels do. */
@@ -133,15 +133,16 @@ void validate_io(const ofdm_fft_layout& layout, int channels, const ofdm_fft_io&
 inline const unsigned char*
 channel_input(const ofdm_fft_io& io, int c, std::size_t bytes_per_sample)
 {
-    return io.in_channels
-               ? static_cast<const unsigned char*>(io.in_channels[c])
-               : static_cast<const unsigned char*>(io.in) + c * io.in_stride * bytes_per_sample;
+    return io.in_channels ? static_cast<const unsigned char*>(io.in_channels[c])
+                          : static_cast<const unsigned char*>(io.in) +
+                                c * io.in_stride * bytes_per_sample;
 }
-inline unsigned char* channel_output(const ofdm_fft_io& io, int c, std::size_t bytes_per_sample)
+inline unsigned char*
+channel_output(const ofdm_fft_io& io, int c, std::size_t bytes_per_sample)
 {
-    return io.out_channels
-               ? static_cast<unsigned char*>(io.out_channels[c])
-               : static_cast<unsigned char*>(io.out) + c * io.out_stride * bytes_per_sample;
+    return io.out_channels ? static_cast<unsigned char*>(io.out_channels[c])
+                           : static_cast<unsigned char*>(io.out) +
+                                 c * io.out_stride * bytes_per_sample;
 }
 
 /*! The CPU reference: a plain mixed-radix FFT in double precision, one symbol at a time.
@@ -162,8 +163,8 @@ private:
 
 /*! The unnormalised DFT of x (sign -1: forward, +1: inverse) by recursive mixed-radix
  *  decimation in time, every twiddle computed directly; any length. */
-std::vector<std::complex<double>> reference_dft(const std::vector<std::complex<double>>& x,
-                                                int sign);
+std::vector<std::complex<double>>
+reference_dft(const std::vector<std::complex<double>>& x, int sign);
 
 } // namespace core
 } // namespace gpumimo

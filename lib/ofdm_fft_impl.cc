@@ -1,0 +1,372 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The OFDM FFT block: symbol alignment, tags and counters around the core's transform
+ * (core::gpu_ofdm_fft on the GPU, core::fftw_ofdm_fft on the CPU).
+ */
+#include "ofdm_fft_impl.h"
+
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer.h>
+#include <gnuradio/buffer_reader.h>
+#include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/io_signature.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gr {
+namespace gpumimo {
+
+namespace {
+
+core::ofdm_fft_config make_config(int fft_len,
+                                  const std::vector<int>& cp_lengths,
+                                  const std::vector<int>& carriers,
+                                  bool forward,
+                                  const std::string& input_format,
+                                  const std::string& output_format,
+                                  bool shift,
+                                  float scale,
+                                  const std::vector<float>& window,
+                                  int channels)
+{
+    core::ofdm_fft_config c;
+    c.fft_len = fft_len;
+    c.cp_lengths = cp_lengths;
+    c.carriers = carriers;
+    c.direction = forward ? core::fft_direction::forward : core::fft_direction::inverse;
+    c.input = core::sample_format_from_string(input_format);
+    c.output = core::sample_format_from_string(output_format);
+    c.shift = shift;
+    c.scale = scale;
+    c.window = window;
+    c.channels = channels;
+    core::validate(c);
+    return c;
+}
+
+// A stream item: one sample (time side) or one vector of the occupied carriers.
+int item_size(const core::ofdm_fft_config& c, bool input)
+{
+    const bool time_side = input == (c.direction == core::fft_direction::forward);
+    const core::sample_format f = input ? c.input : c.output;
+    const int ncar = c.carriers.empty() ? c.fft_len : int(c.carriers.size());
+    return int(core::bytes_per_sample(f)) * (time_side ? 1 : ncar);
+}
+
+// Symbols per channel per call when not given: about 2^22 samples over all channels
+// (four GPU chunks of 2^20), within [16, 2048]; buffers of two batches stay within
+// tens of MB.
+std::size_t default_batch(const core::ofdm_fft_config& c)
+{
+    const std::size_t per =
+        (std::size_t(1) << 22) / (std::size_t(c.channels) * c.fft_len);
+    return std::clamp<std::size_t>(per, 16, 2048);
+}
+
+int longest_prefix(const core::ofdm_fft_layout& lay)
+{
+    int cp = 0;
+    for (int i = 0; i < lay.cp_period(); i++)
+        cp = std::max(cp, lay.cp_of(i));
+    return cp;
+}
+
+} // namespace
+
+ofdm_fft::sptr ofdm_fft::make(int fft_len,
+                              const std::vector<int>& cp_lengths,
+                              const std::vector<int>& occupied_carriers,
+                              bool forward,
+                              const std::string& input_format,
+                              const std::string& output_format,
+                              bool shift,
+                              float scale,
+                              const std::vector<float>& window,
+                              int channels,
+                              const std::string& backend,
+                              const std::vector<int>& devices,
+                              int batch,
+                              const std::string& sync_tag)
+{
+    return gnuradio::make_block_sptr<ofdm_fft_impl>(make_config(fft_len,
+                                                                cp_lengths,
+                                                                occupied_carriers,
+                                                                forward,
+                                                                input_format,
+                                                                output_format,
+                                                                shift,
+                                                                scale,
+                                                                window,
+                                                                channels),
+                                                    backend,
+                                                    devices,
+                                                    batch,
+                                                    sync_tag);
+}
+
+ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
+                             const std::string& backend,
+                             const std::vector<int>& devices,
+                             int batch,
+                             const std::string& sync_tag)
+    : gr::block("ofdm_fft",
+                gr::io_signature::make(
+                    config.channels, config.channels, item_size(config, true)),
+                gr::io_signature::make(
+                    config.channels, config.channels, item_size(config, false))),
+      d_config(config),
+      d_layout(config),
+      d_forward(config.direction == core::fft_direction::forward),
+      d_batch(batch > 0 ? std::size_t(batch) : default_batch(config)),
+      d_sync_key(sync_tag.empty() ? pmt::PMT_NIL : pmt::intern(sync_tag)),
+      d_aligned(sync_tag.empty() || !d_forward),
+      d_held_tags(config.channels)
+{
+    if (batch < 0)
+        throw std::invalid_argument("batch must be 0 (automatic) or positive");
+    if (backend != "auto" && backend != "cpu" && backend != "cuda")
+        throw std::invalid_argument("unknown backend '" + backend +
+                                    "' (expected auto, cpu or cuda)");
+    if (backend != "cpu") {
+        std::string why;
+        if (core::cuda_device_count(&why) > 0) {
+            try {
+                // Four chunks per batch: copies, kernels and copies overlap.
+                d_gpu = std::make_unique<core::gpu_ofdm_fft>(
+                    config, devices, std::max<std::size_t>(1, d_batch / 4));
+            } catch (const std::runtime_error& e) {
+                why = e.what();
+            }
+        } else {
+            why = "no usable GPU (" + why + ")";
+        }
+        if (!d_gpu && backend == "cuda")
+            throw std::runtime_error("backend 'cuda' is not usable: " + why);
+        if (!d_gpu)
+            d_logger->warn("backend 'auto' runs on the CPU (FFTW): {}", why);
+    }
+    if (!d_gpu)
+        d_fftw = std::make_unique<core::fftw_ofdm_fft>(config);
+
+    // One output item per symbol (forward) or per time sample (inverse).
+    const std::size_t period = d_layout.cp_period();
+    const std::size_t period_len = d_layout.time_samples(0, period);
+    if (d_forward)
+        set_relative_rate(period, period_len);
+    else
+        set_relative_rate(period_len, period);
+    const std::size_t symbol_max = config.fft_len + longest_prefix(d_layout);
+    set_min_output_buffer(long(2 * d_batch * (d_forward ? 1 : symbol_max)));
+    set_tag_propagation_policy(TPP_DONT); // tags move with their symbols (transform())
+}
+
+bool ofdm_fft_impl::start()
+{
+    // Small upstream buffers mean small batches: fine on the CPU, slow on the GPU.
+    if (d_gpu && detail() && detail()->ninputs() > 0) {
+        const long items = detail()->input(0)->buffer()->bufsize();
+        const std::size_t per_batch =
+            d_forward ? d_layout.time_samples(0, d_batch) : d_batch;
+        if (std::size_t(items) < per_batch)
+            d_logger->info("input buffer holds {} items, a batch of {} symbols needs {}: "
+                           "give the upstream block a larger min_output_buffer for "
+                           "full GPU speed",
+                           items,
+                           d_batch,
+                           per_batch);
+    }
+    return block::start();
+}
+
+std::size_t ofdm_fft_impl::symbols_fitting(std::size_t samples, std::size_t most) const
+{
+    std::size_t n = 0, used = 0;
+    while (n < most) {
+        used += d_config.fft_len + d_layout.cp_of(d_phase + n);
+        if (used > samples)
+            break;
+        n++;
+    }
+    return n;
+}
+
+void ofdm_fft_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
+{
+    int need;
+    if (!d_aligned)
+        need = 1; // dropping until the first sync tag
+    else if (d_forward)
+        need = int(d_layout.time_samples(d_phase, noutput_items));
+    else
+        need =
+            int(std::max<std::size_t>(1, symbols_fitting(noutput_items, noutput_items)));
+    std::fill(ninput_items_required.begin(), ninput_items_required.end(), need);
+}
+
+long ofdm_fft_impl::next_sync(std::uint64_t from, std::uint64_t window)
+{
+    if (pmt::is_null(d_sync_key) || window == 0)
+        return -1;
+    get_tags_in_range(d_tags, 0, from, from + window, d_sync_key);
+    long best = -1;
+    for (const tag_t& t : d_tags)
+        if (t.offset != d_sync_used && (best < 0 || long(t.offset - from) < best))
+            best = long(t.offset - from);
+    return best < 0 ? -1 : long(from - nitems_read(0)) + best;
+}
+
+void ofdm_fft_impl::drop(std::size_t n)
+{
+    for (int c = 0; c < d_config.channels; c++) {
+        get_tags_in_range(d_tags, c, nitems_read(c), nitems_read(c) + n);
+        d_held_tags[c].insert(d_held_tags[c].end(), d_tags.begin(), d_tags.end());
+    }
+    consume_each(int(n));
+    d_dropped_samples += n;
+}
+
+void ofdm_fft_impl::transform(std::size_t nsym,
+                              gr_vector_const_void_star& input_items,
+                              gr_vector_void_star& output_items)
+{
+    const int C = d_config.channels;
+    const std::size_t in_items = d_forward ? d_layout.time_samples(d_phase, nsym) : nsym;
+    core::ofdm_fft_io io;
+    io.in_channels = input_items.data();
+    io.out_channels = output_items.data();
+    io.first_symbol = d_phase;
+    io.nsym = nsym;
+    std::size_t zeroed = 0;
+    if (d_gpu) {
+        try {
+            zeroed = d_gpu->process(io);
+        } catch (const std::runtime_error& e) {
+            d_logger->error("CUDA failed, going on with the CPU (FFTW): {}", e.what());
+            d_gpu.reset();
+            d_fftw = std::make_unique<core::fftw_ofdm_fft>(d_config);
+        }
+    }
+    if (!d_gpu)
+        zeroed = d_fftw->process(io);
+    if (zeroed && d_zeroed == 0)
+        d_logger->warn("symbols with NaN or Inf samples come out as zeros ({} so far; "
+                       "zeroed_symbols() counts them)",
+                       zeroed);
+    d_zeroed += zeroed;
+
+    // Each tag to the output of the symbol it arrived in: forward, symbol k holds input
+    // [time_offset(k), time_offset(k + 1)); inverse, vector k starts at time_offset(k).
+    for (int c = 0; c < C; c++) {
+        const std::uint64_t in0 = nitems_read(c), out0 = nitems_written(c);
+        for (const tag_t& t : d_held_tags[c])
+            add_item_tag(c, out0, t.key, t.value, t.srcid);
+        d_held_tags[c].clear();
+        get_tags_in_range(d_tags, c, in0, in0 + in_items);
+        for (const tag_t& t : d_tags) {
+            const std::size_t rel = t.offset - in0;
+            std::uint64_t at;
+            if (d_forward) {
+                std::size_t lo = 0, hi = nsym - 1; // last k with time_offset(k) <= rel
+                while (lo < hi) {
+                    const std::size_t mid = (lo + hi + 1) / 2;
+                    if (d_layout.time_offset(d_phase, mid) <= rel)
+                        lo = mid;
+                    else
+                        hi = mid - 1;
+                }
+                at = out0 + lo;
+            } else {
+                at = out0 + d_layout.time_offset(d_phase, rel);
+            }
+            add_item_tag(c, at, t.key, t.value, t.srcid);
+        }
+    }
+    consume_each(int(in_items));
+    d_phase = (d_phase + nsym) % d_layout.cp_period();
+    d_symbols += nsym;
+}
+
+int ofdm_fft_impl::work_forward(int noutput_items,
+                                std::size_t available,
+                                gr_vector_const_void_star& input_items,
+                                gr_vector_void_star& output_items)
+{
+    const std::uint64_t now = nitems_read(0);
+    long tag = next_sync(now, available);
+    if (!d_aligned) {
+        if (tag != 0) { // nothing to align to yet: drop up to the tag (or everything)
+            const std::size_t n = tag < 0 ? available : std::size_t(tag);
+            if (n > 0)
+                drop(n);
+            return 0;
+        }
+    }
+    if (tag == 0) { // a frame starts here: the prefix pattern starts over
+        d_phase = 0;
+        d_sync_used = now;
+        d_aligned = true;
+        tag = next_sync(now + 1, available - 1);
+        if (tag >= 0)
+            tag += 1;
+    }
+    const std::size_t limit = tag < 0 ? available : std::size_t(tag);
+    const std::size_t nsym =
+        symbols_fitting(limit, std::min<std::size_t>(noutput_items, d_batch));
+    if (nsym == 0) {
+        if (tag > 0) { // the next frame starts inside this symbol: drop what came
+            drop(limit);
+            d_dropped_symbols++;
+            d_logger->warn("dropped an incomplete symbol of {} samples before sync tag "
+                           "'{}' at item {} ({} dropped so far)",
+                           limit,
+                           pmt::symbol_to_string(d_sync_key),
+                           now + limit,
+                           d_dropped_symbols);
+        }
+        return 0;
+    }
+    transform(nsym, input_items, output_items);
+    return int(nsym);
+}
+
+int ofdm_fft_impl::work_inverse(int noutput_items,
+                                std::size_t available,
+                                gr_vector_const_void_star& input_items,
+                                gr_vector_void_star& output_items)
+{
+    const std::uint64_t now = nitems_read(0);
+    long tag = next_sync(now, available);
+    if (tag == 0) { // a frame starts with this vector: the prefix pattern starts over
+        d_phase = 0;
+        d_sync_used = now;
+        tag = next_sync(now + 1, available - 1);
+        if (tag >= 0)
+            tag += 1;
+    }
+    const std::size_t limit = tag < 0 ? available : std::size_t(tag);
+    const std::size_t nsym =
+        symbols_fitting(noutput_items, std::min<std::size_t>(limit, d_batch));
+    if (nsym == 0)
+        return 0;
+    const std::size_t produced = d_layout.time_samples(d_phase, nsym);
+    transform(nsym, input_items, output_items);
+    return int(produced);
+}
+
+int ofdm_fft_impl::general_work(int noutput_items,
+                                gr_vector_int& ninput_items,
+                                gr_vector_const_void_star& input_items,
+                                gr_vector_void_star& output_items)
+{
+    const std::size_t available =
+        std::size_t(*std::min_element(ninput_items.begin(), ninput_items.end()));
+    return d_forward ? work_forward(noutput_items, available, input_items, output_items)
+                     : work_inverse(noutput_items, available, input_items, output_items);
+}
+
+} // namespace gpumimo
+} // namespace gr

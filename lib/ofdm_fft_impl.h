@@ -1,0 +1,86 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUMIMO_OFDM_FFT_IMPL_H
+#define INCLUDED_GPUMIMO_OFDM_FFT_IMPL_H
+
+#include <gnuradio/gpumimo/core/fftw_ofdm_fft.h>
+#include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
+#include <gnuradio/gpumimo/ofdm_fft.h>
+
+#include <pmt/pmt.h>
+
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+
+class ofdm_fft_impl : public ofdm_fft
+{
+public:
+    ofdm_fft_impl(const core::ofdm_fft_config& config,
+                  const std::string& backend,
+                  const std::vector<int>& devices,
+                  int batch,
+                  const std::string& sync_tag);
+
+    std::string backend() const override { return d_gpu ? "cuda" : "cpu"; }
+    int carriers() const override { return d_layout.carriers(); }
+    std::uint64_t symbols() const override { return d_symbols; }
+    std::uint64_t dropped_samples() const override { return d_dropped_samples; }
+    std::uint64_t dropped_symbols() const override { return d_dropped_symbols; }
+    std::uint64_t zeroed_symbols() const override { return d_zeroed; }
+
+    bool start() override;
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override;
+
+private:
+    // Symbols from pattern position d_phase whose time samples fit in `samples`.
+    std::size_t symbols_fitting(std::size_t samples, std::size_t most) const;
+    // Offset (from now) of the next sync tag on channel 0 within `window` items: the
+    // first one at or after `from`; -1 if none.
+    long next_sync(std::uint64_t from, std::uint64_t window);
+    // Drops `n` input items of every channel, keeping their tags for the next output.
+    void drop(std::size_t n);
+    // Transforms nsym symbols of every channel and moves their tags.
+    void transform(std::size_t nsym,
+                   gr_vector_const_void_star& input_items,
+                   gr_vector_void_star& output_items);
+    int work_forward(int noutput_items,
+                     std::size_t available,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items);
+    int work_inverse(int noutput_items,
+                     std::size_t available,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items);
+
+    const core::ofdm_fft_config d_config;
+    const core::ofdm_fft_layout d_layout;
+    const bool d_forward;
+    const std::size_t d_batch;
+    const pmt::pmt_t d_sync_key; // PMT_NIL: no sync tag
+    std::unique_ptr<core::gpu_ofdm_fft> d_gpu;
+    std::unique_ptr<core::fftw_ofdm_fft> d_fftw; // the CPU path, made when needed
+
+    bool d_aligned;
+    std::size_t d_phase = 0;           // pattern position of the next symbol
+    std::uint64_t d_sync_used = ~0ull; // offset of the sync tag the pattern started at
+    std::vector<std::vector<tag_t>> d_held_tags; // from dropped input, per channel
+    std::vector<tag_t> d_tags;                   // scratch
+
+    std::uint64_t d_symbols = 0, d_dropped_samples = 0, d_dropped_symbols = 0,
+                  d_zeroed = 0;
+};
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

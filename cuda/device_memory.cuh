@@ -134,6 +134,21 @@ private:
     cudaEvent_t d_e = nullptr;
 };
 
+/*! Restores the caller's current device when it goes out of scope: a call that works
+ *  on other devices leaves the caller where it was (its plans and streams belong to
+ *  that device). */
+class device_guard
+{
+public:
+    device_guard() { GPUMIMO_CUDA_CHECK(cudaGetDevice(&d_device)); }
+    ~device_guard() { cudaSetDevice(d_device); }
+    device_guard(const device_guard&) = delete;
+    device_guard& operator=(const device_guard&) = delete;
+
+private:
+    int d_device = 0;
+};
+
 /*! Whether host memory is page-locked (cudaMallocHost or cudaHostRegister), so that
  *  asynchronous copies can go straight from or to it. */
 inline bool is_pinned(const void* p)

@@ -148,6 +148,7 @@ struct gpu_detector::impl {
             throw std::invalid_argument("CUDA device " + std::to_string(device) +
                                         " does not exist (" + std::to_string(count) +
                                         " present)");
+        const gc::device_guard keep_device;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
 
         switch (algo) {
@@ -341,6 +342,7 @@ struct gpu_detector::impl {
         validate_noise(b);
         if (b.batch == 0)
             return;
+        const gc::device_guard keep_device;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         for (slot& s : slots)
             reset_errors(s, s.s.get());
@@ -348,9 +350,10 @@ struct gpu_detector::impl {
         // memory goes through the pinned staging buffers, an extra host memcpy.
         const struct {
             bool y, h, noise, llr;
-        } pinned{
-            gc::is_pinned(b.y), gc::is_pinned(b.h), gc::is_pinned(b.noise_var), gc::is_pinned(llr)
-        };
+        } pinned{ gc::is_pinned(b.y),
+                  gc::is_pinned(b.h),
+                  gc::is_pinned(b.noise_var),
+                  gc::is_pinned(llr) };
 
         std::size_t index = 0;
         for (std::size_t v0 = 0; v0 < b.batch; v0 += chunk, index++) {
@@ -453,6 +456,7 @@ struct gpu_detector::impl {
     void detect_device(const mimo_batch& b, float* llr, cudaStream_t st)
     {
         validate_layout(b, nt, nr);
+        const gc::device_guard keep_device;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         if (!device_errors_reset) {
             reset_errors(slots[0], st);
@@ -488,7 +492,8 @@ struct gpu_detector::impl {
         }
         if (used > 1)
             for (std::size_t i = 0; i < used; i++) {
-                GPUMIMO_CUDA_CHECK(cudaEventRecord(slots[i].joined.get(), slots[i].s.get()));
+                GPUMIMO_CUDA_CHECK(
+                    cudaEventRecord(slots[i].joined.get(), slots[i].s.get()));
                 GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(st, slots[i].joined.get(), 0));
             }
     }

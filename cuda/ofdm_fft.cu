@@ -339,6 +339,7 @@ struct gpu_ofdm_fft::impl {
         while ((std::size_t(1) << levels) <= batch_max)
             levels++;
 
+        const gc::device_guard keep;
         for (int id : ids) {
             GPUMIMO_CUDA_CHECK(cudaSetDevice(id));
             fft_device d;
@@ -408,6 +409,7 @@ struct gpu_ofdm_fft::impl {
 
     ~impl()
     {
+        const gc::device_guard keep;
         for (fft_device& d : devices) {
             cudaSetDevice(d.id);
             for (fft_slot& s : d.slots) {
@@ -459,6 +461,53 @@ struct gpu_ofdm_fft::impl {
         return *s.host_zeroed.get();
     }
 
+    // The chunk's kernels and transforms on `st`: `in` and `out` on the device, channel
+    // pitches g.in_pitch and g.out_pitch. The zeroed count adds up in s.zeroed.
+    void enqueue_kernels(fft_device& d,
+                         fft_slot& s,
+                         const gc::chunk_geometry& g,
+                         const unsigned char* in,
+                         unsigned char* out,
+                         cudaStream_t st)
+    {
+        const std::size_t ns = std::size_t(g.nsym);
+        const int C = config.channels;
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.bad.get(), 0, C * ns, st));
+
+        const int threads = 256;
+        const std::size_t bodies = std::size_t(C) * ns * g.n;
+        const bool fwd = config.direction == fft_direction::forward;
+        if (fwd)
+            gc::forward_in_kernel<<<gc::grid_for(bodies, threads), threads, 0, st>>>(
+                g, in, d.window.get(), s.work.get(), s.bad.get());
+        else
+            gc::inverse_in_kernel<<<gc::grid_for(bodies, threads), threads, 0, st>>>(
+                g, in, d.carrier_of_bin.get(), s.work.get(), s.bad.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH(fwd ? "forward_in_kernel" : "inverse_in_kernel");
+
+        const std::size_t batch = std::size_t(C) * ns;
+        std::size_t done = 0;
+        for (int l = int(s.plans.size()) - 1; l >= 0; l--)
+            if (batch & (std::size_t(1) << l)) {
+                cufftComplex* p =
+                    reinterpret_cast<cufftComplex*>(s.work.get() + done * g.n);
+                GPUMIMO_CUFFT_CHECK(
+                    cufftExecC2C(s.plans[l], p, p, fwd ? CUFFT_FORWARD : CUFFT_INVERSE));
+                done += std::size_t(1) << l;
+            }
+
+        if (fwd) {
+            const std::size_t outs = std::size_t(C) * ns * g.ncar;
+            gc::forward_out_kernel<<<gc::grid_for(outs, threads), threads, 0, st>>>(
+                g, s.work.get(), d.bins.get(), s.bad.get(), s.zeroed.get(), out);
+        } else {
+            const std::size_t outs = std::size_t(C) * ns * (g.max_cp + g.n);
+            gc::inverse_out_kernel<<<gc::grid_for(outs, threads), threads, 0, st>>>(
+                g, s.work.get(), d.window.get(), s.bad.get(), s.zeroed.get(), out);
+        }
+        GPUMIMO_CUDA_CHECK_LAUNCH(fwd ? "forward_out_kernel" : "inverse_out_kernel");
+    }
+
     void run_chunk(fft_device& d,
                    fft_slot& s,
                    const ofdm_fft_io& io,
@@ -506,51 +555,8 @@ struct gpu_ofdm_fft::impl {
                                                cudaMemcpyHostToDevice,
                                                st));
         }
-        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.bad.get(), 0, C * ns, st));
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.zeroed.get(), 0, sizeof(unsigned), st));
-
-        const int threads = 256;
-        const std::size_t bodies = std::size_t(C) * ns * g.n;
-        const bool fwd = config.direction == fft_direction::forward;
-        if (fwd)
-            gc::forward_in_kernel<<<gc::grid_for(bodies, threads), threads, 0, st>>>(
-                g, s.raw_in.get(), d.window.get(), s.work.get(), s.bad.get());
-        else
-            gc::inverse_in_kernel<<<gc::grid_for(bodies, threads), threads, 0, st>>>(
-                g, s.raw_in.get(), d.carrier_of_bin.get(), s.work.get(), s.bad.get());
-        GPUMIMO_CUDA_CHECK_LAUNCH(fwd ? "forward_in_kernel" : "inverse_in_kernel");
-
-        const std::size_t batch = std::size_t(C) * ns;
-        std::size_t done = 0;
-        for (int l = int(s.plans.size()) - 1; l >= 0; l--)
-            if (batch & (std::size_t(1) << l)) {
-                cufftComplex* p =
-                    reinterpret_cast<cufftComplex*>(s.work.get() + done * g.n);
-                GPUMIMO_CUFFT_CHECK(
-                    cufftExecC2C(s.plans[l], p, p, fwd ? CUFFT_FORWARD : CUFFT_INVERSE));
-                done += std::size_t(1) << l;
-            }
-
-        if (fwd) {
-            const std::size_t outs = std::size_t(C) * ns * g.ncar;
-            gc::forward_out_kernel<<<gc::grid_for(outs, threads), threads, 0, st>>>(
-                g,
-                s.work.get(),
-                d.bins.get(),
-                s.bad.get(),
-                s.zeroed.get(),
-                s.raw_out.get());
-        } else {
-            const std::size_t outs = std::size_t(C) * ns * (g.max_cp + g.n);
-            gc::inverse_out_kernel<<<gc::grid_for(outs, threads), threads, 0, st>>>(
-                g,
-                s.work.get(),
-                d.window.get(),
-                s.bad.get(),
-                s.zeroed.get(),
-                s.raw_out.get());
-        }
-        GPUMIMO_CUDA_CHECK_LAUNCH(fwd ? "forward_out_kernel" : "inverse_out_kernel");
+        enqueue_kernels(d, s, g, s.raw_in.get(), s.raw_out.get(), st);
 
         s.pending_staged = !out_pinned;
         if (out_pinned && !io.out_channels) {
@@ -589,12 +595,68 @@ struct gpu_ofdm_fft::impl {
         s.pending = true;
     }
 
+    // Device to device on the first device's first slot, ordered after the caller's
+    // stream (fork) and before its later work (join); waits to return the count.
+    std::size_t process_device(const ofdm_fft_io& io, void* stream)
+    {
+        validate_io(layout, config.channels, io);
+        if (io.in_channels || io.out_channels)
+            throw std::invalid_argument(
+                "gpu_ofdm_fft::process_device: channels at strides only");
+        if (io.nsym == 0)
+            return 0;
+        const gc::device_guard keep;
+        fft_device& d = devices[0];
+        fft_slot& s = d.slots[0];
+        drain(d, s);
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
+        for (const void* p : { io.in, static_cast<const void*>(io.out) }) {
+            cudaPointerAttributes attr;
+            if (cudaPointerGetAttributes(&attr, p) != cudaSuccess ||
+                attr.type != cudaMemoryTypeDevice || attr.device != d.id) {
+                cudaGetLastError();
+                throw std::invalid_argument(
+                    "gpu_ofdm_fft::process_device: buffers must be "
+                    "memory of device " +
+                    std::to_string(d.id));
+            }
+        }
+        const cudaStream_t caller = static_cast<cudaStream_t>(stream);
+        const cudaStream_t st = s.s.get();
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), caller));
+        GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(st, s.done.get(), 0));
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.zeroed.get(), 0, sizeof(unsigned), st));
+        const std::size_t ib = bytes_per_sample(config.input);
+        const std::size_t ob = bytes_per_sample(config.output);
+        for (std::size_t s0 = 0; s0 < io.nsym; s0 += chunk) {
+            gc::chunk_geometry g =
+                geometry(io.first_symbol + s0, std::min(chunk, io.nsym - s0));
+            g.in_pitch = io.in_stride; // the caller's layout, read and written in place
+            g.out_pitch = io.out_stride;
+            const unsigned char* in = static_cast<const unsigned char*>(io.in) +
+                                      layout.in_samples(io.first_symbol, s0) * ib;
+            unsigned char* out = static_cast<unsigned char*>(io.out) +
+                                 layout.out_samples(io.first_symbol, s0) * ob;
+            enqueue_kernels(d, s, g, in, out, st);
+        }
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_zeroed.get(),
+                                           s.zeroed.get(),
+                                           sizeof(unsigned),
+                                           cudaMemcpyDeviceToHost,
+                                           st));
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
+        GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(caller, s.done.get(), 0));
+        GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
+        return *s.host_zeroed.get();
+    }
+
     std::size_t process(const ofdm_fft_io& io)
     {
         validate_io(layout, config.channels, io);
         if (io.nsym == 0)
             return 0;
         std::size_t zeroed = 0;
+        const gc::device_guard keep;
         const std::size_t ib = bytes_per_sample(config.input);
         const std::size_t ob = bytes_per_sample(config.output);
         bool in_pinned = true, out_pinned = true; // every channel's buffer
@@ -641,6 +703,10 @@ gpu_ofdm_fft::~gpu_ofdm_fft() = default;
 const ofdm_fft_layout& gpu_ofdm_fft::layout() const { return d_impl->layout; }
 std::size_t gpu_ofdm_fft::symbols_per_chunk() const { return d_impl->chunk; }
 std::size_t gpu_ofdm_fft::process(const ofdm_fft_io& io) { return d_impl->process(io); }
+std::size_t gpu_ofdm_fft::process_device(const ofdm_fft_io& io, void* stream)
+{
+    return d_impl->process_device(io, stream);
+}
 
 } // namespace core
 } // namespace gpumimo

@@ -45,7 +45,7 @@ if command -v compute-sanitizer > /dev/null; then
     compute-sanitizer --tool racecheck --error-exitcode 9 $san --gtest_filter='Gpu.BadInput*:Gpu.PsdAtLowSnr*' > "$OUT/racecheck.log" 2>&1
     status racecheck "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
     ofdm=build-gpu/tests/test_gpu_ofdm_fft
-    compute-sanitizer --tool memcheck --error-exitcode 9 $ofdm --gtest_filter='*Chunks*:*NonFinite*:*Window*:*Pinned*' >> "$OUT/memcheck.log" 2>&1
+    compute-sanitizer --tool memcheck --error-exitcode 9 $ofdm --gtest_filter='*Chunks*:*NonFinite*:*Window*:*Pinned*:*Separate*:*DeviceResident*' >> "$OUT/memcheck.log" 2>&1
     status "memcheck (ofdm_fft)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
     compute-sanitizer --tool racecheck --error-exitcode 9 $ofdm --gtest_filter='*NonFinite*' >> "$OUT/racecheck.log" 2>&1
     status "racecheck (ofdm_fft)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
@@ -55,6 +55,21 @@ fi
 
 build-gpu/apps/bench/gpumimo_bench $bench_arg > "$OUT/bench.log" 2>&1
 status benchmark "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+build-gpu/apps/bench/gpumimo_fft_bench $bench_arg > "$OUT/fft-bench.log" 2>&1
+status "fft benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+
+# The GNU Radio module, where its install prefix and Debian's GNU Radio runtime were
+# carried (.device-gr, ../shared/tools/device-gr): the Python QA with the GPU required,
+# and the block's rate in a flowgraph.
+if [ -f .device-gr/env.sh ]; then
+    ( set -- && source .device-gr/env.sh &&
+      GPUMIMO_REQUIRE_GPU=1 grpython -B -m pytest -q -p no:cacheprovider -o python_files='qa_*.py' python/gpumimo ) > "$OUT/python-qa.log" 2>&1
+    status "python QA (GPU required)" "$(tail -1 "$OUT/python-qa.log")"
+    ( set -- && source .device-gr/env.sh &&
+      for fmt in fc16 sc8; do grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --output-format $fmt --seconds 8 --batch 1024; done &&
+      grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --channels 16 --seconds 5 --backend cpu ) 2>&1 | grep -v ":info:" > "$OUT/flowgraph-rate.log"
+    status "flowgraph rate" "$(grep -c 'Msample/s' "$OUT/flowgraph-rate.log") runs"
+fi
 
 # Only a few files come back from the GPU machine: keep the summary, the benchmark and
 # the float-precision table, and pack the other logs into one archive.
@@ -65,4 +80,6 @@ status benchmark "$([ $? -eq 0 ] && echo ok || echo FAILED)"
 echo; echo "=== gpu tests (failures) ==="; grep -E "Failure|FAILED" "$OUT/gpu-tests.log" | head -20; rm -f "$OUT/gpu-tests.log"
 echo; echo "=== float precision: largest error/bound ==="; awk '{print $NF, $0}' "$OUT/float-precision.txt" | sort -g | tail -5 | cut -d' ' -f2-
 echo; echo "=== benchmark ==="; cat "$OUT/bench.log"
+echo; echo "=== fft benchmark ==="; cat "$OUT/fft-bench.log"
+[ -f "$OUT/flowgraph-rate.log" ] && { echo; echo "=== flowgraph rate ==="; cat "$OUT/flowgraph-rate.log"; grep -E "passed|failed|Error" "$OUT/python-qa.log" | tail -5; }
 echo; echo "=== summary ==="; cat "$OUT/summary.txt"

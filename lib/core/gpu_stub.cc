@@ -56,14 +56,27 @@ void gpu_detector::check_device_errors(void*) { throw std::runtime_error(not_bui
 
 struct gpu_ofdm_fft::impl {
 };
-gpu_ofdm_fft::gpu_ofdm_fft(const ofdm_fft_config&, const std::vector<int>&, std::size_t, int)
+gpu_ofdm_fft::gpu_ofdm_fft(const ofdm_fft_config&,
+                           const std::vector<int>&,
+                           std::size_t,
+                           int)
 {
     throw std::runtime_error(not_built);
 }
 gpu_ofdm_fft::~gpu_ofdm_fft() = default;
-const ofdm_fft_layout& gpu_ofdm_fft::layout() const { throw std::runtime_error(not_built); }
+const ofdm_fft_layout& gpu_ofdm_fft::layout() const
+{
+    throw std::runtime_error(not_built);
+}
 std::size_t gpu_ofdm_fft::symbols_per_chunk() const { return 0; }
-std::size_t gpu_ofdm_fft::process(const ofdm_fft_io&) { throw std::runtime_error(not_built); }
+std::size_t gpu_ofdm_fft::process(const ofdm_fft_io&)
+{
+    throw std::runtime_error(not_built);
+}
+std::size_t gpu_ofdm_fft::process_device(const ofdm_fft_io&, void*)
+{
+    throw std::runtime_error(not_built);
+}
 
 } // namespace core
 } // namespace gpumimo

@@ -24,7 +24,7 @@ def compile_example(name, out_dir):
     grcc = shutil.which("grcc")
     assert grcc, "grcc (GNU Radio Companion's compiler) not found"
     env = dict(os.environ, GRC_BLOCKS_PATH=str(SOURCE / "grc"))
-    result = subprocess.run([sys.executable, grcc, "-o", str(out_dir),
+    result = subprocess.run([grcc, "-o", str(out_dir),
                              str(SOURCE / "examples" / f"{name}.grc")],
                             env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -233,3 +233,57 @@ TEST_F(GpuOfdm, BadArgumentsAreRefused)
                  std::invalid_argument);
     EXPECT_EQ(gpu.process({ in.data(), 64, out.data(), 64, 0, 1 }), 0u);
 }
+
+TEST_F(GpuOfdm, DeviceResidentEqualsHostToHost)
+{
+    // The same chunks through the same kernels and plans: identical bytes, both
+    // directions, the caller's channel strides kept on the device.
+    auto rng = make_rng(507);
+    for (fft_direction dir : { fft_direction::forward, fft_direction::inverse }) {
+        ofdm_fft_config c = lte_like(512, dir);
+        c.channels = 4;
+        c.input =
+            dir == fft_direction::forward ? sample_format::sc16 : sample_format::fc16;
+        c.output = sample_format::fc32;
+        const ofdm_fft_layout lay(c);
+        const std::size_t first = 3, nsym = 29;
+        const std::size_t in_stride = lay.in_samples(first, nsym) + 9;
+        const std::size_t out_stride = lay.out_samples(first, nsym) + 4;
+        const std::size_t ob = bytes_per_sample(c.output);
+        const std::vector<unsigned char> in =
+            random_input(rng, c.input, 4 * in_stride, 0.5f);
+        std::vector<unsigned char> host(4 * out_stride * ob, 0), dev(host.size(), 0xff);
+        gpu_ofdm_fft gpu(c, { 0 }, 6, 3);
+        gpu.process({ in.data(), in_stride, host.data(), out_stride, first, nsym });
+        void *d_in, *d_out;
+        ASSERT_EQ(cudaMalloc(&d_in, in.size()), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&d_out, dev.size()), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(d_in, in.data(), in.size(), cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(d_out, dev.data(), dev.size(), cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        cudaStream_t st;
+        ASSERT_EQ(cudaStreamCreate(&st), cudaSuccess);
+        EXPECT_EQ(
+            gpu.process_device({ d_in, in_stride, d_out, out_stride, first, nsym }, st),
+            0u);
+        ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(dev.data(), d_out, dev.size(), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        const std::size_t per = lay.out_samples(first, nsym) * ob;
+        for (int ch = 0; ch < 4; ch++) {
+            const std::size_t at = ch * out_stride * ob;
+            EXPECT_EQ(std::memcmp(dev.data() + at, host.data() + at, per), 0)
+                << "channel " << ch;
+            for (std::size_t k = at + per; k < (ch + 1) * out_stride * ob && ch < 3; k++)
+                ASSERT_EQ(dev[k], 0xff) << "gap written";
+        }
+        // Host memory is refused with a clear error.
+        EXPECT_THROW(
+            gpu.process_device({ in.data(), in_stride, d_out, out_stride, first, nsym }),
+            std::invalid_argument);
+        cudaStreamDestroy(st);
+        cudaFree(d_in);
+        cudaFree(d_out);
+    }
+}

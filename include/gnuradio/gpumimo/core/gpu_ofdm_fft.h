@@ -43,6 +43,12 @@ public:
     /*! As cpu_ofdm_fft::process: returns the (channel, symbol) pairs zeroed for
      *  non-finite input. */
     std::size_t process(const ofdm_fft_io& io);
+    /*! The same with io.in and io.out in the first device's memory (channels at their
+     *  strides), for GPU stages that keep their data on the device: the work is ordered
+     *  after what `stream` (a cudaStream_t; null: the default stream) holds and before
+     *  what it gets next. Waits for the work to return the zeroed count. Buffers not on
+     *  that device throw std::invalid_argument. */
+    std::size_t process_device(const ofdm_fft_io& io, void* stream = nullptr);
 
 private:
     struct impl;

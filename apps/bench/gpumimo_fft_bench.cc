@@ -1,0 +1,376 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gpumimo_fft_bench: the OFDM FFT on the GPU, side by side with plain cuFFT and the
+ * copy ceilings, in one run. Core only (no GNU Radio). Results go into
+ * docs/performance.md.
+ *
+ *  1. The ladder of gigabit-fft-gpu.txt (Tables 4 and 6) for 512 points, host to host:
+ *     one FFT per call; a large batch; pinned memory; streams; then core::gpu_ofdm_fft
+ *     with 16-bit (fc16) and 8-bit (sc8) I/O; the fused receiver step (sc16 in,
+ *     prefix removed, shift, 400 carriers, fc16 out); two GPUs where there are two.
+ *     ns per FFT and Gsample/s beside the paper's figure and the ceiling of the bus
+ *     (the measured bidirectional copy rate and the bytes an FFT moves).
+ *  2. Data already on the device: plain cuFFT (in place, fc32) against
+ *     gpu_ofdm_fft::process_device (fc32 in and out, no prefix): the ratio.
+ *  3. Sizes 64 .. 4096 with 16 channels of sc16 input (an N310 array), host to host.
+ * Wall clock around whole calls (host to host) or CUDA events (device), medians.
+ *
+ *   gpumimo_fft_bench [--quick]
+ */
+#include "bench_common.h"
+
+#include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
+
+#include <cufft.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+using namespace gr::gpumimo::core;
+
+namespace {
+
+void check_fft(cufftResult r, const char* what)
+{
+    if (r != CUFFT_SUCCESS)
+        throw std::runtime_error(std::string(what) + ": cuFFT error " +
+                                 std::to_string(int(r)));
+}
+
+double wall_median(int runs, const std::function<void()>& body)
+{
+    body(); // warm-up
+    std::vector<double> t;
+    for (int i = 0; i < runs; i++) {
+        const auto t0 = std::chrono::steady_clock::now();
+        body();
+        t.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return median(t);
+}
+
+struct pinned {
+    void* p = nullptr;
+    explicit pinned(std::size_t bytes)
+    {
+        check(cudaMallocHost(&p, bytes), "cudaMallocHost");
+        std::memset(p, 0x11, bytes);
+    }
+    ~pinned() { cudaFreeHost(p); }
+};
+struct on_device {
+    void* p = nullptr;
+    explicit on_device(std::size_t bytes)
+    {
+        check(cudaMalloc(&p, bytes), "cudaMalloc");
+        check(cudaMemset(p, 0, bytes), "cudaMemset");
+    }
+    ~on_device() { cudaFree(p); }
+};
+
+void print_rung(
+    const char* name, double ns_per_fft, int n, double paper_us, double ceiling_ns)
+{
+    std::printf("%-44s %9.2f %8.2f", name, ns_per_fft, n / ns_per_fft);
+    if (paper_us > 0)
+        std::printf(" %9.0f", paper_us * 1e3);
+    else
+        std::printf(" %9s", "-");
+    if (ceiling_ns > 0)
+        std::printf(" %9.2f %6.0f%%", ceiling_ns, 100 * ceiling_ns / ns_per_fft);
+    std::printf("\n");
+}
+
+// Host to host through gpu_ofdm_fft: ns per FFT (channels x symbols transforms).
+double ofdm_host_to_host(const ofdm_fft_config& c,
+                         std::size_t nsym,
+                         const std::vector<int>& devices,
+                         std::size_t chunk,
+                         int runs)
+{
+    gpu_ofdm_fft gpu(c, devices, chunk, 3);
+    const ofdm_fft_layout& lay = gpu.layout();
+    const std::size_t in_len = lay.in_samples(0, nsym),
+                      out_len = lay.out_samples(0, nsym);
+    pinned in(c.channels * in_len * bytes_per_sample(c.input));
+    pinned out(c.channels * out_len * bytes_per_sample(c.output));
+    const double t = wall_median(runs, [&] {
+        gpu.process({ in.p, in_len, out.p, out_len, 0, nsym });
+    });
+    return 1e9 * t / (double(c.channels) * nsym);
+}
+
+ofdm_fft_config plain(int n, sample_format f)
+{
+    ofdm_fft_config c;
+    c.fft_len = n;
+    c.input = c.output = f;
+    return c;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    std::setvbuf(stdout, nullptr, _IOLBF, 0); // lines reach a pipe even if a row fails
+    const int n = 512;
+    const std::size_t batch = quick ? (1 << 14) : (1 << 16); // 512-point FFTs per call
+    const int runs = quick ? 5 : 9;
+    int devices = 0;
+    check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+    cudaDeviceProp prop;
+    check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    std::printf("device: %s, %d visible; %zu FFTs of %d points per call, median of %d\n",
+                prop.name,
+                devices,
+                batch,
+                n,
+                runs);
+
+    const ceilings cl = measure_ceilings();
+    std::printf(
+        "ceilings: H2D %.1f GB/s, D2H %.1f GB/s, both directions at once %.1f GB/s "
+        "(sum), device copy %.0f GB/s\n\n",
+        cl.h2d,
+        cl.d2h,
+        cl.both,
+        cl.d2d);
+    // The bus ceiling of an FFT moving `bytes` in and `bytes` out at the same time.
+    const auto bus_ns = [&](double bytes) { return 1e9 * 2 * bytes / (cl.both * 1e9); };
+
+    std::printf("%-44s %9s %8s %9s %9s %7s\n",
+                "512-point ladder (host to host)",
+                "ns/FFT",
+                "Gsps",
+                "paper ns",
+                "bus ns",
+                "of bus");
+    const std::size_t fc32_bytes = std::size_t(n) * 8;
+    {
+        // 1. One FFT per call, pageable memory.
+        std::vector<float> host(2 * n, 0.5f);
+        on_device dev(fc32_bytes);
+        cufftHandle one;
+        check_fft(cufftPlan1d(&one, n, CUFFT_C2C, 1), "cufftPlan1d");
+        const int calls = quick ? 500 : 2000;
+        const double t = wall_median(runs, [&] {
+            for (int i = 0; i < calls; i++) {
+                check(cudaMemcpy(dev.p, host.data(), fc32_bytes, cudaMemcpyHostToDevice),
+                      "H2D");
+                check_fft(
+                    cufftExecC2C(
+                        one, (cufftComplex*)dev.p, (cufftComplex*)dev.p, CUFFT_FORWARD),
+                    "cufftExecC2C");
+                check(cudaMemcpy(host.data(), dev.p, fc32_bytes, cudaMemcpyDeviceToHost),
+                      "D2H");
+            }
+        });
+        print_rung(
+            "cuFFT, one FFT per call", 1e9 * t / calls, n, 7.0, bus_ns(fc32_bytes));
+        cufftDestroy(one);
+    }
+    const std::size_t bytes = batch * fc32_bytes;
+    on_device dev(bytes);
+    cufftHandle plan;
+    int len = n;
+    check_fft(cufftPlanMany(
+                  &plan, 1, &len, nullptr, 1, n, nullptr, 1, n, CUFFT_C2C, int(batch)),
+              "cufftPlanMany");
+    auto exec = [&](void* p, cufftHandle h) {
+        check_fft(cufftExecC2C(h, (cufftComplex*)p, (cufftComplex*)p, CUFFT_FORWARD),
+                  "cufftExecC2C");
+    };
+    {
+        // 2. A large batch, pageable; 3. pinned.
+        std::vector<unsigned char> pageable(bytes, 0x11);
+        for (int pin = 0; pin < 2; pin++) {
+            pinned p(pin ? bytes : 1);
+            void* h = pin ? p.p : pageable.data();
+            const double t = wall_median(runs, [&] {
+                check(cudaMemcpy(dev.p, h, bytes, cudaMemcpyHostToDevice), "H2D");
+                exec(dev.p, plan);
+                check(cudaMemcpy(h, dev.p, bytes, cudaMemcpyDeviceToHost), "D2H");
+            });
+            print_rung(pin ? "cuFFT, large batch, pinned"
+                           : "cuFFT, large batch, pageable",
+                       1e9 * t / batch,
+                       n,
+                       pin ? 2.83 : 4.15,
+                       bus_ns(fc32_bytes));
+        }
+    }
+    {
+        // 4. Pinned, chunks over 3 streams (copies and transforms overlap).
+        const int streams = 3;
+        const std::size_t chunks = 16, per = batch / chunks;
+        pinned h(bytes);
+        std::vector<cudaStream_t> st(streams);
+        std::vector<cufftHandle> plans(streams);
+        for (int i = 0; i < streams; i++) {
+            check(cudaStreamCreate(&st[i]), "cudaStreamCreate");
+            check_fft(cufftPlanMany(&plans[i],
+                                    1,
+                                    &len,
+                                    nullptr,
+                                    1,
+                                    n,
+                                    nullptr,
+                                    1,
+                                    n,
+                                    CUFFT_C2C,
+                                    int(per)),
+                      "cufftPlanMany");
+            check_fft(cufftSetStream(plans[i], st[i]), "cufftSetStream");
+        }
+        const double t = wall_median(runs, [&] {
+            for (std::size_t k = 0; k < chunks; k++) {
+                const int i = int(k % streams);
+                unsigned char* hp =
+                    static_cast<unsigned char*>(h.p) + k * per * fc32_bytes;
+                unsigned char* dp =
+                    static_cast<unsigned char*>(dev.p) + k * per * fc32_bytes;
+                check(cudaMemcpyAsync(
+                          dp, hp, per * fc32_bytes, cudaMemcpyHostToDevice, st[i]),
+                      "H2D");
+                exec(dp, plans[i]);
+                check(cudaMemcpyAsync(
+                          hp, dp, per * fc32_bytes, cudaMemcpyDeviceToHost, st[i]),
+                      "D2H");
+            }
+            check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        });
+        print_rung(
+            "cuFFT, pinned, 3 streams", 1e9 * t / batch, n, 2.54, bus_ns(fc32_bytes));
+        for (int i = 0; i < streams; i++) {
+            cufftDestroy(plans[i]);
+            cudaStreamDestroy(st[i]);
+        }
+    }
+    // 5.-8. Ours: conversions fused around cuFFT, chunks over 3 streams (16 per call, as
+    // in rung 4; then larger ones, which amortise each chunk's fixed costs).
+    const std::size_t chunk = batch / 16;
+    print_rung(
+        "gpu_ofdm_fft, 16-bit I/O (fc16)",
+        ofdm_host_to_host(plain(n, sample_format::fc16), batch, { 0 }, chunk, runs),
+        n,
+        1.34,
+        bus_ns(n * 4.0));
+    const double ns8 =
+        ofdm_host_to_host(plain(n, sample_format::sc8), batch, { 0 }, chunk, runs);
+    print_rung("gpu_ofdm_fft, 8-bit I/O (sc8)", ns8, n, 0.534, bus_ns(n * 2.0));
+    for (std::size_t larger : { 2 * chunk, 4 * chunk }) {
+        const std::string name =
+            "  the same, chunks of " + std::to_string(larger) + " FFTs";
+        print_rung(
+            name.c_str(),
+            ofdm_host_to_host(plain(n, sample_format::sc8), batch, { 0 }, larger, runs),
+            n,
+            0,
+            bus_ns(n * 2.0));
+    }
+    {
+        ofdm_fft_config c;
+        c.fft_len = n;
+        c.cp_lengths = { 40, 36, 36, 36, 36, 36, 36 };
+        c.input = sample_format::sc16;
+        c.output = sample_format::fc16;
+        c.shift = true;
+        for (int k = 56; k < 456; k++)
+            c.carriers.push_back(k);
+        const double ns = ofdm_host_to_host(c, batch, { 0 }, chunk, runs);
+        // Bytes: 548.6 sc16 samples in, 400 fc16 carriers out, per symbol.
+        print_rung("fused: sc16 in, CP, shift, 400 carriers, fc16",
+                   ns,
+                   n,
+                   0,
+                   1e9 * (548.6 * 4 + 400 * 4) / (cl.both * 1e9));
+    }
+    if (devices >= 2) {
+        const double ns2 = ofdm_host_to_host(
+            plain(n, sample_format::sc8), 2 * batch, { 0, 1 }, chunk, runs);
+        print_rung(
+            "gpu_ofdm_fft, 8-bit I/O, two GPUs", ns2, n, 0.197, bus_ns(n * 2.0) / 2);
+    } else {
+        std::printf("%-44s (one GPU visible: not run)\n",
+                    "gpu_ofdm_fft, 8-bit I/O, two GPUs");
+    }
+
+    // 2. Device-resident: plain cuFFT against process_device, both fc32.
+    {
+        cudaEvent_t a, b;
+        cudaEventCreate(&a);
+        cudaEventCreate(&b);
+        const auto timed = [&](const std::function<void()>& body) {
+            body();
+            std::vector<double> t;
+            for (int i = 0; i < 3 * runs; i++) {
+                cudaEventRecord(a, 0);
+                body();
+                cudaEventRecord(b, 0);
+                cudaEventSynchronize(b);
+                float ms;
+                cudaEventElapsedTime(&ms, a, b);
+                t.push_back(ms * 1e6);
+            }
+            return median(t);
+        };
+        const double plain_ns = timed([&] { exec(dev.p, plan); }) / batch;
+        on_device out(bytes);
+        gpu_ofdm_fft ours(plain(n, sample_format::fc32), { 0 }, batch, 1);
+        const double ours_ns = timed([&] {
+                                   ours.process_device({ dev.p,
+                                                         std::size_t(n) * batch,
+                                                         out.p,
+                                                         std::size_t(n) * batch,
+                                                         0,
+                                                         batch });
+                               }) /
+                               batch;
+        std::printf(
+            "\non the device, 512 points, fc32: cuFFT %.3f ns/FFT, gpu_ofdm_fft %.3f "
+            "ns/FFT (conversion kernels around the same cuFFT): %.2fx cuFFT (goal "
+            "<= 1.1x); device copy ceiling %.3f ns/FFT\n",
+            plain_ns,
+            ours_ns,
+            ours_ns / plain_ns,
+            1e9 * 2 * fc32_bytes / (cl.d2d * 1e9));
+    }
+    cufftDestroy(plan);
+
+    // 3. Sizes, 16 channels of sc16 (an N310 array), prefix n*9/128, fc16 out.
+    std::printf("\n%-10s %10s %12s %12s %10s\n",
+                "16 ch sc16",
+                "ns/FFT",
+                "Msym/s/ch",
+                "Gsps in",
+                "x 16x122.88");
+    for (int size : { 64, 128, 256, 512, 1024, 1536, 2048, 3072, 4096 }) {
+        ofdm_fft_config c;
+        c.fft_len = size;
+        c.channels = 16;
+        c.cp_lengths = { size * 9 / 128 };
+        c.input = sample_format::sc16;
+        c.output = sample_format::fc16;
+        c.shift = true;
+        const std::size_t nsym =
+            std::max<std::size_t>(16, (quick ? (1 << 22) : (1 << 24)) / (16 * size));
+        const double ns = ofdm_host_to_host(c, nsym, { 0 }, 0, runs);
+        const double gsps = (size + c.cp_lengths[0]) / ns; // per FFT's time samples
+        std::printf("%-10d %10.2f %12.2f %12.2f %10.2f\n",
+                    size,
+                    ns,
+                    1e3 / ns / 16,
+                    gsps,
+                    gsps / (16 * 0.12288));
+    }
+    std::printf(
+        "\nGsps: complex time samples per ns (host to host); x 16x122.88: multiple of "
+        "an N310 array's 16 channels at 122.88 Msample/s.\n");
+    return 0;
+}

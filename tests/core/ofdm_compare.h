@@ -179,6 +179,63 @@ inline void compare_with_reference(const ofdm_fft_config& c,
     }
 }
 
+// Every input/output format pair in both directions: 256 points, LTE-like, 2 channels,
+// the inverse scaled so that nothing clips.
+inline void for_every_format_pair(const std::function<void(const ofdm_fft_config&)>& run)
+{
+    const sample_format all[] = {
+        sample_format::fc32, sample_format::fc16, sample_format::sc16, sample_format::sc8
+    };
+    for (fft_direction dir : { fft_direction::forward, fft_direction::inverse })
+        for (sample_format in : all)
+            for (sample_format out : all) {
+                ofdm_fft_config c = lte_like(256, dir);
+                c.channels = 2;
+                c.input = in;
+                c.output = out;
+                if (dir == fft_direction::inverse)
+                    c.scale = 0.25f / std::sqrt(float(c.carriers.size())); // no clipping
+                run(c);
+            }
+}
+
+// NaN and Inf in two symbols' bodies (and an Inf in a prefix, which is dropped): those
+// two symbols come out as zeros and are counted, the others as the reference's.
+// `make` builds the implementation under test for the configuration it is given.
+inline void
+check_non_finite_symbols(std::mt19937_64& rng,
+                         const std::function<ofdm_process(const ofdm_fft_config&)>& make)
+{
+    using cf = std::complex<float>;
+    ofdm_fft_config c = lte_like(128, fft_direction::forward);
+    c.channels = 2;
+    const ofdm_fft_layout lay(c);
+    const std::size_t nsym = 9, len = lay.in_samples(0, nsym);
+    std::vector<unsigned char> in = random_input(rng, c.input, 2 * len, 0.5f);
+    cf* x = reinterpret_cast<cf*>(in.data());
+    x[len + lay.time_offset(0, 6) + lay.cp_of(6) + 3] = cf(NAN, 0.f);   // ch 1, symbol 6
+    x[lay.time_offset(0, 2) + lay.cp_of(2) + 100] = cf(0.f, -INFINITY); // ch 0, symbol 2
+    x[lay.time_offset(0, 4) + 1] = cf(INFINITY, 0.f); // ch 0, symbol 4's prefix: ignored
+    const std::size_t out_len = lay.out_samples(0, nsym), ncar = lay.carriers();
+    std::vector<cf> want(2 * out_len), got(2 * out_len, cf(NAN, NAN));
+    EXPECT_EQ(cpu_ofdm_fft(c).process({ in.data(), len, want.data(), out_len, 0, nsym }),
+              2u);
+    const ofdm_process process = make(c);
+    EXPECT_EQ(process({ in.data(), len, got.data(), out_len, 0, nsym }), 2u);
+    double err = 0, pow = 0;
+    for (std::size_t i = 0; i < got.size(); i++) {
+        const bool zeroed_symbol = (i >= out_len + 6 * ncar && i < out_len + 7 * ncar) ||
+                                   (i >= 2 * ncar && i < 3 * ncar);
+        if (zeroed_symbol)
+            ASSERT_EQ(got[i], cf(0.f, 0.f)) << i;
+        else
+            ASSERT_LT(std::abs(got[i] - want[i]), 1e-5f * (1 + std::abs(want[i]))) << i;
+        err += std::norm(got[i] - want[i]);
+        pow += std::norm(want[i]);
+    }
+    EXPECT_LT(std::sqrt(err / pow), 1e-5);
+}
+
 } // namespace gpumimo_test
 
 #endif

@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 using namespace gr::gpumimo::core;
 using gpumimo_test::lte_like;
@@ -67,20 +68,8 @@ TEST_F(GpuOfdm, ForwardEqualsReferenceAcrossSizesAndChannels)
 TEST_F(GpuOfdm, EveryFormatBothDirections)
 {
     auto rng = make_rng(501);
-    const sample_format all[] = {
-        sample_format::fc32, sample_format::fc16, sample_format::sc16, sample_format::sc8
-    };
-    for (fft_direction dir : { fft_direction::forward, fft_direction::inverse })
-        for (sample_format in : all)
-            for (sample_format out : all) {
-                ofdm_fft_config c = lte_like(256, dir);
-                c.channels = 2;
-                c.input = in;
-                c.output = out;
-                if (dir == fft_direction::inverse)
-                    c.scale = 0.25f / std::sqrt(float(c.carriers.size())); // no clipping
-                compare(c, 3, 7, 3, { 0 }, rng);
-            }
+    gpumimo_test::for_every_format_pair(
+        [&](const ofdm_fft_config& c) { compare(c, 3, 7, 3, { 0 }, rng); });
 }
 
 TEST_F(GpuOfdm, WindowNoShiftAllCarriersNoPrefix)
@@ -190,32 +179,12 @@ TEST_F(GpuOfdm, PinnedBuffersEqualPageable)
 TEST_F(GpuOfdm, NonFiniteSymbolsComeOutZeroAndAreCounted)
 {
     auto rng = make_rng(505);
-    ofdm_fft_config c = lte_like(128, fft_direction::forward);
-    c.channels = 2;
-    const ofdm_fft_layout lay(c);
-    const std::size_t nsym = 9, len = lay.in_samples(0, nsym);
-    std::vector<unsigned char> in = random_input(rng, c.input, 2 * len, 0.5f);
-    cf* x = reinterpret_cast<cf*>(in.data());
-    x[len + lay.time_offset(0, 6) + lay.cp_of(6) + 3] = cf(NAN, 0.f);   // ch 1, symbol 6
-    x[lay.time_offset(0, 2) + lay.cp_of(2) + 100] = cf(0.f, -INFINITY); // ch 0, symbol 2
-    x[lay.time_offset(0, 4) + 1] = cf(INFINITY, 0.f); // ch 0, symbol 4's prefix: ignored
-    cpu_ofdm_fft ref(c);
-    gpu_ofdm_fft gpu(c, { 0 }, 4, 2);
-    const std::size_t out_len = lay.out_samples(0, nsym);
-    std::vector<cf> want(2 * out_len), got(2 * out_len, cf(NAN, NAN));
-    EXPECT_EQ(ref.process({ in.data(), len, want.data(), out_len, 0, nsym }), 2u);
-    EXPECT_EQ(gpu.process({ in.data(), len, got.data(), out_len, 0, nsym }), 2u);
-    const std::size_t ncar = lay.carriers();
-    for (std::size_t j = 0; j < ncar; j++) {
-        EXPECT_EQ(got[out_len + 6 * ncar + j], cf(0.f, 0.f));
-        EXPECT_EQ(got[2 * ncar + j], cf(0.f, 0.f));
-    }
-    double err = 0, pow = 0;
-    for (std::size_t i = 0; i < got.size(); i++) {
-        err += std::norm(got[i] - want[i]);
-        pow += std::norm(want[i]);
-    }
-    EXPECT_LT(std::sqrt(err / pow), 1e-5);
+    std::unique_ptr<gpu_ofdm_fft> gpu;
+    gpumimo_test::check_non_finite_symbols(rng, [&](const ofdm_fft_config& c) {
+        gpu = std::make_unique<gpu_ofdm_fft>(c, std::vector<int>{ 0 }, 4, 2);
+        return gpumimo_test::ofdm_process(
+            [&](const ofdm_fft_io& io) { return gpu->process(io); });
+    });
 }
 
 TEST_F(GpuOfdm, BadArgumentsAreRefused)

@@ -298,14 +298,14 @@ struct gpu_ofdm_fft::impl {
     ofdm_fft_config config;
     ofdm_fft_layout layout;
     std::size_t chunk;
-    int max_cp = 0;
+    int max_cp;
     std::vector<fft_device> devices;
 
     impl(const ofdm_fft_config& c,
          const std::vector<int>& ids,
          std::size_t symbols_per_chunk,
          int streams)
-        : config(c), layout(c)
+        : config(c), layout(c), max_cp(layout.longest_cp())
     {
         if (ids.empty() || streams < 1)
             throw std::invalid_argument(
@@ -317,8 +317,6 @@ struct gpu_ofdm_fft::impl {
                 throw std::invalid_argument("CUDA device " + std::to_string(id) +
                                             " does not exist (" + std::to_string(count) +
                                             " present)");
-        for (int i = 0; i < layout.cp_period(); i++)
-            max_cp = std::max(max_cp, layout.cp_of(i));
         const std::size_t n = c.fft_len, C = c.channels;
         chunk = symbols_per_chunk
                     ? symbols_per_chunk
@@ -607,8 +605,7 @@ struct gpu_ofdm_fft::impl {
             return 0;
         const gc::device_guard keep;
         fft_device& d = devices[0];
-        fft_slot& s = d.slots[0];
-        drain(d, s);
+        fft_slot& s = d.slots[0]; // idle: process() leaves no chunk pending
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
         for (const void* p : { io.in, static_cast<const void*>(io.out) }) {
             cudaPointerAttributes attr;

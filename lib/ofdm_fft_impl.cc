@@ -22,39 +22,13 @@ namespace gpumimo {
 
 namespace {
 
-core::ofdm_fft_config make_config(int fft_len,
-                                  const std::vector<int>& cp_lengths,
-                                  const std::vector<int>& carriers,
-                                  bool forward,
-                                  const std::string& input_format,
-                                  const std::string& output_format,
-                                  bool shift,
-                                  float scale,
-                                  const std::vector<float>& window,
-                                  int channels)
-{
-    core::ofdm_fft_config c;
-    c.fft_len = fft_len;
-    c.cp_lengths = cp_lengths;
-    c.carriers = carriers;
-    c.direction = forward ? core::fft_direction::forward : core::fft_direction::inverse;
-    c.input = core::sample_format_from_string(input_format);
-    c.output = core::sample_format_from_string(output_format);
-    c.shift = shift;
-    c.scale = scale;
-    c.window = window;
-    c.channels = channels;
-    core::validate(c);
-    return c;
-}
-
 // A stream item: one sample (time side) or one vector of the occupied carriers.
 int item_size(const core::ofdm_fft_config& c, bool input)
 {
     const bool time_side = input == (c.direction == core::fft_direction::forward);
     const core::sample_format f = input ? c.input : c.output;
-    const int ncar = c.carriers.empty() ? c.fft_len : int(c.carriers.size());
-    return int(core::bytes_per_sample(f)) * (time_side ? 1 : ncar);
+    return int(core::bytes_per_sample(f)) *
+           (time_side ? 1 : core::ofdm_fft_layout(c).carriers());
 }
 
 // Symbols per channel per call when not given: about 2^22 samples over all channels
@@ -65,14 +39,6 @@ std::size_t default_batch(const core::ofdm_fft_config& c)
     const std::size_t per =
         (std::size_t(1) << 22) / (std::size_t(c.channels) * c.fft_len);
     return std::clamp<std::size_t>(per, 16, 2048);
-}
-
-int longest_prefix(const core::ofdm_fft_layout& lay)
-{
-    int cp = 0;
-    for (int i = 0; i < lay.cp_period(); i++)
-        cp = std::max(cp, lay.cp_of(i));
-    return cp;
 }
 
 } // namespace
@@ -92,20 +58,19 @@ ofdm_fft::sptr ofdm_fft::make(int fft_len,
                               int batch,
                               const std::string& sync_tag)
 {
-    return gnuradio::make_block_sptr<ofdm_fft_impl>(make_config(fft_len,
-                                                                cp_lengths,
-                                                                occupied_carriers,
-                                                                forward,
-                                                                input_format,
-                                                                output_format,
-                                                                shift,
-                                                                scale,
-                                                                window,
-                                                                channels),
-                                                    backend,
-                                                    devices,
-                                                    batch,
-                                                    sync_tag);
+    core::ofdm_fft_config c;
+    c.fft_len = fft_len;
+    c.cp_lengths = cp_lengths;
+    c.carriers = occupied_carriers;
+    c.direction = forward ? core::fft_direction::forward : core::fft_direction::inverse;
+    c.input = core::sample_format_from_string(input_format);
+    c.output = core::sample_format_from_string(output_format);
+    c.shift = shift;
+    c.scale = scale;
+    c.window = window;
+    c.channels = channels;
+    core::validate(c); // before the io signatures are made from it
+    return gnuradio::make_block_sptr<ofdm_fft_impl>(c, backend, devices, batch, sync_tag);
 }
 
 ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
@@ -159,7 +124,7 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
         set_relative_rate(period, period_len);
     else
         set_relative_rate(period_len, period);
-    const std::size_t symbol_max = config.fft_len + longest_prefix(d_layout);
+    const std::size_t symbol_max = config.fft_len + d_layout.longest_cp();
     set_min_output_buffer(long(2 * d_batch * (d_forward ? 1 : symbol_max)));
     set_tag_propagation_policy(TPP_DONT); // tags move with their symbols (transform())
 }

@@ -15,6 +15,7 @@
 #ifndef INCLUDED_GPUMIMO_CORE_OFDM_FFT_H
 #define INCLUDED_GPUMIMO_CORE_OFDM_FFT_H
 
+#include <algorithm>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -81,6 +82,8 @@ public:
     int carriers() const { return d_ncar; }
     int cp_period() const { return int(d_cp.size()); }
     int cp_of(std::size_t symbol) const { return d_cp[symbol % d_cp.size()]; }
+    /*! The pattern's longest prefix (a symbol's most time samples: fft_len + this). */
+    int longest_cp() const { return *std::max_element(d_cp.begin(), d_cp.end()); }
     /*! Time samples of nsym symbols starting at symbol `first`, per channel. */
     std::size_t time_samples(std::size_t first, std::size_t nsym) const;
     /*! Offset of symbol first + s from the start of symbol first (time samples). */

@@ -8,6 +8,7 @@
  * scales, windows, inserts the prefix and encodes. Only the CUDA toolkit here.
  */
 #include "cuda_check.cuh"
+#include "cufft_check.cuh"
 #include "device_memory.cuh"
 
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
@@ -26,42 +27,6 @@ namespace cuda {
 
 namespace {
 
-const char* cufft_error_name(cufftResult r)
-{
-    switch (r) {
-    case CUFFT_INVALID_PLAN:
-        return "CUFFT_INVALID_PLAN";
-    case CUFFT_ALLOC_FAILED:
-        return "CUFFT_ALLOC_FAILED";
-    case CUFFT_INVALID_VALUE:
-        return "CUFFT_INVALID_VALUE";
-    case CUFFT_INTERNAL_ERROR:
-        return "CUFFT_INTERNAL_ERROR";
-    case CUFFT_EXEC_FAILED:
-        return "CUFFT_EXEC_FAILED";
-    case CUFFT_SETUP_FAILED:
-        return "CUFFT_SETUP_FAILED";
-    case CUFFT_INVALID_SIZE:
-        return "CUFFT_INVALID_SIZE";
-    default:
-        return "cufftResult (see cufft.h)";
-    }
-}
-
-[[noreturn]] void
-throw_cufft_error(cufftResult r, const char* call, const char* file, int line)
-{
-    throw std::runtime_error(std::string(call) + " failed at " + file + ":" +
-                             std::to_string(line) + ": " + cufft_error_name(r) + " (" +
-                             std::to_string(int(r)) + ")");
-}
-#define GPUMIMO_CUFFT_CHECK(call)                      \
-    do {                                               \
-        const cufftResult gpumimo_r = (call);          \
-        if (gpumimo_r != CUFFT_SUCCESS)                \
-            ::gr::gpumimo::cuda::throw_cufft_error(    \
-                gpumimo_r, #call, __FILE__, __LINE__); \
-    } while (0)
 
 // Everything the two kernels of a chunk need, by value.
 struct chunk_geometry {

@@ -20,6 +20,8 @@
  *   gpumimo_fft_bench [--quick]
  */
 #include "bench_common.h"
+#include "cufft_check.cuh"
+#include "device_memory.cuh"
 
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
 
@@ -34,13 +36,6 @@ using namespace gr::gpumimo::core;
 
 namespace {
 
-void check_fft(cufftResult r, const char* what)
-{
-    if (r != CUFFT_SUCCESS)
-        throw std::runtime_error(std::string(what) + ": cuFFT error " +
-                                 std::to_string(int(r)));
-}
-
 double wall_median(int runs, const std::function<void()>& body)
 {
     body(); // warm-up
@@ -54,24 +49,21 @@ double wall_median(int runs, const std::function<void()>& body)
     return median(t);
 }
 
-struct pinned {
-    void* p = nullptr;
-    explicit pinned(std::size_t bytes)
-    {
-        check(cudaMallocHost(&p, bytes), "cudaMallocHost");
-        std::memset(p, 0x11, bytes);
-    }
-    ~pinned() { cudaFreeHost(p); }
-};
-struct on_device {
-    void* p = nullptr;
-    explicit on_device(std::size_t bytes)
-    {
-        check(cudaMalloc(&p, bytes), "cudaMalloc");
-        check(cudaMemset(p, 0, bytes), "cudaMemset");
-    }
-    ~on_device() { cudaFree(p); }
-};
+namespace gc = gr::gpumimo::cuda;
+
+// Pinned host bytes holding a fixed pattern, and zeroed device bytes.
+gc::pinned_buffer<unsigned char> filled_pinned(std::size_t bytes)
+{
+    gc::pinned_buffer<unsigned char> b(bytes);
+    std::memset(b.get(), 0x11, bytes);
+    return b;
+}
+gc::device_buffer<unsigned char> zeroed_device(std::size_t bytes)
+{
+    gc::device_buffer<unsigned char> b(bytes);
+    GPUMIMO_CUDA_CHECK(cudaMemset(b.get(), 0, bytes));
+    return b;
+}
 
 void print_rung(
     const char* name, double ns_per_fft, int n, double paper_us, double ceiling_ns)
@@ -97,10 +89,10 @@ double ofdm_host_to_host(const ofdm_fft_config& c,
     const ofdm_fft_layout& lay = gpu.layout();
     const std::size_t in_len = lay.in_samples(0, nsym),
                       out_len = lay.out_samples(0, nsym);
-    pinned in(c.channels * in_len * bytes_per_sample(c.input));
-    pinned out(c.channels * out_len * bytes_per_sample(c.output));
+    const auto in = filled_pinned(c.channels * in_len * bytes_per_sample(c.input));
+    const auto out = filled_pinned(c.channels * out_len * bytes_per_sample(c.output));
     const double t = wall_median(runs, [&] {
-        gpu.process({ in.p, in_len, out.p, out_len, 0, nsym });
+        gpu.process({ in.get(), in_len, out.get(), out_len, 0, nsym });
     });
     return 1e9 * t / (double(c.channels) * nsym);
 }
@@ -155,19 +147,21 @@ int main(int argc, char** argv)
     {
         // 1. One FFT per call, pageable memory.
         std::vector<float> host(2 * n, 0.5f);
-        on_device dev(fc32_bytes);
+        const auto dev = zeroed_device(fc32_bytes);
         cufftHandle one;
-        check_fft(cufftPlan1d(&one, n, CUFFT_C2C, 1), "cufftPlan1d");
+        GPUMIMO_CUFFT_CHECK(cufftPlan1d(&one, n, CUFFT_C2C, 1));
         const int calls = quick ? 500 : 2000;
         const double t = wall_median(runs, [&] {
             for (int i = 0; i < calls; i++) {
-                check(cudaMemcpy(dev.p, host.data(), fc32_bytes, cudaMemcpyHostToDevice),
+                check(cudaMemcpy(
+                          dev.get(), host.data(), fc32_bytes, cudaMemcpyHostToDevice),
                       "H2D");
-                check_fft(
-                    cufftExecC2C(
-                        one, (cufftComplex*)dev.p, (cufftComplex*)dev.p, CUFFT_FORWARD),
-                    "cufftExecC2C");
-                check(cudaMemcpy(host.data(), dev.p, fc32_bytes, cudaMemcpyDeviceToHost),
+                GPUMIMO_CUFFT_CHECK(cufftExecC2C(one,
+                                                 (cufftComplex*)dev.get(),
+                                                 (cufftComplex*)dev.get(),
+                                                 CUFFT_FORWARD));
+                check(cudaMemcpy(
+                          host.data(), dev.get(), fc32_bytes, cudaMemcpyDeviceToHost),
                       "D2H");
             }
         });
@@ -176,26 +170,25 @@ int main(int argc, char** argv)
         cufftDestroy(one);
     }
     const std::size_t bytes = batch * fc32_bytes;
-    on_device dev(bytes);
+    const auto dev = zeroed_device(bytes);
     cufftHandle plan;
     int len = n;
-    check_fft(cufftPlanMany(
-                  &plan, 1, &len, nullptr, 1, n, nullptr, 1, n, CUFFT_C2C, int(batch)),
-              "cufftPlanMany");
+    GPUMIMO_CUFFT_CHECK(cufftPlanMany(
+        &plan, 1, &len, nullptr, 1, n, nullptr, 1, n, CUFFT_C2C, int(batch)));
     auto exec = [&](void* p, cufftHandle h) {
-        check_fft(cufftExecC2C(h, (cufftComplex*)p, (cufftComplex*)p, CUFFT_FORWARD),
-                  "cufftExecC2C");
+        GPUMIMO_CUFFT_CHECK(
+            cufftExecC2C(h, (cufftComplex*)p, (cufftComplex*)p, CUFFT_FORWARD));
     };
     {
         // 2. A large batch, pageable; 3. pinned.
         std::vector<unsigned char> pageable(bytes, 0x11);
         for (int pin = 0; pin < 2; pin++) {
-            pinned p(pin ? bytes : 1);
-            void* h = pin ? p.p : pageable.data();
+            const auto p = filled_pinned(pin ? bytes : 1);
+            void* h = pin ? p.get() : pageable.data();
             const double t = wall_median(runs, [&] {
-                check(cudaMemcpy(dev.p, h, bytes, cudaMemcpyHostToDevice), "H2D");
-                exec(dev.p, plan);
-                check(cudaMemcpy(h, dev.p, bytes, cudaMemcpyDeviceToHost), "D2H");
+                check(cudaMemcpy(dev.get(), h, bytes, cudaMemcpyHostToDevice), "H2D");
+                exec(dev.get(), plan);
+                check(cudaMemcpy(h, dev.get(), bytes, cudaMemcpyDeviceToHost), "D2H");
             });
             print_rung(pin ? "cuFFT, large batch, pinned"
                            : "cuFFT, large batch, pageable",
@@ -209,32 +202,22 @@ int main(int argc, char** argv)
         // 4. Pinned, chunks over 3 streams (copies and transforms overlap).
         const int streams = 3;
         const std::size_t chunks = 16, per = batch / chunks;
-        pinned h(bytes);
+        const auto h = filled_pinned(bytes);
         std::vector<cudaStream_t> st(streams);
         std::vector<cufftHandle> plans(streams);
         for (int i = 0; i < streams; i++) {
             check(cudaStreamCreate(&st[i]), "cudaStreamCreate");
-            check_fft(cufftPlanMany(&plans[i],
-                                    1,
-                                    &len,
-                                    nullptr,
-                                    1,
-                                    n,
-                                    nullptr,
-                                    1,
-                                    n,
-                                    CUFFT_C2C,
-                                    int(per)),
-                      "cufftPlanMany");
-            check_fft(cufftSetStream(plans[i], st[i]), "cufftSetStream");
+            GPUMIMO_CUFFT_CHECK(cufftPlanMany(
+                &plans[i], 1, &len, nullptr, 1, n, nullptr, 1, n, CUFFT_C2C, int(per)));
+            GPUMIMO_CUFFT_CHECK(cufftSetStream(plans[i], st[i]));
         }
         const double t = wall_median(runs, [&] {
             for (std::size_t k = 0; k < chunks; k++) {
                 const int i = int(k % streams);
                 unsigned char* hp =
-                    static_cast<unsigned char*>(h.p) + k * per * fc32_bytes;
+                    static_cast<unsigned char*>(h.get()) + k * per * fc32_bytes;
                 unsigned char* dp =
-                    static_cast<unsigned char*>(dev.p) + k * per * fc32_bytes;
+                    static_cast<unsigned char*>(dev.get()) + k * per * fc32_bytes;
                 check(cudaMemcpyAsync(
                           dp, hp, per * fc32_bytes, cudaMemcpyHostToDevice, st[i]),
                       "H2D");
@@ -320,13 +303,13 @@ int main(int argc, char** argv)
             }
             return median(t);
         };
-        const double plain_ns = timed([&] { exec(dev.p, plan); }) / batch;
-        on_device out(bytes);
+        const double plain_ns = timed([&] { exec(dev.get(), plan); }) / batch;
+        const auto out = zeroed_device(bytes);
         gpu_ofdm_fft ours(plain(n, sample_format::fc32), { 0 }, batch, 1);
         const double ours_ns = timed([&] {
-                                   ours.process_device({ dev.p,
+                                   ours.process_device({ dev.get(),
                                                          std::size_t(n) * batch,
-                                                         out.p,
+                                                         out.get(),
                                                          std::size_t(n) * batch,
                                                          0,
                                                          batch });

@@ -25,6 +25,26 @@ int usable_device_count(std::string* why)
     return count;
 }
 
+bool register_host(void* base, std::size_t bytes, std::string* why)
+{
+    // Portable: the registration serves every device, as the OFDM FFT may split a
+    // batch over several.
+    const cudaError_t err = cudaHostRegister(base, bytes, cudaHostRegisterPortable);
+    if (err == cudaSuccess)
+        return true;
+    cudaGetLastError();
+    if (why)
+        *why = std::string("cudaHostRegister: ") + cudaGetErrorName(err) + ": " +
+               cudaGetErrorString(err);
+    return false;
+}
+
+void unregister_host(void* base)
+{
+    if (cudaHostUnregister(base) != cudaSuccess)
+        cudaGetLastError();
+}
+
 } // namespace cuda
 } // namespace gpumimo
 } // namespace gr

@@ -7,6 +7,7 @@
 #ifndef INCLUDED_GPUMIMO_CUDA_DEVICE_H
 #define INCLUDED_GPUMIMO_CUDA_DEVICE_H
 
+#include <cstddef>
 #include <string>
 
 namespace gr {
@@ -16,6 +17,12 @@ namespace cuda {
 /*! Devices cudaGetDeviceCount reports; 0 with the CUDA error string in *why when the
  *  runtime cannot be used (cudaErrorInsufficientDriver on a machine without a driver). */
 int usable_device_count(std::string* why);
+
+/*! cudaHostRegister of [base, base + bytes); false with the call and CUDA error string
+ *  in *why when the driver refuses (the error is cleared). */
+bool register_host(void* base, std::size_t bytes, std::string* why);
+/*! cudaHostUnregister; errors are cleared and ignored (called from destructors). */
+void unregister_host(void* base);
 
 } // namespace cuda
 } // namespace gpumimo

@@ -6,6 +6,7 @@
 #ifndef INCLUDED_GPUMIMO_OFDM_FFT_IMPL_H
 #define INCLUDED_GPUMIMO_OFDM_FFT_IMPL_H
 
+#include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/fftw_ofdm_fft.h>
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
 #include <gnuradio/gpumimo/ofdm_fft.h>
@@ -35,6 +36,7 @@ public:
     std::uint64_t zeroed_symbols() const override { return d_zeroed; }
 
     bool start() override;
+    bool stop() override;
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
                      gr_vector_int& ninput_items,
@@ -49,6 +51,8 @@ private:
     long next_sync(std::uint64_t from, std::uint64_t window);
     // Drops `n` input items of every channel, keeping their tags for the next output.
     void drop(std::size_t n);
+    // Page-locks the input and output stream buffers for the GPU (d_pinned_buffers).
+    void pin_stream_buffers();
     // Transforms nsym symbols of every channel and moves their tags.
     void transform(std::size_t nsym,
                    gr_vector_const_void_star& input_items,
@@ -68,6 +72,9 @@ private:
     const std::size_t d_batch;
     const pmt::pmt_t d_sync_key; // PMT_NIL: no sync tag
     std::unique_ptr<core::gpu_ofdm_fft> d_gpu;
+    // The stream buffers this block reads and writes, page-locked while it runs so that
+    // the GPU copies them directly (start() to stop()).
+    std::vector<core::host_registration> d_pinned_buffers;
     std::unique_ptr<core::fftw_ofdm_fft> d_fftw; // the CPU path, made when needed
 
     bool d_aligned;

@@ -8,6 +8,7 @@
  */
 #include "test_util.h"
 
+#include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/ofdm_fft.h>
 
 #include <gtest/gtest.h>
@@ -15,6 +16,8 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 using namespace gr::gpumimo::core;
 using gpumimo_test::make_rng;
@@ -417,4 +420,23 @@ TEST(OfdmFft, BadConfigurationsAndBuffersAreRefused)
     EXPECT_THROW(f.process({ in.data(), 63, out.data(), 64, 0, 1 }), std::invalid_argument);
     EXPECT_NO_THROW(f.process({ in.data(), 64, out.data(), 64, 0, 1 }));
     EXPECT_NO_THROW(f.process({ nullptr, 0, nullptr, 0, 0, 0 })); // nothing to do
+}
+
+TEST(HostRegistration, RefusedRangesAreLeftAloneAndSayWhy)
+{
+    // The block page-locks its stream buffers where a GPU is usable; everywhere else the
+    // registration must fail quietly (no exception), with a reason.
+    std::vector<unsigned char> bytes(1 << 16, 7);
+    std::string why;
+    host_registration none(nullptr, 0, &why);
+    EXPECT_FALSE(none.pinned());
+    EXPECT_FALSE(why.empty());
+    if (cuda_device_count() > 0)
+        GTEST_SKIP() << "a GPU is usable here: tests/gpu covers registration";
+    why.clear();
+    host_registration r(bytes.data(), bytes.size(), &why);
+    EXPECT_FALSE(r.pinned());
+    EXPECT_FALSE(why.empty());
+    host_registration moved(std::move(r));
+    EXPECT_FALSE(moved.pinned());
 }

@@ -13,14 +13,19 @@
 #include "ofdm_compare.h"
 #include "test_util.h"
 
+#include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 using namespace gr::gpumimo::core;
 using gpumimo_test::lte_like;
@@ -254,5 +259,108 @@ TEST_F(GpuOfdm, DeviceResidentEqualsHostToHost)
         cudaStreamDestroy(st);
         cudaFree(d_in);
         cudaFree(d_out);
+    }
+}
+
+namespace {
+
+// A circular buffer as GNU Radio's vmcircbuf makes one: the same pages mapped twice, one
+// view after the other, so that a read running past the end continues at the start.
+class double_mapped
+{
+public:
+    explicit double_mapped(std::size_t bytes)
+    {
+        const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+        d_size = (bytes + page - 1) / page * page;
+        const int fd = memfd_create("gpumimo_test_circbuf", 0);
+        if (fd < 0 || ftruncate(fd, off_t(d_size)) != 0)
+            throw std::runtime_error("memfd_create/ftruncate failed");
+        void* area = mmap(nullptr, 2 * d_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        char* base = static_cast<char*>(area);
+        if (area == MAP_FAILED ||
+            mmap(base, d_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+                MAP_FAILED ||
+            mmap(base + d_size,
+                 d_size,
+                 PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_FIXED,
+                 fd,
+                 0) == MAP_FAILED)
+            throw std::runtime_error("mmap of the two views failed");
+        close(fd);
+        d_base = base;
+    }
+    ~double_mapped() { munmap(d_base, 2 * d_size); }
+    double_mapped(const double_mapped&) = delete;
+    double_mapped& operator=(const double_mapped&) = delete;
+
+    char* base() const { return d_base; }
+    std::size_t size() const { return d_size; } // of one view
+
+private:
+    char* d_base = nullptr;
+    std::size_t d_size = 0;
+};
+
+} // namespace
+
+TEST_F(GpuOfdm, RegisteredCircularBuffersWrapLikeGnuRadios)
+{
+    // The block page-locks its GNU Radio stream buffers (both views of each). Reads and
+    // writes that start near the end of the first view run into the second; the direct
+    // DMA path must see the same bytes the CPU does.
+    auto rng = make_rng(507);
+    ofdm_fft_config c = lte_like(512, fft_direction::forward);
+    c.channels = 3;
+    c.input = sample_format::sc16;
+    c.output = sample_format::fc32;
+    const ofdm_fft_layout lay(c);
+    const std::size_t nsym = 23, in_len = lay.in_samples(0, nsym),
+                      out_len = lay.out_samples(0, nsym);
+    const std::size_t in_bytes = in_len * 4, out_bytes = out_len * sizeof(cf);
+    std::vector<std::unique_ptr<double_mapped>> in_bufs, out_bufs;
+    std::vector<host_registration> pins;
+    std::vector<const void*> ins;
+    std::vector<void*> outs;
+    std::vector<unsigned char> all_in;
+    for (int ch = 0; ch < c.channels; ch++) {
+        in_bufs.push_back(std::make_unique<double_mapped>(in_bytes));
+        out_bufs.push_back(std::make_unique<double_mapped>(out_bytes));
+        for (const auto* b : { in_bufs.back().get(), out_bufs.back().get() }) {
+            std::string why;
+            pins.emplace_back(b->base(), 2 * b->size(), &why);
+            ASSERT_TRUE(pins.back().pinned()) << why;
+        }
+        // Start a third of the way from the end of the first view (a different place
+        // per channel), so every transfer wraps.
+        const std::size_t in_at = in_bufs.back()->size() - in_bytes / (3 + ch);
+        const std::size_t out_at = out_bufs.back()->size() - out_bytes / (3 + ch);
+        const std::vector<unsigned char> in = random_input(rng, c.input, in_len, 0.5f);
+        all_in.insert(all_in.end(), in.begin(), in.end());
+        std::memcpy(in_bufs.back()->base() + in_at, in.data(), in.size());
+        std::memset(out_bufs.back()->base(), 0xff, out_bufs.back()->size()); // poison
+        ins.push_back(in_bufs.back()->base() + in_at);
+        outs.push_back(out_bufs.back()->base() + out_at);
+        cudaPointerAttributes attr;
+        ASSERT_EQ(cudaPointerGetAttributes(&attr, outs.back()), cudaSuccess);
+        ASSERT_EQ(attr.type, cudaMemoryTypeHost) << "registered memory not seen as pinned";
+    }
+    std::vector<cf> want(c.channels * out_len);
+    cpu_ofdm_fft(c).process({ all_in.data(), in_len, want.data(), out_len, 0, nsym });
+    gpu_ofdm_fft gpu(c, { 0 }, 5, 3);
+    ofdm_fft_io io;
+    io.in_channels = ins.data();
+    io.out_channels = outs.data();
+    io.nsym = nsym;
+    gpu.process(io);
+    for (int ch = 0; ch < c.channels; ch++) {
+        const cf* got = static_cast<const cf*>(outs[ch]);
+        for (std::size_t i = 0; i < out_len; i++)
+            ASSERT_LT(std::abs(got[i] - want[ch * out_len + i]),
+                      1e-4f * (1 + std::abs(want[ch * out_len + i])))
+                << "channel " << ch << " sample " << i << " (written through the "
+                << (i * sizeof(cf) < out_bytes / (3 + ch) ? "first" : "second")
+                << " view)";
     }
 }

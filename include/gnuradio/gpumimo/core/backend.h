@@ -6,6 +6,7 @@
 #ifndef INCLUDED_GPUMIMO_CORE_BACKEND_H
 #define INCLUDED_GPUMIMO_CORE_BACKEND_H
 
+#include <cstddef>
 #include <string>
 
 namespace gr {
@@ -18,6 +19,28 @@ bool cuda_built();
 /*! Number of CUDA devices usable now; 0 with the reason in *why (no CUDA in this
  *  build, no driver, no device) otherwise. Never throws. */
 int cuda_device_count(std::string* why = nullptr);
+
+/*! Host memory page-locked for the CUDA driver (cudaHostRegister) while this object
+ *  lives, so that GPU copies to and from it are direct DMA and skip a staging copy
+ *  (GNU Radio's stream buffers, for example). A range that cannot be registered (no
+ *  CUDA, no device, memory the driver refuses, a range registered already by another
+ *  owner) is left as it was: pinned() says false and *why says why. Never throws. */
+class host_registration
+{
+public:
+    host_registration() = default;
+    host_registration(const void* base, std::size_t bytes, std::string* why = nullptr);
+    ~host_registration();
+    host_registration(host_registration&& other) noexcept;
+    host_registration& operator=(host_registration&& other) noexcept;
+    host_registration(const host_registration&) = delete;
+    host_registration& operator=(const host_registration&) = delete;
+
+    bool pinned() const { return d_base != nullptr; }
+
+private:
+    void* d_base = nullptr;
+};
 
 } // namespace core
 } // namespace gpumimo

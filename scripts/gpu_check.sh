@@ -22,6 +22,13 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 
 gtest_arg=()
 [ -d .deps/googletest ] && gtest_arg=(-DGPUMIMO_GTEST_SOURCE_DIR="$PWD/.deps/googletest")
+# The APSM over-the-air recordings: carried in .deps/apsm-ota
+# (cp -r ../shared/data/apsm-ota .deps/), else the APSM recording tests are skipped.
+if [ -d .deps/apsm-ota ]; then
+    export GPUMIMO_APSM_OTA_DIR="$PWD/.deps/apsm-ota"
+elif [ ! -d ../shared/data/apsm-ota ]; then
+    export GPUMIMO_ALLOW_MISSING_DATA=1
+fi
 if cmake -S . -B build-gpu -G Ninja -DGPUMIMO_CORE_ONLY=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DGPUMIMO_PTXAS_INFO=ON "${gtest_arg[@]}" > "$OUT/configure.log" 2>&1 &&
    cmake --build build-gpu -j "$(nproc)" > "$OUT/build.log" 2>&1; then

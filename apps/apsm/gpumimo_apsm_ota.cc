@@ -1,0 +1,215 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gpumimo_apsm_ota: the APSM multiuser detector (or the least-squares one) on the
+ * over-the-air recordings of ../shared/data/apsm-ota. Trains every user on the training
+ * symbols, detects the data symbols, prints per user SER, BER (nearest-point decisions
+ * on the unit-energy constellation), training and detection time. Core only: runs where
+ * GNU Radio is not installed (the GPU machine).
+ *
+ *   gpumimo_apsm_ota [--data DIR | --rx FILE --tx FILE] [options]
+ */
+#include <gnuradio/gpumimo/core/apsm.h>
+#include <gnuradio/gpumimo/core/apsm_recording.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace gr::gpumimo::core;
+
+namespace {
+
+void usage()
+{
+    std::printf(
+        "usage: gpumimo_apsm_ota [--data DIR | --rx FILE --tx FILE] [options]\n"
+        "  --data DIR          run all four recordings of DIR (apsm-ota: rx/{ofdm,time}, tx)\n"
+        "  --detector apsm|ls  APSM (default) or linear least squares\n"
+        "  --library-defaults  the public library's parameters (else gr-gpumimo's defaults)\n"
+        "  --window W  --variance S2  --gaussian-weight WG  --linear-weight WL\n"
+        "  --epsilon E  --passes P  --dictionary D  --sample-step S  --norm-bound B\n"
+        "  --ls-init | --no-ls-init   --no-variance-scaling   --normalize | --no-normalize\n");
+}
+
+struct run_result {
+    std::vector<double> ser, ber, library_ser, train_ms, detect_ms;
+};
+
+
+double ms_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+        .count();
+}
+
+run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls)
+{
+    const constellation c(rec.mod);
+    const int m = c.bits_per_symbol();
+    run_result out;
+    std::vector<std::complex<float>> soft(rec.data_symbols);
+    std::vector<int> got(rec.data_symbols), want(rec.data_symbols);
+    for (int u = 0; u < rec.users(); u++) {
+        auto t0 = std::chrono::steady_clock::now();
+        const apsm_filter f =
+            use_ls ? ls_train(rec.rx_training.data(), rec.training_symbols, rec.antennas,
+                              rec.sent_training[u].data())
+                   : apsm_train(p, rec.rx_training.data(), rec.training_symbols,
+                                rec.antennas, rec.sent_training[u].data());
+        out.train_ms.push_back(ms_since(t0));
+        t0 = std::chrono::steady_clock::now();
+        apsm_detect(f, rec.rx_data.data(), rec.data_symbols, soft.data());
+        out.detect_ms.push_back(ms_since(t0));
+        hard_symbols(c, soft.data(), rec.data_symbols, got.data());
+        hard_symbols(c, rec.sent_data[u].data(), rec.data_symbols, want.data());
+        std::size_t sym_err = 0, bit_err = 0, library_err = 0;
+        for (std::size_t t = 0; t < rec.data_symbols; t++) {
+            sym_err += got[t] != want[t];
+            library_err += libapsm_counts_symbol_error(soft[t], rec.sent_data[u][t], c);
+            for (int k = 0; k < m; k++)
+                bit_err += c.bit(got[t], k) != c.bit(want[t], k);
+        }
+        out.ser.push_back(100.0 * sym_err / rec.data_symbols);
+        out.ber.push_back(100.0 * bit_err / (rec.data_symbols * m));
+        out.library_ser.push_back(100.0 * library_err / rec.data_symbols);
+    }
+    return out;
+}
+
+void print(const std::string& name, const apsm_recording& rec, const run_result& r)
+{
+    std::printf("%s: %s, %d antennas, %zu training and %zu data symbols\n",
+                name.c_str(),
+                to_string(rec.mod).c_str(),
+                rec.antennas,
+                rec.training_symbols,
+                rec.data_symbols);
+    std::printf("  user   SER %%    BER %%  (libapsm's SER %%)  train ms  detect ms\n");
+    for (int u = 0; u < rec.users(); u++)
+        std::printf("  %4d %7.3f  %7.3f  (%7.3f)         %9.2f  %9.2f\n",
+                    rec.user_slots[u],
+                    r.ser[u],
+                    r.ber[u],
+                    r.library_ser[u],
+                    r.train_ms[u],
+                    r.detect_ms[u]);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::string data_dir, rx_path, tx_path;
+    bool use_ls = false;
+    apsm_params p;
+    for (int i = 1; i < argc; i++) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "%s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--data")
+            data_dir = value();
+        else if (a == "--rx")
+            rx_path = value();
+        else if (a == "--tx")
+            tx_path = value();
+        else if (a == "--detector") {
+            const std::string d = value();
+            if (d != "apsm" && d != "ls") {
+                std::fprintf(stderr, "--detector: apsm or ls\n");
+                return 2;
+            }
+            use_ls = d == "ls";
+        } else if (a == "--library-defaults")
+            p = apsm_params::library_defaults();
+        else if (a == "--window")
+            p.window = std::atoi(value().c_str());
+        else if (a == "--variance")
+            p.gaussian_variance = std::strtof(value().c_str(), nullptr);
+        else if (a == "--gaussian-weight")
+            p.gaussian_weight = std::strtof(value().c_str(), nullptr);
+        else if (a == "--linear-weight")
+            p.linear_weight = std::strtof(value().c_str(), nullptr);
+        else if (a == "--epsilon")
+            p.epsilon = std::strtof(value().c_str(), nullptr);
+        else if (a == "--passes")
+            p.passes = std::atoi(value().c_str());
+        else if (a == "--dictionary")
+            p.dictionary_size = std::atoi(value().c_str());
+        else if (a == "--sample-step")
+            p.sample_step = std::atoi(value().c_str());
+        else if (a == "--norm-bound")
+            p.norm_bound = std::strtof(value().c_str(), nullptr);
+        else if (a == "--ls-init")
+            p.ls_init = true;
+        else if (a == "--no-ls-init")
+            p.ls_init = false;
+        else if (a == "--no-variance-scaling")
+            p.scale_variance_by_antennas = false;
+        else if (a == "--normalize")
+            p.normalize_input = true;
+        else if (a == "--no-normalize")
+            p.normalize_input = false;
+        else if (a == "-h" || a == "--help") {
+            usage();
+            return 0;
+        } else {
+            std::fprintf(stderr, "unknown option %s\n", a.c_str());
+            usage();
+            return 2;
+        }
+    }
+    std::vector<std::pair<std::string, std::pair<std::string, std::string>>> runs;
+    if (!data_dir.empty()) {
+        for (const char* variant : { "ofdm", "time" })
+            for (const auto& [rx_mod, tx_mod] :
+                 { std::pair<const char*, const char*>("QPSK", "qpsk"), { "QAM16", "qam16" } })
+                runs.push_back({ std::string(rx_mod) + " " + variant,
+                                 { data_dir + "/rx/" + variant + "/rxData_" + rx_mod +
+                                       "_alltx_converted.bin",
+                                   data_dir + "/tx/NOMA_signals_" + tx_mod + "_complex.bin" } });
+    } else if (!rx_path.empty() && !tx_path.empty()) {
+        runs.push_back({ rx_path, { rx_path, tx_path } });
+    } else {
+        usage();
+        return 2;
+    }
+    try {
+        if (!use_ls)
+            validate(p);
+        std::printf("detector: %s", use_ls ? "least squares\n" : "APSM");
+        if (!use_ls)
+            std::printf(" (wL %g, wG %g, sigma^2 %g%s, W %d, step %d, passes %d, dictionary "
+                        "%d, epsilon %g, LS init %s, norm bound %g, normalized input %s)\n",
+                        p.linear_weight,
+                        p.gaussian_weight,
+                        p.gaussian_variance,
+                        p.scale_variance_by_antennas ? " x M^2" : "",
+                        p.window,
+                        p.sample_step,
+                        p.passes,
+                        p.dictionary_size,
+                        p.epsilon,
+                        p.ls_init ? "yes" : "no",
+                        p.norm_bound,
+                        p.normalize_input ? "yes" : "no");
+        for (const auto& [name, files] : runs) {
+            const apsm_recording rec = load_apsm_recording(files.first, files.second);
+            print(name, rec, run(rec, p, use_ls));
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpumimo_apsm_ota: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

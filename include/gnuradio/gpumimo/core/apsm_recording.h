@@ -1,0 +1,78 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: no GNU Radio, Boost or Python dependency.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_APSM_RECORDING_H
+#define INCLUDED_GPUMIMO_CORE_APSM_RECORDING_H
+
+#include <gnuradio/gpumimo/core/constellation.h>
+
+#include <complex>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*! One named array of the container format: dimensions and float32 data, row-major. */
+struct named_array {
+    std::vector<int> dims;
+    std::vector<float> data;
+};
+
+/*!
+ * Reads the container format of the APSM over-the-air recordings (../shared/data/
+ * apsm-ota/README.md; the public libapsm's binary files): int32 K; K times (int32
+ * length, name bytes); per key in that order, int32 D, D int32 dimensions, float32 data.
+ * Little-endian. A truncated, oversized or inconsistent file throws std::runtime_error
+ * naming the file and what is wrong; nothing is returned partly read.
+ */
+std::map<std::string, named_array> read_array_container(const std::string& path);
+
+/*! A recording pair (received and sent), on the unit-energy constellation. */
+struct apsm_recording {
+    modulation mod = modulation::qpsk;
+    int antennas = 0;
+    std::size_t training_symbols = 0;
+    std::size_t data_symbols = 0; //!< received and sent both (the shorter of the two)
+    /*! symbol x antenna, row-major */
+    std::vector<std::complex<float>> rx_training, rx_data;
+    /*! per active user (slots that are not all zero, in slot order) */
+    std::vector<int> user_slots;
+    std::vector<std::vector<std::complex<float>>> sent_training, sent_data;
+
+    int users() const { return int(user_slots.size()); }
+};
+
+/*!
+ * Loads a received file (keys rxSigTraining, rxSigData: [symbols, antennas, 2]) and the
+ * sent file (mod_training, mod_data: [symbols, slots, 2], odd-integer QAM coordinates).
+ * The modulation is read from the sent symbols (largest coordinate 1: QPSK, 3: 16-QAM,
+ * 7: 64-QAM, 15: 256-QAM) and they are scaled to unit energy. Sent symbols off the
+ * odd-integer grid, non-finite received samples, missing keys or mismatched shapes
+ * throw std::runtime_error naming the file.
+ */
+apsm_recording load_apsm_recording(const std::string& rx_path, const std::string& tx_path);
+
+/*!
+ * The public library's symbol error test (its cli printSymbolErrors), kept only to
+ * compare with its published figures: a component is wrong when it is more than half a
+ * level spacing off, unless beyond the outermost level on the sent symbol's side; for
+ * the quadrature part the library tests the sent level the other way round, so there an
+ * overshoot past an outer point counts as an error and one from an inner point does
+ * not. gr-gpumimo's own SER is nearest-point (hard_symbols).
+ */
+bool libapsm_counts_symbol_error(std::complex<float> soft,
+                                 std::complex<float> sent,
+                                 const constellation& c);
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Decisions and max-log LLRs from soft symbol estimates (the APSM and least-squares
+ * detectors' output), by exhaustive search over the constellation.
+ */
+#include <gnuradio/gpumimo/core/apsm.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+void hard_symbols(const constellation& c,
+                  const std::complex<float>* soft,
+                  std::size_t n,
+                  int* index)
+{
+    for (std::size_t t = 0; t < n; t++) {
+        const std::complex<double> z(soft[t]);
+        int best = 0;
+        double best_d = std::numeric_limits<double>::infinity();
+        for (int i = 0; i < c.size(); i++) {
+            const double d = std::norm(z - c.point(i));
+            if (d < best_d) {
+                best_d = d;
+                best = i;
+            }
+        }
+        index[t] = best;
+    }
+}
+
+std::size_t soft_to_llr(const constellation& c,
+                        const std::complex<float>* soft,
+                        std::size_t n,
+                        double noise_variance,
+                        float* llr)
+{
+    const int m = c.bits_per_symbol();
+    std::size_t erased = 0;
+    std::vector<double> min0(m), min1(m);
+    for (std::size_t t = 0; t < n; t++) {
+        float* out = llr + t * m;
+        const std::complex<double> z(soft[t]);
+        if (!std::isfinite(z.real()) || !std::isfinite(z.imag())) {
+            for (int k = 0; k < m; k++)
+                out[k] = 0.0f;
+            erased++;
+            continue;
+        }
+        std::fill(min0.begin(), min0.end(), std::numeric_limits<double>::infinity());
+        std::fill(min1.begin(), min1.end(), std::numeric_limits<double>::infinity());
+        for (int i = 0; i < c.size(); i++) {
+            const double d = std::norm(z - c.point(i));
+            for (int k = 0; k < m; k++) {
+                double& slot = c.bit(i, k) ? min1[k] : min0[k];
+                slot = std::min(slot, d);
+            }
+        }
+        for (int k = 0; k < m; k++)
+            out[k] = float((min0[k] - min1[k]) / noise_variance);
+    }
+    return erased;
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -116,9 +116,11 @@ private:
 class event
 {
 public:
-    event()
+    /*! timing: an event cudaEventElapsedTime can measure between (else cheaper). */
+    explicit event(bool timing = false)
     {
-        GPUMIMO_CUDA_CHECK(cudaEventCreateWithFlags(&d_e, cudaEventDisableTiming));
+        GPUMIMO_CUDA_CHECK(
+            cudaEventCreateWithFlags(&d_e, timing ? cudaEventDefault : cudaEventDisableTiming));
     }
     ~event()
     {

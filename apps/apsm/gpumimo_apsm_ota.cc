@@ -12,7 +12,9 @@
  */
 #include <gnuradio/gpumimo/core/apsm.h>
 #include <gnuradio/gpumimo/core/apsm_recording.h>
+#include <gnuradio/gpumimo/core/gpu_apsm.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +33,8 @@ void usage()
         "usage: gpumimo_apsm_ota [--data DIR | --rx FILE --tx FILE] [options]\n"
         "  --data DIR          run all four recordings of DIR (apsm-ota: rx/{ofdm,time}, tx)\n"
         "  --detector apsm|ls  APSM (default) or linear least squares\n"
+        "  --backend cpu|cuda  detection on the CPU reference (default) or the GPU, all\n"
+        "                      users at once (training is the CPU reference's for now)\n"
         "  --library-defaults  the public library's parameters (else gr-gpumimo's defaults)\n"
         "  --window W  --variance S2  --gaussian-weight WG  --linear-weight WL\n"
         "  --epsilon E  --passes P  --dictionary D  --sample-step S  --norm-bound B\n"
@@ -39,6 +43,7 @@ void usage()
 
 struct run_result {
     std::vector<double> ser, ber, library_ser, train_ms, detect_ms;
+    double gpu_kernel_ms = -1, gpu_total_ms = -1; // all users at once (--backend cuda)
 };
 
 
@@ -48,36 +53,58 @@ double ms_since(std::chrono::steady_clock::time_point t0)
         .count();
 }
 
-run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls)
+run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls, bool cuda)
 {
     const constellation c(rec.mod);
     const int m = c.bits_per_symbol();
+    const std::size_t n = rec.data_symbols;
     run_result out;
-    std::vector<std::complex<float>> soft(rec.data_symbols);
-    std::vector<int> got(rec.data_symbols), want(rec.data_symbols);
+    std::vector<apsm_filter> filters;
     for (int u = 0; u < rec.users(); u++) {
-        auto t0 = std::chrono::steady_clock::now();
-        const apsm_filter f =
-            use_ls ? ls_train(rec.rx_training.data(), rec.training_symbols, rec.antennas,
-                              rec.sent_training[u].data())
-                   : apsm_train(p, rec.rx_training.data(), rec.training_symbols,
-                                rec.antennas, rec.sent_training[u].data());
+        const auto t0 = std::chrono::steady_clock::now();
+        filters.push_back(use_ls ? ls_train(rec.rx_training.data(), rec.training_symbols,
+                                            rec.antennas, rec.sent_training[u].data())
+                                 : apsm_train(p, rec.rx_training.data(), rec.training_symbols,
+                                              rec.antennas, rec.sent_training[u].data()));
         out.train_ms.push_back(ms_since(t0));
-        t0 = std::chrono::steady_clock::now();
-        apsm_detect(f, rec.rx_data.data(), rec.data_symbols, soft.data());
-        out.detect_ms.push_back(ms_since(t0));
-        hard_symbols(c, soft.data(), rec.data_symbols, got.data());
-        hard_symbols(c, rec.sent_data[u].data(), rec.data_symbols, want.data());
+    }
+    std::vector<std::complex<float>> soft(n * rec.users());
+    if (cuda) { // all users at once; medians of 21 runs after one warm-up
+        gpu_apsm_detector gpu(filters, n);
+        gpu.detect(rec.rx_data.data(), n, soft.data());
+        std::vector<double> kernel, total;
+        for (int r = 0; r < 21; r++) {
+            const auto t0 = std::chrono::steady_clock::now();
+            gpu.detect(rec.rx_data.data(), n, soft.data());
+            total.push_back(ms_since(t0));
+            kernel.push_back(gpu.last_kernel_ms());
+        }
+        std::sort(kernel.begin(), kernel.end());
+        std::sort(total.begin(), total.end());
+        out.gpu_kernel_ms = kernel[10];
+        out.gpu_total_ms = total[10];
+    } else {
+        for (int u = 0; u < rec.users(); u++) {
+            const auto t0 = std::chrono::steady_clock::now();
+            apsm_detect(filters[u], rec.rx_data.data(), n, &soft[u * n]);
+            out.detect_ms.push_back(ms_since(t0));
+        }
+    }
+    std::vector<int> got(n), want(n);
+    for (int u = 0; u < rec.users(); u++) {
+        const std::complex<float>* user_soft = &soft[u * n];
+        hard_symbols(c, user_soft, n, got.data());
+        hard_symbols(c, rec.sent_data[u].data(), n, want.data());
         std::size_t sym_err = 0, bit_err = 0, library_err = 0;
-        for (std::size_t t = 0; t < rec.data_symbols; t++) {
+        for (std::size_t t = 0; t < n; t++) {
             sym_err += got[t] != want[t];
-            library_err += libapsm_counts_symbol_error(soft[t], rec.sent_data[u][t], c);
+            library_err += libapsm_counts_symbol_error(user_soft[t], rec.sent_data[u][t], c);
             for (int k = 0; k < m; k++)
                 bit_err += c.bit(got[t], k) != c.bit(want[t], k);
         }
-        out.ser.push_back(100.0 * sym_err / rec.data_symbols);
-        out.ber.push_back(100.0 * bit_err / (rec.data_symbols * m));
-        out.library_ser.push_back(100.0 * library_err / rec.data_symbols);
+        out.ser.push_back(100.0 * sym_err / n);
+        out.ber.push_back(100.0 * bit_err / (n * m));
+        out.library_ser.push_back(100.0 * library_err / n);
     }
     return out;
 }
@@ -98,7 +125,13 @@ void print(const std::string& name, const apsm_recording& rec, const run_result&
                     r.ber[u],
                     r.library_ser[u],
                     r.train_ms[u],
-                    r.detect_ms[u]);
+                    r.detect_ms.empty() ? 0.0 : r.detect_ms[u]);
+    if (r.gpu_kernel_ms >= 0)
+        std::printf("  GPU detection, all %d users at once (median of 21): kernel %.1f us, "
+                    "host to host %.1f us\n",
+                    rec.users(),
+                    1e3 * r.gpu_kernel_ms,
+                    1e3 * r.gpu_total_ms);
 }
 
 } // namespace
@@ -106,7 +139,7 @@ void print(const std::string& name, const apsm_recording& rec, const run_result&
 int main(int argc, char** argv)
 {
     std::string data_dir, rx_path, tx_path;
-    bool use_ls = false;
+    bool use_ls = false, cuda = false;
     apsm_params p;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
@@ -130,6 +163,13 @@ int main(int argc, char** argv)
                 return 2;
             }
             use_ls = d == "ls";
+        } else if (a == "--backend") {
+            const std::string b = value();
+            if (b != "cpu" && b != "cuda") {
+                std::fprintf(stderr, "--backend: cpu or cuda\n");
+                return 2;
+            }
+            cuda = b == "cuda";
         } else if (a == "--library-defaults")
             p = apsm_params::library_defaults();
         else if (a == "--window")
@@ -205,7 +245,7 @@ int main(int argc, char** argv)
                         p.normalize_input ? "yes" : "no");
         for (const auto& [name, files] : runs) {
             const apsm_recording rec = load_apsm_recording(files.first, files.second);
-            print(name, rec, run(rec, p, use_ls));
+            print(name, rec, run(rec, p, use_ls, cuda));
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gpumimo_apsm_ota: %s\n", e.what());

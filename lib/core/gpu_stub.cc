@@ -5,6 +5,7 @@
  * The GPU detector in a build without CUDA: it exists, says why it cannot run, and
  * throws if made anyway, so that callers need no #ifdef.
  */
+#include <gnuradio/gpumimo/core/gpu_apsm.h>
 #include <gnuradio/gpumimo/core/gpu_detector.h>
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
 
@@ -77,6 +78,20 @@ std::size_t gpu_ofdm_fft::process_device(const ofdm_fft_io&, void*)
 {
     throw std::runtime_error(not_built);
 }
+
+struct gpu_apsm_detector::impl {
+};
+gpu_apsm_detector::gpu_apsm_detector(const std::vector<apsm_filter>&, std::size_t, int)
+{
+    throw std::runtime_error(not_built);
+}
+gpu_apsm_detector::~gpu_apsm_detector() = default;
+int gpu_apsm_detector::users() const { return 0; }
+void gpu_apsm_detector::detect(const std::complex<float>*, std::size_t, std::complex<float>*)
+{
+    throw std::runtime_error(not_built);
+}
+float gpu_apsm_detector::last_kernel_ms() const { return 0; }
 
 } // namespace core
 } // namespace gpumimo

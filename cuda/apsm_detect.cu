@@ -1,0 +1,245 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * APSM detection of all users at once (core::gpu_apsm_detector). One thread per real
+ * received vector (r1 or r2 of a symbol) holds it in registers; the block walks a slice
+ * of the shared dictionary through shared memory, computes each entry's Gaussian kernel
+ * value once and weights it by every user's coefficient. The dictionary is cut into
+ * slices over gridDim.y so that a few thousand vectors still fill the GPU; the slices'
+ * sums meet by atomicAdd in the zeroed output.
+ *
+ * Vectors are stored interleaved, [Re r_0, Im r_0, Re r_1, ...] for r1 and
+ * [Im r_0, -Re r_0, ...] for r2, and the dictionary and linear filters with them:
+ * distances and dot products do not depend on the order of the components, and the
+ * interleaved order lets the register array be indexed by compile-time constants.
+ */
+#include "cuda_check.cuh"
+#include "device_memory.cuh"
+
+#include <gnuradio/gpumimo/core/gpu_apsm.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+namespace {
+
+constexpr int max_dim = 32;  // 16 antennas, two reals each
+constexpr int max_users = 8;
+constexpr int tile = 64;     // dictionary entries per shared-memory slice
+constexpr int threads = 64;  // real vectors per block
+constexpr int entries_per_slice_target = 128;
+
+__global__ void apsm_detect_kernel(const float2* __restrict__ rx,
+                                   int n,
+                                   int antennas,
+                                   float scale,
+                                   const float* __restrict__ dict,
+                                   const float* __restrict__ coef,
+                                   int entries,
+                                   int slice_len,
+                                   const float* __restrict__ lin,
+                                   int users,
+                                   float wl,
+                                   float wg,
+                                   float neg_half_inv_var,
+                                   float* __restrict__ soft)
+{
+    __shared__ float s_dict[tile][max_dim];
+    __shared__ float s_coef[tile][max_users];
+    const int j = blockIdx.x * blockDim.x + threadIdx.x; // real vector 2t + (0: r1, 1: r2)
+    const bool active = j < 2 * n;
+    const int t = j >> 1;
+    const bool second = j & 1;
+
+    float x[max_dim];
+#pragma unroll
+    for (int d = 0; d < max_dim / 2; d++) {
+        float2 r = (active && d < antennas) ? rx[std::size_t(t) * antennas + d]
+                                            : make_float2(0.0f, 0.0f);
+        r.x *= scale;
+        r.y *= scale;
+        x[2 * d] = second ? r.y : r.x;
+        x[2 * d + 1] = second ? -r.x : r.y;
+    }
+
+    float g[max_users];
+#pragma unroll
+    for (int u = 0; u < max_users; u++)
+        g[u] = 0.0f;
+    const int first = blockIdx.y * slice_len;
+    const int last = min(entries, first + slice_len);
+    for (int base = first; base < last; base += tile) {
+        const int count = min(tile, last - base);
+        __syncthreads(); // the previous tile is used up
+        for (int i = threadIdx.x; i < count * max_dim; i += blockDim.x)
+            s_dict[i / max_dim][i % max_dim] = dict[std::size_t(base) * max_dim + i];
+        for (int i = threadIdx.x; i < count * max_users; i += blockDim.x)
+            s_coef[i / max_users][i % max_users] = coef[std::size_t(base) * max_users + i];
+        __syncthreads();
+        for (int e = 0; e < count; e++) {
+            float dist2 = 0.0f;
+#pragma unroll
+            for (int k = 0; k < max_dim; k++) {
+                const float diff = s_dict[e][k] - x[k];
+                dist2 = fmaf(diff, diff, dist2);
+            }
+            const float kv = expf(dist2 * neg_half_inv_var);
+#pragma unroll
+            for (int u = 0; u < max_users; u++)
+                g[u] = fmaf(s_coef[e][u], kv, g[u]);
+        }
+    }
+    if (!active)
+        return;
+    for (int u = 0; u < users; u++) {
+        float value = wg * g[u];
+        if (blockIdx.y == 0) { // the linear part, once
+            float dot = 0.0f;
+#pragma unroll
+            for (int k = 0; k < max_dim; k++)
+                dot = fmaf(lin[u * max_dim + k], x[k], dot);
+            value += wl * dot;
+        }
+        atomicAdd(&soft[2 * (std::size_t(u) * n + t) + (second ? 1 : 0)], value);
+    }
+}
+
+// Component d of a [first half; second half] vector of dimension 2M, interleaved.
+int interleaved(int d, int antennas) { return d < antennas ? 2 * d : 2 * (d - antennas) + 1; }
+
+} // namespace
+
+struct gpu_apsm_detector::impl {
+    int device;
+    int antennas, users, entries = 0, slices = 1;
+    std::size_t max_symbols;
+    float scale, wl, wg, neg_half_inv_var;
+    cuda::device_buffer<float> dict, coef, lin;
+    cuda::device_buffer<float2> rx;
+    cuda::device_buffer<float> soft;
+    cuda::stream stream;
+    cuda::event start{ true }, stop{ true };
+    float kernel_ms = 0;
+
+    impl(const std::vector<apsm_filter>& f, std::size_t max_symbols_, int device_)
+        : device(device_),
+          antennas(f.empty() ? 0 : f[0].antennas),
+          users(int(f.size())),
+          max_symbols(max_symbols_)
+    {
+        if (f.empty() || f.size() > std::size_t(max_users))
+            throw std::invalid_argument("gpu_apsm_detector: 1 to 8 users");
+        if (antennas < 1 || 2 * antennas > max_dim)
+            throw std::invalid_argument("gpu_apsm_detector: 1 to 16 antennas");
+        for (const apsm_filter& u : f)
+            if (u.antennas != antennas || u.input_scale != f[0].input_scale ||
+                u.variance != f[0].variance || u.linear_weight != f[0].linear_weight ||
+                u.gaussian_weight != f[0].gaussian_weight || u.dict != f[0].dict ||
+                u.gauss.size() != f[0].gauss.size() || u.lin.size() != std::size_t(2 * antennas))
+                throw std::invalid_argument(
+                    "gpu_apsm_detector: the users' filters must come from one training set "
+                    "with the same parameters (same antennas, scale, kernel, dictionary)");
+        scale = float(f[0].input_scale);
+        wl = float(f[0].linear_weight);
+        wg = float(f[0].gaussian_weight);
+        neg_half_inv_var = float(-0.5 / f[0].variance);
+
+        // Entries no user weights add nothing: leave them out.
+        const int dim = 2 * antennas;
+        std::vector<float> h_dict, h_coef;
+        for (std::size_t e = 0; e < f[0].gauss.size(); e++) {
+            bool used = false;
+            for (const apsm_filter& u : f)
+                used |= u.gauss[e] != 0;
+            if (!used)
+                continue;
+            std::vector<float> entry(max_dim, 0.0f), c(max_users, 0.0f);
+            for (int d = 0; d < dim; d++)
+                entry[interleaved(d, antennas)] = f[0].dict[e * dim + d];
+            for (int u = 0; u < users; u++)
+                c[u] = float(f[u].gauss[e]);
+            h_dict.insert(h_dict.end(), entry.begin(), entry.end());
+            h_coef.insert(h_coef.end(), c.begin(), c.end());
+            entries++;
+        }
+        std::vector<float> h_lin(max_users * max_dim, 0.0f);
+        for (int u = 0; u < users; u++)
+            for (int d = 0; d < dim; d++)
+                h_lin[u * max_dim + interleaved(d, antennas)] = float(f[u].lin[d]);
+        slices = std::max(1, std::min(16, (entries + entries_per_slice_target - 1) /
+                                              entries_per_slice_target));
+
+        cuda::device_guard guard;
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+        dict = cuda::device_buffer<float>(std::max<std::size_t>(1, h_dict.size()));
+        coef = cuda::device_buffer<float>(std::max<std::size_t>(1, h_coef.size()));
+        lin = cuda::device_buffer<float>(h_lin.size());
+        rx = cuda::device_buffer<float2>(std::max<std::size_t>(1, max_symbols * antennas));
+        soft = cuda::device_buffer<float>(std::max<std::size_t>(1, 2 * max_symbols * users));
+        if (!h_dict.empty()) {
+            GPUMIMO_CUDA_CHECK(cudaMemcpy(dict.get(), h_dict.data(), h_dict.size() * 4,
+                                          cudaMemcpyHostToDevice));
+            GPUMIMO_CUDA_CHECK(cudaMemcpy(coef.get(), h_coef.data(), h_coef.size() * 4,
+                                          cudaMemcpyHostToDevice));
+        }
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(lin.get(), h_lin.data(), h_lin.size() * 4,
+                                      cudaMemcpyHostToDevice));
+    }
+};
+
+gpu_apsm_detector::gpu_apsm_detector(const std::vector<apsm_filter>& users,
+                                     std::size_t max_symbols,
+                                     int device)
+{
+    // The stream and events belong to the device current at their creation.
+    cuda::device_guard guard;
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+    d_impl = std::make_unique<impl>(users, max_symbols, device);
+}
+
+gpu_apsm_detector::~gpu_apsm_detector() = default;
+
+int gpu_apsm_detector::users() const { return d_impl->users; }
+
+float gpu_apsm_detector::last_kernel_ms() const { return d_impl->kernel_ms; }
+
+void gpu_apsm_detector::detect(const std::complex<float>* rx,
+                               std::size_t n,
+                               std::complex<float>* soft)
+{
+    impl& d = *d_impl;
+    if (n > d.max_symbols)
+        throw std::invalid_argument("gpu_apsm_detector::detect: more symbols than max_symbols");
+    if (n == 0)
+        return;
+    cuda::device_guard guard;
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(d.device));
+    const cudaStream_t s = d.stream.get();
+    GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(
+        d.rx.get(), rx, n * d.antennas * sizeof(float2), cudaMemcpyHostToDevice, s));
+    const std::size_t out_floats = 2 * n * d.users;
+    GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d.soft.get(), 0, out_floats * sizeof(float), s));
+    GPUMIMO_CUDA_CHECK(cudaEventRecord(d.start.get(), s));
+    const int slice_len = (d.entries + d.slices - 1) / d.slices;
+    const dim3 grid(unsigned((2 * n + threads - 1) / threads), unsigned(d.slices));
+    apsm_detect_kernel<<<grid, threads, 0, s>>>(d.rx.get(), int(n), d.antennas, d.scale,
+                                                d.dict.get(), d.coef.get(), d.entries,
+                                                std::max(1, slice_len), d.lin.get(), d.users,
+                                                d.wl, d.wg, d.neg_half_inv_var, d.soft.get());
+    GPUMIMO_CUDA_CHECK_LAUNCH("apsm_detect_kernel");
+    GPUMIMO_CUDA_CHECK(cudaEventRecord(d.stop.get(), s));
+    GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(
+        soft, d.soft.get(), out_floats * sizeof(float), cudaMemcpyDeviceToHost, s));
+    GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(s));
+    GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&d.kernel_ms, d.start.get(), d.stop.get()));
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -166,26 +166,24 @@ void ofdm_fft_impl::pin_stream_buffers()
         buffers.push_back(detail()->input(c)->buffer());
     for (int c = 0; c < detail()->noutputs(); c++)
         buffers.push_back(detail()->output(c));
-    std::size_t pinned = 0;
     std::string why;
     for (const buffer_sptr& b : buffers) {
         const std::size_t views =
             b->get_mapping_type() == buffer_mapping_type::double_mapped ? 2 : 1;
         core::host_registration r(
             b->base(), views * std::size_t(b->bufsize()) * b->get_sizeof_item(), &why);
-        if (r.pinned()) {
+        if (r.pinned())
             d_pinned_buffers.push_back(std::move(r));
-            pinned++;
-        }
     }
-    if (pinned < buffers.size())
-        d_logger->info("{} of {} stream buffers page-locked for the GPU ({}); the others "
-                       "go through a staging copy",
-                       pinned,
+    if (d_pinned_buffers.size() < buffers.size())
+        d_logger->info("{} of {} stream buffers page-locked for the GPU here ({}); the "
+                       "others are staged unless registered already elsewhere",
+                       d_pinned_buffers.size(),
                        buffers.size(),
                        why);
     else
-        d_logger->debug("all {} stream buffers page-locked for the GPU", pinned);
+        d_logger->debug("all {} stream buffers page-locked for the GPU",
+                        d_pinned_buffers.size());
 }
 
 std::size_t ofdm_fft_impl::symbols_fitting(std::size_t samples, std::size_t most) const

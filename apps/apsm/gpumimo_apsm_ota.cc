@@ -90,21 +90,11 @@ run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls, boo
             out.detect_ms.push_back(ms_since(t0));
         }
     }
-    std::vector<int> got(n), want(n);
     for (int u = 0; u < rec.users(); u++) {
-        const std::complex<float>* user_soft = &soft[u * n];
-        hard_symbols(c, user_soft, n, got.data());
-        hard_symbols(c, rec.sent_data[u].data(), n, want.data());
-        std::size_t sym_err = 0, bit_err = 0, library_err = 0;
-        for (std::size_t t = 0; t < n; t++) {
-            sym_err += got[t] != want[t];
-            library_err += libapsm_counts_symbol_error(user_soft[t], rec.sent_data[u][t], c);
-            for (int k = 0; k < m; k++)
-                bit_err += c.bit(got[t], k) != c.bit(want[t], k);
-        }
-        out.ser.push_back(100.0 * sym_err / n);
-        out.ber.push_back(100.0 * bit_err / (n * m));
-        out.library_ser.push_back(100.0 * library_err / n);
+        const symbol_errors e = count_symbol_errors(c, &soft[u * n], rec.sent_data[u].data(), n);
+        out.ser.push_back(100.0 * e.symbols / n);
+        out.ber.push_back(100.0 * e.bits / (n * m));
+        out.library_ser.push_back(100.0 * e.libapsm_symbols / n);
     }
     return out;
 }
@@ -209,17 +199,11 @@ int main(int argc, char** argv)
             return 2;
         }
     }
-    std::vector<std::pair<std::string, std::pair<std::string, std::string>>> runs;
+    std::vector<apsm_ota_file> runs;
     if (!data_dir.empty()) {
-        for (const char* variant : { "ofdm", "time" })
-            for (const auto& [rx_mod, tx_mod] :
-                 { std::pair<const char*, const char*>("QPSK", "qpsk"), { "QAM16", "qam16" } })
-                runs.push_back({ std::string(rx_mod) + " " + variant,
-                                 { data_dir + "/rx/" + variant + "/rxData_" + rx_mod +
-                                       "_alltx_converted.bin",
-                                   data_dir + "/tx/NOMA_signals_" + tx_mod + "_complex.bin" } });
+        runs = apsm_ota_files(data_dir);
     } else if (!rx_path.empty() && !tx_path.empty()) {
-        runs.push_back({ rx_path, { rx_path, tx_path } });
+        runs.push_back({ rx_path, rx_path, tx_path });
     } else {
         usage();
         return 2;
@@ -243,9 +227,9 @@ int main(int argc, char** argv)
                         p.ls_init ? "yes" : "no",
                         p.norm_bound,
                         p.normalize_input ? "yes" : "no");
-        for (const auto& [name, files] : runs) {
-            const apsm_recording rec = load_apsm_recording(files.first, files.second);
-            print(name, rec, run(rec, p, use_ls, cuda));
+        for (const apsm_ota_file& f : runs) {
+            const apsm_recording rec = load_apsm_recording(f.rx_path, f.tx_path);
+            print(f.name, rec, run(rec, p, use_ls, cuda));
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gpumimo_apsm_ota: %s\n", e.what());

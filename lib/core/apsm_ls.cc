@@ -5,6 +5,8 @@
  * The linear least-squares multiuser filter: the baseline APSM must match on the
  * over-the-air recordings, and APSM's optional starting point (apsm_params::ls_init).
  */
+#include "apsm_internal.h"
+
 #include <gnuradio/gpumimo/core/apsm.h>
 
 #include <algorithm>
@@ -30,7 +32,7 @@ apsm_filter ls_train(const std::complex<float>* rx,
     std::vector<double> gram(dim * dim, 0.0), rhs(dim, 0.0);
     std::vector<float> x1(dim), x2(dim);
     for (std::size_t t = 0; t < n; t++) {
-        apsm_real_pair(rx + t * antennas, antennas, x1.data(), x2.data());
+        apsm_real_pair(rx + t * antennas, antennas, 1.0, x1.data(), x2.data());
         for (const auto& [x, b] : { std::pair<const float*, double>(x1.data(), sent[t].real()),
                                     std::pair<const float*, double>(x2.data(), sent[t].imag()) })
             for (int i = 0; i < dim; i++) {
@@ -74,12 +76,7 @@ apsm_filter ls_train(const std::complex<float>* rx,
     f.gaussian_weight = 0;
     f.variance = 1;
     f.lin = w;
-    std::vector<std::complex<float>> soft(n);
-    apsm_detect(f, rx, n, soft.data());
-    double sum = 0;
-    for (std::size_t t = 0; t < n; t++)
-        sum += std::norm(std::complex<double>(soft[t]) - std::complex<double>(sent[t]));
-    f.noise_variance = std::max(sum / double(n), 1e-6);
+    f.noise_variance = training_residual(f, rx, n, sent);
     return f;
 }
 

@@ -7,6 +7,8 @@
  */
 #include <gnuradio/gpumimo/core/apsm_recording.h>
 
+#include <gnuradio/gpumimo/core/apsm.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
+#include <utility>
 
 namespace gr {
 namespace gpumimo {
@@ -194,6 +197,37 @@ apsm_recording load_apsm_recording(const std::string& rx_path, const std::string
     if (r.user_slots.empty())
         throw std::runtime_error(tx_path + ": no active user");
     return r;
+}
+
+std::vector<apsm_ota_file> apsm_ota_files(const std::string& dir)
+{
+    std::vector<apsm_ota_file> files;
+    for (const char* variant : { "ofdm", "time" })
+        for (const auto& [rx_mod, tx_mod] :
+             { std::pair<const char*, const char*>("QPSK", "qpsk"), { "QAM16", "qam16" } })
+            files.push_back({ std::string(rx_mod) + " " + variant,
+                              dir + "/rx/" + variant + "/rxData_" + rx_mod +
+                                  "_alltx_converted.bin",
+                              dir + "/tx/NOMA_signals_" + tx_mod + "_complex.bin" });
+    return files;
+}
+
+symbol_errors count_symbol_errors(const constellation& c,
+                                  const std::complex<float>* soft,
+                                  const std::complex<float>* sent,
+                                  std::size_t n)
+{
+    std::vector<int> got(n), want(n);
+    hard_symbols(c, soft, n, got.data());
+    hard_symbols(c, sent, n, want.data());
+    symbol_errors e;
+    for (std::size_t t = 0; t < n; t++) {
+        e.symbols += got[t] != want[t];
+        e.libapsm_symbols += libapsm_counts_symbol_error(soft[t], sent[t], c);
+        for (int k = 0; k < c.bits_per_symbol(); k++)
+            e.bits += c.bit(got[t], k) != c.bit(want[t], k);
+    }
+    return e;
 }
 
 bool libapsm_counts_symbol_error(std::complex<float> y,

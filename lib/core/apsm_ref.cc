@@ -7,6 +7,8 @@
  * evaluated in full (no Gram matrix, no incremental predictions), double accumulation.
  * The CUDA path is held to it.
  */
+#include "apsm_internal.h"
+
 #include <gnuradio/gpumimo/core/apsm.h>
 
 #include <algorithm>
@@ -68,24 +70,26 @@ void validate(const apsm_params& p)
         bad("ls_init needs linear_weight > 0");
 }
 
-void apsm_real_pair(const std::complex<float>* r, int antennas, float* x1, float* x2)
+void apsm_real_pair(const std::complex<float>* r,
+                    int antennas,
+                    double scale,
+                    float* x1,
+                    float* x2)
 {
     for (int m = 0; m < antennas; m++) {
-        x1[m] = r[m].real();
-        x1[antennas + m] = r[m].imag();
-        x2[m] = r[m].imag();
-        x2[antennas + m] = -r[m].real();
+        const float re = float(r[m].real() * scale), im = float(r[m].imag() * scale);
+        x1[m] = re;
+        x1[antennas + m] = im;
+        x2[m] = im;
+        x2[antennas + m] = -re;
     }
 }
 
-double apsm_filter::eval(const float* x) const
+double apsm_filter::gaussian_sum(const float* x) const
 {
     const int dim = 2 * antennas;
-    double lin_part = 0;
-    for (int d = 0; d < dim; d++)
-        lin_part += lin[d] * x[d];
-    double gauss_part = 0;
     const double exp_weight = -0.5 / variance;
+    double sum = 0;
     for (std::size_t i = 0; i < gauss.size(); i++) {
         if (gauss[i] == 0)
             continue; // adds nothing
@@ -95,9 +99,31 @@ double apsm_filter::eval(const float* x) const
             const double diff = double(e[d]) - x[d];
             dist2 += diff * diff;
         }
-        gauss_part += gauss[i] * std::exp(exp_weight * dist2);
+        sum += gauss[i] * std::exp(exp_weight * dist2);
     }
-    return linear_weight * lin_part + gaussian_weight * gauss_part;
+    return sum;
+}
+
+double apsm_filter::eval(const float* x) const
+{
+    const int dim = 2 * antennas;
+    double lin_part = 0;
+    for (int d = 0; d < dim; d++)
+        lin_part += lin[d] * x[d];
+    return linear_weight * lin_part + gaussian_weight * gaussian_sum(x);
+}
+
+double training_residual(const apsm_filter& f,
+                         const std::complex<float>* rx,
+                         std::size_t n,
+                         const std::complex<float>* sent)
+{
+    std::vector<std::complex<float>> soft(n);
+    apsm_detect(f, rx, n, soft.data());
+    double sum = 0;
+    for (std::size_t t = 0; t < n; t++)
+        sum += std::norm(std::complex<double>(soft[t]) - std::complex<double>(sent[t]));
+    return std::max(sum / double(n), 1e-6);
 }
 
 namespace {
@@ -117,12 +143,11 @@ struct real_samples {
         : dim(2 * antennas), x(2 * n * dim), target(2 * n)
     {
         for (std::size_t t = 0; t < n; t++) {
-            apsm_real_pair(rx + t * antennas, antennas, &x[2 * t * dim], &x[(2 * t + 1) * dim]);
+            apsm_real_pair(
+                rx + t * antennas, antennas, scale, &x[2 * t * dim], &x[(2 * t + 1) * dim]);
             target[2 * t] = sent[t].real();
             target[2 * t + 1] = sent[t].imag();
         }
-        for (float& v : x)
-            v = float(v * scale);
     }
     std::size_t size() const { return target.size(); }
     const float* at(std::size_t i) const { return &x[i * dim]; }
@@ -147,20 +172,6 @@ void check_training_input(const std::complex<float>* rx,
         if (!std::isfinite(sent[t].real()) || !std::isfinite(sent[t].imag()))
             throw std::invalid_argument("APSM: non-finite training symbol " +
                                         std::to_string(t));
-}
-
-// The filter's mean |soft - sent|^2 over the training symbols.
-double residual_variance(const apsm_filter& f,
-                         const std::complex<float>* rx,
-                         std::size_t n,
-                         const std::complex<float>* sent)
-{
-    std::vector<std::complex<float>> soft(n);
-    apsm_detect(f, rx, n, soft.data());
-    double sum = 0;
-    for (std::size_t t = 0; t < n; t++)
-        sum += std::norm(std::complex<double>(soft[t]) - std::complex<double>(sent[t]));
-    return std::max(sum / double(n), 1e-6);
 }
 
 // The hyperslab step of equation (9) before the kernel norm: how far f(x) = value is
@@ -216,9 +227,11 @@ apsm_filter apsm_train(const apsm_params& p,
             f.lin[d] = ls.lin[d] / (p.linear_weight * input_scale);
     }
 
-    // The dictionary is the training samples [first, used): sample i's coefficient is
-    // gamma[i]; an evicted sample's coefficient is dropped with it.
-    std::vector<double> gamma(total, 0.0);
+    // The filter's dictionary holds every training sample and f.gauss their
+    // coefficients; the live dictionary is [first, used): samples not yet reached and
+    // evicted ones have coefficient 0, which eval() skips. Trimmed at the end.
+    f.dict = s.x;
+    f.gauss.assign(total, 0.0);
     std::size_t first = 0, used = 0;
     const std::size_t span = 2 * std::size_t(p.window);
 
@@ -228,13 +241,11 @@ apsm_filter apsm_train(const apsm_params& p,
             if (pass == 0) { // the dictionary grows with the samples
                 used = end;
                 while (used - first > capacity)
-                    gamma[first++] = 0.0;
+                    f.gauss[first++] = 0.0;
             }
             // The window: the last (up to) 2W samples, all projected from the same f.
             const std::size_t lo = end - std::min(span, end);
             const std::size_t count = end - lo;
-            f.dict.assign(s.x.begin() + first * dim, s.x.begin() + used * dim);
-            f.gauss.assign(gamma.begin() + first, gamma.begin() + used);
             beta.assign(count, 0.0);
             for (std::size_t k = 0; k < count; k++) {
                 const std::size_t j = lo + k;
@@ -250,34 +261,27 @@ apsm_filter apsm_train(const apsm_params& p,
             }
             for (std::size_t k = 0; k < count; k++) {
                 const std::size_t j = lo + k;
-                gamma[j] += beta[k];
+                f.gauss[j] += beta[k];
                 for (int d = 0; d < dim; d++)
                     f.lin[d] += beta[k] * s.at(j)[d];
             }
             if (p.norm_bound > 0 && p.gaussian_weight > 0) {
+                // ||f_G||^2 = wG sum_ij g_i g_j kG(r_i, r_j) = wG sum_i g_i (sum of f_G at r_i)
                 double norm2 = 0;
-                const double exp_weight = -0.5 / f.variance;
                 for (std::size_t i = first; i < used; i++)
-                    for (std::size_t k = first; k < used; k++) {
-                        if (gamma[i] == 0 || gamma[k] == 0)
-                            continue;
-                        double dist2 = 0;
-                        for (int d = 0; d < dim; d++) {
-                            const double diff = double(s.at(i)[d]) - s.at(k)[d];
-                            dist2 += diff * diff;
-                        }
-                        norm2 += gamma[i] * gamma[k] * std::exp(exp_weight * dist2);
-                    }
+                    if (f.gauss[i] != 0)
+                        norm2 += f.gauss[i] * f.gaussian_sum(s.at(i));
                 const double norm = std::sqrt(std::max(0.0, p.gaussian_weight * norm2));
                 if (norm > p.norm_bound)
                     for (std::size_t i = first; i < used; i++)
-                        gamma[i] *= p.norm_bound / norm;
+                        f.gauss[i] *= p.norm_bound / norm;
             }
         }
     }
     f.dict.assign(s.x.begin() + first * dim, s.x.begin() + used * dim);
-    f.gauss.assign(gamma.begin() + first, gamma.begin() + used);
-    f.noise_variance = residual_variance(f, rx, n, sent);
+    f.gauss.erase(f.gauss.begin() + used, f.gauss.end());
+    f.gauss.erase(f.gauss.begin(), f.gauss.begin() + first);
+    f.noise_variance = training_residual(f, rx, n, sent);
     return f;
 }
 
@@ -289,11 +293,7 @@ void apsm_detect(const apsm_filter& f,
     const int dim = 2 * f.antennas;
     std::vector<float> x1(dim), x2(dim);
     for (std::size_t t = 0; t < n; t++) {
-        apsm_real_pair(rx + t * f.antennas, f.antennas, x1.data(), x2.data());
-        for (int d = 0; d < dim; d++) {
-            x1[d] = float(x1[d] * f.input_scale);
-            x2[d] = float(x2[d] * f.input_scale);
-        }
+        apsm_real_pair(rx + t * f.antennas, f.antennas, f.input_scale, x1.data(), x2.data());
         soft[t] = { float(f.eval(x1.data())), float(f.eval(x2.data())) };
     }
 }

@@ -3,8 +3,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Decisions and max-log LLRs from soft symbol estimates (the APSM and least-squares
- * detectors' output), by exhaustive search over the constellation.
+ * detectors' output), by exhaustive search over the constellation; the per-bit minima
+ * are the detectors' (ref::bit_minima).
  */
+#include "reference.h"
+
 #include <gnuradio/gpumimo/core/apsm.h>
 
 #include <algorithm>
@@ -44,27 +47,19 @@ std::size_t soft_to_llr(const constellation& c,
 {
     const int m = c.bits_per_symbol();
     std::size_t erased = 0;
-    std::vector<double> min0(m), min1(m);
+    ref::bit_minima minima(c, 1);
     for (std::size_t t = 0; t < n; t++) {
         float* out = llr + t * m;
         const std::complex<double> z(soft[t]);
         if (!std::isfinite(z.real()) || !std::isfinite(z.imag())) {
-            for (int k = 0; k < m; k++)
-                out[k] = 0.0f;
+            std::fill(out, out + m, 0.0f);
             erased++;
             continue;
         }
-        std::fill(min0.begin(), min0.end(), std::numeric_limits<double>::infinity());
-        std::fill(min1.begin(), min1.end(), std::numeric_limits<double>::infinity());
-        for (int i = 0; i < c.size(); i++) {
-            const double d = std::norm(z - c.point(i));
-            for (int k = 0; k < m; k++) {
-                double& slot = c.bit(i, k) ? min1[k] : min0[k];
-                slot = std::min(slot, d);
-            }
-        }
-        for (int k = 0; k < m; k++)
-            out[k] = float((min0[k] - min1[k]) / noise_variance);
+        minima.reset();
+        for (int i = 0; i < c.size(); i++)
+            minima.offer(0, i, std::norm(z - c.point(i)));
+        minima.write_llr(noise_variance, 0.0f, 0.0f, out); // every bit has both sides
     }
     return erased;
 }

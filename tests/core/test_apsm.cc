@@ -130,6 +130,35 @@ TEST(Apsm, LearnsToSeparateUsersAndFitsTheTrainingSet)
     }
 }
 
+TEST(Apsm, NormBoundHoldsTheGaussianPartsNorm)
+{
+    // Sparsification by a norm bound: trained with a bound below the unbounded filter's
+    // RKHS norm of its Gaussian part, the filter ends at the bound (scaled down after
+    // every step) and not below half of it, computed here as
+    // wG sum_i g_i sum_k g_k kG(r_i, r_k).
+    auto rng = make_rng(705);
+    const constellation c(modulation::qpsk);
+    const int M = 4;
+    std::vector<std::vector<cf>> users = { random_symbols(rng, c, 80),
+                                           random_symbols(rng, c, 80) };
+    const std::vector<cf> rx = mix(rng, users, M, 0.3f);
+    auto gaussian_norm = [&](const apsm_filter& f) {
+        double norm2 = 0;
+        for (std::size_t i = 0; i < f.entries(); i++)
+            norm2 += f.gauss[i] * f.gaussian_sum(&f.dict[i * 2 * M]);
+        return std::sqrt(f.gaussian_weight * norm2);
+    };
+    apsm_params p = apsm_params::library_defaults();
+    p.scale_variance_by_antennas = false;
+    p.gaussian_variance = 0.5f;
+    const double free_norm = gaussian_norm(apsm_train(p, rx.data(), 80, M, users[0].data()));
+    p.norm_bound = float(0.3 * free_norm);
+    const double bounded = gaussian_norm(apsm_train(p, rx.data(), 80, M, users[0].data()));
+    EXPECT_GT(free_norm, 0.0);
+    EXPECT_LE(bounded, p.norm_bound * (1 + 1e-6)) << "unbounded " << free_norm;
+    EXPECT_GT(bounded, 0.5 * p.norm_bound) << "the bound scales, it does not erase";
+}
+
 TEST(Apsm, LeastSquaresIsExactOnNoiselessMixtures)
 {
     // As many users as antennas, so that the noiseless training vectors span them.

@@ -23,20 +23,6 @@ using namespace gr::gpumimo::core;
 
 namespace {
 
-struct recording_file {
-    const char* name;    // as the table names it
-    const char* variant; // rx/<variant>
-    const char* rx_mod;  // rxData_<rx_mod>_alltx_converted.bin
-    const char* tx_mod;  // NOMA_signals_<tx_mod>_complex.bin
-};
-
-const recording_file files[] = {
-    { "QPSK ofdm", "ofdm", "QPSK", "qpsk" },
-    { "16-QAM ofdm", "ofdm", "QAM16", "qam16" },
-    { "QPSK time", "time", "QPSK", "qpsk" },
-    { "16-QAM time", "time", "QAM16", "qam16" },
-};
-
 std::string data_dir()
 {
     if (const char* env = std::getenv("GPUMIMO_APSM_OTA_DIR"))
@@ -45,34 +31,27 @@ std::string data_dir()
 }
 
 // Loads a recording, or skips (GPUMIMO_ALLOW_MISSING_DATA=1) / fails where it is absent.
-bool load(const recording_file& f, apsm_recording& out)
+bool load(const apsm_ota_file& f, apsm_recording& out)
 {
-    const std::string dir = data_dir();
-    const std::string rx = dir + "/rx/" + f.variant + "/rxData_" + f.rx_mod +
-                           "_alltx_converted.bin";
-    const std::string tx = dir + "/tx/NOMA_signals_" + std::string(f.tx_mod) + "_complex.bin";
-    if (!std::ifstream(rx) || !std::ifstream(tx)) {
+    if (!std::ifstream(f.rx_path) || !std::ifstream(f.tx_path)) {
         const char* allow = std::getenv("GPUMIMO_ALLOW_MISSING_DATA");
         if (allow && std::string(allow) == "1")
             return false;
-        ADD_FAILURE() << "recordings not found under " << dir
+        ADD_FAILURE() << "recordings not found under " << data_dir()
                       << " (set GPUMIMO_APSM_OTA_DIR, or GPUMIMO_ALLOW_MISSING_DATA=1)";
         return false;
     }
-    out = load_apsm_recording(rx, tx);
+    out = load_apsm_recording(f.rx_path, f.tx_path);
     return true;
 }
 
-struct errors {
-    std::vector<int> nearest, library; // per user: symbol errors
-};
-
-errors count_errors(const apsm_recording& rec, bool use_ls, const apsm_params& p)
+// Per user: the symbol errors of the trained filters on the data symbols.
+std::vector<symbol_errors>
+count_errors(const apsm_recording& rec, bool use_ls, const apsm_params& p)
 {
     const constellation c(rec.mod);
-    errors e;
+    std::vector<symbol_errors> e;
     std::vector<std::complex<float>> soft(rec.data_symbols);
-    std::vector<int> got(rec.data_symbols), want(rec.data_symbols);
     for (int u = 0; u < rec.users(); u++) {
         const apsm_filter f =
             use_ls ? ls_train(rec.rx_training.data(), rec.training_symbols, rec.antennas,
@@ -80,20 +59,14 @@ errors count_errors(const apsm_recording& rec, bool use_ls, const apsm_params& p
                    : apsm_train(p, rec.rx_training.data(), rec.training_symbols,
                                 rec.antennas, rec.sent_training[u].data());
         apsm_detect(f, rec.rx_data.data(), rec.data_symbols, soft.data());
-        hard_symbols(c, soft.data(), rec.data_symbols, got.data());
-        hard_symbols(c, rec.sent_data[u].data(), rec.data_symbols, want.data());
-        int nearest = 0, library = 0;
-        for (std::size_t t = 0; t < rec.data_symbols; t++) {
-            nearest += got[t] != want[t];
-            library += libapsm_counts_symbol_error(soft[t], rec.sent_data[u][t], c);
-        }
-        e.nearest.push_back(nearest);
-        e.library.push_back(library);
+        e.push_back(count_symbol_errors(
+            c, soft.data(), rec.sent_data[u].data(), rec.data_symbols));
     }
     return e;
 }
 
-// The (published) SER in percent, users 0..5, of the library on an H200.
+// The (published) SER in percent, users 0..5, of the library on an H200, in the
+// order of apsm_ota_files: QPSK ofdm, 16-QAM ofdm, QPSK time, 16-QAM time.
 const double library_apsm_ser[4][6] = {
     { 0, 0, 0, 0, 0, 0.052 },
     { 0, 0.10, 0, 4.51, 0, 71.1 },
@@ -110,17 +83,18 @@ TEST(ApsmOverTheAir, LibraryDefaultsReproduceThePublishedErrorRates)
     // within 1% of it for the rates in the tens of percent, matches. Our float training
     // differs from the library's GPU float arithmetic in summation order only; on the
     // development machine every count came out equal to the published one.
+    const std::vector<apsm_ota_file> files = apsm_ota_files(data_dir());
     for (int i = 0; i < 4; i++) {
         apsm_recording rec;
         if (!load(files[i], rec))
             GTEST_SKIP() << "recordings absent (GPUMIMO_ALLOW_MISSING_DATA=1)";
         ASSERT_EQ(rec.users(), 6);
-        const errors e = count_errors(rec, false, apsm_params::library_defaults());
+        const auto e = count_errors(rec, false, apsm_params::library_defaults());
         for (int u = 0; u < 6; u++) {
             const double published = library_apsm_ser[i][u] / 100 * rec.data_symbols;
             const double margin = std::max(2.0, 0.01 * published);
-            EXPECT_NEAR(e.library[u], published, margin)
-                << files[i].name << ", user " << u << ": " << e.library[u]
+            EXPECT_NEAR(double(e[u].libapsm_symbols), published, margin)
+                << files[i].name << ", user " << u << ": " << e[u].libapsm_symbols
                 << " symbol errors, the library's " << library_apsm_ser[i][u] << "% is "
                 << published;
         }
@@ -130,17 +104,17 @@ TEST(ApsmOverTheAir, LibraryDefaultsReproduceThePublishedErrorRates)
 TEST(ApsmOverTheAir, DefaultsAreAtLeastAsGoodAsLeastSquaresForEveryUser)
 {
     // Nearest-point symbol errors; no margin: the claim is "at least as good".
-    for (const recording_file& f : files) {
+    for (const apsm_ota_file& f : apsm_ota_files(data_dir())) {
         apsm_recording rec;
         if (!load(f, rec))
             GTEST_SKIP() << "recordings absent (GPUMIMO_ALLOW_MISSING_DATA=1)";
-        const errors ls = count_errors(rec, true, apsm_params());
-        const errors apsm = count_errors(rec, false, apsm_params());
+        const auto ls = count_errors(rec, true, apsm_params());
+        const auto apsm = count_errors(rec, false, apsm_params());
         for (int u = 0; u < rec.users(); u++) {
             std::cout << "[ apsm     ] " << f.name << " user " << u << ": APSM "
-                      << apsm.nearest[u] << ", least squares " << ls.nearest[u]
+                      << apsm[u].symbols << ", least squares " << ls[u].symbols
                       << " symbol errors of " << rec.data_symbols << std::endl;
-            EXPECT_LE(apsm.nearest[u], ls.nearest[u]) << f.name << ", user " << u;
+            EXPECT_LE(apsm[u].symbols, ls[u].symbols) << f.name << ", user " << u;
         }
     }
 }

@@ -57,11 +57,7 @@ void compare(const std::vector<apsm_filter>& filters,
     for (int u = 0; u < K; u++) {
         apsm_detect(filters[u], rx.data(), n, want.data());
         for (std::size_t t = 0; t < n; t++) {
-            apsm_real_pair(&rx[t * M], M, x1.data(), x2.data());
-            for (int d = 0; d < 2 * M; d++) {
-                x1[d] = float(x1[d] * filters[u].input_scale);
-                x2[d] = float(x2[d] * filters[u].input_scale);
-            }
+            apsm_real_pair(&rx[t * M], M, filters[u].input_scale, x1.data(), x2.data());
             const cf g = got[u * n + t];
             ASSERT_TRUE(std::isfinite(g.real()) && std::isfinite(g.imag()))
                 << what << ": user " << u << " vector " << t << " not written";
@@ -149,12 +145,12 @@ TEST_F(GpuApsm, FiltersFromDifferentTrainingSetsAreRefused)
 TEST_F(GpuApsm, OverTheAirRecordingGivesTheReferenceDecisions)
 {
     const char* dir = std::getenv("GPUMIMO_APSM_OTA_DIR");
-    const std::string base = dir ? dir : "";
-    const std::string rx = base + "/rx/time/rxData_QAM16_alltx_converted.bin",
-                      tx = base + "/tx/NOMA_signals_qam16_complex.bin";
-    if (!dir || !std::ifstream(rx))
-        GTEST_SKIP() << "GPUMIMO_APSM_OTA_DIR not set or without the recordings";
-    const apsm_recording rec = load_apsm_recording(rx, tx);
+    if (!dir)
+        GTEST_SKIP() << "GPUMIMO_APSM_OTA_DIR not set";
+    const apsm_ota_file f = apsm_ota_files(dir).back(); // QAM16 time
+    if (!std::ifstream(f.rx_path))
+        GTEST_SKIP() << "no recordings under " << dir;
+    const apsm_recording rec = load_apsm_recording(f.rx_path, f.tx_path);
     for (const apsm_params& p : { apsm_params::library_defaults(), apsm_params() }) {
         std::vector<apsm_filter> filters;
         for (int u = 0; u < rec.users(); u++)

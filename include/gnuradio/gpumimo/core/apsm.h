@@ -97,11 +97,17 @@ struct apsm_filter {
     std::size_t entries() const { return gauss.size(); }
     /*! f at one real vector x of dimension 2M, already multiplied by input_scale. */
     double eval(const float* x) const;
+    /*! The Gaussian part's sum, sum_i gauss[i] kG(dict[i], x), without wG. */
+    double gaussian_sum(const float* x) const;
 };
 
-/*! The real vector pair of a received complex vector: r1 = [Re r; Im r] into x1,
- *  r2 = [Im r; -Re r] into x2 (2M floats each). */
-void apsm_real_pair(const std::complex<float>* r, int antennas, float* x1, float* x2);
+/*! The real vector pair of a received complex vector, times scale (rounded to float):
+ *  r1 = [Re r; Im r] into x1, r2 = [Im r; -Re r] into x2 (2M floats each). */
+void apsm_real_pair(const std::complex<float>* r,
+                    int antennas,
+                    double scale,
+                    float* x1,
+                    float* x2);
 
 /*!
  * \brief Trains one user's filter, the plain reference of equations (8) and (9).

@@ -59,6 +59,25 @@ struct apsm_recording {
  */
 apsm_recording load_apsm_recording(const std::string& rx_path, const std::string& tx_path);
 
+/*! One recording pair of ../shared/data/apsm-ota (its README). */
+struct apsm_ota_file {
+    std::string name; //!< "QPSK ofdm", "QAM16 ofdm", "QPSK time", "QAM16 time"
+    std::string rx_path, tx_path;
+};
+/*! The four recordings under dir (the apsm-ota folder), in the order above. */
+std::vector<apsm_ota_file> apsm_ota_files(const std::string& dir);
+
+/*! Errors of n soft symbols against the sent ones: nearest-point symbol and bit errors
+ *  (hard_symbols, the constellation's labels) and the library's symbol error count
+ *  (libapsm_counts_symbol_error). */
+struct symbol_errors {
+    std::size_t symbols = 0, bits = 0, libapsm_symbols = 0;
+};
+symbol_errors count_symbol_errors(const constellation& c,
+                                  const std::complex<float>* soft,
+                                  const std::complex<float>* sent,
+                                  std::size_t n);
+
 /*!
  * The public library's symbol error test (its cli printSymbolErrors), kept only to
  * compare with its published figures: a component is wrong when it is more than half a

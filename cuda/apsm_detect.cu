@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace gpumimo {
@@ -117,9 +118,9 @@ int interleaved(int d, int antennas) { return d < antennas ? 2 * d : 2 * (d - an
 
 struct gpu_apsm_detector::impl {
     int device;
-    int antennas, users, entries = 0, slices = 1;
-    std::size_t max_symbols;
-    float scale, wl, wg, neg_half_inv_var;
+    int antennas, max_user_count, users = 0, entries = 0, slices = 1;
+    std::size_t max_entries, max_symbols;
+    float scale = 1, wl = 0, wg = 0, neg_half_inv_var = 0;
     cuda::device_buffer<float> dict, coef, lin;
     cuda::device_buffer<float2> rx;
     cuda::device_buffer<float> soft;
@@ -127,16 +128,31 @@ struct gpu_apsm_detector::impl {
     cuda::event start{ true }, stop{ true };
     float kernel_ms = 0;
 
-    impl(const std::vector<apsm_filter>& f, std::size_t max_symbols_, int device_)
+    impl(int antennas_, int users_, std::size_t max_entries_, std::size_t max_symbols_, int device_)
         : device(device_),
-          antennas(f.empty() ? 0 : f[0].antennas),
-          users(int(f.size())),
+          antennas(antennas_),
+          max_user_count(users_),
+          max_entries(max_entries_),
           max_symbols(max_symbols_)
     {
-        if (f.empty() || f.size() > std::size_t(max_users))
+        if (users_ < 1 || users_ > max_users)
             throw std::invalid_argument("gpu_apsm_detector: 1 to 8 users");
         if (antennas < 1 || 2 * antennas > max_dim)
             throw std::invalid_argument("gpu_apsm_detector: 1 to 16 antennas");
+        cuda::device_guard guard;
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+        dict = cuda::device_buffer<float>(std::max<std::size_t>(1, max_entries * max_dim));
+        coef = cuda::device_buffer<float>(std::max<std::size_t>(1, max_entries * max_users));
+        lin = cuda::device_buffer<float>(max_users * max_dim);
+        rx = cuda::device_buffer<float2>(std::max<std::size_t>(1, max_symbols * antennas));
+        soft = cuda::device_buffer<float>(std::max<std::size_t>(1, 2 * max_symbols * max_users));
+    }
+
+    void set_filters(const std::vector<apsm_filter>& f)
+    {
+        if (f.empty() || f.size() > std::size_t(max_user_count))
+            throw std::invalid_argument("gpu_apsm_detector: 1 to " +
+                                        std::to_string(max_user_count) + " users");
         for (const apsm_filter& u : f)
             if (u.antennas != antennas || u.input_scale != f[0].input_scale ||
                 u.variance != f[0].variance || u.linear_weight != f[0].linear_weight ||
@@ -145,14 +161,14 @@ struct gpu_apsm_detector::impl {
                 throw std::invalid_argument(
                     "gpu_apsm_detector: the users' filters must come from one training set "
                     "with the same parameters (same antennas, scale, kernel, dictionary)");
-        scale = float(f[0].input_scale);
-        wl = float(f[0].linear_weight);
-        wg = float(f[0].gaussian_weight);
-        neg_half_inv_var = float(-0.5 / f[0].variance);
+        if (f[0].gauss.size() > max_entries)
+            throw std::invalid_argument("gpu_apsm_detector: more dictionary entries than "
+                                        "max_entries");
 
         // Entries no user weights add nothing: leave them out.
         const int dim = 2 * antennas;
         std::vector<float> h_dict, h_coef;
+        int count = 0;
         for (std::size_t e = 0; e < f[0].gauss.size(); e++) {
             bool used = false;
             for (const apsm_filter& u : f)
@@ -162,26 +178,19 @@ struct gpu_apsm_detector::impl {
             std::vector<float> entry(max_dim, 0.0f), c(max_users, 0.0f);
             for (int d = 0; d < dim; d++)
                 entry[interleaved(d, antennas)] = f[0].dict[e * dim + d];
-            for (int u = 0; u < users; u++)
+            for (std::size_t u = 0; u < f.size(); u++)
                 c[u] = float(f[u].gauss[e]);
             h_dict.insert(h_dict.end(), entry.begin(), entry.end());
             h_coef.insert(h_coef.end(), c.begin(), c.end());
-            entries++;
+            count++;
         }
         std::vector<float> h_lin(max_users * max_dim, 0.0f);
-        for (int u = 0; u < users; u++)
+        for (std::size_t u = 0; u < f.size(); u++)
             for (int d = 0; d < dim; d++)
                 h_lin[u * max_dim + interleaved(d, antennas)] = float(f[u].lin[d]);
-        slices = std::max(1, std::min(16, (entries + entries_per_slice_target - 1) /
-                                              entries_per_slice_target));
 
         cuda::device_guard guard;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
-        dict = cuda::device_buffer<float>(std::max<std::size_t>(1, h_dict.size()));
-        coef = cuda::device_buffer<float>(std::max<std::size_t>(1, h_coef.size()));
-        lin = cuda::device_buffer<float>(h_lin.size());
-        rx = cuda::device_buffer<float2>(std::max<std::size_t>(1, max_symbols * antennas));
-        soft = cuda::device_buffer<float>(std::max<std::size_t>(1, 2 * max_symbols * users));
         if (!h_dict.empty()) {
             GPUMIMO_CUDA_CHECK(cudaMemcpy(dict.get(), h_dict.data(), h_dict.size() * 4,
                                           cudaMemcpyHostToDevice));
@@ -190,6 +199,14 @@ struct gpu_apsm_detector::impl {
         }
         GPUMIMO_CUDA_CHECK(cudaMemcpy(lin.get(), h_lin.data(), h_lin.size() * 4,
                                       cudaMemcpyHostToDevice));
+        users = int(f.size());
+        entries = count;
+        slices = std::max(1, std::min(16, (entries + entries_per_slice_target - 1) /
+                                              entries_per_slice_target));
+        scale = float(f[0].input_scale);
+        wl = float(f[0].linear_weight);
+        wg = float(f[0].gaussian_weight);
+        neg_half_inv_var = float(-0.5 / f[0].variance);
     }
 };
 
@@ -197,13 +214,30 @@ gpu_apsm_detector::gpu_apsm_detector(const std::vector<apsm_filter>& users,
                                      std::size_t max_symbols,
                                      int device)
 {
+    if (users.empty())
+        throw std::invalid_argument("gpu_apsm_detector: 1 to 8 users");
     // The stream and events belong to the device current at their creation.
     cuda::device_guard guard;
     GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
-    d_impl = std::make_unique<impl>(users, max_symbols, device);
+    d_impl = std::make_unique<impl>(
+        users[0].antennas, int(users.size()), users[0].gauss.size(), max_symbols, device);
+    d_impl->set_filters(users);
+}
+
+gpu_apsm_detector::gpu_apsm_detector(
+    int antennas, int users, std::size_t max_entries, std::size_t max_symbols, int device)
+{
+    cuda::device_guard guard;
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+    d_impl = std::make_unique<impl>(antennas, users, max_entries, max_symbols, device);
 }
 
 gpu_apsm_detector::~gpu_apsm_detector() = default;
+
+void gpu_apsm_detector::set_filters(const std::vector<apsm_filter>& users)
+{
+    d_impl->set_filters(users);
+}
 
 int gpu_apsm_detector::users() const { return d_impl->users; }
 
@@ -216,6 +250,8 @@ void gpu_apsm_detector::detect(const std::complex<float>* rx,
     impl& d = *d_impl;
     if (n > d.max_symbols)
         throw std::invalid_argument("gpu_apsm_detector::detect: more symbols than max_symbols");
+    if (d.users == 0)
+        throw std::logic_error("gpu_apsm_detector::detect: no filters (set_filters)");
     if (n == 0)
         return;
     cuda::device_guard guard;

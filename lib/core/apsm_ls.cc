@@ -19,27 +19,33 @@ namespace gr {
 namespace gpumimo {
 namespace core {
 
-apsm_filter ls_train(const std::complex<float>* rx,
-                     std::size_t n,
-                     int antennas,
-                     const std::complex<float>* sent)
+std::vector<std::vector<double>> ls_weights(const std::complex<float>* rx,
+                                            std::size_t n,
+                                            int antennas,
+                                            const std::vector<const std::complex<float>*>& sent)
 {
     if (antennas < 1 || n == 0)
         throw std::invalid_argument("least squares: no antennas or no training symbols");
     const int dim = 2 * antennas;
+    const std::size_t users = sent.size();
     // Normal equations over the real samples (r1, Re b) and (r2, Im b): the real
     // least-squares filter w of dimension 2M is the complex filter conj(w_re - j w_im).
-    std::vector<double> gram(dim * dim, 0.0), rhs(dim, 0.0);
+    // The normal matrix is the same for every user; only the right-hand sides differ.
+    std::vector<double> gram(dim * dim, 0.0), rhs(users * dim, 0.0);
     std::vector<float> x1(dim), x2(dim);
     for (std::size_t t = 0; t < n; t++) {
         apsm_real_pair(rx + t * antennas, antennas, 1.0, x1.data(), x2.data());
-        for (const auto& [x, b] : { std::pair<const float*, double>(x1.data(), sent[t].real()),
-                                    std::pair<const float*, double>(x2.data(), sent[t].imag()) })
-            for (int i = 0; i < dim; i++) {
-                rhs[i] += double(x[i]) * b;
+        for (int half = 0; half < 2; half++) {
+            const float* x = half == 0 ? x1.data() : x2.data();
+            for (std::size_t u = 0; u < users; u++) {
+                const double b = half == 0 ? sent[u][t].real() : sent[u][t].imag();
+                for (int i = 0; i < dim; i++)
+                    rhs[u * dim + i] += double(x[i]) * b;
+            }
+            for (int i = 0; i < dim; i++)
                 for (int j = 0; j <= i; j++)
                     gram[i * dim + j] += double(x[i]) * x[j];
-            }
+        }
     }
     // Cholesky, lower triangle in place.
     for (int j = 0; j < dim; j++) {
@@ -58,24 +64,35 @@ apsm_filter ls_train(const std::complex<float>* rx,
             gram[i * dim + j] = v / gram[j * dim + j];
         }
     }
-    std::vector<double> w(rhs);
-    for (int i = 0; i < dim; i++) { // L y = rhs
-        for (int k = 0; k < i; k++)
-            w[i] -= gram[i * dim + k] * w[k];
-        w[i] /= gram[i * dim + i];
+    std::vector<std::vector<double>> weights(users);
+    for (std::size_t u = 0; u < users; u++) {
+        std::vector<double> w(rhs.begin() + u * dim, rhs.begin() + (u + 1) * dim);
+        for (int i = 0; i < dim; i++) { // L y = rhs
+            for (int k = 0; k < i; k++)
+                w[i] -= gram[i * dim + k] * w[k];
+            w[i] /= gram[i * dim + i];
+        }
+        for (int i = dim - 1; i >= 0; i--) { // L^T w = y
+            for (int k = i + 1; k < dim; k++)
+                w[i] -= gram[k * dim + i] * w[k];
+            w[i] /= gram[i * dim + i];
+        }
+        weights[u] = std::move(w);
     }
-    for (int i = dim - 1; i >= 0; i--) { // L^T w = y
-        for (int k = i + 1; k < dim; k++)
-            w[i] -= gram[k * dim + i] * w[k];
-        w[i] /= gram[i * dim + i];
-    }
+    return weights;
+}
 
+apsm_filter ls_train(const std::complex<float>* rx,
+                     std::size_t n,
+                     int antennas,
+                     const std::complex<float>* sent)
+{
     apsm_filter f;
     f.antennas = antennas;
     f.linear_weight = 1;
     f.gaussian_weight = 0;
     f.variance = 1;
-    f.lin = w;
+    f.lin = ls_weights(rx, n, antennas, { sent })[0];
     f.noise_variance = training_residual(f, rx, n, sent);
     return f;
 }

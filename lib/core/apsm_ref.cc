@@ -126,6 +126,45 @@ double training_residual(const apsm_filter& f,
     return std::max(sum / double(n), 1e-6);
 }
 
+void check_training_input(const std::complex<float>* rx,
+                          std::size_t n,
+                          int antennas,
+                          const std::complex<float>* sent)
+{
+    if (antennas < 1)
+        throw std::invalid_argument("APSM: antennas must be >= 1");
+    if (n == 0 || !rx || !sent)
+        throw std::invalid_argument("APSM: no training symbols");
+    for (std::size_t i = 0; i < n * std::size_t(antennas); i++)
+        if (!std::isfinite(rx[i].real()) || !std::isfinite(rx[i].imag()))
+            throw std::invalid_argument("APSM: non-finite received training sample at "
+                                        "symbol " +
+                                        std::to_string(i / antennas) + ", antenna " +
+                                        std::to_string(i % antennas));
+    check_training_symbols(sent, n);
+}
+
+void check_training_symbols(const std::complex<float>* sent, std::size_t n)
+{
+    if (n == 0 || !sent)
+        throw std::invalid_argument("APSM: no training symbols");
+    for (std::size_t t = 0; t < n; t++)
+        if (!std::isfinite(sent[t].real()) || !std::isfinite(sent[t].imag()))
+            throw std::invalid_argument("APSM: non-finite training symbol " +
+                                        std::to_string(t));
+}
+
+double training_input_scale(const std::complex<float>* rx, std::size_t n, int antennas)
+{
+    double power = 0;
+    for (std::size_t i = 0; i < n * std::size_t(antennas); i++)
+        power += double(rx[i].real()) * rx[i].real() + double(rx[i].imag()) * rx[i].imag();
+    power /= double(n);
+    if (!(power > 0))
+        throw std::invalid_argument("APSM: the training vectors are all zero");
+    return 1 / std::sqrt(power);
+}
+
 namespace {
 
 // The training set as real samples: x[2t] = r1(t) with target Re b_t, x[2t+1] = r2(t)
@@ -153,27 +192,6 @@ struct real_samples {
     const float* at(std::size_t i) const { return &x[i * dim]; }
 };
 
-void check_training_input(const std::complex<float>* rx,
-                          std::size_t n,
-                          int antennas,
-                          const std::complex<float>* sent)
-{
-    if (antennas < 1)
-        throw std::invalid_argument("APSM: antennas must be >= 1");
-    if (n == 0 || !rx || !sent)
-        throw std::invalid_argument("APSM: no training symbols");
-    for (std::size_t i = 0; i < n * std::size_t(antennas); i++)
-        if (!std::isfinite(rx[i].real()) || !std::isfinite(rx[i].imag()))
-            throw std::invalid_argument("APSM: non-finite received training sample at "
-                                        "symbol " +
-                                        std::to_string(i / antennas) + ", antenna " +
-                                        std::to_string(i % antennas));
-    for (std::size_t t = 0; t < n; t++)
-        if (!std::isfinite(sent[t].real()) || !std::isfinite(sent[t].imag()))
-            throw std::invalid_argument("APSM: non-finite training symbol " +
-                                        std::to_string(t));
-}
-
 // The hyperslab step of equation (9) before the kernel norm: how far f(x) = value is
 // outside [target - epsilon, target + epsilon], signed towards it.
 double hyperslab_excess(double target, double value, double epsilon)
@@ -196,16 +214,7 @@ apsm_filter apsm_train(const apsm_params& p,
 {
     validate(p);
     check_training_input(rx, n, antennas, sent);
-    double input_scale = 1;
-    if (p.normalize_input) {
-        double power = 0;
-        for (std::size_t i = 0; i < n * std::size_t(antennas); i++)
-            power += std::norm(std::complex<double>(rx[i]));
-        power /= double(n);
-        if (!(power > 0))
-            throw std::invalid_argument("APSM: the training vectors are all zero");
-        input_scale = 1 / std::sqrt(power);
-    }
+    const double input_scale = p.normalize_input ? training_input_scale(rx, n, antennas) : 1.0;
     const real_samples s(rx, n, antennas, sent, input_scale);
     const std::size_t total = s.size();
     const std::size_t capacity = std::min<std::size_t>(2 * std::size_t(p.dictionary_size), total);
@@ -222,9 +231,9 @@ apsm_filter apsm_train(const apsm_params& p,
     f.variance = p.kernel_variance(antennas);
     f.lin.assign(dim, 0.0);
     if (p.ls_init) {
-        const apsm_filter ls = ls_train(rx, n, antennas, sent);
+        const std::vector<double> ls = ls_weights(rx, n, antennas, { sent })[0];
         for (int d = 0; d < dim; d++) // wL * lin = the LS filter, on the scaled input
-            f.lin[d] = ls.lin[d] / (p.linear_weight * input_scale);
+            f.lin[d] = ls[d] / (p.linear_weight * input_scale);
     }
 
     // The filter's dictionary holds every training sample and f.gauss their

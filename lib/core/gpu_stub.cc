@@ -92,6 +92,29 @@ void gpu_apsm_detector::detect(const std::complex<float>*, std::size_t, std::com
     throw std::runtime_error(not_built);
 }
 float gpu_apsm_detector::last_kernel_ms() const { return 0; }
+gpu_apsm_detector::gpu_apsm_detector(int, int, std::size_t, std::size_t, int)
+{
+    throw std::runtime_error(not_built);
+}
+void gpu_apsm_detector::set_filters(const std::vector<apsm_filter>&)
+{
+    throw std::runtime_error(not_built);
+}
+
+struct gpu_apsm_trainer::impl {
+};
+gpu_apsm_trainer::gpu_apsm_trainer(const apsm_params&, int, int, std::size_t, int)
+{
+    throw std::runtime_error(not_built);
+}
+gpu_apsm_trainer::~gpu_apsm_trainer() = default;
+std::vector<apsm_filter>
+gpu_apsm_trainer::train(const std::complex<float>*, std::size_t, const std::complex<float>*)
+{
+    throw std::runtime_error(not_built);
+}
+float gpu_apsm_trainer::last_kernel_ms() const { return 0; }
+gpu_apsm_trainer::stage_ms gpu_apsm_trainer::last_stage_ms() const { return {}; }
 
 } // namespace core
 } // namespace gpumimo

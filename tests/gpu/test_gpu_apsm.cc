@@ -159,3 +159,230 @@ TEST_F(GpuApsm, OverTheAirRecordingGivesTheReferenceDecisions)
         compare(filters, rec.rx_data, rec.data_symbols, "16-QAM time recording");
     }
 }
+
+// ---- Training on the GPU (gpu_apsm_trainer) against apsm_train ----
+
+namespace {
+
+// Received vectors of K users' random symbols through a random M x K channel, plus
+// noise: a problem the filters can learn (pure noise would make every step a full
+// projection). sent: K x n, user-major.
+void random_mixture(std::mt19937_64& rng,
+                    const constellation& c,
+                    int M,
+                    int K,
+                    std::size_t n,
+                    float noise,
+                    std::vector<cf>& rx,
+                    std::vector<cf>& sent)
+{
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    std::uniform_int_distribution<int> pick(0, c.size() - 1);
+    std::vector<cf> h(M * K);
+    for (auto& v : h)
+        v = { g(rng), g(rng) };
+    sent.resize(K * n);
+    for (auto& s : sent)
+        s = cf(c.point(pick(rng)));
+    rx.assign(n * M, cf(0, 0));
+    for (std::size_t t = 0; t < n; t++)
+        for (int m = 0; m < M; m++) {
+            cf acc(noise * g(rng), noise * g(rng));
+            for (int u = 0; u < K; u++)
+                acc += h[m * K + u] * sent[u * n + t];
+            rx[t * M + m] = acc;
+        }
+}
+
+// How far a GPU-trained filter's values may be from the reference-trained one's, at a
+// vector whose filter terms add up to `terms` in absolute value. Training repeats ~n
+// steps of float sums of up to 2n terms where the reference uses double; each step is a
+// (relaxed) projection onto convex sets, which does not enlarge a difference between
+// two filters, so the rounding errors of the steps add up rather than multiply: about
+// sqrt(steps x terms) x 6e-8 relative: 1.2e-4 for 1,370 steps of 2,740 terms (685
+// training symbols), the float Gram matrix's exp included (relative error ~1e-7 each).
+double trained_value_bound(double terms) { return 1e-6 + 1.2e-4 * terms; }
+
+double terms_at(const apsm_filter& f, const float* x)
+{
+    double s = 0;
+    for (int d = 0; d < 2 * f.antennas; d++)
+        s += std::abs(f.linear_weight * f.lin[d] * x[d]);
+    return s + std::abs(f.gaussian_weight) * std::abs(f.gaussian_sum(x));
+}
+
+// The filters trained on the GPU against apsm_train's, by their values at every vector
+// of rx (both evaluated by the CPU reference, so only training differs).
+void compare_training(const std::vector<apsm_filter>& got,
+                      const std::vector<apsm_filter>& want,
+                      const std::vector<cf>& rx,
+                      std::size_t n,
+                      const std::string& what)
+{
+    ASSERT_EQ(got.size(), want.size()) << what;
+    double worst = 0;
+    for (std::size_t u = 0; u < got.size(); u++) {
+        const apsm_filter &a = got[u], &b = want[u];
+        ASSERT_EQ(a.gauss.size(), b.gauss.size()) << what << ", user " << u;
+        ASSERT_EQ(a.dict, b.dict) << what << ", user " << u;
+        ASSERT_DOUBLE_EQ(a.input_scale, b.input_scale) << what;
+        for (double v : a.gauss)
+            ASSERT_TRUE(std::isfinite(v)) << what << ", user " << u << ": coefficient not written";
+        EXPECT_NEAR(a.noise_variance, b.noise_variance, 1e-3 * b.noise_variance + 1e-6)
+            << what << ", user " << u;
+        const int M = a.antennas;
+        std::vector<cf> sa(n), sb(n);
+        apsm_detect(a, rx.data(), n, sa.data());
+        apsm_detect(b, rx.data(), n, sb.data());
+        std::vector<float> x1(2 * M), x2(2 * M);
+        for (std::size_t t = 0; t < n; t++) {
+            apsm_real_pair(&rx[t * M], M, b.input_scale, x1.data(), x2.data());
+            const double b1 = trained_value_bound(terms_at(b, x1.data()));
+            const double b2 = trained_value_bound(terms_at(b, x2.data()));
+            const double e1 = std::abs(sa[t].real() - sb[t].real());
+            const double e2 = std::abs(sa[t].imag() - sb[t].imag());
+            worst = std::max({ worst, e1 / b1, e2 / b2 });
+            ASSERT_LE(e1, b1) << what << ", user " << u << ", vector " << t << " (real)";
+            ASSERT_LE(e2, b2) << what << ", user " << u << ", vector " << t << " (imag)";
+        }
+    }
+    std::cout << "[ info     ] " << what << ": largest error " << worst << " of its bound"
+              << std::endl;
+}
+
+struct training_case {
+    const char* name;
+    int antennas, users;
+    std::size_t n;
+    apsm_params params;
+};
+
+std::vector<training_case> training_cases()
+{
+    std::vector<training_case> cases;
+    cases.push_back({ "16x6, 211 symbols, defaults", 16, 6, 211, apsm_params() });
+    cases.push_back(
+        { "16x6, 211 symbols, library defaults", 16, 6, 211, apsm_params::library_defaults() });
+    apsm_params p;
+    p.sample_step = 1;
+    p.window = 5;
+    cases.push_back({ "4x2, step 1, window 5", 4, 2, 57, p });
+    p = apsm_params();
+    p.dictionary_size = 40; // entries leave the dictionary
+    p.sample_step = 3;      // 2n is not a multiple of the step
+    cases.push_back({ "7x3, dictionary 40, step 3", 7, 3, 120, p });
+    p = apsm_params::library_defaults();
+    p.passes = 3;
+    p.window = 7;
+    cases.push_back({ "8x4, 3 passes, window 7", 8, 4, 90, p });
+    p = apsm_params();
+    p.gaussian_weight = 0; // linear only: no Gram matrix
+    p.ls_init = false;
+    cases.push_back({ "5x2, linear only", 5, 2, 70, p });
+    cases.push_back({ "1x1, 30 symbols", 1, 1, 30, apsm_params() });
+    return cases;
+}
+
+} // namespace
+
+TEST_F(GpuApsm, TrainingEqualsTheReferenceOnRandomMixtures)
+{
+    auto rng = make_rng(804);
+    const constellation c(modulation::qam16);
+    for (const training_case& tc : training_cases()) {
+        gpu_apsm_trainer trainer(tc.params, tc.antennas, tc.users, tc.n + 13);
+        // Twice, on different data: the second result must not keep anything of the
+        // first (every output written again).
+        for (int round = 0; round < 2; round++) {
+            std::vector<cf> rx, sent;
+            random_mixture(rng, c, tc.antennas, tc.users, tc.n + 300, 0.3f, rx, sent);
+            std::vector<cf> train_sent(tc.users * tc.n);
+            for (int u = 0; u < tc.users; u++)
+                std::copy(&sent[u * (tc.n + 300)], &sent[u * (tc.n + 300)] + tc.n,
+                          &train_sent[u * tc.n]);
+            const std::vector<apsm_filter> got = trainer.train(rx.data(), tc.n, train_sent.data());
+            std::vector<apsm_filter> want;
+            for (int u = 0; u < tc.users; u++)
+                want.push_back(apsm_train(tc.params, rx.data(), tc.n, tc.antennas,
+                                          &train_sent[u * tc.n]));
+            compare_training(got, want, rx, tc.n + 300,
+                             std::string(tc.name) + ", round " + std::to_string(round));
+            EXPECT_GT(trainer.last_kernel_ms(), 0.0f);
+        }
+    }
+}
+
+TEST_F(GpuApsm, TrainingRefusesWhatTheReferenceRefuses)
+{
+    auto rng = make_rng(805);
+    const constellation c(modulation::qpsk);
+    const int M = 4, K = 2;
+    const std::size_t n = 50;
+    std::vector<cf> rx, sent;
+    random_mixture(rng, c, M, K, n, 0.1f, rx, sent);
+    apsm_params bounded;
+    bounded.norm_bound = 1.0f;
+    EXPECT_THROW(gpu_apsm_trainer(bounded, M, K, n), std::invalid_argument);
+    EXPECT_THROW(gpu_apsm_trainer(apsm_params(), 17, K, n), std::invalid_argument);
+    EXPECT_THROW(gpu_apsm_trainer(apsm_params(), M, K, 5000), std::invalid_argument);
+    apsm_params bad;
+    bad.window = 0;
+    EXPECT_THROW(gpu_apsm_trainer(bad, M, K, n), std::invalid_argument);
+
+    gpu_apsm_trainer trainer(apsm_params(), M, K, n);
+    EXPECT_THROW(trainer.train(rx.data(), n + 1, sent.data()), std::invalid_argument);
+    std::vector<cf> nan_rx = rx;
+    nan_rx[7] = cf(std::numeric_limits<float>::quiet_NaN(), 0);
+    EXPECT_THROW(trainer.train(nan_rx.data(), n, sent.data()), std::invalid_argument);
+    std::vector<cf> dead = rx; // one antenna silent: least squares is singular
+    for (std::size_t t = 0; t < n; t++)
+        dead[t * M + 2] = 0;
+    EXPECT_THROW(trainer.train(dead.data(), n, sent.data()), std::invalid_argument);
+    // Still usable after a refusal.
+    EXPECT_EQ(trainer.train(rx.data(), n, sent.data()).size(), std::size_t(K));
+}
+
+TEST_F(GpuApsm, TrainingOnTheRecordingsGivesTheReferenceErrorCounts)
+{
+    const char* dir = std::getenv("GPUMIMO_APSM_OTA_DIR");
+    if (!dir)
+        GTEST_SKIP() << "GPUMIMO_APSM_OTA_DIR not set";
+    for (const apsm_ota_file& f : apsm_ota_files(dir)) {
+        if (f.name.find("QAM16") == std::string::npos)
+            continue; // the 16-QAM files have the most errors to agree on
+        if (!std::ifstream(f.rx_path))
+            GTEST_SKIP() << "no recordings under " << dir;
+        const apsm_recording rec = load_apsm_recording(f.rx_path, f.tx_path);
+        const constellation c(rec.mod);
+        std::vector<cf> sent(rec.users() * rec.training_symbols);
+        for (int u = 0; u < rec.users(); u++)
+            std::copy(rec.sent_training[u].begin(), rec.sent_training[u].end(),
+                      &sent[u * rec.training_symbols]);
+        for (const apsm_params& p : { apsm_params(), apsm_params::library_defaults() }) {
+            gpu_apsm_trainer trainer(p, rec.antennas, rec.users(), rec.training_symbols);
+            const auto got = trainer.train(rec.rx_training.data(), rec.training_symbols,
+                                           sent.data());
+            gpu_apsm_detector detector(got, rec.data_symbols);
+            std::vector<cf> gpu_soft(rec.users() * rec.data_symbols), ref_soft(rec.data_symbols);
+            detector.detect(rec.rx_data.data(), rec.data_symbols, gpu_soft.data());
+            for (int u = 0; u < rec.users(); u++) {
+                const apsm_filter want = apsm_train(p, rec.rx_training.data(),
+                                                    rec.training_symbols, rec.antennas,
+                                                    rec.sent_training[u].data());
+                apsm_detect(want, rec.rx_data.data(), rec.data_symbols, ref_soft.data());
+                const auto e_ref = count_symbol_errors(c, ref_soft.data(),
+                                                       rec.sent_data[u].data(), rec.data_symbols);
+                const auto e_gpu = count_symbol_errors(
+                    c, &gpu_soft[u * rec.data_symbols], rec.sent_data[u].data(), rec.data_symbols);
+                std::cout << "[ info     ] " << f.name << (p.ls_init ? ", defaults" : ", library")
+                          << ", user " << u << ": symbol errors " << e_gpu.symbols
+                          << " (GPU training and detection), " << e_ref.symbols
+                          << " (reference)" << std::endl;
+                // Float training moves soft symbols by ~1e-4 (bound above): only symbols
+                // that close to a decision boundary can flip; 2 of 3,840 allows for them.
+                EXPECT_LE(std::abs(double(e_gpu.symbols) - double(e_ref.symbols)), 2.0)
+                    << f.name << ", user " << u;
+            }
+        }
+    }
+}

@@ -17,6 +17,8 @@ import sys
 import numpy as np
 import pytest
 
+from gnuradio import gpumimo
+
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
 
 
@@ -26,7 +28,8 @@ def compile_example(name, out_dir):
     env = dict(os.environ, GRC_BLOCKS_PATH=str(SOURCE / "grc"))
     result = subprocess.run([grcc, "-o", str(out_dir),
                              str(SOURCE / "examples" / f"{name}.grc")],
-                            env=env, capture_output=True, text=True, timeout=300)
+                            env=env, capture_output=True, text=True, timeout=300,
+                            cwd=SOURCE)  # where examples' relative paths start
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Error" not in result.stdout + result.stderr, result.stdout + result.stderr
     spec = importlib.util.spec_from_file_location(name, out_dir / f"{name}.py")
@@ -37,7 +40,8 @@ def compile_example(name, out_dir):
 
 def test_every_example_has_a_test():
     examples = sorted(p.stem for p in (SOURCE / "examples").glob("*.grc"))
-    assert examples == ["ofdm_fft_loopback"], "add a test for each new example"
+    assert examples == ["apsm_ota_replay", "ofdm_fft_loopback"], \
+        "add a test for each new example"
 
 
 def test_ofdm_fft_loopback(tmp_path):
@@ -51,6 +55,48 @@ def test_ofdm_fft_loopback(tmp_path):
         got = np.array(sink.data())
         assert got.size == want.size == 100 * ncar
         np.testing.assert_allclose(got, want, atol=1e-4)
+
+
+def apsm_ota_dir():
+    env = os.environ.get("GPUMIMO_APSM_OTA_DIR")
+    return pathlib.Path(env) if env else SOURCE.parent / "shared" / "data" / "apsm-ota"
+
+
+def test_apsm_ota_replay(tmp_path):
+    """The recording through the example's detector decides the data symbols as the
+    core reference does (the same error count per user; the GPU's float training may
+    move a symbol at a decision boundary: 2 of 3,840)."""
+    d = apsm_ota_dir()
+    if not (d / "rx").is_dir():
+        if os.environ.get("GPUMIMO_ALLOW_MISSING_DATA") == "1":
+            pytest.skip(f"no recordings at {d}")
+        pytest.fail(f"the recordings are missing at {d} (GPUMIMO_APSM_OTA_DIR)")
+    module = compile_example("apsm_ota_replay", tmp_path)
+    tb = module.apsm_ota_replay(data_dir=str(d))
+    tb.start()
+    tb.wait()
+    rec = tb.recording
+    n_train, n_data = rec["rx_training"].shape[0], rec["rx_data"].shape[0]
+    users = rec["sent_training"].shape[0]
+    soft = np.array(tb.soft_sink.data()).reshape(-1, users).T
+    assert soft.shape == (users, n_train + n_data)
+    assert tb.detector.trainings() == 1 and tb.detector.untrained() == n_train
+    want, _, _ = gpumimo.apsm_reference(rec["rx_training"], rec["sent_training"],
+                                        rec["rx_data"], rec["modulation"])
+    constellation = gpumimo.constellation(rec["modulation"])
+    points = np.asarray(constellation.points)
+
+    def decide(x):
+        return np.argmin(np.abs(x[..., None] - points), axis=-1)
+
+    sent = decide(rec["sent_data"])
+    errors = (decide(soft[:, n_train:]) != sent).sum(axis=1)
+    want_errors = (decide(want) != sent).sum(axis=1)
+    print("symbol errors per user:", errors.tolist(), "reference:", want_errors.tolist())
+    if tb.detector.backend() == "cpu":
+        assert np.array_equal(errors, want_errors)
+    else:
+        assert np.all(np.abs(errors - want_errors) <= 2)
 
 
 if __name__ == "__main__":

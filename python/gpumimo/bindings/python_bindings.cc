@@ -15,6 +15,7 @@ namespace py = pybind11;
 void bind_core(py::module& m);
 void bind_batch_detector(py::module& m);
 void bind_ofdm_fft(py::module& m);
+void bind_apsm_detector(py::module& m);
 
 // import_array() returns NULL on newer Pythons, hence the wrapper.
 void* init_numpy()
@@ -33,4 +34,5 @@ PYBIND11_MODULE(gpumimo_python, m)
     bind_core(m);
     bind_batch_detector(m);
     bind_ofdm_fft(m);
+    bind_apsm_detector(m);
 }

@@ -1,0 +1,99 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUMIMO_APSM_DETECTOR_H
+#define INCLUDED_GPUMIMO_APSM_DETECTOR_H
+
+#include <gnuradio/gpumimo/api.h>
+#include <gnuradio/sync_block.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+
+/*!
+ * \brief APSM partially linear multiuser detector (docs/apsm.md): trained on known
+ * pilot symbols, then soft symbols and LLRs for every user, on a GPU or the CPU.
+ * \ingroup gpumimo
+ * \details
+ * Inputs: `antennas` streams of received symbols (gr_complex, after OFDM demodulation,
+ * one item per resource element, all streams aligned). Outputs: `users` streams of soft
+ * symbol estimates (gr_complex, on the unit-energy constellation), then `users` streams
+ * of LLR vectors (float x bits per symbol, the core's convention: positive means bit 1,
+ * docs/conventions.md).
+ *
+ * Training: a stream tag with key `training_tag` on input 0 marks the first of
+ * `training_len` pilot vectors; once they have arrived the filters of all users are
+ * trained on them and detect every later vector, until the next training tag. A
+ * message on the `train` port starts a training at the next vector, the same way. The
+ * pilots are given as `pilots` (users x training_len, user-major) or as `pilot_file`
+ * (the same, raw complex64 as a GNU Radio file sink or numpy's tofile writes it).
+ * Outputs at pilot positions come from the filters of the previous training; before
+ * the first training every output is 0 (soft symbols and LLRs: erasures), counted.
+ *
+ * The APSM parameters are those of core::apsm_params (docs/apsm.md); the defaults are
+ * gr-gpumimo's, at least as good as least squares on the over-the-air recordings.
+ * backend "auto" trains and detects on the GPU when
+ * one is usable (at most 8 users, 16 antennas, 4096 pilots) and on the CPU otherwise,
+ * logging why; "cuda" requires the GPU; "cpu" is the reference. A CUDA failure while
+ * running logs an error and moves the block to the CPU; the flowgraph goes on.
+ *
+ * Bad input loses nothing and stops nothing: a training set the detector cannot use
+ * (NaN or Inf samples, antennas that see nothing) is refused with a logged error and
+ * the previous filters stay; a received vector with NaN or Inf gives 0 soft symbols and
+ * 0 LLRs (erasures), counted; no NaN goes downstream.
+ */
+class GPUMIMO_API apsm_detector : virtual public gr::sync_block
+{
+public:
+    typedef std::shared_ptr<apsm_detector> sptr;
+
+    static sptr make(int antennas,
+                     int users,
+                     const std::string& modulation,
+                     const std::vector<gr_complex>& pilots = std::vector<gr_complex>(),
+                     int training_len = 0,
+                     const std::string& pilot_file = "",
+                     const std::string& training_tag = "apsm_train",
+                     const std::string& backend = "auto",
+                     int device = 0,
+                     int window = 20,
+                     float gaussian_variance = 0.02f,
+                     float linear_weight = 0.01f,
+                     float gaussian_weight = 1.0f,
+                     float epsilon = 0.1f,
+                     int dictionary_size = 685,
+                     int sample_step = 2,
+                     int passes = 1,
+                     bool ls_init = true,
+                     bool normalize_input = true);
+
+    /*! "cuda" or "cpu": where training and detection run now. */
+    virtual std::string backend() const = 0;
+    /*! Pilot symbols per user in a training. */
+    virtual int training_len() const = 0;
+    /*! Trainings done (the filters in use come from the last one). */
+    virtual std::uint64_t trainings() const = 0;
+    /*! Trainings refused (bad training sets); the previous filters stayed. */
+    virtual std::uint64_t failed_trainings() const = 0;
+    /*! Vectors detected with trained filters. */
+    virtual std::uint64_t detected() const = 0;
+    /*! Vectors output as 0 before the first training. */
+    virtual std::uint64_t untrained() const = 0;
+    /*! Vectors with NaN or Inf samples output as 0. */
+    virtual std::uint64_t erased() const = 0;
+    /*! Each user's LLR noise variance from the last training (its residual). */
+    virtual std::vector<double> noise_variances() const = 0;
+    /*! Milliseconds the last training took (host to host). */
+    virtual double last_training_ms() const = 0;
+};
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

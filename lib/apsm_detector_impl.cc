@@ -1,0 +1,362 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The APSM detector block: pilot collection on a tag or message, training, detection
+ * in chunks, LLRs; a thin wrapper over core::apsm_train / apsm_detect and their CUDA
+ * versions.
+ */
+#include "apsm_detector_impl.h"
+
+#include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/io_signature.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+namespace gr {
+namespace gpumimo {
+
+namespace {
+
+// Vectors per detection call: the GPU detector's buffers, and the CPU's scratch.
+constexpr std::size_t chunk = 4096;
+// The CUDA paths' limits (core::gpu_apsm_detector, core::gpu_apsm_trainer).
+constexpr int gpu_max_users = 8, gpu_max_antennas = 16, gpu_max_pilots = 4096;
+
+std::vector<gr_complex> read_pilot_file(const std::string& path)
+{
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    if (!f)
+        throw std::invalid_argument("apsm_detector: cannot open pilot_file '" + path + "'");
+    const std::streamoff bytes = f.tellg();
+    if (bytes <= 0 || bytes % std::streamoff(sizeof(gr_complex)) != 0)
+        throw std::invalid_argument("apsm_detector: pilot_file '" + path + "' has " +
+                                    std::to_string(bytes) +
+                                    " bytes, not a whole number of complex64 values");
+    std::vector<gr_complex> pilots(bytes / sizeof(gr_complex));
+    f.seekg(0);
+    if (!f.read(reinterpret_cast<char*>(pilots.data()), bytes))
+        throw std::invalid_argument("apsm_detector: cannot read pilot_file '" + path + "'");
+    return pilots;
+}
+
+std::vector<int> output_sizes(int users, int bits)
+{
+    std::vector<int> sizes(users, sizeof(gr_complex));
+    sizes.insert(sizes.end(), users, int(bits * sizeof(float)));
+    return sizes;
+}
+
+} // namespace
+
+apsm_detector::sptr apsm_detector::make(int antennas,
+                                        int users,
+                                        const std::string& modulation,
+                                        const std::vector<gr_complex>& pilots,
+                                        int training_len,
+                                        const std::string& pilot_file,
+                                        const std::string& training_tag,
+                                        const std::string& backend,
+                                        int device,
+                                        int window,
+                                        float gaussian_variance,
+                                        float linear_weight,
+                                        float gaussian_weight,
+                                        float epsilon,
+                                        int dictionary_size,
+                                        int sample_step,
+                                        int passes,
+                                        bool ls_init,
+                                        bool normalize_input)
+{
+    if (antennas < 1 || users < 1)
+        throw std::invalid_argument("apsm_detector: antennas and users must be >= 1");
+    if (!pilots.empty() && !pilot_file.empty())
+        throw std::invalid_argument("apsm_detector: give pilots or pilot_file, not both");
+    std::vector<gr_complex> p = pilot_file.empty() ? pilots : read_pilot_file(pilot_file);
+    if (p.empty())
+        throw std::invalid_argument("apsm_detector: no pilots (pilots or pilot_file)");
+    if (training_len < 0)
+        throw std::invalid_argument("apsm_detector: training_len must be >= 0");
+    if (training_len == 0) {
+        if (p.size() % users != 0)
+            throw std::invalid_argument("apsm_detector: " + std::to_string(p.size()) +
+                                        " pilot symbols do not split into " +
+                                        std::to_string(users) + " users");
+        training_len = int(p.size() / users);
+    }
+    if (p.size() != std::size_t(users) * training_len)
+        throw std::invalid_argument(
+            "apsm_detector: " + std::to_string(p.size()) + " pilot symbols, expected users x "
+            "training_len = " + std::to_string(std::size_t(users) * training_len));
+    for (std::size_t i = 0; i < p.size(); i++)
+        if (!std::isfinite(p[i].real()) || !std::isfinite(p[i].imag()))
+            throw std::invalid_argument("apsm_detector: pilot " + std::to_string(i) +
+                                        " is not finite");
+    if (training_tag.empty())
+        throw std::invalid_argument("apsm_detector: training_tag must not be empty");
+
+    core::apsm_params params;
+    params.window = window;
+    params.gaussian_variance = gaussian_variance;
+    params.linear_weight = linear_weight;
+    params.gaussian_weight = gaussian_weight;
+    params.epsilon = epsilon;
+    params.dictionary_size = dictionary_size;
+    params.sample_step = sample_step;
+    params.passes = passes;
+    params.ls_init = ls_init;
+    params.normalize_input = normalize_input;
+    core::validate(params);
+    return gnuradio::make_block_sptr<apsm_detector_impl>(antennas,
+                                                         users,
+                                                         modulation,
+                                                         std::move(p),
+                                                         training_len,
+                                                         backend,
+                                                         device,
+                                                         params,
+                                                         training_tag);
+}
+
+apsm_detector_impl::apsm_detector_impl(int antennas,
+                                       int users,
+                                       const std::string& modulation,
+                                       std::vector<gr_complex> pilots,
+                                       int training_len,
+                                       const std::string& backend,
+                                       int device,
+                                       const core::apsm_params& params,
+                                       const std::string& training_tag)
+    : gr::sync_block(
+          "apsm_detector",
+          gr::io_signature::make(antennas, antennas, sizeof(gr_complex)),
+          gr::io_signature::makev(
+              2 * users,
+              2 * users,
+              output_sizes(users,
+                           core::constellation(core::parse_modulation(modulation))
+                               .bits_per_symbol()))),
+      d_antennas(antennas),
+      d_users(users),
+      d_training_len(training_len),
+      d_constellation(core::parse_modulation(modulation)),
+      d_params(params),
+      d_pilots(std::move(pilots)),
+      d_training_key(pmt::intern(training_tag)),
+      d_pilot_rx(std::size_t(training_len) * antennas),
+      d_rx(chunk * antennas),
+      d_soft(chunk * users)
+{
+    if (backend != "auto" && backend != "cpu" && backend != "cuda")
+        throw std::invalid_argument("unknown backend '" + backend +
+                                    "' (expected auto, cpu or cuda)");
+    if (backend != "cpu") {
+        std::string why;
+        if (!make_gpu(device, why) && backend == "cuda")
+            throw std::runtime_error("backend 'cuda' is not usable: " + why);
+        if (!d_gpu_detector)
+            d_logger->warn("backend 'auto' runs on the CPU: {}", why);
+    }
+    message_port_register_in(pmt::mp("train"));
+    set_msg_handler(pmt::mp("train"), [this](const pmt::pmt_t&) { d_train_requested = true; });
+}
+
+bool apsm_detector_impl::make_gpu(int device, std::string& why)
+{
+    if (d_users > gpu_max_users || d_antennas > gpu_max_antennas ||
+        d_training_len > gpu_max_pilots) {
+        why = "the GPU path takes at most " + std::to_string(gpu_max_users) + " users, " +
+              std::to_string(gpu_max_antennas) + " antennas and " +
+              std::to_string(gpu_max_pilots) + " pilots";
+        return false;
+    }
+    if (core::cuda_device_count(&why) == 0) {
+        why = "no usable GPU (" + why + ")";
+        return false;
+    }
+    try {
+        const std::size_t entries = 2 * std::min<std::size_t>(d_params.dictionary_size,
+                                                              d_training_len);
+        d_gpu_trainer = std::make_unique<core::gpu_apsm_trainer>(
+            d_params, d_antennas, d_users, d_training_len, device);
+        d_gpu_detector = std::make_unique<core::gpu_apsm_detector>(
+            d_antennas, d_users, entries, chunk, device);
+        return true;
+    } catch (const std::exception& e) { // CUDA failures, and what the GPU path refuses
+        why = e.what();
+        d_gpu_trainer.reset();
+        d_gpu_detector.reset();
+        return false;
+    }
+}
+
+void apsm_detector_impl::fall_back_to_cpu(const std::exception& e)
+{
+    d_logger->error("CUDA failed, going on with the CPU: {}", e.what());
+    d_gpu_trainer.reset();
+    d_gpu_detector.reset();
+}
+
+std::vector<double> apsm_detector_impl::noise_variances() const
+{
+    std::vector<double> v;
+    for (const core::apsm_filter& f : d_filters)
+        v.push_back(f.noise_variance);
+    return v;
+}
+
+void apsm_detector_impl::train()
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t n = d_training_len;
+    std::vector<core::apsm_filter> trained;
+    try {
+        if (d_gpu_trainer) {
+            try {
+                d_gpu_trainer->train(d_pilot_rx.data(), n, d_pilots.data(), trained);
+            } catch (const std::invalid_argument&) {
+                throw; // the training set, not the GPU
+            } catch (const std::exception& e) {
+                fall_back_to_cpu(e);
+            }
+        }
+        if (!d_gpu_trainer) {
+            trained.clear();
+            for (int u = 0; u < d_users; u++)
+                trained.push_back(core::apsm_train(
+                    d_params, d_pilot_rx.data(), n, d_antennas, &d_pilots[u * n]));
+        }
+    } catch (const std::invalid_argument& e) {
+        d_failed_trainings++;
+        d_logger->error("training refused ({}); the previous filters stay", e.what());
+        return;
+    }
+    if (d_gpu_detector) {
+        try {
+            d_gpu_detector->set_filters(trained);
+        } catch (const std::exception& e) {
+            fall_back_to_cpu(e);
+        }
+    }
+    d_filters = std::move(trained);
+    d_trainings++;
+    d_last_training_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+            .count();
+    d_logger->info("trained {} users on {} pilots in {:.2f} ms ({})",
+                   d_users,
+                   n,
+                   d_last_training_ms,
+                   backend());
+}
+
+void apsm_detector_impl::detect(std::size_t pos,
+                                std::size_t n,
+                                gr_vector_const_void_star& input_items,
+                                gr_vector_void_star& output_items)
+{
+    const int bits = d_constellation.bits_per_symbol();
+    if (d_filters.empty()) { // nothing learned yet: erasures
+        for (int u = 0; u < d_users; u++) {
+            std::fill_n(static_cast<gr_complex*>(output_items[u]) + pos, n, gr_complex(0, 0));
+            std::fill_n(static_cast<float*>(output_items[d_users + u]) + pos * bits,
+                        n * bits,
+                        0.0f);
+        }
+        d_untrained += n;
+        return;
+    }
+    for (std::size_t done = 0; done < n; done += chunk) {
+        const std::size_t c = std::min(chunk, n - done), at = pos + done;
+        for (int m = 0; m < d_antennas; m++) {
+            const gr_complex* in = static_cast<const gr_complex*>(input_items[m]) + at;
+            for (std::size_t t = 0; t < c; t++)
+                d_rx[t * d_antennas + m] = in[t];
+        }
+        if (d_gpu_detector) {
+            try {
+                d_gpu_detector->detect(d_rx.data(), c, d_soft.data());
+            } catch (const std::exception& e) {
+                fall_back_to_cpu(e);
+            }
+        }
+        if (!d_gpu_detector)
+            for (int u = 0; u < d_users; u++)
+                core::apsm_detect(d_filters[u], d_rx.data(), c, &d_soft[u * c]);
+        std::size_t erased = 0;
+        for (int u = 0; u < d_users; u++) {
+            gr_complex* soft = static_cast<gr_complex*>(output_items[u]) + at;
+            float* llr = static_cast<float*>(output_items[d_users + u]) + at * bits;
+            // NaN soft symbols (from NaN or Inf input) give zero LLRs here...
+            erased = core::soft_to_llr(
+                d_constellation, &d_soft[u * c], c, d_filters[u].noise_variance, llr);
+            for (std::size_t t = 0; t < c; t++) { // ...and zero soft symbols
+                const gr_complex s = d_soft[u * c + t];
+                soft[t] = std::isfinite(s.real()) && std::isfinite(s.imag()) ? s
+                                                                             : gr_complex(0, 0);
+            }
+        }
+        if (erased > 0 && d_erased == 0)
+            d_logger->warn("vectors with NaN or Inf samples give zero soft symbols and "
+                           "LLRs (counted in erased())");
+        d_erased += erased;
+        d_detected += c - erased;
+    }
+}
+
+int apsm_detector_impl::work(int noutput_items,
+                             gr_vector_const_void_star& input_items,
+                             gr_vector_void_star& output_items)
+{
+    const std::uint64_t base = nitems_read(0);
+    const std::size_t n = noutput_items;
+    get_tags_in_range(d_tags, 0, base, base + n, d_training_key);
+    std::sort(d_tags.begin(), d_tags.end(), [](const tag_t& a, const tag_t& b) {
+        return a.offset < b.offset;
+    });
+    std::size_t pos = 0, next_tag = 0;
+    while (pos < n) {
+        // A training tag here, or a message since the last call, starts a collection.
+        bool start = d_train_requested.exchange(false);
+        while (next_tag < d_tags.size() && d_tags[next_tag].offset - base <= pos) {
+            start = true;
+            next_tag++;
+        }
+        if (start) {
+            if (d_collecting)
+                d_logger->warn("training restarted after {} of {} pilots",
+                               d_collected,
+                               d_training_len);
+            d_collecting = true;
+            d_collected = 0;
+        }
+        std::size_t seg = n - pos;
+        if (next_tag < d_tags.size())
+            seg = std::min<std::size_t>(seg, d_tags[next_tag].offset - base - pos);
+        if (d_collecting) {
+            seg = std::min<std::size_t>(seg, d_training_len - d_collected);
+            for (int m = 0; m < d_antennas; m++) {
+                const gr_complex* in = static_cast<const gr_complex*>(input_items[m]) + pos;
+                for (std::size_t t = 0; t < seg; t++)
+                    d_pilot_rx[(d_collected + t) * d_antennas + m] = in[t];
+            }
+            d_collected += seg;
+        }
+        detect(pos, seg, input_items, output_items); // pilots: with the previous filters
+        pos += seg;
+        if (d_collecting && d_collected == std::size_t(d_training_len)) {
+            d_collecting = false;
+            train();
+        }
+    }
+    return noutput_items;
+}
+
+} // namespace gpumimo
+} // namespace gr

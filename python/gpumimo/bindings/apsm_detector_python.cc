@@ -1,0 +1,162 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The APSM detector block, and the core's APSM reference and recording reader on numpy
+ * arrays (to check the block against, and to replay the over-the-air recordings).
+ */
+#include <pybind11/complex.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <gnuradio/gpumimo/apsm_detector.h>
+#include <gnuradio/gpumimo/core/apsm.h>
+#include <gnuradio/gpumimo/core/apsm_recording.h>
+
+#include <stdexcept>
+
+namespace py = pybind11;
+using namespace gr::gpumimo;
+using cf = std::complex<float>;
+using carray = py::array_t<cf, py::array::c_style | py::array::forcecast>;
+
+namespace {
+
+core::apsm_params params_from(py::dict kw)
+{
+    core::apsm_params p;
+    for (auto item : kw) {
+        const std::string k = py::str(item.first);
+        const py::handle v = item.second;
+        if (k == "window")
+            p.window = v.cast<int>();
+        else if (k == "gaussian_variance")
+            p.gaussian_variance = v.cast<float>();
+        else if (k == "linear_weight")
+            p.linear_weight = v.cast<float>();
+        else if (k == "gaussian_weight")
+            p.gaussian_weight = v.cast<float>();
+        else if (k == "epsilon")
+            p.epsilon = v.cast<float>();
+        else if (k == "dictionary_size")
+            p.dictionary_size = v.cast<int>();
+        else if (k == "sample_step")
+            p.sample_step = v.cast<int>();
+        else if (k == "passes")
+            p.passes = v.cast<int>();
+        else if (k == "ls_init")
+            p.ls_init = v.cast<bool>();
+        else if (k == "normalize_input")
+            p.normalize_input = v.cast<bool>();
+        else
+            throw std::invalid_argument("unknown APSM parameter '" + k + "'");
+    }
+    return p;
+}
+
+py::array_t<cf> complex_matrix(const std::vector<cf>& v, std::size_t rows, std::size_t cols)
+{
+    py::array_t<cf> a({ rows, cols });
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+}
+
+} // namespace
+
+void bind_apsm_detector(py::module& m)
+{
+    py::class_<apsm_detector, gr::sync_block, gr::block, gr::basic_block,
+               std::shared_ptr<apsm_detector>>(
+        m,
+        "apsm_detector",
+        "APSM multiuser detector: trained on pilots (tag or message), then soft symbols "
+        "and LLRs for every user, on a GPU or the CPU (see apsm_detector.h).")
+        .def(py::init(&apsm_detector::make),
+             py::arg("antennas"),
+             py::arg("users"),
+             py::arg("modulation"),
+             py::arg("pilots") = std::vector<gr_complex>(),
+             py::arg("training_len") = 0,
+             py::arg("pilot_file") = "",
+             py::arg("training_tag") = "apsm_train",
+             py::arg("backend") = "auto",
+             py::arg("device") = 0,
+             py::arg("window") = 20,
+             py::arg("gaussian_variance") = 0.02f,
+             py::arg("linear_weight") = 0.01f,
+             py::arg("gaussian_weight") = 1.0f,
+             py::arg("epsilon") = 0.1f,
+             py::arg("dictionary_size") = 685,
+             py::arg("sample_step") = 2,
+             py::arg("passes") = 1,
+             py::arg("ls_init") = true,
+             py::arg("normalize_input") = true)
+        .def("backend", &apsm_detector::backend)
+        .def("training_len", &apsm_detector::training_len)
+        .def("trainings", &apsm_detector::trainings)
+        .def("failed_trainings", &apsm_detector::failed_trainings)
+        .def("detected", &apsm_detector::detected)
+        .def("untrained", &apsm_detector::untrained)
+        .def("erased", &apsm_detector::erased)
+        .def("noise_variances", &apsm_detector::noise_variances)
+        .def("last_training_ms", &apsm_detector::last_training_ms);
+
+    m.def(
+        "apsm_reference",
+        [](carray rx_train, carray sent, carray rx, const std::string& modulation, py::kwargs kw) {
+            // The CPU reference: every user trained, then soft symbols and LLRs.
+            if (rx_train.ndim() != 2 || sent.ndim() != 2 || rx.ndim() != 2 ||
+                sent.shape(1) != rx_train.shape(0) || rx.shape(1) != rx_train.shape(1))
+                throw std::invalid_argument("apsm_reference: rx_train [n, antennas], sent "
+                                            "[users, n], rx [symbols, antennas]");
+            const core::apsm_params p = params_from(kw);
+            const core::constellation c(core::parse_modulation(modulation));
+            const std::size_t n = rx_train.shape(0), M = rx_train.shape(1),
+                              K = sent.shape(0), N = rx.shape(0);
+            const int bits = c.bits_per_symbol();
+            py::array_t<cf> soft({ K, N });
+            py::array_t<float> llr({ K, N * bits });
+            std::vector<double> noise;
+            for (std::size_t u = 0; u < K; u++) {
+                const core::apsm_filter f =
+                    core::apsm_train(p, rx_train.data(), n, int(M), sent.data() + u * n);
+                core::apsm_detect(f, rx.data(), N, soft.mutable_data() + u * N);
+                core::soft_to_llr(c, soft.data() + u * N, N, f.noise_variance,
+                                  llr.mutable_data() + u * N * bits);
+                noise.push_back(f.noise_variance);
+            }
+            return py::make_tuple(soft, llr, noise);
+        },
+        py::arg("rx_train"),
+        py::arg("sent"),
+        py::arg("rx"),
+        py::arg("modulation"),
+        "(soft [users, symbols], llr [users, symbols x bits], noise variances): the CPU "
+        "reference of the APSM detector, parameters as the block's keyword arguments.");
+
+    m.def(
+        "load_apsm_recording",
+        [](const std::string& rx_path, const std::string& tx_path) {
+            const core::apsm_recording r = core::load_apsm_recording(rx_path, tx_path);
+            py::dict d;
+            d["modulation"] = core::to_string(r.mod);
+            d["antennas"] = r.antennas;
+            d["user_slots"] = r.user_slots;
+            d["rx_training"] = complex_matrix(r.rx_training, r.training_symbols, r.antennas);
+            d["rx_data"] = complex_matrix(r.rx_data, r.data_symbols, r.antennas);
+            std::vector<cf> st, sd;
+            for (int u = 0; u < r.users(); u++) {
+                st.insert(st.end(), r.sent_training[u].begin(), r.sent_training[u].end());
+                sd.insert(sd.end(), r.sent_data[u].begin(), r.sent_data[u].end());
+            }
+            d["sent_training"] = complex_matrix(st, r.users(), r.training_symbols);
+            d["sent_data"] = complex_matrix(sd, r.users(), r.data_symbols);
+            return d;
+        },
+        py::arg("rx_path"),
+        py::arg("tx_path"),
+        "An over-the-air recording of ../shared/data/apsm-ota (its README): a dict of "
+        "modulation, antennas, user_slots, rx_training [n, antennas], rx_data, "
+        "sent_training [users, n] and sent_data, symbols on the unit-energy constellation.");
+}

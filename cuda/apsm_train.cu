@@ -509,8 +509,19 @@ __global__ void apsm_residual_kernel(const float* __restrict__ x,
     float gs = 0.0f;
     if (gaussian && j < total) {
         const float* cu = coef + std::size_t(u) * total;
-        for (int i = first + threadIdx.y; i < used; i += blockDim.y) // column j (symmetric)
-            gs = fmaf(cu[i], gram[std::size_t(i) * total + j], gs);
+        // Column j of the symmetric Gram matrix; four independent sums so that four
+        // loads are in flight at once.
+        float part[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+        const int stride = blockDim.y;
+        int i = first + threadIdx.y;
+        for (; i + 3 * stride < used; i += 4 * stride)
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+                part[q] = fmaf(cu[i + q * stride],
+                               gram[std::size_t(i + q * stride) * total + j], part[q]);
+        for (; i < used; i += stride)
+            part[0] = fmaf(cu[i], gram[std::size_t(i) * total + j], part[0]);
+        gs = (part[0] + part[1]) + (part[2] + part[3]);
     }
     partial[threadIdx.y][threadIdx.x] = gs;
     __syncthreads();
@@ -613,13 +624,17 @@ __global__ void __launch_bounds__(1024, 1) apsm_ls_kernel(const double* __restri
     const long long t_sums = clock64();
 #endif
     __syncthreads();
+    __shared__ double diag[max_dim]; // the normal matrix's diagonal, for the pivot test
     __shared__ bool bad;
-    for (int c = 0; c < dim; c++) { // Cholesky, lower triangle in place
+    if (j == 0 && i < dim)
+        diag[i] = a[i][i];
+    __syncthreads();
+    // Cholesky, right-looking: column c scaled, then the trailing matrix updated by every
+    // thread at once (no thread walks a row).
+    for (int c = 0; c < dim; c++) {
         if (tid == 0) {
-            double d = a[c][c];
-            for (int k = 0; k < c; k++)
-                d -= a[c][k] * a[c][k];
-            bad = !(d > 1e-12 * a[c][c]);
+            const double d = a[c][c];
+            bad = !(d > 1e-12 * diag[c]);
             a[c][c] = bad ? 1.0 : sqrt(d);
             if (bad)
                 *singular = 1;
@@ -627,33 +642,35 @@ __global__ void __launch_bounds__(1024, 1) apsm_ls_kernel(const double* __restri
         __syncthreads();
         if (bad)
             return; // uniform: every thread read the same flag
-        if (tid > c && tid < dim) {
-            double v = a[tid][c];
-            for (int k = 0; k < c; k++)
-                v -= a[tid][k] * a[c][k];
-            a[tid][c] = v / a[c][c];
-        }
+        if (j == 0 && i > c && i < dim)
+            a[i][c] /= a[c][c];
+        __syncthreads();
+        if (i < dim && j > c && j <= i)
+            a[i][j] -= a[i][c] * a[j][c];
         __syncthreads();
     }
 #ifdef GPUMIMO_APSM_TRAIN_PROFILE
     const long long t_chol = clock64();
 #endif
-    for (int u = tid; u < users; u += blockDim.x) {
-        double* w = rhs + u * max_dim;
-        for (int r = 0; r < dim; r++) { // L y = rhs, each sum in a register
-            double v = w[r];
-            for (int k = 0; k < r; k++)
-                v -= a[r][k] * w[k];
-            w[r] = v / a[r][r];
+    // The two triangular solves, a warp per user, a lane per dimension.
+    const int lane = tid % 32, warp_id = tid / 32;
+    for (int u = warp_id; u < users; u += blockDim.x / 32) {
+        double w = lane < dim ? rhs[u * max_dim + lane] : 0.0;
+        for (int r = 0; r < dim; r++) { // L y = rhs
+            if (lane == r)
+                w /= a[r][r];
+            const double wr = __shfl_sync(0xffffffffu, w, r);
+            if (lane > r && lane < dim)
+                w -= a[lane][r] * wr;
         }
         for (int r = dim - 1; r >= 0; r--) { // L^T w = y
-            double v = w[r];
-            for (int k = r + 1; k < dim; k++)
-                v -= a[k][r] * w[k];
-            w[r] = v / a[r][r];
+            if (lane == r)
+                w /= a[r][r];
+            const double wr = __shfl_sync(0xffffffffu, w, r);
+            if (lane < r)
+                w -= a[r][lane] * wr;
         }
-        for (int d = 0; d < max_dim; d++)
-            lin0[u * max_dim + d] = d < dim ? float(w[d] * inv_wl) : 0.0f;
+        lin0[u * max_dim + lane] = lane < dim ? float(w * inv_wl) : 0.0f;
     }
 #ifdef GPUMIMO_APSM_TRAIN_PROFILE
     if (tid == 0)
@@ -682,7 +699,8 @@ struct gpu_apsm_trainer::impl {
     cuda::device_buffer<int> singular;
     cuda::device_buffer<double> ls_partial; // apsm_ls_sums_kernel's sums per tile
     cuda::pinned_buffer<int> h_singular;
-    cuda::stream stream;
+    cuda::stream stream, ls_stream;
+    cuda::event inputs_ready, ls_done; // the least squares' stream: after the uploads, done
     cuda::event start{ true }, after_gram{ true }, after_steps{ true }, stop{ true };
     float kernel_ms = 0;
     gpu_apsm_trainer::stage_ms stages;
@@ -814,14 +832,20 @@ struct gpu_apsm_trainer::impl {
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(singular.get(), 0, sizeof(int), s));
         GPUMIMO_CUDA_CHECK(cudaEventRecord(start.get(), s));
         if (p.ls_init) { // wL * lin = the least-squares filter, on the scaled input
+            // On a second stream, beside the Gram matrix (both only read the samples; the
+            // least squares' few blocks leave the GPU mostly idle).
+            const cudaStream_t s2 = ls_stream.get();
+            GPUMIMO_CUDA_CHECK(cudaEventRecord(inputs_ready.get(), s));
+            GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(s2, inputs_ready.get(), 0));
             const int blocks = (c.total + ls_tile - 1) / ls_tile;
-            apsm_ls_sums_kernel<<<blocks, 1024, users * ls_tile * sizeof(double), s>>>(
+            apsm_ls_sums_kernel<<<blocks, 1024, users * ls_tile * sizeof(double), s2>>>(
                 x.get(), target.get(), c.total, dim, users, ls_partial.get());
             GPUMIMO_CUDA_CHECK_LAUNCH("apsm_ls_sums_kernel");
-            apsm_ls_kernel<<<1, 1024, users * max_dim * sizeof(double), s>>>(
+            apsm_ls_kernel<<<1, 1024, users * max_dim * sizeof(double), s2>>>(
                 ls_partial.get(), blocks, dim, users, 1.0 / p.linear_weight, lin0.get(),
                 singular.get());
             GPUMIMO_CUDA_CHECK_LAUNCH("apsm_ls_kernel");
+            GPUMIMO_CUDA_CHECK(cudaEventRecord(ls_done.get(), s2));
         } else {
             up(lin0.get(), h_lin0.get(), users * max_dim);
         }
@@ -831,6 +855,8 @@ struct gpu_apsm_trainer::impl {
                 x.get(), c.total, float(-0.5 / p.kernel_variance(antennas)), gram.get());
             GPUMIMO_CUDA_CHECK_LAUNCH("apsm_gram_kernel");
         }
+        if (p.ls_init)
+            GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(s, ls_done.get(), 0));
         GPUMIMO_CUDA_CHECK(cudaEventRecord(after_gram.get(), s));
         apsm_train_kernel<<<users, train_threads, train_smem_bytes(total, c.span, c.step), s>>>(
             x.get(), inv_kappa.get(), target.get(), gram.get(), lin0.get(), c, coef.get(),

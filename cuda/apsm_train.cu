@@ -878,18 +878,8 @@ struct gpu_apsm_trainer::impl {
         down(h_residual.get(), residual.get(), users);
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(h_singular.get(), singular.get(), sizeof(int),
                                            cudaMemcpyDeviceToHost, s));
-        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(s));
-        if (*h_singular.get())
-            throw std::invalid_argument(
-                "least squares: the training vectors do not span the antennas (singular "
-                "or non-finite training set)");
-        GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, start.get(), stop.get()));
-        GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&stages.gram, start.get(), after_gram.get()));
-        GPUMIMO_CUDA_CHECK(
-            cudaEventElapsedTime(&stages.steps, after_gram.get(), after_steps.get()));
-        GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&stages.residual, after_steps.get(), stop.get()));
-
-        // The filters, trimmed to the live dictionary [first, used) as apsm_train does.
+        // The filters, trimmed to the live dictionary [first, used) as apsm_train does:
+        // what does not depend on the GPU's results is filled in while it trains.
         filters.resize(users);
         std::vector<float>& dict = filters[0].dict;
         dict.resize((used_end - first) * std::size_t(dim));
@@ -904,9 +894,24 @@ struct gpu_apsm_trainer::impl {
             f.linear_weight = p.linear_weight;
             f.gaussian_weight = p.gaussian_weight;
             f.variance = p.kernel_variance(antennas);
-            f.lin.assign(h_lin.get() + u * max_dim, h_lin.get() + u * max_dim + dim);
             if (u > 0)
                 f.dict.assign(dict.begin(), dict.end()); // reuses f.dict's storage
+        }
+
+        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(s));
+        if (*h_singular.get())
+            throw std::invalid_argument(
+                "least squares: the training vectors do not span the antennas (singular "
+                "or non-finite training set)");
+        GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, start.get(), stop.get()));
+        GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&stages.gram, start.get(), after_gram.get()));
+        GPUMIMO_CUDA_CHECK(
+            cudaEventElapsedTime(&stages.steps, after_gram.get(), after_steps.get()));
+        GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&stages.residual, after_steps.get(), stop.get()));
+
+        for (int u = 0; u < users; u++) {
+            apsm_filter& f = filters[u];
+            f.lin.assign(h_lin.get() + u * max_dim, h_lin.get() + u * max_dim + dim);
             f.gauss.assign(h_coef.get() + u * total + first,
                            h_coef.get() + u * total + used_end);
             f.noise_variance = std::max(double(h_residual.get()[u]) / double(n), 1e-6);

@@ -109,7 +109,8 @@ public:
     std::vector<apsm_filter>
     train(const std::complex<float>* rx, std::size_t n, const std::complex<float>* sent);
     /*! The same into `filters` (resized to the users), reusing their storage: no
-     *  allocation when the sizes repeat, for a receiver that retrains often. */
+     *  allocation when the sizes repeat, for a receiver that retrains often. After an
+     *  exception their contents are unspecified. */
     void train(const std::complex<float>* rx,
                std::size_t n,
                const std::complex<float>* sent,

@@ -38,9 +38,10 @@ namespace gpumimo {
  *
  * The APSM parameters are those of core::apsm_params (docs/apsm.md); the defaults are
  * gr-gpumimo's, at least as good as least squares on the over-the-air recordings.
- * backend "auto" trains and detects on the GPU when
- * one is usable (at most 8 users, 16 antennas, 4096 pilots) and on the CPU otherwise,
- * logging why; "cuda" requires the GPU; "cpu" is the reference. A CUDA failure while
+ * Training runs inside work(): on the GPU about 2 ms for 6 users, 16 antennas and 685
+ * pilots; on the CPU reference about 0.5 s (the block holds its input meanwhile).
+ * backend "auto" trains and detects on the GPU when one is usable (at most 8 users, 16
+ * antennas, 4096 pilots) and on the CPU otherwise, logging why; "cuda" requires the GPU; "cpu" is the reference. A CUDA failure while
  * running logs an error and moves the block to the CPU; the flowgraph goes on.
  *
  * Bad input loses nothing and stops nothing: a training set the detector cannot use

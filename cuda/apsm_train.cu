@@ -5,8 +5,10 @@
  * APSM training of all users at once (core::gpu_apsm_trainer), the same steps as the
  * reference apsm_train (lib/core/apsm_ref.cc) with less arithmetic:
  *
- *  0. apsm_ls_kernel: the least-squares start of every user's linear part (ls_init), in
- *     double, one factorisation of the shared normal matrix.
+ *  0. apsm_ls_sums_kernel, apsm_ls_kernel: the least-squares start of every user's
+ *     linear part (ls_init), in double: the normal equations' sums a tile of samples per
+ *     block, then one factorisation of the shared normal matrix and a warp per user for
+ *     the solves; on a second stream, beside the Gram matrix.
  *  1. apsm_gram_kernel: the Gaussian kernel value between every pair of real training
  *     samples, once for all users (they share the received vectors), by the whole GPU.
  *  2. apsm_train_kernel: one block per user walks through the training steps. The

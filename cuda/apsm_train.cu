@@ -5,10 +5,8 @@
  * APSM training of all users at once (core::gpu_apsm_trainer), the same steps as the
  * reference apsm_train (lib/core/apsm_ref.cc) with less arithmetic:
  *
- *  0. apsm_ls_sums_kernel, apsm_ls_kernel: the least-squares start of every user's
- *     linear part (ls_init), in double: the normal equations' sums a tile of samples per
- *     block, then one factorisation of the shared normal matrix and a warp per user for
- *     the solves; on a second stream, beside the Gram matrix.
+ *  0. apsm_ls::launch (apsm_ls.cu): the least-squares start of every user's linear
+ *     part (ls_init), in double, on a second stream beside the Gram matrix.
  *  1. apsm_gram_kernel: the Gaussian kernel value between every pair of real training
  *     samples, once for all users (they share the received vectors), by the whole GPU.
  *  2. apsm_train_kernel: one block per user walks through the training steps. The
@@ -24,6 +22,7 @@
  * Real samples are stored as rows of max_dim floats ([Re r; Im r] or [Im r; -Re r],
  * zero padded), the reference's order.
  */
+#include "apsm_ls.cuh"
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
 
@@ -545,142 +544,6 @@ __global__ void apsm_residual_kernel(const float* __restrict__ x,
         atomicAdd(&residual[u], err2);
 }
 
-// The least-squares start of the linear part (apsm_params::ls_init) for every user, in
-// double, as ls_weights does on the host but from the scaled samples (the scaled
-// problem's solution is the unscaled one divided by the scale, which is what the
-// linear part needs): the normal matrix by one thread per entry, Cholesky in shared
-// memory, one thread per user for the two triangular solves. lin0 = w / wL. A pivot
-// that is not positive sets *singular (the host refuses the training set).
-constexpr int ls_tile = 64; // training samples per block of apsm_ls_sums_kernel
-constexpr int ls_sums = max_dim * max_dim; // normal-matrix entries, then right-hand sides
-
-// The normal equations' sums over one tile of samples per block (the tiles' partial
-// sums, added up by apsm_ls_kernel): partial[block][i * max_dim + j] for j <= i, then
-// partial[block][ls_sums + u * max_dim + d]. In double, the tile converted once as it is
-// loaded (conversions are far slower than double FMAs).
-__global__ void __launch_bounds__(1024, 1) apsm_ls_sums_kernel(const float* __restrict__ x,
-                                                            const float* __restrict__ target,
-                                                            int total,
-                                                            int dim,
-                                                            int users,
-                                                            double* __restrict__ partial)
-{
-    __shared__ double xs[ls_tile][max_dim + 1];
-    extern __shared__ double ts[]; // users x ls_tile
-    const int tid = threadIdx.x, i = tid / max_dim, j = tid % max_dim;
-    const int t0 = blockIdx.x * ls_tile, n = min(ls_tile, total - t0);
-    const int stride = ls_sums + users * max_dim;
-    double* out = partial + std::size_t(blockIdx.x) * stride;
-    for (int e = tid; e < ls_tile * max_dim; e += blockDim.x)
-        xs[e / max_dim][e % max_dim] =
-            e / max_dim < n ? double(x[std::size_t(t0) * max_dim + e]) : 0.0;
-    for (int e = tid; e < users * ls_tile; e += blockDim.x)
-        ts[e] = e % ls_tile < n
-                    ? double(target[std::size_t(e / ls_tile) * total + t0 + e % ls_tile])
-                    : 0.0;
-    __syncthreads();
-    if (i < dim && j <= i) {
-        double sum = 0;
-        for (int t = 0; t < n; t++)
-            sum = fma(xs[t][i], xs[t][j], sum);
-        out[i * max_dim + j] = sum;
-    }
-    for (int e = tid; e < users * max_dim; e += blockDim.x) {
-        const int u = e / max_dim, d = e % max_dim;
-        double r = 0;
-        if (d < dim)
-            for (int t = 0; t < n; t++)
-                r = fma(xs[t][d], ts[u * ls_tile + t], r);
-        out[ls_sums + e] = r;
-    }
-}
-
-__global__ void __launch_bounds__(1024, 1) apsm_ls_kernel(const double* __restrict__ partial,
-                                                       int blocks,
-                                                       int dim,
-                                                       int users,
-                                                       double inv_wl,
-                                                       float* __restrict__ lin0,
-                                                       int* __restrict__ singular)
-{
-    __shared__ double a[max_dim][max_dim + 1];
-    extern __shared__ double rhs[]; // users x max_dim
-    const int tid = threadIdx.x, i = tid / max_dim, j = tid % max_dim;
-    const int stride = ls_sums + users * max_dim;
-#ifdef GPUMIMO_APSM_TRAIN_PROFILE
-    const long long t_start = clock64();
-#endif
-    if (i < dim && j <= i) {
-        double sum = 0;
-        for (int b = 0; b < blocks; b++)
-            sum += partial[std::size_t(b) * stride + i * max_dim + j];
-        a[i][j] = sum;
-    }
-    for (int e = tid; e < users * max_dim; e += blockDim.x) {
-        double sum = 0;
-        for (int b = 0; b < blocks; b++)
-            sum += partial[std::size_t(b) * stride + ls_sums + e];
-        rhs[e] = sum;
-    }
-#ifdef GPUMIMO_APSM_TRAIN_PROFILE
-    const long long t_sums = clock64();
-#endif
-    __syncthreads();
-    __shared__ double diag[max_dim]; // the normal matrix's diagonal, for the pivot test
-    __shared__ bool bad;
-    if (j == 0 && i < dim)
-        diag[i] = a[i][i];
-    __syncthreads();
-    // Cholesky, right-looking: column c scaled, then the trailing matrix updated by every
-    // thread at once (no thread walks a row).
-    for (int c = 0; c < dim; c++) {
-        if (tid == 0) {
-            const double d = a[c][c];
-            bad = !(d > 1e-12 * diag[c]);
-            a[c][c] = bad ? 1.0 : sqrt(d);
-            if (bad)
-                *singular = 1;
-        }
-        __syncthreads();
-        if (bad)
-            return; // uniform: every thread read the same flag
-        if (j == 0 && i > c && i < dim)
-            a[i][c] /= a[c][c];
-        __syncthreads();
-        if (i < dim && j > c && j <= i)
-            a[i][j] -= a[i][c] * a[j][c];
-        __syncthreads();
-    }
-#ifdef GPUMIMO_APSM_TRAIN_PROFILE
-    const long long t_chol = clock64();
-#endif
-    // The two triangular solves, a warp per user, a lane per dimension.
-    const int lane = tid % 32, warp_id = tid / 32;
-    for (int u = warp_id; u < users; u += blockDim.x / 32) {
-        double w = lane < dim ? rhs[u * max_dim + lane] : 0.0;
-        for (int r = 0; r < dim; r++) { // L y = rhs
-            if (lane == r)
-                w /= a[r][r];
-            const double wr = __shfl_sync(0xffffffffu, w, r);
-            if (lane > r && lane < dim)
-                w -= a[lane][r] * wr;
-        }
-        for (int r = dim - 1; r >= 0; r--) { // L^T w = y
-            if (lane == r)
-                w /= a[r][r];
-            const double wr = __shfl_sync(0xffffffffu, w, r);
-            if (lane < r)
-                w -= a[r][lane] * wr;
-        }
-        lin0[u * max_dim + lane] = lane < dim ? float(w * inv_wl) : 0.0f;
-    }
-#ifdef GPUMIMO_APSM_TRAIN_PROFILE
-    if (tid == 0)
-        printf("ls profile: cycles to the sums' end %lld, Cholesky %lld, solves %lld\n",
-               t_sums - t_start, t_chol - t_sums, clock64() - t_chol);
-#endif
-}
-
 std::size_t train_smem_bytes(std::size_t total, int span, int step)
 {
     const std::size_t ring = std::size_t(span) + std::min(step, span);
@@ -699,7 +562,7 @@ struct gpu_apsm_trainer::impl {
     cuda::device_buffer<float> x, inv_kappa, target, gram, lin0, coef, lin, residual;
     cuda::pinned_buffer<float> h_x, h_inv_kappa, h_target, h_lin0, h_coef, h_lin, h_residual;
     cuda::device_buffer<int> singular;
-    cuda::device_buffer<double> ls_partial; // apsm_ls_sums_kernel's sums per tile
+    cuda::device_buffer<double> ls_scratch; // the least squares' sums per tile
     cuda::pinned_buffer<int> h_singular;
     cuda::stream stream, ls_stream;
     cuda::event inputs_ready, ls_done; // the least squares' stream: after the uploads, done
@@ -732,12 +595,9 @@ struct gpu_apsm_trainer::impl {
                                         " training symbols and window " +
                                         std::to_string(p.window) +
                                         " need more shared memory than the device has");
-        const std::size_t ls_static = sizeof(double) * ls_tile * (max_dim + 1) + 64;
-        if (p.ls_init && std::size_t(users) * ls_tile * sizeof(double) + ls_static >
-                             std::size_t(48 * 1024))
+        if (p.ls_init && users > apsm_ls::max_users())
             throw std::invalid_argument("gpu_apsm_trainer: at most " +
-                                        std::to_string((48 * 1024 - ls_static) /
-                                                       (ls_tile * sizeof(double))) +
+                                        std::to_string(apsm_ls::max_users()) +
                                         " users with the least-squares start");
         // Once here, never per launch (per-launch attribute calls can serialise).
         GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
@@ -759,8 +619,7 @@ struct gpu_apsm_trainer::impl {
         h_lin = cuda::pinned_buffer<float>(users * max_dim);
         h_residual = cuda::pinned_buffer<float>(users);
         singular = cuda::device_buffer<int>(1);
-        ls_partial = cuda::device_buffer<double>(
-            ((total + ls_tile - 1) / ls_tile) * (ls_sums + std::size_t(users) * max_dim));
+        ls_scratch = cuda::device_buffer<double>(apsm_ls::scratch_size(int(total), users));
         h_singular = cuda::pinned_buffer<int>(1);
     }
 
@@ -839,14 +698,8 @@ struct gpu_apsm_trainer::impl {
             const cudaStream_t s2 = ls_stream.get();
             GPUMIMO_CUDA_CHECK(cudaEventRecord(inputs_ready.get(), s));
             GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(s2, inputs_ready.get(), 0));
-            const int blocks = (c.total + ls_tile - 1) / ls_tile;
-            apsm_ls_sums_kernel<<<blocks, 1024, users * ls_tile * sizeof(double), s2>>>(
-                x.get(), target.get(), c.total, dim, users, ls_partial.get());
-            GPUMIMO_CUDA_CHECK_LAUNCH("apsm_ls_sums_kernel");
-            apsm_ls_kernel<<<1, 1024, users * max_dim * sizeof(double), s2>>>(
-                ls_partial.get(), blocks, dim, users, 1.0 / p.linear_weight, lin0.get(),
-                singular.get());
-            GPUMIMO_CUDA_CHECK_LAUNCH("apsm_ls_kernel");
+            apsm_ls::launch(x.get(), target.get(), c.total, dim, users, 1.0 / p.linear_weight,
+                            ls_scratch.get(), lin0.get(), singular.get(), s2);
             GPUMIMO_CUDA_CHECK(cudaEventRecord(ls_done.get(), s2));
         } else {
             up(lin0.get(), h_lin0.get(), users * max_dim);

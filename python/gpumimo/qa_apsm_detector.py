@@ -256,3 +256,18 @@ def test_the_over_the_air_recording(backend):
     else:  # float training: only symbols at a decision boundary may differ (2 of 3,840)
         assert np.all(np.abs(errors - want_errors) <= 2)
     assert np.all(errors <= 0.01 * rec["rx_data"].shape[0] + 2)
+
+
+def test_more_users_than_the_gpu_takes_run_on_the_cpu():
+    """Nine users exceed the GPU path (at most 8): auto runs on the CPU (with a logged
+    reason) and still detects; cuda refuses where a GPU exists."""
+    rng = seeded_rng(909)
+    rx, sent = mixture(rng, 12, 9, 260, "qpsk", noise=0.02)
+    L = 160
+    soft, _, det = run_block(rx, 9, "qpsk", sent[:, :L], tags=[0], backend="auto")
+    assert det.backend() == "cpu" and det.trainings() == 1
+    assert np.array_equal(nearest(soft[:, L:], "qpsk"), nearest(sent[:, L:], "qpsk"))
+    if HAVE_GPU:
+        with pytest.raises(RuntimeError, match="at most 8 users"):
+            gpumimo.apsm_detector(12, 9, "qpsk", pilots=list(sent[:, :L].ravel()),
+                                  backend="cuda")

@@ -193,6 +193,24 @@ std::vector<std::complex<float>> frame_grid(const frame_format& frame,
     return grid;
 }
 
+std::vector<std::complex<float>> frame_samples(const frame_format& frame,
+                                               const std::uint8_t* payload_bits)
+{
+    const std::vector<std::complex<float>> grid = frame_grid(frame, payload_bits);
+    const cpu_ofdm_fft ifft(frame.num.fft_config(fft_direction::inverse, frame.streams));
+    const std::size_t per_stream = frame.samples();
+    std::vector<std::complex<float>> out(std::size_t(frame.streams) * per_stream);
+    ofdm_fft_io io;
+    io.in = grid.data();
+    io.in_stride = std::size_t(frame.symbols()) * frame.num.used_carriers;
+    io.out = out.data();
+    io.out_stride = per_stream;
+    io.first_symbol = 0;
+    io.nsym = frame.symbols();
+    ifft.process(io);
+    return out;
+}
+
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

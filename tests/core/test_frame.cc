@@ -155,6 +155,39 @@ TEST(Frame, GridHasOrthogonalPilotsAndThePayloadInBitOrder)
     }
 }
 
+TEST(Frame, TimeSamplesDemodulateBackToTheGrid)
+{
+    auto rng = make_rng(1202);
+    frame_format f;
+    f.num = numerology_preset("fft512");
+    f.streams = 4;
+    f.mod = modulation::qam64;
+    f.payload_symbols = 2;
+    std::vector<std::uint8_t> bits(f.payload_bits());
+    std::uniform_int_distribution<int> bit(0, 1);
+    for (auto& b : bits)
+        b = std::uint8_t(bit(rng));
+    const std::vector<cf> grid = frame_grid(f, bits.data());
+    const std::vector<cf> tx = frame_samples(f, bits.data());
+    ASSERT_EQ(tx.size(), std::size_t(4) * f.samples());
+    // The forward transform (the receiver's) of each stream gives its grid back.
+    const cpu_ofdm_fft fft(f.num.fft_config(fft_direction::forward, 4));
+    std::vector<cf> back(grid.size(), cf(NAN, NAN));
+    ofdm_fft_io io;
+    io.in = tx.data();
+    io.in_stride = f.samples();
+    io.out = back.data();
+    io.out_stride = std::size_t(f.symbols()) * f.num.used_carriers;
+    io.nsym = f.symbols();
+    fft.process(io);
+    for (std::size_t i = 0; i < grid.size(); i++)
+        ASSERT_LT(std::abs(back[i] - grid[i]), 1e-5f) << "value " << i;
+    // Stream 0's preamble: after its prefix, the two halves of the symbol are equal.
+    const int cp = f.num.cp_lengths[0], N = f.num.fft_len;
+    for (int t = 0; t < N / 2; t++)
+        ASSERT_LT(std::abs(tx[cp + t] - tx[cp + t + N / 2]), 1e-5f) << "sample " << t;
+}
+
 TEST(Frame, BadFramesAreRefused)
 {
     frame_format f;

@@ -114,6 +114,15 @@ std::vector<std::complex<float>> pilot_carriers(const numerology& num, int strea
 std::vector<std::complex<float>> frame_grid(const frame_format& frame,
                                             const std::uint8_t* payload_bits);
 
+/*!
+ * The frame's time samples of every stream, [stream][frame.samples()]: frame_grid
+ * through the CPU reference's inverse OFDM FFT (numerology::fft_config: cyclic prefixes,
+ * scale 1/sqrt(fft_len)). The transmitter's reference; the GNU Radio transmitter runs
+ * the same through the OFDM FFT core.
+ */
+std::vector<std::complex<float>> frame_samples(const frame_format& frame,
+                                               const std::uint8_t* payload_bits);
+
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

@@ -1,0 +1,69 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: no GNU Radio, Boost or Python dependency.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_MIMO_CHANNEL_H
+#define INCLUDED_GPUMIMO_CORE_MIMO_CHANNEL_H
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*! Parameters of the Nt-to-Nr channel simulator (docs/frame.md). */
+struct channel_params {
+    int tx = 1; //!< transmit streams
+    int rx = 1; //!< receive antennas
+    /*! Power delay profile, one tap per sample of delay, normalised to a sum of 1:
+     *  {1} is flat i.i.d. Rayleigh fading, longer profiles a tapped delay line. */
+    std::vector<double> tap_powers{ 1.0 };
+    /*! Mean received signal power over the block and all antennas over the noise power
+     *  per antenna, dB. */
+    double snr_db = 30;
+    double cfo = 0; //!< carrier frequency offset, cycles per sample
+    int delay = 0;  //!< samples of noise alone before the signal (timing offset)
+    std::uint64_t seed = 1;
+};
+
+/*! Throws std::invalid_argument naming the first bad field. */
+void validate(const channel_params& p);
+
+/*!
+ * \brief Block-fading Nt x Nr channel: taps drawn once (i.i.d. CN(0, tap power) per
+ * receive antenna, transmit stream and tap), then every block through them, a carrier
+ * frequency offset, a timing offset and white Gaussian noise; seeded, repeatable.
+ */
+class mimo_channel
+{
+public:
+    explicit mimo_channel(const channel_params& p);
+
+    const channel_params& params() const { return d_p; }
+    /*! The taps, [rx][tx][tap]. */
+    const std::vector<std::complex<float>>& taps() const { return d_taps; }
+
+    /*! tx: p.tx streams of n samples each, stream-major. Returns p.rx streams of
+     *  n + delay samples, antenna-major: y_r[t + delay] = e^{2 pi i cfo t} sum_k sum_l
+     *  h[r][k][l] x_k[t - l] + noise (x = 0 before the block), noise in the first delay
+     *  samples too. Non-finite input throws std::invalid_argument. */
+    std::vector<std::complex<float>> apply(const std::complex<float>* tx, std::size_t n);
+
+private:
+    channel_params d_p;
+    std::vector<std::complex<float>> d_taps;
+    std::mt19937_64 d_rng;
+};
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

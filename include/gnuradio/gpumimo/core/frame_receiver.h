@@ -1,0 +1,72 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: no GNU Radio, Boost or Python dependency.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_FRAME_RECEIVER_H
+#define INCLUDED_GPUMIMO_CORE_FRAME_RECEIVER_H
+
+#include <gnuradio/gpumimo/core/frame.h>
+
+#include <complex>
+#include <cstddef>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*! Where a frame starts and how far off its carrier is (find_frame). */
+struct frame_sync_result {
+    bool found = false;
+    /*! Estimated first sample of the preamble's cyclic prefix, less a quarter of the
+     *  prefix (start the FFT windows early rather than late). */
+    std::size_t start = 0;
+    /*! Estimated carrier frequency offset, cycles per sample (within +-1/fft_len). */
+    double cfo = 0;
+    /*! The timing metric at the estimate, 0..1 (1: the halves match perfectly). */
+    double metric = 0;
+};
+
+/*!
+ * \brief Finds the first frame in rx (antennas streams of n samples, antenna-major) by
+ * the preamble's half-symbol repetition (Schmidl and Cox), summed over the antennas:
+ * M(d) = |sum_r sum_m conj(x_r[d+m]) x_r[d+m+N/2]|^2 / (sum_r sum_m |x_r[d+m+N/2]|^2)^2.
+ * The first d with M >= threshold opens a search of one symbol; the estimate is the
+ * middle of the plateau the cyclic prefix gives (M within 90% of its peak) less three
+ * quarters of the prefix, and the carrier offset the phase of the sum there over pi N. found is false
+ * when M never reaches the threshold. docs/frame.md.
+ */
+frame_sync_result find_frame(const numerology& num,
+                             const std::complex<float>* rx,
+                             int antennas,
+                             std::size_t n,
+                             double threshold = 0.7);
+
+/*! Least-squares channel estimates of a frame and its noise variance. */
+struct channel_estimate {
+    int rx = 0, tx = 0, carriers = 0;
+    /*! [carrier][rx][tx]: one row-major nr x nt matrix per used carrier, the layout of
+     *  core::mimo_batch's h. */
+    std::vector<std::complex<float>> h;
+    /*! E|n|^2 per carrier and antenna, from the preamble's empty carriers. */
+    float noise_var = 0;
+};
+
+/*!
+ * From the frame's first 1 + Nt symbols after the receiver's forward OFDM FFT
+ * (numerology::fft_config), [rx][symbol][used carrier]: column k of H on carrier c is
+ * Y_{1+k}(c) / P_k(c) on every antenna (the pilots are orthogonal in time); the noise
+ * variance is the mean power on the preamble's odd carriers, which carry nothing.
+ */
+channel_estimate estimate_channel(const frame_format& frame,
+                                  const std::complex<float>* carriers_rx,
+                                  int rx);
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

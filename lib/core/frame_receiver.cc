@@ -1,0 +1,121 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The receiver side of the frame format: Schmidl-Cox synchronisation and least-squares
+ * channel estimation (docs/frame.md).
+ */
+#include <gnuradio/gpumimo/core/frame_receiver.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+frame_sync_result find_frame(const numerology& num,
+                             const std::complex<float>* rx,
+                             int antennas,
+                             std::size_t n,
+                             double threshold)
+{
+    if (antennas < 1)
+        throw std::invalid_argument("find_frame: antennas must be >= 1");
+    if (!(threshold > 0 && threshold <= 1))
+        throw std::invalid_argument("find_frame: threshold must be in (0, 1]");
+    const std::size_t N = num.fft_len, half = N / 2;
+    const int cp0 = num.cp_lengths.empty() ? 0 : num.cp_lengths[0];
+    frame_sync_result result;
+    if (n < N)
+        return result;
+    const std::size_t positions = n - N + 1;
+    // Sliding sums over m = 0 .. N/2-1, all antennas.
+    std::vector<std::complex<double>> P(positions);
+    std::vector<double> R(positions);
+    std::complex<double> p = 0;
+    double r = 0;
+    auto sample = [&](int a, std::size_t i) { return std::complex<double>(rx[a * n + i]); };
+    for (int a = 0; a < antennas; a++)
+        for (std::size_t m = 0; m < half; m++) {
+            p += std::conj(sample(a, m)) * sample(a, m + half);
+            r += std::norm(sample(a, m + half));
+        }
+    for (std::size_t d = 0; d < positions; d++) {
+        P[d] = p;
+        R[d] = r;
+        if (d + 1 < positions)
+            for (int a = 0; a < antennas; a++) {
+                p += std::conj(sample(a, d + half)) * sample(a, d + N) -
+                     std::conj(sample(a, d)) * sample(a, d + half);
+                r += std::norm(sample(a, d + N)) - std::norm(sample(a, d + half));
+            }
+    }
+    auto metric = [&](std::size_t d) { return R[d] > 0 ? std::norm(P[d]) / (R[d] * R[d]) : 0.0; };
+    std::size_t first = positions;
+    for (std::size_t d = 0; d < positions; d++)
+        if (metric(d) >= threshold) {
+            first = d;
+            break;
+        }
+    if (first == positions)
+        return result;
+    const std::size_t end = std::min(positions, first + N);
+    std::size_t peak = first;
+    for (std::size_t d = first; d < end; d++)
+        if (metric(d) > metric(peak))
+            peak = d;
+    // The plateau around the peak: the prefix's positions all see matching halves.
+    std::size_t lo = peak, hi = peak;
+    while (lo > first && metric(lo - 1) >= 0.9 * metric(peak))
+        lo--;
+    while (hi + 1 < end && metric(hi + 1) >= 0.9 * metric(peak))
+        hi++;
+    const std::size_t mid = (lo + hi) / 2;
+    result.found = true;
+    result.metric = metric(mid);
+    result.cfo = std::arg(P[mid]) / (2 * M_PI * double(half));
+    // Biased early by a quarter of the prefix: a window that starts inside the prefix
+    // only turns the carriers' phases (channel estimation takes that in), one that starts
+    // late takes in the next symbol; the plateau's edges blur late in noise.
+    const std::size_t back = std::size_t(cp0 / 2 + cp0 / 4);
+    result.start = mid > back ? mid - back : 0;
+    return result;
+}
+
+channel_estimate estimate_channel(const frame_format& frame,
+                                  const std::complex<float>* carriers_rx,
+                                  int rx)
+{
+    frame.validate();
+    if (rx < 1)
+        throw std::invalid_argument("estimate_channel: rx must be >= 1");
+    const int K = frame.streams, U = frame.num.used_carriers, S = 1 + K;
+    channel_estimate e;
+    e.rx = rx;
+    e.tx = K;
+    e.carriers = U;
+    e.h.resize(std::size_t(U) * rx * K);
+    auto y = [&](int r, int s, int c) { return carriers_rx[(std::size_t(r) * S + s) * U + c]; };
+    for (int k = 0; k < K; k++) {
+        const std::vector<std::complex<float>> pilot = pilot_carriers(frame.num, k);
+        for (int c = 0; c < U; c++)
+            for (int r = 0; r < rx; r++)
+                e.h[(std::size_t(c) * rx + r) * K + k] = y(r, 1 + k, c) / pilot[c];
+    }
+    const std::vector<int> carriers = frame.num.carriers();
+    double noise = 0;
+    std::size_t count = 0;
+    for (int c = 0; c < U; c++)
+        if ((carriers[c] - frame.num.fft_len / 2) % 2 != 0) // odd: empty in the preamble
+            for (int r = 0; r < rx; r++) {
+                noise += std::norm(std::complex<double>(y(r, 0, c)));
+                count++;
+            }
+    e.noise_var = float(noise / double(std::max<std::size_t>(1, count)));
+    return e;
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -16,6 +16,7 @@ void bind_core(py::module& m);
 void bind_batch_detector(py::module& m);
 void bind_ofdm_fft(py::module& m);
 void bind_apsm_detector(py::module& m);
+void bind_frame(py::module& m);
 
 // import_array() returns NULL on newer Pythons, hence the wrapper.
 void* init_numpy()
@@ -35,4 +36,5 @@ PYBIND11_MODULE(gpumimo_python, m)
     bind_batch_detector(m);
     bind_ofdm_fft(m);
     bind_apsm_detector(m);
+    bind_frame(m);
 }

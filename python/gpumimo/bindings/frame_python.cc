@@ -1,0 +1,80 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The MIMO-OFDM frame source block, and the core's frame helpers on numpy arrays
+ * (docs/frame.md).
+ */
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <gnuradio/gpumimo/core/frame.h>
+#include <gnuradio/gpumimo/mimo_ofdm_tx.h>
+
+#include <stdexcept>
+
+namespace py = pybind11;
+using namespace gr::gpumimo;
+
+void bind_frame(py::module& m)
+{
+    py::class_<mimo_ofdm_tx, gr::sync_block, gr::block, gr::basic_block,
+               std::shared_ptr<mimo_ofdm_tx>>(
+        m,
+        "mimo_ofdm_tx",
+        "MIMO-OFDM frame source: Nt streams of frames with a seeded PRBS payload "
+        "(see mimo_ofdm_tx.h, docs/frame.md).")
+        .def(py::init(&mimo_ofdm_tx::make),
+             py::arg("preset"),
+             py::arg("streams"),
+             py::arg("modulation"),
+             py::arg("payload_symbols"),
+             py::arg("seed") = 1,
+             py::arg("gap") = 0)
+        .def("frame_len", &mimo_ofdm_tx::frame_len)
+        .def("frame_bits", &mimo_ofdm_tx::frame_bits)
+        .def("frames", &mimo_ofdm_tx::frames);
+
+    m.def(
+        "prbs_bits",
+        [](int order, std::uint32_t seed, std::size_t n) {
+            core::prbs p(order, seed);
+            py::array_t<std::uint8_t> out(n);
+            p.fill(out.mutable_data(), n);
+            return out;
+        },
+        py::arg("order"),
+        py::arg("seed"),
+        py::arg("n"),
+        "n bits of the maximal-length PRBS of that order (9, 15, 23, 31) from the seed.");
+
+    m.def(
+        "frame_samples",
+        [](const std::string& preset,
+           int streams,
+           const std::string& modulation,
+           int payload_symbols,
+           py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> bits) {
+            core::frame_format f;
+            f.num = core::numerology_preset(preset);
+            f.streams = streams;
+            f.mod = core::parse_modulation(modulation);
+            f.payload_symbols = payload_symbols;
+            f.validate();
+            if (std::size_t(bits.size()) != f.payload_bits())
+                throw std::invalid_argument("frame_samples: " + std::to_string(bits.size()) +
+                                            " bits, the frame carries " +
+                                            std::to_string(f.payload_bits()));
+            const auto x = core::frame_samples(f, bits.data());
+            py::array_t<std::complex<float>> out({ std::size_t(streams), f.samples() });
+            std::copy(x.begin(), x.end(), out.mutable_data());
+            return out;
+        },
+        py::arg("preset"),
+        py::arg("streams"),
+        py::arg("modulation"),
+        py::arg("payload_symbols"),
+        py::arg("bits"),
+        "A frame's time samples [streams, samples] (core::frame_samples).");
+}

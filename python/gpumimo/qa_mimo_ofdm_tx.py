@@ -1,0 +1,165 @@
+#
+# Copyright 2026 gr-gpumimo authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The MIMO-OFDM frame source in a flowgraph: every frame equals the core's
+frame_samples of the next bits of the seeded PRBS, the gap is zeros, frame_start tags
+number the frames; and, independently of the core, numpy's FFT of the payload symbols
+decides back to those PRBS bits on TS 38.211's constellation, the pilots are orthogonal
+in time and the preamble's halves repeat. Bad parameters refused."""
+
+import os
+import sys
+
+import numpy as np
+import pmt
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qa_common import ts38211_points  # noqa: E402
+
+from gnuradio import blocks, gr, gpumimo  # noqa: E402
+
+N, CP, USED = 64, 16, 48  # the "small" numerology
+CARRIERS = list(range(N // 2 - USED // 2, N // 2)) + list(range(N // 2 + 1, N // 2 + USED // 2 + 1))
+
+
+def run(streams, modulation, payload_symbols, seed, gap, frames):
+    tb = gr.top_block()
+    tx = gpumimo.mimo_ofdm_tx("small", streams, modulation, payload_symbols, seed=seed, gap=gap)
+    n = frames * tx.frame_len() + 7  # a few samples into one more frame
+    sinks = []
+    for k in range(streams):
+        head = blocks.head(gr.sizeof_gr_complex, n)
+        sink = blocks.vector_sink_c()
+        tb.connect((tx, k), head, sink)
+        sinks.append(sink)
+    tb.run()
+    out = np.array([s.data() for s in sinks], dtype=np.complex64)
+    tags = [[(t.offset, pmt.to_uint64(t.value)) for t in s.tags()
+             if pmt.symbol_to_string(t.key) == "frame_start"] for s in sinks]
+    return tx, out, tags
+
+
+def test_frames_are_the_cores_frames_of_the_prbs_payload():
+    streams, mod, nsym, seed, gap, frames = 2, "16qam", 3, 77, 10, 3
+    tx, out, tags = run(streams, mod, nsym, seed, gap, frames)
+    flen, fbits = tx.frame_len(), tx.frame_bits()
+    samples = flen - gap
+    bits = gpumimo.prbs_bits(23, seed, (frames + 1) * fbits)
+    for f in range(frames):
+        want = gpumimo.frame_samples("small", streams, mod, nsym, bits[f * fbits:(f + 1) * fbits])
+        np.testing.assert_array_equal(out[:, f * flen:f * flen + samples], want)
+        assert np.all(out[:, f * flen + samples:(f + 1) * flen] == 0)
+    for k in range(streams):
+        assert tags[k][:frames + 1] == [(f * flen, f) for f in range(frames + 1)]
+
+
+def test_payload_decides_back_to_the_prbs_bits_with_numpy():
+    streams, mod, nsym, seed = 3, "16qam", 4, 1234
+    tx, out, _ = run(streams, mod, nsym, seed, 0, 1)
+    m = 4
+    points, labels = ts38211_points(m)
+    bits = gpumimo.prbs_bits(23, seed, tx.frame_bits())
+    symbols = 1 + streams + nsym
+
+    def carriers_of(k, s):
+        start = s * (N + CP) + CP
+        spec = np.fft.fftshift(np.fft.fft(out[k, start:start + N].astype(np.complex128))) / np.sqrt(N)
+        return spec[CARRIERS]
+
+    for s in range(nsym):
+        for k in range(streams):
+            c = carriers_of(k, 1 + streams + s)
+            idx = np.argmin(np.abs(c[:, None] - points), axis=1)
+            got = labels[idx]  # [carrier, bit]
+            want = bits.reshape(nsym, USED, streams, m)[s, :, k, :]
+            assert np.array_equal(got, want), f"payload symbol {s}, stream {k}"
+    for k in range(streams):  # pilot symbol 1 + j from stream j only
+        for j in range(streams):
+            c = carriers_of(k, 1 + j)
+            if j == k:
+                np.testing.assert_allclose(np.abs(c), 1, atol=1e-5)
+            else:
+                assert np.max(np.abs(c)) < 1e-5
+    pre = out[0, CP:CP + N]  # the preamble's halves repeat (stream 0)
+    np.testing.assert_allclose(pre[:N // 2], pre[N // 2:], atol=1e-5)
+    assert symbols * (N + CP) == tx.frame_len()
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError):
+        gpumimo.mimo_ofdm_tx("huge", 2, "qpsk", 1)
+    with pytest.raises(ValueError):
+        gpumimo.mimo_ofdm_tx("small", 9, "qpsk", 1)
+    with pytest.raises(ValueError):
+        gpumimo.mimo_ofdm_tx("small", 2, "qpsk", 0)
+    with pytest.raises(ValueError):
+        gpumimo.mimo_ofdm_tx("small", 2, "qpsk", 1, gap=-1)
+    with pytest.raises(ValueError):
+        gpumimo.mimo_ofdm_tx("small", 2, "qpsk", 1, seed=1 << 23)
+    with pytest.raises(ValueError):
+        gpumimo.frame_samples("small", 2, "qpsk", 1, np.zeros(5, dtype=np.uint8))
+
+
+GRC = """options:
+  parameters: {generate_options: no_gui, id: tx_yml, output_language: python,
+    run: 'True', run_options: run, title: tx yml}
+  states: {coordinate: [8, 8], rotation: 0, state: enabled}
+blocks:
+- name: tx
+  id: gpumimo_mimo_ofdm_tx
+  parameters: {gap: '5', modulation: 16qam, payload_symbols: '3', preset: small,
+    seed: '3', streams: '2'}
+  states: {coordinate: [16, 150], rotation: 0, state: enabled}
+- name: head0
+  id: blocks_head
+  parameters: {num_items: '1000', type: complex, vlen: '1'}
+  states: {coordinate: [200, 150], rotation: 0, state: enabled}
+- name: head1
+  id: blocks_head
+  parameters: {num_items: '1000', type: complex, vlen: '1'}
+  states: {coordinate: [200, 250], rotation: 0, state: enabled}
+- name: sink0
+  id: blocks_vector_sink_x
+  parameters: {reserve_items: '1024', type: complex, vlen: '1'}
+  states: {coordinate: [400, 150], rotation: 0, state: enabled}
+- name: sink1
+  id: blocks_vector_sink_x
+  parameters: {reserve_items: '1024', type: complex, vlen: '1'}
+  states: {coordinate: [400, 250], rotation: 0, state: enabled}
+connections:
+- [tx, '0', head0, '0']
+- [tx, '1', head1, '0']
+- [head0, '0', sink0, '0']
+- [head1, '0', sink1, '0']
+metadata: {file_format: 1}
+"""
+
+
+def test_the_grc_block_compiles_and_runs(tmp_path):
+    """grc/gpumimo_mimo_ofdm_tx.block.yml as GNU Radio Companion sees it: a flowgraph
+    with it compiles with grcc and gives the same samples as the block made in Python."""
+    import importlib.util
+    import pathlib
+    import shutil
+    import subprocess
+    grcc = shutil.which("grcc")
+    assert grcc, "grcc (GNU Radio Companion's compiler) not found"
+    source = pathlib.Path(__file__).resolve().parents[2]
+    (tmp_path / "tx_yml.grc").write_text(GRC)
+    env = dict(os.environ, GRC_BLOCKS_PATH=str(source / "grc"))
+    result = subprocess.run([grcc, "-o", str(tmp_path), str(tmp_path / "tx_yml.grc")],
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    spec = importlib.util.spec_from_file_location("tx_yml", tmp_path / "tx_yml.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tb = module.tx_yml()
+    tb.start()
+    tb.wait()
+    got = np.array([tb.sink0.data(), tb.sink1.data()], dtype=np.complex64)
+    _, want, _ = run(2, "16qam", 3, 3, 5, 2)
+    np.testing.assert_array_equal(got[:, :want.shape[1]], want[:, :got.shape[1]])
+    assert got.shape == (2, 1000)

@@ -45,6 +45,21 @@ std::vector<gr_complex> read_pilot_file(const std::string& path)
     return pilots;
 }
 
+// Vectors [at, at + count) of the antenna streams into dst, symbol x antenna (the core's
+// layout).
+void gather_vectors(const gr_vector_const_void_star& input_items,
+                    int antennas,
+                    std::size_t at,
+                    std::size_t count,
+                    gr_complex* dst)
+{
+    for (int m = 0; m < antennas; m++) {
+        const gr_complex* in = static_cast<const gr_complex*>(input_items[m]) + at;
+        for (std::size_t t = 0; t < count; t++)
+            dst[t * antennas + m] = in[t];
+    }
+}
+
 std::vector<int> output_sizes(int users, int bits)
 {
     std::vector<int> sizes(users, sizeof(gr_complex));
@@ -274,11 +289,7 @@ void apsm_detector_impl::detect(std::size_t pos,
     }
     for (std::size_t done = 0; done < n; done += chunk) {
         const std::size_t c = std::min(chunk, n - done), at = pos + done;
-        for (int m = 0; m < d_antennas; m++) {
-            const gr_complex* in = static_cast<const gr_complex*>(input_items[m]) + at;
-            for (std::size_t t = 0; t < c; t++)
-                d_rx[t * d_antennas + m] = in[t];
-        }
+        gather_vectors(input_items, d_antennas, at, c, d_rx.data());
         if (d_gpu_detector) {
             try {
                 d_gpu_detector->detect(d_rx.data(), c, d_soft.data());
@@ -341,11 +352,8 @@ int apsm_detector_impl::work(int noutput_items,
             seg = std::min<std::size_t>(seg, d_tags[next_tag].offset - base - pos);
         if (d_collecting) {
             seg = std::min<std::size_t>(seg, d_training_len - d_collected);
-            for (int m = 0; m < d_antennas; m++) {
-                const gr_complex* in = static_cast<const gr_complex*>(input_items[m]) + pos;
-                for (std::size_t t = 0; t < seg; t++)
-                    d_pilot_rx[(d_collected + t) * d_antennas + m] = in[t];
-            }
+            gather_vectors(input_items, d_antennas, pos, seg,
+                           &d_pilot_rx[d_collected * d_antennas]);
             d_collected += seg;
         }
         detect(pos, seg, input_items, output_items); // pilots: with the previous filters

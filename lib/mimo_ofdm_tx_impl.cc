@@ -92,12 +92,8 @@ mimo_ofdm_tx::sptr mimo_ofdm_tx::make(const std::string& preset,
                                       std::uint32_t seed,
                                       int gap)
 {
-    core::frame_format f;
-    f.num = core::numerology_preset(preset);
-    f.streams = streams;
-    f.mod = core::parse_modulation(modulation);
-    f.payload_symbols = payload_symbols;
-    f.validate();
+    const core::frame_format f =
+        core::make_frame_format(preset, streams, modulation, payload_symbols);
     if (gap < 0)
         throw std::invalid_argument("mimo_ofdm_tx: gap must be >= 0");
     if ((seed & 0x7FFFFFu) == 0)

@@ -127,6 +127,20 @@ void frame_format::validate() const
         throw std::invalid_argument("frame_format: payload_symbols must be >= 1");
 }
 
+frame_format make_frame_format(const std::string& preset,
+                               int streams,
+                               const std::string& modulation,
+                               int payload_symbols)
+{
+    frame_format f;
+    f.num = numerology_preset(preset);
+    f.streams = streams;
+    f.mod = parse_modulation(modulation);
+    f.payload_symbols = payload_symbols;
+    f.validate();
+    return f;
+}
+
 std::size_t frame_format::payload_bits() const
 {
     return std::size_t(payload_symbols) * num.used_carriers * streams *

@@ -56,12 +56,8 @@ void bind_frame(py::module& m)
            const std::string& modulation,
            int payload_symbols,
            py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> bits) {
-            core::frame_format f;
-            f.num = core::numerology_preset(preset);
-            f.streams = streams;
-            f.mod = core::parse_modulation(modulation);
-            f.payload_symbols = payload_symbols;
-            f.validate();
+            const core::frame_format f =
+                core::make_frame_format(preset, streams, modulation, payload_symbols);
             if (std::size_t(bits.size()) != f.payload_bits())
                 throw std::invalid_argument("frame_samples: " + std::to_string(bits.size()) +
                                             " bits, the frame carries " +

@@ -98,6 +98,14 @@ struct frame_format {
     std::size_t samples() const;
 };
 
+/*! The frame of numerology `preset`, `streams` streams, `modulation` ("qpsk",
+ *  "16qam", ...) and `payload_symbols` payload symbols, validated; std::invalid_argument
+ *  for any bad argument. */
+frame_format make_frame_format(const std::string& preset,
+                               int streams,
+                               const std::string& modulation,
+                               int payload_symbols);
+
 /*! The preamble's carrier values (used carriers, stream 0): unit-energy QPSK times
  *  sqrt(2) on the carriers an even distance from DC, 0 on the others. */
 std::vector<std::complex<float>> preamble_carriers(const numerology& num);

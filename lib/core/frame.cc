@@ -109,6 +109,14 @@ std::uint8_t prbs::next()
     return std::uint8_t(bit);
 }
 
+prbs prbs::following(int order, const std::uint8_t* last_bits)
+{
+    std::uint32_t state = 0;
+    for (int i = 0; i < order && i < 32; i++)
+        state = (state << 1) | (last_bits[i] & 1u);
+    return prbs(order, state);
+}
+
 void prbs::fill(std::uint8_t* out, std::size_t n)
 {
     for (std::size_t i = 0; i < n; i++)

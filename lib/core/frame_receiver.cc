@@ -30,7 +30,10 @@ frame_sync_result find_frame(const numerology& num,
     if (n < N)
         return result;
     const std::size_t positions = n - N + 1;
-    // Sliding sums over m = 0 .. N/2-1, all antennas.
+    // Sliding sums over m = 0 .. N/2-1, all antennas. R is half the energy of the whole
+    // window, not Schmidl and Cox's energy of its second half: that one makes M soar
+    // where a frame's end meets a quiet gap (second half noise, first half signal);
+    // with both halves |P| <= R, so M <= 1 everywhere and 1 only where they repeat.
     std::vector<std::complex<double>> P(positions);
     std::vector<double> R(positions);
     std::complex<double> p = 0;
@@ -39,7 +42,7 @@ frame_sync_result find_frame(const numerology& num,
     for (int a = 0; a < antennas; a++)
         for (std::size_t m = 0; m < half; m++) {
             p += std::conj(sample(a, m)) * sample(a, m + half);
-            r += std::norm(sample(a, m + half));
+            r += 0.5 * (std::norm(sample(a, m)) + std::norm(sample(a, m + half)));
         }
     for (std::size_t d = 0; d < positions; d++) {
         P[d] = p;
@@ -48,7 +51,7 @@ frame_sync_result find_frame(const numerology& num,
             for (int a = 0; a < antennas; a++) {
                 p += std::conj(sample(a, d + half)) * sample(a, d + N) -
                      std::conj(sample(a, d)) * sample(a, d + half);
-                r += std::norm(sample(a, d + N)) - std::norm(sample(a, d + half));
+                r += 0.5 * (std::norm(sample(a, d + N)) - std::norm(sample(a, d)));
             }
     }
     auto metric = [&](std::size_t d) { return R[d] > 0 ? std::norm(P[d]) / (R[d] * R[d]) : 0.0; };

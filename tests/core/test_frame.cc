@@ -46,6 +46,22 @@ TEST(Frame, PresetsHaveTheDocumentedNumerology)
     EXPECT_THROW(numerology_preset("lte10"), std::invalid_argument);
 }
 
+TEST(Frame, PrbsFollowingContinuesFromAnyWindowOfBits)
+{
+    auto rng = gpumimo_test::make_rng(1411);
+    for (int order : { 9, 15, 23, 31 }) {
+        prbs p(order, std::uint32_t(rng()) | 1u);
+        std::vector<std::uint8_t> bits(5000);
+        p.fill(bits.data(), bits.size());
+        const std::size_t at = std::uniform_int_distribution<std::size_t>(0, 4000)(rng);
+        prbs q = prbs::following(order, bits.data() + at);
+        for (std::size_t i = at + order; i < bits.size(); i++)
+            ASSERT_EQ(q.next(), bits[i]) << "order " << order << " from " << at << ", bit " << i;
+    }
+    const std::vector<std::uint8_t> zeros(23, 0);
+    EXPECT_THROW(prbs::following(23, zeros.data()), std::invalid_argument);
+}
+
 TEST(Frame, PrbsHasFullPeriodAndBalance)
 {
     for (int order : { 9, 15, 23 }) {

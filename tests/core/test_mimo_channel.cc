@@ -162,3 +162,72 @@ TEST(MimoChannel, BadParametersAndInputAreRefused)
     x[4] = cf(INFINITY, 0);
     EXPECT_THROW(ch.apply(x.data(), 10), std::invalid_argument);
 }
+
+TEST(MimoChannel, StreamingInRandomChunksEqualsTheBlock)
+{
+    auto rng = make_rng(1305);
+    channel_params p;
+    p.tx = 2;
+    p.rx = 3;
+    p.tap_powers = { 0.6, 0.3, 0.1 };
+    p.snr_db = 300;
+    p.cfo = -0.0071;
+    p.delay = 9;
+    p.seed = rng();
+    const std::size_t n = 700;
+    const std::vector<cf> x = random_streams(rng, p.tx, n);
+    const std::vector<cf> block = mimo_channel(p).apply(x.data(), n);
+
+    // The same input then `delay` zeros as a stream, cut at random points.
+    const std::size_t len = n + p.delay;
+    std::vector<cf> padded(p.tx * len);
+    for (int k = 0; k < p.tx; k++)
+        std::copy(x.begin() + k * n, x.begin() + (k + 1) * n, padded.begin() + k * len);
+    mimo_channel ch(p);
+    std::vector<cf> streamed(p.rx * len, cf(NAN, NAN));
+    std::uniform_int_distribution<std::size_t> cut(0, 90);
+    for (std::size_t at = 0; at < len;) {
+        const std::size_t take = std::min(len - at, cut(rng));
+        std::vector<const cf*> in;
+        std::vector<cf*> out;
+        for (int k = 0; k < p.tx; k++)
+            in.push_back(padded.data() + k * len + at);
+        for (int r = 0; r < p.rx; r++)
+            out.push_back(streamed.data() + r * len + at);
+        ch.process(in.data(), out.data(), take, 0.0);
+        at += take;
+    }
+    for (std::size_t i = 0; i < block.size(); i++)
+        ASSERT_LT(std::abs(block[i] - streamed[i]), 1e-5f * (1 + std::abs(block[i])))
+            << "antenna " << i / len << " sample " << i % len;
+}
+
+TEST(MimoChannel, StreamingNoiseHasTheSetVarianceAndBadInputMovesNothing)
+{
+    auto rng = make_rng(1306);
+    channel_params p;
+    p.tx = 4;
+    p.rx = 2;
+    p.snr_db = 7;
+    p.seed = rng();
+    mimo_channel ch(p);
+    const double var = ch.stream_noise_var(0.5);
+    EXPECT_NEAR(var, 4 * 0.5 / std::pow(10.0, 0.7), 1e-12);
+    const std::size_t n = 40000;
+    std::vector<cf> zeros(n), y0(n), y1(n);
+    const cf* in[4] = { zeros.data(), zeros.data(), zeros.data(), zeros.data() };
+    cf* out[2] = { y0.data(), y1.data() };
+    ch.process(in, out, n, var);
+    double power = 0;
+    for (std::size_t t = 0; t < n; t++)
+        power += std::norm(std::complex<double>(y0[t])) + std::norm(std::complex<double>(y1[t]));
+    EXPECT_NEAR(power / (2.0 * n), var, 0.03 * var); // 80,000 samples: 0.5% standard error
+
+    std::vector<cf> bad(n, cf(0.1f, 0));
+    bad[123] = cf(0, NAN);
+    const cf* bad_in[4] = { zeros.data(), bad.data(), zeros.data(), zeros.data() };
+    std::fill(y0.begin(), y0.end(), cf(7, 7));
+    EXPECT_THROW(ch.process(bad_in, out, n, var), std::invalid_argument);
+    EXPECT_EQ(y0[0], cf(7, 7));
+    EXPECT_THROW(ch.process(in, out, n, -1.0), std::invalid_argument);
+}

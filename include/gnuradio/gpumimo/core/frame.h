@@ -62,6 +62,10 @@ public:
     std::uint8_t next();
     /*! n bits into out. */
     void fill(std::uint8_t* out, std::size_t n);
+    /*! The sequence that continues `order` consecutive output bits (a Fibonacci LFSR
+     *  shifts its output in: those bits are its state), as a bit-error tester
+     *  synchronises to a received stream. std::invalid_argument when they are all 0. */
+    static prbs following(int order, const std::uint8_t* last_bits);
 
 private:
     int d_order, d_tap;

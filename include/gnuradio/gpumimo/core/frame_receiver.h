@@ -33,7 +33,9 @@ struct frame_sync_result {
 /*!
  * \brief Finds the first frame in rx (antennas streams of n samples, antenna-major) by
  * the preamble's half-symbol repetition (Schmidl and Cox), summed over the antennas:
- * M(d) = |sum_r sum_m conj(x_r[d+m]) x_r[d+m+N/2]|^2 / (sum_r sum_m |x_r[d+m+N/2]|^2)^2.
+ * M(d) = |sum_r sum_m conj(x_r[d+m]) x_r[d+m+N/2]|^2 / R(d)^2 with m < N/2 and R(d) =
+ * sum_r sum_{m < N} |x_r[d+m]|^2 / 2, the energy of both halves (Schmidl and Cox's second
+ * half alone lets M exceed 1 where a frame's end meets a quiet gap).
  * The first d with M >= threshold opens a search of one symbol; the estimate is the
  * middle of the plateau the cyclic prefix gives (M within 90% of its peak) less three
  * quarters of the prefix, and the carrier offset the phase of the sum there over pi N. found is false

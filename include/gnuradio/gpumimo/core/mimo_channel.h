@@ -50,16 +50,46 @@ public:
     /*! The taps, [rx][tx][tap]. */
     const std::vector<std::complex<float>>& taps() const { return d_taps; }
 
-    /*! tx: p.tx streams of n samples each, stream-major. Returns p.rx streams of
-     *  n + delay samples, antenna-major: y_r[t + delay] = e^{2 pi i cfo t} sum_k sum_l
-     *  h[r][k][l] x_k[t - l] + noise (x = 0 before the block), noise in the first delay
-     *  samples too. Non-finite input throws std::invalid_argument. */
+    /*! A block on its own (the stream starts over): tx holds p.tx streams of n samples
+     *  each, stream-major. Returns p.rx streams of n + delay samples, antenna-major:
+     *  y_r[t + delay] = e^{2 pi i cfo t} sum_k sum_l h[r][k][l] x_k[t - l] + noise (x = 0
+     *  before the block), noise in the first delay samples too; the noise power is the
+     *  block's realised mean signal power per antenna over 10^(snr_db / 10).
+     *  Non-finite input throws std::invalid_argument. */
     std::vector<std::complex<float>> apply(const std::complex<float>* tx, std::size_t n);
 
+    /*! The noise variance per sample process() adds for inputs of mean power
+     *  signal_power per stream: the expected received power per antenna (averaged over
+     *  the fading: tx * signal_power, the taps' powers summing to 1) over 10^(snr_db/10). */
+    double stream_noise_var(double signal_power) const;
+
+    /*! Streaming, continuing across calls (filter memory, carrier phase): in[k] holds n
+     *  samples of stream k, out[r] receives n samples of antenna r, with the formula of
+     *  apply() counted from the stream's first sample (the first `delay` outputs are
+     *  noise alone) and noise of variance noise_var. Non-finite input throws
+     *  std::invalid_argument before anything is written or the state moves. */
+    void process(const std::complex<float>* const* in,
+                 std::complex<float>* const* out,
+                 std::size_t n,
+                 double noise_var);
+
+    /*! Forgets the stream: filter memory and carrier phase back to the start. */
+    void restart();
+
 private:
+    void check_finite(const std::complex<float>* const* in, std::size_t n) const;
+    void propagate(const std::complex<float>* const* in,
+                   std::complex<float>* const* out,
+                   std::size_t n);
+    void add_noise(std::complex<float>* const* out, std::size_t n, double noise_var);
+
     channel_params d_p;
     std::vector<std::complex<float>> d_taps;
     std::mt19937_64 d_rng;
+    /*! The last delay + taps - 1 input samples of each stream, oldest first. */
+    std::vector<std::vector<std::complex<float>>> d_history;
+    /*! Input samples (delay included) the stream has taken so far. */
+    std::uint64_t d_time = 0;
 };
 
 } // namespace core

@@ -24,3 +24,4 @@ else:
     # import any pure python here
     from .detection import (ALGORITHMS, MODULATIONS, Constellation, Simulation,
                             constellation, detect, simulate)
+    from .mimo_ofdm_rx import mimo_ofdm_rx

@@ -37,6 +37,48 @@ void bind_frame(py::module& m)
         .def("frames", &mimo_ofdm_tx::frames);
 
     m.def(
+        "numerology",
+        [](const std::string& preset) {
+            const core::numerology n = core::numerology_preset(preset);
+            py::dict d;
+            d["name"] = n.name;
+            d["fft_len"] = n.fft_len;
+            d["cp_lengths"] = n.cp_lengths;
+            d["used_carriers"] = n.used_carriers;
+            d["carriers"] = n.carriers();
+            d["sample_rate"] = n.sample_rate;
+            d["scale"] = n.fft_config(core::fft_direction::forward, 1).scale;
+            return d;
+        },
+        py::arg("preset"),
+        "The numerology of a preset as a dict: name, fft_len, cp_lengths, used_carriers, "
+        "carriers (the OFDM FFT block's occupied carriers, fftshift on), sample_rate, "
+        "scale (the OFDM FFT's, each way).");
+
+    m.def(
+        "frame_info",
+        [](const std::string& preset, int streams, const std::string& modulation,
+           int payload_symbols) {
+            const core::frame_format f =
+                core::make_frame_format(preset, streams, modulation, payload_symbols);
+            py::dict d;
+            d["samples"] = f.samples();
+            d["symbols"] = f.symbols();
+            d["payload_bits"] = f.payload_bits();
+            d["bits_per_symbol"] = core::constellation(f.mod).bits_per_symbol();
+            // Mean power per sample of a stream's payload symbols: the used carriers'
+            // share of the FFT (unit-energy carriers, scale 1/sqrt(N) each way).
+            d["payload_power"] = double(f.num.used_carriers) / double(f.num.fft_len);
+            return d;
+        },
+        py::arg("preset"),
+        py::arg("streams"),
+        py::arg("modulation"),
+        py::arg("payload_symbols"),
+        "A frame's sizes as a dict: samples, symbols, payload_bits, bits_per_symbol, "
+        "payload_power.");
+
+    m.def(
         "prbs_bits",
         [](int order, std::uint32_t seed, std::size_t n) {
             core::prbs p(order, seed);

@@ -1,0 +1,79 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUMIMO_LLR_SINK_H
+#define INCLUDED_GPUMIMO_LLR_SINK_H
+
+#include <gnuradio/gpumimo/api.h>
+#include <gnuradio/sync_block.h>
+
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+
+/*!
+ * \brief The end of the receiver: writes LLRs to a file with a JSON sidecar, counts bit
+ * and frame errors live against the PRBS payload, keeps LLR statistics and throughput.
+ * \ingroup gpumimo
+ *
+ * One input of LLRs (float, or int8 as mimo_detector writes them: llr = q /
+ * int8_scale), frames of frame_bits() LLRs in the frame's bit order. A frame begins at
+ * every "frame_start" tag (and at the first sample); a frame cut short by the next tag
+ * is counted as partial and not scored.
+ *
+ * filename: "" writes nothing; otherwise the LLRs as they arrive (raw float32 or int8)
+ * and filename + ".json" naming dtype, scale, sign, layout and the frame format,
+ * rewritten with the totals when the flowgraph stops. prbs_seed: 0 when the payload is
+ * unknown; otherwise the seed of mimo_ofdm_tx's PRBS-23, and every whole frame is
+ * scored (core::prbs_error_counter). report_every: every that many frames a dict of the
+ * counters leaves through the "stats" message port (0: only at stop()). stop() logs a
+ * summary.
+ */
+class GPUMIMO_API llr_sink : virtual public gr::sync_block
+{
+public:
+    typedef std::shared_ptr<llr_sink> sptr;
+
+    static sptr make(const std::string& preset,
+                     int streams,
+                     const std::string& modulation,
+                     int payload_symbols,
+                     bool int8_input = false,
+                     float int8_scale = 8.0f,
+                     const std::string& filename = "",
+                     std::uint32_t prbs_seed = 1,
+                     int report_every = 0);
+
+    virtual std::size_t frame_bits() const = 0;
+    /*! Whole frames received (and scored when the payload is known). */
+    virtual std::uint64_t frames() const = 0;
+    /*! Frames cut short by the next frame_start tag. */
+    virtual std::uint64_t partial_frames() const = 0;
+    virtual std::uint64_t bits() const = 0;
+    virtual std::uint64_t bit_errors() const = 0;
+    virtual std::uint64_t frame_errors() const = 0;
+    virtual double ber() const = 0;
+    virtual double fer() const = 0;
+    /*! Frames that matched a resynchronised PRBS (frames were lost before them). */
+    virtual std::uint64_t resynchronisations() const = 0;
+    virtual std::uint64_t llrs() const = 0;
+    virtual double mean_abs_llr() const = 0;
+    /*! Zero LLRs: erasures of the detector. */
+    virtual std::uint64_t zero_llrs() const = 0;
+    /*! Non-finite LLRs received (the chain's blocks never send them; counted, scored
+     *  as erasures). */
+    virtual std::uint64_t non_finite_llrs() const = 0;
+    /*! LLRs per second of wall-clock time from the first to the last sample. */
+    virtual double llr_rate() const = 0;
+    /*! The counters as a PMT dict, as the "stats" port sends them. */
+    virtual pmt::pmt_t stats() const = 0;
+};
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

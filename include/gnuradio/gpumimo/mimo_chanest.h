@@ -1,0 +1,58 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUMIMO_MIMO_CHANEST_H
+#define INCLUDED_GPUMIMO_MIMO_CHANEST_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/gpumimo/api.h>
+
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+
+/*!
+ * \brief Least-squares MIMO channel estimation on the frame's pilots (docs/frame.md).
+ * \ingroup gpumimo
+ *
+ * `antennas` inputs and outputs, each a vector of the used carriers per OFDM symbol
+ * (the OFDM FFT block's output, aligned on the "frame_start" tags of mimo_ofdm_sync).
+ * For every whole frame (preamble, Nt pilot symbols, payload symbols from a
+ * "frame_start" tag on input 0) it estimates H per used carrier and the noise variance
+ * (core::estimate_channel: the pilots cover every used carrier, so each carrier has its
+ * own estimate and there is nothing to interpolate), and passes on the payload symbols
+ * only. The first payload symbol of every output carries the "frame_start" tag, and that
+ * of output 0 a "mimo_chan_est" tag: a dict of h (c32vector, [carrier][rx][tx], the
+ * layout of core::mimo_batch), noise_var (double) and frame (count from 0): one H for
+ * the frame's group of payload symbols, as gr-digital's ofdm_chanest_vcvc tags its taps.
+ *
+ * Symbols before the first tag and frames cut short by the next tag are dropped and
+ * counted; a frame with non-finite carriers is dropped, counted and logged.
+ */
+class GPUMIMO_API mimo_chanest : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<mimo_chanest> sptr;
+
+    static sptr make(const std::string& preset,
+                     int streams,
+                     const std::string& modulation,
+                     int payload_symbols,
+                     int antennas);
+
+    /*! Frames estimated and passed on. */
+    virtual std::uint64_t frames() const = 0;
+    /*! Frames dropped (cut short or non-finite). */
+    virtual std::uint64_t dropped_frames() const = 0;
+    /*! The last frame's noise variance estimate. */
+    virtual double last_noise_var() const = 0;
+};
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

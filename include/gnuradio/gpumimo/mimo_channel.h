@@ -1,0 +1,55 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUMIMO_MIMO_CHANNEL_H
+#define INCLUDED_GPUMIMO_MIMO_CHANNEL_H
+
+#include <gnuradio/gpumimo/api.h>
+#include <gnuradio/sync_block.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+
+/*!
+ * \brief Nt-to-Nr MIMO channel simulator: block fading through a tapped delay line,
+ * carrier frequency and timing offsets, white Gaussian noise; seeded and repeatable.
+ * \ingroup gpumimo
+ *
+ * Nt inputs, Nr outputs (complex float). The taps are drawn once from the seed, i.i.d.
+ * CN(0, tap power) per antenna pair and tap (tap_powers {1}: flat i.i.d. Rayleigh);
+ * core::mimo_channel does the work (docs/frame.md, "Channel simulator"). The SNR is the
+ * expected received power per antenna over the noise power, for inputs of mean power
+ * signal_power per stream (mimo_ofdm_tx's payload: used carriers / FFT length).
+ * Non-finite input samples are taken as 0, counted and logged, never passed on.
+ */
+class GPUMIMO_API mimo_channel : virtual public gr::sync_block
+{
+public:
+    typedef std::shared_ptr<mimo_channel> sptr;
+
+    static sptr make(int tx,
+                     int rx,
+                     const std::vector<double>& tap_powers = { 1.0 },
+                     double snr_db = 30,
+                     double signal_power = 1.0,
+                     double cfo = 0,
+                     int delay = 0,
+                     std::uint64_t seed = 1);
+
+    /*! The taps, [rx][tx][tap]. */
+    virtual std::vector<gr_complex> taps() const = 0;
+    /*! Noise variance per sample and antenna. */
+    virtual double noise_var() const = 0;
+    /*! Non-finite input samples replaced by 0 so far. */
+    virtual std::uint64_t bad_samples() const = 0;
+};
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

@@ -1,0 +1,69 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUMIMO_MIMO_DETECTOR_H
+#define INCLUDED_GPUMIMO_MIMO_DETECTOR_H
+
+#include <gnuradio/gpumimo/api.h>
+#include <gnuradio/sync_interpolator.h>
+
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+
+/*!
+ * \brief Soft-output MIMO detection of OFDM payload symbols with any detector of the
+ * core, on the GPU or the CPU.
+ * \ingroup gpumimo
+ *
+ * `antennas` inputs, each a vector of the used carriers per payload symbol (as
+ * mimo_chanest passes them on); one output of LLRs, float or int8 (q = round(llr *
+ * int8_scale), clamped to +-127), bits_per_symbol() per payload symbol in the frame's
+ * bit order (docs/frame.md: carrier-major, streams, bits), positive meaning 1. Each
+ * symbol is detected with the channel of the last "mimo_chan_est" tag on input 0 (one H
+ * per carrier for the frame's group of symbols: the core's mimo_batch with group = the
+ * symbols of the frame in the call); "frame_start" tags move to the symbol's first LLR.
+ *
+ * algorithm: ml, zf, mmse, kbest, mtt, nway or psd (docs/detectors/) with its
+ * parameters; backend auto, cuda or cpu (batch_detector). Symbols before any channel
+ * estimate, symbols with non-finite carriers and symbols whose channel is unusable
+ * (non-finite, rank-deficient, noise not positive) leave as zero LLRs ("no
+ * information"), counted and logged; a failed GPU call falls back to the CPU.
+ */
+class GPUMIMO_API mimo_detector : virtual public gr::sync_interpolator
+{
+public:
+    typedef std::shared_ptr<mimo_detector> sptr;
+
+    static sptr make(const std::string& preset,
+                     int streams,
+                     const std::string& modulation,
+                     int antennas,
+                     const std::string& algorithm = "mmse",
+                     const std::string& backend = "auto",
+                     bool int8_output = false,
+                     float int8_scale = 8.0f,
+                     int kbest_k = 16,
+                     int nway_passes = 0,
+                     float list_llr_clip = 8.0f,
+                     float llr_clip = 0.0f,
+                     int device = 0);
+
+    /*! LLRs per payload symbol: used carriers x streams x bits per symbol. */
+    virtual int bits_per_symbol() const = 0;
+    /*! "cuda" or "cpu": where detection runs. */
+    virtual std::string backend() const = 0;
+    /*! Payload symbols detected. */
+    virtual std::uint64_t symbols() const = 0;
+    /*! Payload symbols that left as zero LLRs (no channel, bad samples, bad channel). */
+    virtual std::uint64_t erased_symbols() const = 0;
+};
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

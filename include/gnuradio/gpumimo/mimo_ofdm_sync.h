@@ -1,0 +1,59 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUMIMO_MIMO_OFDM_SYNC_H
+#define INCLUDED_GPUMIMO_MIMO_OFDM_SYNC_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/gpumimo/api.h>
+
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+
+/*!
+ * \brief Multi-antenna frame synchronisation for the MIMO-OFDM frame (docs/frame.md):
+ * finds each frame by its preamble (Schmidl and Cox, summed over the antennas), corrects
+ * its carrier frequency offset and passes exactly the frame on, aligned.
+ * \ingroup gpumimo
+ *
+ * `antennas` inputs, as many outputs (complex float). Each frame found leaves as
+ * frame.samples() samples per antenna starting a quarter of the preamble's cyclic
+ * prefix early (core::find_frame), multiplied by e^{-2 pi i cfo t}, with a
+ * "frame_start" tag on its first sample of every output, value a dict: frame (count
+ * from 0), cfo (cycles per sample), metric (0..1), offset (input sample of the start).
+ * Samples between frames are consumed. The carrier offset is found within +-1 carrier
+ * spacing (the half-symbol repetition's phase); docs/frame.md gives the tested range.
+ *
+ * Never emits a damaged frame: a frame holding a non-finite sample, or a UHD "rx_time"
+ * tag after its first sample (a radio overflow: samples are missing), is dropped,
+ * counted and logged.
+ */
+class GPUMIMO_API mimo_ofdm_sync : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<mimo_ofdm_sync> sptr;
+
+    static sptr make(const std::string& preset,
+                     int streams,
+                     const std::string& modulation,
+                     int payload_symbols,
+                     int antennas,
+                     double threshold = 0.7);
+
+    /*! Frames passed on. */
+    virtual std::uint64_t frames() const = 0;
+    /*! Frames found but dropped (non-finite samples, overflow gaps). */
+    virtual std::uint64_t dropped_frames() const = 0;
+    /*! The last frame's carrier offset, cycles per sample. */
+    virtual double last_cfo() const = 0;
+};
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

@@ -1,0 +1,273 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The LLR sink: file and sidecar, framing on the "frame_start" tags, scoring through
+ * core::prbs_error_counter, statistics through core::llr_statistics.
+ */
+#include <gnuradio/gpumimo/core/error_counter.h>
+#include <gnuradio/gpumimo/core/frame.h>
+#include <gnuradio/gpumimo/llr_sink.h>
+#include <gnuradio/io_signature.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+
+class llr_sink_impl : public llr_sink
+{
+    using clock = std::chrono::steady_clock;
+
+public:
+    llr_sink_impl(const core::frame_format& format,
+                  const std::string& preset,
+                  bool int8_input,
+                  float int8_scale,
+                  const std::string& filename,
+                  std::uint32_t prbs_seed,
+                  int report_every)
+        : gr::sync_block("llr_sink",
+                         gr::io_signature::make(1, 1, int8_input ? 1 : sizeof(float)),
+                         gr::io_signature::make(0, 0, 0)),
+          d_format(format),
+          d_preset(preset),
+          d_int8(int8_input),
+          d_scale(int8_scale),
+          d_filename(filename),
+          d_seed(prbs_seed),
+          d_report_every(std::uint64_t(report_every)),
+          d_frame_bits(format.payload_bits()),
+          d_frame_key(pmt::intern("frame_start")),
+          d_port(pmt::mp("stats"))
+    {
+        if (prbs_seed != 0)
+            d_counter = std::make_unique<core::prbs_error_counter>(23, prbs_seed, d_frame_bits);
+        d_frame.resize(d_frame_bits);
+        d_hard.resize(d_frame_bits);
+        if (!filename.empty()) {
+            d_file.open(filename, std::ios::binary | std::ios::trunc);
+            if (!d_file)
+                throw std::runtime_error("llr_sink: cannot open '" + filename + "' to write");
+            write_sidecar();
+        }
+        message_port_register_out(d_port);
+    }
+
+    std::size_t frame_bits() const override { return d_frame_bits; }
+    std::uint64_t frames() const override { return d_frames; }
+    std::uint64_t partial_frames() const override { return d_partial; }
+    std::uint64_t bits() const override { return d_counter ? d_counter->bits() : 0; }
+    std::uint64_t bit_errors() const override { return d_counter ? d_counter->bit_errors() : 0; }
+    std::uint64_t frame_errors() const override
+    {
+        return d_counter ? d_counter->frame_errors() : 0;
+    }
+    double ber() const override { return d_counter ? d_counter->ber() : 0.0; }
+    double fer() const override { return d_counter ? d_counter->fer() : 0.0; }
+    std::uint64_t resynchronisations() const override
+    {
+        return d_counter ? d_counter->resynchronisations() : 0;
+    }
+    std::uint64_t llrs() const override { return d_stats.count; }
+    double mean_abs_llr() const override { return d_stats.mean_abs(); }
+    std::uint64_t zero_llrs() const override { return d_stats.zeros; }
+    std::uint64_t non_finite_llrs() const override { return d_stats.non_finite; }
+    double llr_rate() const override
+    {
+        const double s = std::chrono::duration<double>(d_last - d_first).count();
+        return s > 0 ? double(d_stats.count) / s : 0.0;
+    }
+
+    pmt::pmt_t stats() const override
+    {
+        pmt::pmt_t d = pmt::make_dict();
+        auto add_u = [&d](const char* k, std::uint64_t v) {
+            d = pmt::dict_add(d, pmt::intern(k), pmt::from_uint64(v));
+        };
+        auto add_d = [&d](const char* k, double v) {
+            d = pmt::dict_add(d, pmt::intern(k), pmt::from_double(v));
+        };
+        add_u("frames", frames());
+        add_u("partial_frames", partial_frames());
+        add_u("bits", bits());
+        add_u("bit_errors", bit_errors());
+        add_u("frame_errors", frame_errors());
+        add_d("ber", ber());
+        add_d("fer", fer());
+        add_u("llrs", llrs());
+        add_d("mean_abs_llr", mean_abs_llr());
+        add_u("zero_llrs", zero_llrs());
+        add_u("non_finite_llrs", non_finite_llrs());
+        add_d("llr_rate", llr_rate());
+        return d;
+    }
+
+    bool stop() override
+    {
+        if (d_file.is_open()) {
+            d_file.flush();
+            write_sidecar();
+        }
+        message_port_pub(d_port, stats());
+        std::ostringstream s;
+        s << d_frames << " frames (" << d_partial << " partial), " << d_stats.count
+          << " LLRs, mean |LLR| " << mean_abs_llr() << ", " << d_stats.zeros << " zero, "
+          << d_stats.non_finite << " non-finite, " << llr_rate() / 1e6 << " MLLR/s";
+        if (d_counter)
+            s << "; BER " << ber() << " (" << bit_errors() << " of " << bits() << "), FER "
+              << fer() << " (" << frame_errors() << " of " << frames() << ")";
+        d_logger->info("{}", s.str());
+        return true;
+    }
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star&) override
+    {
+        const std::size_t n = noutput_items;
+        if (d_stats.count == 0)
+            d_first = clock::now();
+        d_llr.resize(n);
+        if (d_int8) {
+            const std::int8_t* q = static_cast<const std::int8_t*>(input_items[0]);
+            for (std::size_t i = 0; i < n; i++)
+                d_llr[i] = float(q[i]) / d_scale;
+        } else {
+            const float* x = static_cast<const float*>(input_items[0]);
+            std::copy(x, x + n, d_llr.begin());
+        }
+        d_stats.add(d_llr.data(), n);
+        if (d_file.is_open())
+            d_file.write(static_cast<const char*>(input_items[0]),
+                         std::streamsize(n * (d_int8 ? 1 : sizeof(float))));
+
+        std::vector<tag_t> tags;
+        get_tags_in_range(tags, 0, nitems_read(0), nitems_read(0) + n, d_frame_key);
+        std::sort(tags.begin(), tags.end(), tag_t::offset_compare);
+        std::size_t at = 0;
+        for (const tag_t& t : tags) {
+            const std::size_t to = std::size_t(t.offset - nitems_read(0));
+            take(at, to);
+            if (d_fill > 0) { // a frame starts before the last one ended
+                d_partial++;
+                d_fill = 0;
+            }
+            at = to;
+        }
+        take(at, n);
+        d_last = clock::now();
+        return noutput_items;
+    }
+
+private:
+    // LLRs [from, to) of this call into the frame being assembled, scoring it when whole.
+    void take(std::size_t from, std::size_t to)
+    {
+        while (from < to) {
+            const std::size_t k = std::min(to - from, d_frame_bits - d_fill);
+            std::copy(d_llr.begin() + from, d_llr.begin() + from + k, d_frame.begin() + d_fill);
+            d_fill += k;
+            from += k;
+            if (d_fill == d_frame_bits) {
+                score_frame();
+                d_fill = 0;
+            }
+        }
+    }
+
+    void score_frame()
+    {
+        d_frames++;
+        if (d_counter) {
+            for (std::size_t i = 0; i < d_frame_bits; i++)
+                d_hard[i] = d_frame[i] > 0.0f; // NaN compares false: an erasure, bit 0
+            d_counter->add_frame(d_hard.data());
+        }
+        if (d_report_every && d_frames % d_report_every == 0)
+            message_port_pub(d_port, stats());
+    }
+
+    void write_sidecar()
+    {
+        std::ofstream j(d_filename + ".json", std::ios::trunc);
+        if (!j)
+            throw std::runtime_error("llr_sink: cannot write '" + d_filename + ".json'");
+        const int m = core::constellation(d_format.mod).bits_per_symbol();
+        j << "{\n"
+          << "  \"format\": \"gr-gpumimo LLR file\",\n"
+          << "  \"dtype\": \"" << (d_int8 ? "int8" : "float32") << "\",\n"
+          << "  \"int8_scale\": " << (d_int8 ? d_scale : 0.0f) << ",\n"
+          << "  \"scale_note\": \"int8: llr = q / int8_scale; float32: the LLR itself\",\n"
+          << "  \"sign\": \"LLR = ln P(b=1)/P(b=0): positive means bit 1\",\n"
+          << "  \"layout\": \"frames back to back; in a frame, LLR ((s * used_carriers + c) "
+             "* streams + k) * bits_per_symbol + b is bit b of stream k on used carrier c "
+             "of payload symbol s (docs/frame.md)\",\n"
+          << "  \"frame\": {\"preset\": \"" << d_preset << "\", \"fft_len\": "
+          << d_format.num.fft_len << ", \"used_carriers\": " << d_format.num.used_carriers
+          << ", \"streams\": " << d_format.streams << ", \"modulation\": \""
+          << core::to_string(d_format.mod) << "\", \"bits_per_symbol\": " << m
+          << ", \"payload_symbols\": " << d_format.payload_symbols
+          << ", \"bits_per_frame\": " << d_frame_bits << "},\n"
+          << "  \"payload\": ";
+        if (d_seed)
+            j << "{\"prbs_order\": 23, \"seed\": " << d_seed << "},\n";
+        else
+            j << "null,\n";
+        j << "  \"llrs_written\": " << d_stats.count << ",\n"
+          << "  \"frames\": " << d_frames << ",\n"
+          << "  \"partial_frames\": " << d_partial << "\n"
+          << "}\n";
+    }
+
+    const core::frame_format d_format;
+    const std::string d_preset;
+    const bool d_int8;
+    const float d_scale;
+    const std::string d_filename;
+    const std::uint32_t d_seed;
+    const std::uint64_t d_report_every;
+    const std::size_t d_frame_bits;
+    const pmt::pmt_t d_frame_key, d_port;
+    std::unique_ptr<core::prbs_error_counter> d_counter;
+    core::llr_statistics d_stats;
+    std::ofstream d_file;
+    std::vector<float> d_llr, d_frame;
+    std::vector<std::uint8_t> d_hard;
+    std::size_t d_fill = 0;
+    std::uint64_t d_frames = 0, d_partial = 0;
+    clock::time_point d_first{}, d_last{};
+};
+
+llr_sink::sptr llr_sink::make(const std::string& preset,
+                              int streams,
+                              const std::string& modulation,
+                              int payload_symbols,
+                              bool int8_input,
+                              float int8_scale,
+                              const std::string& filename,
+                              std::uint32_t prbs_seed,
+                              int report_every)
+{
+    const core::frame_format f =
+        core::make_frame_format(preset, streams, modulation, payload_symbols);
+    if (!(int8_scale > 0) || !std::isfinite(int8_scale))
+        throw std::invalid_argument("llr_sink: int8_scale must be finite and > 0");
+    if (report_every < 0)
+        throw std::invalid_argument("llr_sink: report_every must be >= 0");
+    if (prbs_seed != 0 && (prbs_seed & 0x7FFFFFu) == 0)
+        throw std::invalid_argument("llr_sink: the PRBS seed's low 23 bits must not all "
+                                    "be 0 (0 itself: payload unknown)");
+    return gnuradio::make_block_sptr<llr_sink_impl>(
+        f, preset, int8_input, int8_scale, filename, prbs_seed, report_every);
+}
+
+} // namespace gpumimo
+} // namespace gr

@@ -1,0 +1,178 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The channel estimation block: frame bookkeeping on the "frame_start" tags around
+ * core::estimate_channel, and the channel-estimate tag for the detector.
+ */
+#include <gnuradio/gpumimo/core/frame.h>
+#include <gnuradio/gpumimo/core/frame_receiver.h>
+#include <gnuradio/gpumimo/mimo_chanest.h>
+#include <gnuradio/io_signature.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+
+class mimo_chanest_impl : public mimo_chanest
+{
+public:
+    mimo_chanest_impl(const core::frame_format& format, int antennas)
+        : gr::block("mimo_chanest",
+                    gr::io_signature::make(antennas, antennas,
+                                           sizeof(gr_complex) * format.num.used_carriers),
+                    gr::io_signature::make(antennas, antennas,
+                                           sizeof(gr_complex) * format.num.used_carriers)),
+          d_format(format),
+          d_antennas(antennas),
+          d_carriers(std::size_t(format.num.used_carriers)),
+          d_symbols(std::size_t(format.symbols())),
+          d_training(std::size_t(1 + format.streams)),
+          d_frame_key(pmt::intern("frame_start")),
+          d_est_key(pmt::intern("mimo_chan_est"))
+    {
+        set_output_multiple(format.payload_symbols);
+        set_tag_propagation_policy(TPP_DONT);
+    }
+
+    std::uint64_t frames() const override { return d_frames; }
+    std::uint64_t dropped_frames() const override { return d_dropped; }
+    double last_noise_var() const override { return d_last_noise; }
+
+    void forecast(int, gr_vector_int& ninput_items_required) override
+    {
+        for (auto& n : ninput_items_required)
+            n = int(d_symbols);
+    }
+
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override
+    {
+        const std::size_t available =
+            *std::min_element(ninput_items.begin(), ninput_items.end());
+        const std::size_t payload = d_symbols - d_training;
+        std::size_t consumed = 0, produced = 0;
+        while (true) {
+            const long tag = next_frame_tag(consumed, available, &d_frame_info);
+            if (tag < 0) { // nothing to align to: drop all
+                consumed = available;
+                break;
+            }
+            consumed += std::size_t(tag);
+            if (available - consumed < d_symbols ||
+                std::size_t(noutput_items) - produced < payload)
+                break;
+            const long next = next_frame_tag(consumed + 1, consumed + d_symbols);
+            if (next >= 0) { // cut short by the next frame
+                drop("was cut short by the next frame_start tag");
+                consumed += 1 + std::size_t(next);
+                continue;
+            }
+            if (estimate_and_pass(input_items, consumed, output_items, produced))
+                produced += payload;
+            consumed += d_symbols;
+        }
+        consume_each(int(consumed));
+        return int(produced);
+    }
+
+private:
+    // Offset from `from` of the next frame_start tag on input 0 before `to`, or -1;
+    // its value into *info when asked.
+    long next_frame_tag(std::size_t from, std::size_t to, pmt::pmt_t* info = nullptr)
+    {
+        if (from >= to)
+            return -1;
+        std::vector<tag_t> tags;
+        get_tags_in_range(tags, 0, nitems_read(0) + from, nitems_read(0) + to, d_frame_key);
+        if (tags.empty())
+            return -1;
+        const auto first = std::min_element(
+            tags.begin(), tags.end(), [](const tag_t& a, const tag_t& b) { return a.offset < b.offset; });
+        if (info)
+            *info = first->value;
+        return long(first->offset - nitems_read(0) - from);
+    }
+
+    bool estimate_and_pass(const gr_vector_const_void_star& in,
+                           std::size_t at,
+                           gr_vector_void_star& out,
+                           std::size_t produced)
+    {
+        // The training symbols of every antenna, [rx][symbol][carrier], for the core.
+        d_training_rx.resize(d_antennas * d_training * d_carriers);
+        for (int r = 0; r < d_antennas; r++) {
+            const gr_complex* x = static_cast<const gr_complex*>(in[r]) + at * d_carriers;
+            if (!all_finite(x, d_symbols * d_carriers))
+                return drop("holds non-finite carrier values");
+            std::copy(x, x + d_training * d_carriers,
+                      d_training_rx.begin() + r * d_training * d_carriers);
+        }
+        const core::channel_estimate e =
+            core::estimate_channel(d_format, d_training_rx.data(), d_antennas);
+        const std::size_t payload = (d_symbols - d_training) * d_carriers;
+        for (int r = 0; r < d_antennas; r++) {
+            const gr_complex* x =
+                static_cast<const gr_complex*>(in[r]) + (at + d_training) * d_carriers;
+            std::copy(x, x + payload,
+                      static_cast<gr_complex*>(out[r]) + produced * d_carriers);
+            add_item_tag(r, nitems_written(r) + produced, d_frame_key, d_frame_info,
+                         alias_pmt());
+        }
+        pmt::pmt_t est = pmt::make_dict();
+        est = pmt::dict_add(est, pmt::intern("h"), pmt::init_c32vector(e.h.size(), e.h));
+        est = pmt::dict_add(est, pmt::intern("noise_var"), pmt::from_double(e.noise_var));
+        est = pmt::dict_add(est, pmt::intern("frame"), pmt::from_uint64(d_frames));
+        add_item_tag(0, nitems_written(0) + produced, d_est_key, est, alias_pmt());
+        d_frames++;
+        d_last_noise = e.noise_var;
+        return true;
+    }
+
+    static bool all_finite(const gr_complex* x, std::size_t n)
+    {
+        for (std::size_t i = 0; i < n; i++)
+            if (!std::isfinite(x[i].real()) || !std::isfinite(x[i].imag()))
+                return false;
+        return true;
+    }
+
+    bool drop(const char* why)
+    {
+        d_dropped++;
+        d_logger->warn("dropped a frame that {} ({} dropped so far)", why, d_dropped);
+        return false;
+    }
+
+    const core::frame_format d_format;
+    const int d_antennas;
+    const std::size_t d_carriers, d_symbols, d_training;
+    const pmt::pmt_t d_frame_key, d_est_key;
+    pmt::pmt_t d_frame_info = pmt::PMT_NIL;
+    std::vector<gr_complex> d_training_rx;
+    std::uint64_t d_frames = 0, d_dropped = 0;
+    double d_last_noise = 0;
+};
+
+mimo_chanest::sptr mimo_chanest::make(const std::string& preset,
+                                      int streams,
+                                      const std::string& modulation,
+                                      int payload_symbols,
+                                      int antennas)
+{
+    const core::frame_format f =
+        core::make_frame_format(preset, streams, modulation, payload_symbols);
+    if (antennas < f.streams || antennas > 16)
+        throw std::invalid_argument("mimo_chanest: antennas must be from streams to 16");
+    return gnuradio::make_block_sptr<mimo_chanest_impl>(f, antennas);
+}
+
+} // namespace gpumimo
+} // namespace gr

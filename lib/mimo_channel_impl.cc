@@ -1,0 +1,102 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The channel simulator block: the core's streaming channel, plus the guard that keeps
+ * non-finite input out of it.
+ */
+#include <gnuradio/gpumimo/core/mimo_channel.h>
+#include <gnuradio/gpumimo/mimo_channel.h>
+#include <gnuradio/io_signature.h>
+
+#include <cmath>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+
+class mimo_channel_impl : public mimo_channel
+{
+public:
+    mimo_channel_impl(const core::channel_params& p, double signal_power)
+        : gr::sync_block("mimo_channel",
+                         gr::io_signature::make(p.tx, p.tx, sizeof(gr_complex)),
+                         gr::io_signature::make(p.rx, p.rx, sizeof(gr_complex))),
+          d_channel(p),
+          d_noise_var(d_channel.stream_noise_var(signal_power))
+    {
+    }
+
+    std::vector<gr_complex> taps() const override { return d_channel.taps(); }
+    double noise_var() const override { return d_noise_var; }
+    std::uint64_t bad_samples() const override { return d_bad; }
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override
+    {
+        const std::size_t n = noutput_items;
+        std::vector<const gr_complex*> in(input_items.size());
+        for (std::size_t k = 0; k < in.size(); k++) {
+            in[k] = static_cast<const gr_complex*>(input_items[k]);
+            in[k] = finite_copy(k, in[k], n);
+        }
+        std::vector<gr_complex*> out(output_items.size());
+        for (std::size_t r = 0; r < out.size(); r++)
+            out[r] = static_cast<gr_complex*>(output_items[r]);
+        d_channel.process(in.data(), out.data(), n, d_noise_var);
+        return noutput_items;
+    }
+
+private:
+    // The input itself when it is finite, else a copy with its non-finite samples 0.
+    const gr_complex* finite_copy(std::size_t k, const gr_complex* x, std::size_t n)
+    {
+        std::size_t bad = 0;
+        for (std::size_t t = 0; t < n; t++)
+            bad += !std::isfinite(x[t].real()) || !std::isfinite(x[t].imag());
+        if (bad == 0)
+            return x;
+        if (d_clean.size() <= k)
+            d_clean.resize(k + 1);
+        d_clean[k].assign(x, x + n);
+        for (auto& v : d_clean[k])
+            if (!std::isfinite(v.real()) || !std::isfinite(v.imag()))
+                v = 0;
+        d_logger->warn("{} non-finite samples on input {} taken as 0", bad, k);
+        d_bad += bad;
+        return d_clean[k].data();
+    }
+
+    core::mimo_channel d_channel;
+    const double d_noise_var;
+    std::vector<std::vector<gr_complex>> d_clean;
+    std::uint64_t d_bad = 0;
+};
+
+mimo_channel::sptr mimo_channel::make(int tx,
+                                      int rx,
+                                      const std::vector<double>& tap_powers,
+                                      double snr_db,
+                                      double signal_power,
+                                      double cfo,
+                                      int delay,
+                                      std::uint64_t seed)
+{
+    core::channel_params p;
+    p.tx = tx;
+    p.rx = rx;
+    p.tap_powers = tap_powers;
+    p.snr_db = snr_db;
+    p.cfo = cfo;
+    p.delay = delay;
+    p.seed = seed;
+    core::validate(p);
+    if (!(signal_power > 0) || !std::isfinite(signal_power))
+        throw std::invalid_argument("mimo_channel: signal_power must be finite and > 0");
+    return gnuradio::make_block_sptr<mimo_channel_impl>(p, signal_power);
+}
+
+} // namespace gpumimo
+} // namespace gr

@@ -1,0 +1,236 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The MIMO-OFDM detector block: the carriers of a run of payload symbols sharing a
+ * channel estimate regrouped into one core batch (carrier-major, one H per carrier),
+ * detected by batch_detector, the LLRs put back in the frame's bit order.
+ */
+#include <gnuradio/gpumimo/batch_detector.h>
+#include <gnuradio/gpumimo/core/frame.h>
+#include <gnuradio/gpumimo/mimo_detector.h>
+#include <gnuradio/io_signature.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+
+class mimo_detector_impl : public mimo_detector
+{
+public:
+    mimo_detector_impl(const core::frame_format& format,
+                       int antennas,
+                       const std::string& algorithm,
+                       const core::detector_params& params,
+                       const std::string& backend,
+                       int device,
+                       bool int8_output,
+                       float int8_scale)
+        : gr::sync_interpolator(
+              "mimo_detector",
+              gr::io_signature::make(antennas, antennas,
+                                     sizeof(gr_complex) * format.num.used_carriers),
+              gr::io_signature::make(1, 1, int8_output ? sizeof(std::int8_t) : sizeof(float)),
+              unsigned(format.payload_bits() / std::size_t(format.payload_symbols))),
+          d_detector(algorithm, core::to_string(format.mod), format.streams, antennas, params,
+                     backend, device),
+          d_nt(format.streams),
+          d_nr(antennas),
+          d_carriers(std::size_t(format.num.used_carriers)),
+          d_bits(std::size_t(d_detector.bits_per_vector()) * d_carriers),
+          d_int8(int8_output),
+          d_int8_scale(int8_scale),
+          d_frame_key(pmt::intern("frame_start")),
+          d_est_key(pmt::intern("mimo_chan_est"))
+    {
+        set_tag_propagation_policy(TPP_DONT);
+    }
+
+    int bits_per_symbol() const override { return int(d_bits); }
+    std::string backend() const override { return d_detector.backend(); }
+    std::uint64_t symbols() const override { return d_symbols; }
+    std::uint64_t erased_symbols() const override { return d_erased; }
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override
+    {
+        const std::size_t n = std::size_t(noutput_items) / d_bits;
+        const std::uint64_t first = nitems_read(0);
+        std::vector<tag_t> tags;
+        get_tags_in_range(tags, 0, first, first + n, d_est_key);
+        std::sort(tags.begin(), tags.end(), tag_t::offset_compare);
+        std::size_t at = 0;
+        for (const tag_t& t : tags) { // runs of symbols sharing a channel estimate
+            detect_run(input_items, output_items, at, std::size_t(t.offset - first) - at);
+            at = std::size_t(t.offset - first);
+            take_estimate(t.value);
+        }
+        detect_run(input_items, output_items, at, n - at);
+        move_frame_tags(first, n);
+        d_symbols += n;
+        return noutput_items;
+    }
+
+private:
+    void take_estimate(const pmt::pmt_t& est)
+    {
+        d_have_channel = false;
+        const pmt::pmt_t h = pmt::dict_ref(est, pmt::intern("h"), pmt::PMT_NIL);
+        const pmt::pmt_t nv = pmt::dict_ref(est, pmt::intern("noise_var"), pmt::PMT_NIL);
+        if (!pmt::is_c32vector(h) || !pmt::is_number(nv) ||
+            pmt::length(h) != d_carriers * d_nr * d_nt) {
+            d_logger->warn("ignored a mimo_chan_est tag of the wrong form (want h: {} "
+                           "complex values, noise_var)", d_carriers * d_nr * d_nt);
+            return;
+        }
+        d_h = pmt::c32vector_elements(h);
+        d_noise = float(pmt::to_double(nv));
+        // The core's checks on one zero vector per carrier: H finite and of full rank,
+        // N0 finite and positive.
+        const std::vector<gr_complex> zeros(d_carriers * d_nr);
+        core::mimo_batch b;
+        b.y = zeros.data();
+        b.h = d_h.data();
+        b.noise_var = &d_noise;
+        b.batch = d_carriers;
+        b.nt = d_nt;
+        b.nr = d_nr;
+        try {
+            core::validate_batch(b, d_nt, d_nr);
+            d_have_channel = true;
+        } catch (const std::exception& e) {
+            d_logger->warn("the frame's channel estimate is unusable, its symbols leave "
+                           "as zero LLRs: {}", e.what());
+        }
+    }
+
+    void detect_run(const gr_vector_const_void_star& in,
+                    gr_vector_void_star& out,
+                    std::size_t at,
+                    std::size_t count)
+    {
+        if (count == 0)
+            return;
+        // Carrier-major: vector (c * count + s) is carrier c of symbol at + s, so that
+        // group = count gives each carrier its own H. Non-finite symbols go in as zeros.
+        d_y.resize(d_carriers * count * d_nr);
+        d_erase.assign(count, !d_have_channel);
+        for (int r = 0; r < d_nr; r++) {
+            const gr_complex* x = static_cast<const gr_complex*>(in[r]) + at * d_carriers;
+            for (std::size_t s = 0; s < count; s++)
+                for (std::size_t c = 0; c < d_carriers; c++) {
+                    gr_complex v = x[s * d_carriers + c];
+                    if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) {
+                        d_erase[s] = 1;
+                        v = 0;
+                    }
+                    d_y[(c * count + s) * d_nr + r] = v;
+                }
+        }
+        d_llr_cm.assign(d_carriers * count * (d_bits / d_carriers), 0.0f);
+        if (d_have_channel)
+            detect(count);
+        // Back to the frame's order, symbol-major, erasing what must be erased.
+        const std::size_t per_vector = d_bits / d_carriers;
+        d_llr.resize(count * d_bits);
+        std::size_t erased = 0;
+        for (std::size_t s = 0; s < count; s++) {
+            erased += d_erase[s];
+            for (std::size_t c = 0; c < d_carriers; c++)
+                for (std::size_t b = 0; b < per_vector; b++) {
+                    const float v = d_llr_cm[(c * count + s) * per_vector + b];
+                    d_llr[(s * d_carriers + c) * per_vector + b] =
+                        d_erase[s] || !std::isfinite(v) ? 0.0f : v;
+                }
+        }
+        if (erased) {
+            d_erased += erased;
+            d_logger->warn("{} payload symbols left as zero LLRs ({} in all): {}", erased,
+                           d_erased,
+                           d_have_channel ? "non-finite carriers" : "no usable channel estimate");
+        }
+        if (d_int8)
+            core::llr_to_int8(d_llr.data(), d_llr.size(), d_int8_scale,
+                              static_cast<std::int8_t*>(out[0]) + at * d_bits);
+        else
+            std::copy(d_llr.begin(), d_llr.end(), static_cast<float*>(out[0]) + at * d_bits);
+    }
+
+    void detect(std::size_t count)
+    {
+        core::mimo_batch b;
+        b.y = d_y.data();
+        b.h = d_h.data();
+        b.noise_var = &d_noise;
+        b.batch = d_carriers * count;
+        b.nt = d_nt;
+        b.nr = d_nr;
+        b.group = count;
+        try {
+            d_detector.detect(b, d_llr_cm.data());
+        } catch (const std::exception& e) {
+            if (d_detector.backend() != "cuda")
+                throw; // the CPU reference refusing checked input is a bug: let it show
+            d_logger->error("GPU detection failed, this run goes to the CPU: {}", e.what());
+            d_detector.reference().detect(b, d_llr_cm.data());
+        }
+    }
+
+    void move_frame_tags(std::uint64_t first, std::size_t n)
+    {
+        std::vector<tag_t> tags;
+        get_tags_in_range(tags, 0, first, first + n, d_frame_key);
+        for (const tag_t& t : tags)
+            add_item_tag(0, nitems_written(0) + (t.offset - first) * d_bits, t.key, t.value,
+                         alias_pmt());
+    }
+
+    batch_detector d_detector;
+    const int d_nt, d_nr;
+    const std::size_t d_carriers, d_bits;
+    const bool d_int8;
+    const float d_int8_scale;
+    const pmt::pmt_t d_frame_key, d_est_key;
+    std::vector<gr_complex> d_h, d_y;
+    float d_noise = 0;
+    bool d_have_channel = false;
+    std::vector<char> d_erase;
+    std::vector<float> d_llr_cm, d_llr;
+    std::uint64_t d_symbols = 0, d_erased = 0;
+};
+
+mimo_detector::sptr mimo_detector::make(const std::string& preset,
+                                        int streams,
+                                        const std::string& modulation,
+                                        int antennas,
+                                        const std::string& algorithm,
+                                        const std::string& backend,
+                                        bool int8_output,
+                                        float int8_scale,
+                                        int kbest_k,
+                                        int nway_passes,
+                                        float list_llr_clip,
+                                        float llr_clip,
+                                        int device)
+{
+    const core::frame_format f = core::make_frame_format(preset, streams, modulation, 1);
+    if (antennas < streams || antennas > core::max_nr)
+        throw std::invalid_argument("mimo_detector: antennas must be from streams to 16");
+    if (!(int8_scale > 0) || !std::isfinite(int8_scale))
+        throw std::invalid_argument("mimo_detector: int8_scale must be finite and > 0");
+    core::detector_params p;
+    p.kbest_k = kbest_k;
+    p.nway_passes = nway_passes;
+    p.list_llr_clip = list_llr_clip;
+    p.llr_clip = llr_clip;
+    return gnuradio::make_block_sptr<mimo_detector_impl>(
+        f, antennas, algorithm, p, backend, device, int8_output, int8_scale);
+}
+
+} // namespace gpumimo
+} // namespace gr

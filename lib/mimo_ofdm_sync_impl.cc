@@ -1,0 +1,181 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The frame synchroniser block: a sliding search buffer around core::find_frame,
+ * carrier-offset correction, frame tags, and the drops that keep damage downstream out.
+ */
+#include <gnuradio/gpumimo/core/frame.h>
+#include <gnuradio/gpumimo/core/frame_receiver.h>
+#include <gnuradio/gpumimo/mimo_ofdm_sync.h>
+#include <gnuradio/io_signature.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+
+class mimo_ofdm_sync_impl : public mimo_ofdm_sync
+{
+public:
+    mimo_ofdm_sync_impl(const core::frame_format& format, int antennas, double threshold)
+        : gr::block("mimo_ofdm_sync",
+                    gr::io_signature::make(antennas, antennas, sizeof(gr_complex)),
+                    gr::io_signature::make(antennas, antennas, sizeof(gr_complex))),
+          d_format(format),
+          d_antennas(antennas),
+          d_threshold(threshold),
+          d_frame_len(format.samples()),
+          // Two preamble symbols: what a search must keep when it finds nothing, so that
+          // a preamble cut by the end of the input is whole in the next search.
+          d_margin(2 * std::size_t(format.num.fft_len + format.num.cp_lengths[0])),
+          d_key(pmt::intern("frame_start")),
+          d_rx_time(pmt::intern("rx_time"))
+    {
+        // A frame leaves whole; the scheduler gives the input buffer twice the output
+        // multiple, more than frame + margin.
+        set_output_multiple(int(d_frame_len));
+        set_tag_propagation_policy(TPP_DONT);
+    }
+
+    std::uint64_t frames() const override { return d_frames; }
+    std::uint64_t dropped_frames() const override { return d_dropped; }
+    double last_cfo() const override { return d_last_cfo; }
+
+    void forecast(int, gr_vector_int& ninput_items_required) override
+    {
+        for (auto& n : ninput_items_required)
+            n = int(d_frame_len + d_margin);
+    }
+
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override
+    {
+        std::size_t available = *std::min_element(ninput_items.begin(), ninput_items.end());
+        std::size_t consumed = 0, produced = 0;
+        while (available - consumed >= d_frame_len + d_margin &&
+               std::size_t(noutput_items) - produced >= d_frame_len) {
+            const std::size_t n = available - consumed;
+            load(input_items, consumed, n);
+            const core::frame_sync_result s =
+                core::find_frame(d_format.num, d_search.data(), d_antennas, n, d_threshold);
+            if (!s.found) { // keep the margin: a preamble may be cut by the end
+                consumed += n - d_margin;
+                break;
+            }
+            if (s.start + d_frame_len > n) { // search again with the whole frame in view
+                consumed += s.start > d_margin ? s.start - d_margin : 0;
+                break;
+            }
+            if (frame_is_whole(consumed + s.start)) {
+                emit(input_items, output_items, consumed + s.start, produced, s);
+                produced += d_frame_len;
+            }
+            consumed += s.start + d_frame_len;
+        }
+        consume_each(int(consumed));
+        return int(produced);
+    }
+
+private:
+    // The n samples from `from` of every antenna into the search buffer, antenna-major,
+    // non-finite samples as 0 (find_frame's running sums would carry them on); marks
+    // where they were.
+    void load(const gr_vector_const_void_star& in, std::size_t from, std::size_t n)
+    {
+        d_search.resize(n * d_antennas);
+        d_bad.assign(n, 0);
+        for (int a = 0; a < d_antennas; a++) {
+            const gr_complex* x = static_cast<const gr_complex*>(in[a]) + from;
+            for (std::size_t t = 0; t < n; t++) {
+                const bool finite = std::isfinite(x[t].real()) && std::isfinite(x[t].imag());
+                d_search[a * n + t] = finite ? x[t] : gr_complex(0, 0);
+                d_bad[t] |= !finite;
+            }
+        }
+        d_loaded_from = from;
+    }
+
+    // False, counted and logged, when the frame starting at input `start` (relative to
+    // this call) holds a non-finite sample or an overflow gap.
+    bool frame_is_whole(std::size_t start)
+    {
+        const std::size_t rel = start - d_loaded_from;
+        for (std::size_t t = rel; t < rel + d_frame_len; t++)
+            if (d_bad[t])
+                return drop("holds non-finite samples", start);
+        const uint64_t abs = nitems_read(0) + start;
+        std::vector<tag_t> tags;
+        get_tags_in_range(tags, 0, abs + 1, abs + d_frame_len, d_rx_time);
+        if (!tags.empty())
+            return drop("spans a radio overflow (rx_time tag)", start);
+        return true;
+    }
+
+    bool drop(const char* why, std::size_t start)
+    {
+        d_dropped++;
+        d_logger->warn("dropped the frame at input sample {}: it {} ({} dropped so far)",
+                       nitems_read(0) + start, why, d_dropped);
+        return false;
+    }
+
+    void emit(const gr_vector_const_void_star& in,
+              gr_vector_void_star& out,
+              std::size_t start,
+              std::size_t produced,
+              const core::frame_sync_result& s)
+    {
+        for (int a = 0; a < d_antennas; a++) {
+            const gr_complex* x = static_cast<const gr_complex*>(in[a]) + start;
+            gr_complex* y = static_cast<gr_complex*>(out[a]) + produced;
+            for (std::size_t t = 0; t < d_frame_len; t++) // phase in double: t is large
+                y[t] = x[t] * gr_complex(std::polar(1.0, -2 * M_PI * s.cfo * double(t)));
+        }
+        pmt::pmt_t info = pmt::make_dict();
+        info = pmt::dict_add(info, pmt::intern("frame"), pmt::from_uint64(d_frames));
+        info = pmt::dict_add(info, pmt::intern("cfo"), pmt::from_double(s.cfo));
+        info = pmt::dict_add(info, pmt::intern("metric"), pmt::from_double(s.metric));
+        info = pmt::dict_add(info, pmt::intern("offset"),
+                             pmt::from_uint64(nitems_read(0) + start));
+        for (int a = 0; a < d_antennas; a++)
+            add_item_tag(a, nitems_written(a) + produced, d_key, info, alias_pmt());
+        d_frames++;
+        d_last_cfo = s.cfo;
+    }
+
+    const core::frame_format d_format;
+    const int d_antennas;
+    const double d_threshold;
+    const std::size_t d_frame_len, d_margin;
+    const pmt::pmt_t d_key, d_rx_time;
+    std::vector<gr_complex> d_search;
+    std::vector<char> d_bad;
+    std::size_t d_loaded_from = 0;
+    std::uint64_t d_frames = 0, d_dropped = 0;
+    double d_last_cfo = 0;
+};
+
+mimo_ofdm_sync::sptr mimo_ofdm_sync::make(const std::string& preset,
+                                          int streams,
+                                          const std::string& modulation,
+                                          int payload_symbols,
+                                          int antennas,
+                                          double threshold)
+{
+    const core::frame_format f =
+        core::make_frame_format(preset, streams, modulation, payload_symbols);
+    if (antennas < 1 || antennas > 16)
+        throw std::invalid_argument("mimo_ofdm_sync: antennas must be 1..16");
+    if (!(threshold > 0 && threshold <= 1))
+        throw std::invalid_argument("mimo_ofdm_sync: threshold must be in (0, 1]");
+    return gnuradio::make_block_sptr<mimo_ofdm_sync_impl>(f, antennas, threshold);
+}
+
+} // namespace gpumimo
+} // namespace gr

@@ -1,0 +1,113 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The streaming MIMO-OFDM receiver's blocks: channel simulator, synchroniser, channel
+ * estimator, detector, LLR sink (docs/frame.md).
+ */
+#include <pybind11/complex.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <gnuradio/gpumimo/llr_sink.h>
+#include <gnuradio/gpumimo/mimo_chanest.h>
+#include <gnuradio/gpumimo/mimo_channel.h>
+#include <gnuradio/gpumimo/mimo_detector.h>
+#include <gnuradio/gpumimo/mimo_ofdm_sync.h>
+
+namespace py = pybind11;
+using namespace gr::gpumimo;
+
+void bind_receiver(py::module& m)
+{
+    py::class_<mimo_channel, gr::sync_block, gr::block, gr::basic_block,
+               std::shared_ptr<mimo_channel>>(
+        m, "mimo_channel", "Nt-to-Nr MIMO channel simulator (see mimo_channel.h).")
+        .def(py::init(&mimo_channel::make),
+             py::arg("tx"),
+             py::arg("rx"),
+             py::arg("tap_powers") = std::vector<double>{ 1.0 },
+             py::arg("snr_db") = 30.0,
+             py::arg("signal_power") = 1.0,
+             py::arg("cfo") = 0.0,
+             py::arg("delay") = 0,
+             py::arg("seed") = 1)
+        .def("taps", &mimo_channel::taps)
+        .def("noise_var", &mimo_channel::noise_var)
+        .def("bad_samples", &mimo_channel::bad_samples);
+
+    py::class_<mimo_ofdm_sync, gr::block, gr::basic_block, std::shared_ptr<mimo_ofdm_sync>>(
+        m, "mimo_ofdm_sync", "Multi-antenna frame synchroniser (see mimo_ofdm_sync.h).")
+        .def(py::init(&mimo_ofdm_sync::make),
+             py::arg("preset"),
+             py::arg("streams"),
+             py::arg("modulation"),
+             py::arg("payload_symbols"),
+             py::arg("antennas"),
+             py::arg("threshold") = 0.7)
+        .def("frames", &mimo_ofdm_sync::frames)
+        .def("dropped_frames", &mimo_ofdm_sync::dropped_frames)
+        .def("last_cfo", &mimo_ofdm_sync::last_cfo);
+
+    py::class_<mimo_chanest, gr::block, gr::basic_block, std::shared_ptr<mimo_chanest>>(
+        m, "mimo_chanest", "Least-squares MIMO channel estimation (see mimo_chanest.h).")
+        .def(py::init(&mimo_chanest::make),
+             py::arg("preset"),
+             py::arg("streams"),
+             py::arg("modulation"),
+             py::arg("payload_symbols"),
+             py::arg("antennas"))
+        .def("frames", &mimo_chanest::frames)
+        .def("dropped_frames", &mimo_chanest::dropped_frames)
+        .def("last_noise_var", &mimo_chanest::last_noise_var);
+
+    py::class_<mimo_detector, gr::sync_interpolator, gr::sync_block, gr::block,
+               gr::basic_block, std::shared_ptr<mimo_detector>>(
+        m, "mimo_detector", "Soft-output MIMO-OFDM detection (see mimo_detector.h).")
+        .def(py::init(&mimo_detector::make),
+             py::arg("preset"),
+             py::arg("streams"),
+             py::arg("modulation"),
+             py::arg("antennas"),
+             py::arg("algorithm") = "mmse",
+             py::arg("backend") = "auto",
+             py::arg("int8_output") = false,
+             py::arg("int8_scale") = 8.0f,
+             py::arg("kbest_k") = 16,
+             py::arg("nway_passes") = 0,
+             py::arg("list_llr_clip") = 8.0f,
+             py::arg("llr_clip") = 0.0f,
+             py::arg("device") = 0)
+        .def("bits_per_symbol", &mimo_detector::bits_per_symbol)
+        .def("backend", &mimo_detector::backend)
+        .def("symbols", &mimo_detector::symbols)
+        .def("erased_symbols", &mimo_detector::erased_symbols);
+
+    py::class_<llr_sink, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<llr_sink>>(
+        m, "llr_sink", "LLR file, error counting and statistics (see llr_sink.h).")
+        .def(py::init(&llr_sink::make),
+             py::arg("preset"),
+             py::arg("streams"),
+             py::arg("modulation"),
+             py::arg("payload_symbols"),
+             py::arg("int8_input") = false,
+             py::arg("int8_scale") = 8.0f,
+             py::arg("filename") = "",
+             py::arg("prbs_seed") = 1,
+             py::arg("report_every") = 0)
+        .def("frame_bits", &llr_sink::frame_bits)
+        .def("frames", &llr_sink::frames)
+        .def("partial_frames", &llr_sink::partial_frames)
+        .def("bits", &llr_sink::bits)
+        .def("bit_errors", &llr_sink::bit_errors)
+        .def("frame_errors", &llr_sink::frame_errors)
+        .def("ber", &llr_sink::ber)
+        .def("fer", &llr_sink::fer)
+        .def("resynchronisations", &llr_sink::resynchronisations)
+        .def("llrs", &llr_sink::llrs)
+        .def("mean_abs_llr", &llr_sink::mean_abs_llr)
+        .def("zero_llrs", &llr_sink::zero_llrs)
+        .def("non_finite_llrs", &llr_sink::non_finite_llrs)
+        .def("llr_rate", &llr_sink::llr_rate)
+        .def("stats", &llr_sink::stats);
+}

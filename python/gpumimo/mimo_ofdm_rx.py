@@ -1,0 +1,44 @@
+#
+# Copyright 2026 gr-gpumimo authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The MIMO-OFDM receiver chain as one hierarchical block: synchronisation, the OFDM
+FFT, channel estimation and detection, configured from the frame format alone."""
+
+from gnuradio import gr
+
+from . import gpumimo_python as _b
+
+
+class mimo_ofdm_rx(gr.hier_block2):
+    """antennas complex streams in, one LLR stream out (float, or int8 with
+    int8_output): mimo_ofdm_sync -> ofdm_fft (forward, the preset's CP, carriers and
+    scale, realigned on the frame_start tags) -> mimo_chanest -> mimo_detector.
+    fft_backend and backend pick the FFT's and the detector's backend (auto, cuda,
+    cpu). The blocks stay reachable as .sync, .fft, .chanest and .detector."""
+
+    def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
+                 antennas=2, algorithm="mmse", backend="auto", fft_backend="auto",
+                 int8_output=False, int8_scale=8.0, threshold=0.7, kbest_k=16,
+                 nway_passes=0, list_llr_clip=8.0, llr_clip=0.0, device=0):
+        item = gr.sizeof_char if int8_output else gr.sizeof_float
+        gr.hier_block2.__init__(self, "mimo_ofdm_rx",
+                                gr.io_signature(antennas, antennas, gr.sizeof_gr_complex),
+                                gr.io_signature(1, 1, item))
+        num = _b.numerology(preset)
+        self.sync = _b.mimo_ofdm_sync(preset, streams, modulation, payload_symbols,
+                                      antennas, threshold)
+        self.fft = _b.ofdm_fft(num["fft_len"], num["cp_lengths"], num["carriers"],
+                               forward=True, scale=num["scale"], channels=antennas,
+                               backend=fft_backend, devices=[device], sync_tag="frame_start")
+        self.chanest = _b.mimo_chanest(preset, streams, modulation, payload_symbols, antennas)
+        self.detector = _b.mimo_detector(preset, streams, modulation, antennas, algorithm,
+                                         backend, int8_output, int8_scale, kbest_k,
+                                         nway_passes, list_llr_clip, llr_clip, device)
+        for a in range(antennas):
+            self.connect((self, a), (self.sync, a))
+            self.connect((self.sync, a), (self.fft, a))
+            self.connect((self.fft, a), (self.chanest, a))
+            self.connect((self.chanest, a), (self.detector, a))
+        self.connect(self.detector, self)

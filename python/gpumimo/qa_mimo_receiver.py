@@ -1,0 +1,229 @@
+#
+# Copyright 2026 gr-gpumimo authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The streaming MIMO-OFDM receiver in flowgraphs: mimo_ofdm_tx -> mimo_channel ->
+mimo_ofdm_rx (sync, OFDM FFT, chanest, detector) -> llr_sink. Every detector gets every
+payload bit back at high SNR; frames are found under carrier and timing offsets; the
+channel estimates' error and the noise estimate match theory on a channel set from
+numpy; the LLR file and its sidecar say what the bits were; damaged frames (NaN samples,
+radio overflows) are dropped and counted, never turned into NaN LLRs."""
+
+import json
+import os
+
+import numpy as np
+import pmt
+import pytest
+
+from gnuradio import blocks, gr, gpumimo
+
+SEED = int(os.environ.get("GPUMIMO_TEST_SEED", np.random.SeedSequence().entropy % 2**31))
+print(f"GPUMIMO_TEST_SEED={SEED}")
+PAYLOAD_POWER = 48 / 64  # the small numerology: used carriers / FFT length
+
+
+def rx_samples(streams, antennas, modulation, nsym, frames, snr_db, cfo, delay,
+               taps=(1.0,), gap=40, seed=1, prbs_seed=7):
+    """The channel's output for `frames` frames and one more (the synchroniser needs a
+    margin after the last), as an [antennas, n] array."""
+    tb = gr.top_block()
+    tx = gpumimo.mimo_ofdm_tx("small", streams, modulation, nsym, seed=prbs_seed, gap=gap)
+    ch = gpumimo.mimo_channel(streams, antennas, list(taps), snr_db, PAYLOAD_POWER, cfo,
+                              delay, seed)
+    n = (frames + 1) * tx.frame_len() + delay
+    sinks = []
+    for k in range(streams):
+        tb.connect((tx, k), blocks.head(gr.sizeof_gr_complex, n), (ch, k))
+    for a in range(antennas):
+        s = blocks.vector_sink_c()
+        tb.connect((ch, a), s)
+        sinks.append(s)
+    tb.run()
+    return np.array([s.data() for s in sinks], dtype=np.complex64), ch
+
+
+def receive(x, streams, modulation, nsym, algorithm="mmse", int8=False, filename="",
+            prbs_seed=7, tags=()):
+    """x [antennas, n] through mimo_ofdm_rx into an llr_sink; tags: (antenna, offset,
+    key, value) on the sources."""
+    antennas = x.shape[0]
+    tb = gr.top_block()
+    rx = gpumimo.mimo_ofdm_rx("small", streams, modulation, nsym, antennas, algorithm,
+                              backend="cpu", fft_backend="cpu", int8_output=int8)
+    sink = gpumimo.llr_sink("small", streams, modulation, nsym, int8_input=int8,
+                            filename=filename, prbs_seed=prbs_seed)
+    for a in range(antennas):
+        t = [gr.tag_utils.python_to_tag((off, pmt.intern(k), v, pmt.PMT_NIL))
+             for (aa, off, k, v) in tags if aa == a]
+        tb.connect(blocks.vector_source_c(x[a].tolist(), False, 1, t), (rx, a))
+    tb.connect(rx, sink)
+    tb.run()
+    return rx, sink
+
+
+@pytest.mark.parametrize("algorithm", ["ml", "zf", "mmse", "kbest", "mtt", "nway", "psd"])
+def test_loopback_gives_every_bit_back_with_every_detector(algorithm):
+    frames = 4
+    x, _ = rx_samples(2, 4, "16qam", 3, frames, snr_db=35, cfo=0.21 / 64, delay=37,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 1)
+    rx, sink = receive(x, 2, "16qam", 3, algorithm)
+    assert sink.frames() >= frames, f"{algorithm}: {sink.frames()} frames"
+    assert sink.partial_frames() == 0
+    assert sink.bit_errors() == 0, f"{algorithm}: BER {sink.ber()}"
+    assert sink.bits() == sink.frames() * 2 * 48 * 4 * 3
+    assert sink.non_finite_llrs() == 0 and sink.zero_llrs() == 0
+    assert rx.detector.erased_symbols() == 0
+
+
+@pytest.mark.parametrize("spacing", [-0.8, -0.45, 0.45, 0.8])
+def test_frames_are_found_under_carrier_and_timing_offsets(spacing):
+    rng = np.random.default_rng(SEED + 2)
+    delay = int(rng.integers(0, 300))
+    frames = 5
+    # Four antennas: a flat 2x2 draw can be ill-conditioned enough for errors at 30 dB
+    # whatever the offsets; 2x4 leaves the offsets as the only cause.
+    x, _ = rx_samples(2, 4, "qpsk", 2, frames, snr_db=30, cfo=spacing / 64, delay=delay,
+                      seed=SEED + 3)
+    rx, sink = receive(x, 2, "qpsk", 2)
+    assert sink.frames() >= frames, f"cfo {spacing} spacing, delay {delay}"
+    assert sink.bit_errors() == 0, f"cfo {spacing} spacing, delay {delay}: BER {sink.ber()}"
+    assert abs(rx.sync.last_cfo() * 64 - spacing) < 0.02
+
+
+def grid(streams, modulation, nsym, bits):
+    """The frame's carrier values [stream, symbol, used carrier] by numpy's FFT of the
+    transmitter reference's samples."""
+    num = gpumimo.numerology("small")
+    N, cp = num["fft_len"], num["cp_lengths"][0]
+    x = gpumimo.frame_samples("small", streams, modulation, nsym, bits)
+    sym = x.reshape(streams, -1, N + cp)[:, :, cp:]
+    f = np.fft.fftshift(np.fft.fft(sym, axis=2), axes=2) / np.sqrt(N)
+    return f[:, :, num["carriers"]]
+
+
+def test_channel_estimates_error_and_noise_estimate_match_theory():
+    rng = np.random.default_rng(SEED + 4)
+    streams, antennas, nsym, frames, noise = 3, 4, 2, 30, 0.02
+    info = gpumimo.frame_info("small", streams, "qpsk", nsym)
+    bits = gpumimo.prbs_bits(23, 5, frames * info["payload_bits"])
+    S = info["symbols"]
+    h = (rng.normal(size=(frames, 48, antennas, streams)) +
+         1j * rng.normal(size=(frames, 48, antennas, streams))) / np.sqrt(2)
+    y = np.zeros((antennas, frames * S, 48), np.complex64)
+    for f in range(frames):
+        X = grid(streams, "qpsk", nsym, bits[f * info["payload_bits"]:(f + 1) * info["payload_bits"]])
+        Y = np.einsum("crk,ksc->rsc", h[f], X)
+        Y += np.sqrt(noise / 2) * (rng.normal(size=Y.shape) + 1j * rng.normal(size=Y.shape))
+        y[:, f * S:(f + 1) * S] = Y
+    tb = gr.top_block()
+    est = gpumimo.mimo_chanest("small", streams, "qpsk", nsym, antennas)
+    outs = []
+    for a in range(antennas):
+        tags = [gr.tag_utils.python_to_tag((f * S, pmt.intern("frame_start"), pmt.from_uint64(f),
+                                            pmt.PMT_NIL)) for f in range(frames)]
+        tb.connect(blocks.vector_source_c(y[a].ravel().tolist(), False, 48, tags), (est, a))
+        s = blocks.vector_sink_c(48)
+        tb.connect((est, a), s)
+        outs.append(s)
+    tb.run()
+    ests = [t for t in outs[0].tags() if pmt.symbol_to_string(t.key) == "mimo_chan_est"]
+    assert len(ests) == frames == est.frames()
+    err, nv = [], []
+    for f, t in enumerate(ests):
+        assert t.offset == f * nsym  # on the frame's first payload symbol
+        hh = np.array(pmt.c32vector_elements(pmt.dict_ref(t.value, pmt.intern("h"), pmt.PMT_NIL)))
+        err.append(np.abs(hh.reshape(48, antennas, streams) - h[f]) ** 2)
+        nv.append(pmt.to_double(pmt.dict_ref(t.value, pmt.intern("noise_var"), pmt.PMT_NIL)))
+    # LS on unit-energy pilots: the error is the noise, E|e|^2 = N0; 17,280 values (sd
+    # 0.8%) and the noise estimate from 30 x 24 x 4 empty preamble carriers (sd 2.6%).
+    assert abs(np.mean(err) / noise - 1) < 0.05, np.mean(err) / noise
+    assert abs(np.mean(nv) / noise - 1) < 0.12, np.mean(nv) / noise
+    # The payload passes through unchanged, preamble and pilots removed.
+    got = np.array(outs[1].data()).reshape(frames, nsym, 48)
+    np.testing.assert_array_equal(got, y[1].reshape(frames, S, 48)[:, 1 + streams:])
+
+
+def test_llr_file_and_sidecar_say_what_was_sent(tmp_path):
+    frames, nsym = 3, 2
+    x, _ = rx_samples(2, 2, "16qam", nsym, frames, snr_db=40, cfo=0, delay=5,
+                      seed=SEED + 5, prbs_seed=99)
+    path = str(tmp_path / "llr.int8")
+    _, sink = receive(x, 2, "16qam", nsym, int8=True, filename=path, prbs_seed=99)
+    meta = json.load(open(path + ".json"))
+    assert meta["dtype"] == "int8" and meta["int8_scale"] == 8
+    assert meta["frame"]["bits_per_frame"] == sink.frame_bits() == 2 * 48 * 4 * nsym
+    assert meta["payload"] == {"prbs_order": 23, "seed": 99}
+    assert meta["frames"] == sink.frames() >= frames
+    q = np.fromfile(path, np.int8)
+    assert q.size == meta["llrs_written"] == sink.llrs() == sink.frames() * sink.frame_bits()
+    want = gpumimo.prbs_bits(23, 99, q.size)
+    np.testing.assert_array_equal((q > 0).astype(np.uint8), want)  # positive means 1
+    assert sink.bit_errors() == 0 and sink.mean_abs_llr() > 1
+
+
+def test_damaged_frames_are_dropped_and_counted_never_nan():
+    frames = 6
+    x, _ = rx_samples(2, 2, "qpsk", 2, frames, snr_db=30, cfo=0.1 / 64, delay=20,
+                      seed=SEED + 6)
+    flen = gpumimo.frame_info("small", 2, "qpsk", 2)["samples"] + 40
+    x[1, 20 + flen + 300] = np.nan  # inside frame 1
+    overflow = (0, 20 + 3 * flen + 100, "rx_time",
+                pmt.make_tuple(pmt.from_uint64(1), pmt.from_double(0.5)))  # inside frame 3
+    rx, sink = receive(x, 2, "qpsk", 2, tags=[overflow])
+    assert rx.sync.dropped_frames() == 2
+    assert sink.frames() == rx.sync.frames() >= frames - 2
+    assert sink.bit_errors() == 0  # the tester resynchronised after each gap
+    assert sink.resynchronisations() == 2
+    assert sink.non_finite_llrs() == 0
+
+
+def test_detector_erases_symbols_without_a_usable_channel():
+    tb = gr.top_block()
+    det = gpumimo.mimo_detector("small", 2, "qpsk", 2, "mmse", backend="cpu")
+    rng = np.random.default_rng(SEED + 7)
+    y = (rng.normal(size=(2, 5 * 48)) + 1j * rng.normal(size=(2, 5 * 48))).astype(np.complex64)
+    # Symbols 0-1: no estimate yet; 2-3: a rank-deficient H; 4: a good H.
+    bad = np.ones((48, 2, 2), np.complex64)
+    good = np.tile(np.eye(2, dtype=np.complex64), (48, 1, 1))
+    def est(h):
+        d = pmt.dict_add(pmt.make_dict(), pmt.intern("h"), pmt.init_c32vector(h.size, h.ravel().tolist()))
+        return pmt.dict_add(d, pmt.intern("noise_var"), pmt.from_double(0.1))
+    tags = [gr.tag_utils.python_to_tag((2, pmt.intern("mimo_chan_est"), est(bad), pmt.PMT_NIL)),
+            gr.tag_utils.python_to_tag((4, pmt.intern("mimo_chan_est"), est(good), pmt.PMT_NIL))]
+    sink = blocks.vector_sink_f()
+    tb.connect(blocks.vector_source_c(y[0].tolist(), False, 48, tags), (det, 0))
+    tb.connect(blocks.vector_source_c(y[1].tolist(), False, 48), (det, 1))
+    tb.connect(det, sink)
+    tb.run()
+    llr = np.array(sink.data()).reshape(5, 48 * 2 * 2)
+    assert np.all(llr[:4] == 0) and np.all(llr[4] != 0)
+    assert det.erased_symbols() == 4 and det.symbols() == 5
+    # H = I: the LLRs of symbol 4 are the per-antenna QPSK LLRs, sign of each component.
+    yy = y[:, 4 * 48:].T  # [carrier, antenna]
+    want = np.stack([-yy.real, -yy.imag], axis=-1).ravel()  # TS 38.211: b=1 -> negative
+    np.testing.assert_array_equal(np.sign(llr[4]), np.sign(want))
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError):
+        gpumimo.mimo_channel(0, 2)
+    with pytest.raises(ValueError):
+        gpumimo.mimo_channel(2, 2, [1.0, -1.0])
+    with pytest.raises(ValueError):
+        gpumimo.mimo_channel(2, 2, signal_power=0)
+    with pytest.raises(ValueError):
+        gpumimo.mimo_ofdm_sync("small", 2, "qpsk", 2, 0)
+    with pytest.raises(ValueError):
+        gpumimo.mimo_ofdm_sync("small", 2, "qpsk", 2, 2, threshold=1.5)
+    with pytest.raises(ValueError):
+        gpumimo.mimo_chanest("small", 4, "qpsk", 2, 2)  # fewer antennas than streams
+    with pytest.raises(ValueError):
+        gpumimo.mimo_detector("small", 2, "qpsk", 2, "nonesuch")
+    with pytest.raises(ValueError):
+        gpumimo.mimo_detector("lte30", 2, "qpsk", 2)
+    with pytest.raises(ValueError):
+        gpumimo.llr_sink("small", 2, "qpsk", 2, prbs_seed=1 << 23)
+    with pytest.raises(RuntimeError):
+        gpumimo.llr_sink("small", 2, "qpsk", 2, filename="/nonexistent/dir/llr")

@@ -18,6 +18,7 @@ void bind_ofdm_fft(py::module& m);
 void bind_apsm_detector(py::module& m);
 void bind_frame(py::module& m);
 void bind_receiver(py::module& m);
+void bind_sigmf(py::module& m);
 
 // import_array() returns NULL on newer Pythons, hence the wrapper.
 void* init_numpy()
@@ -39,4 +40,5 @@ PYBIND11_MODULE(gpumimo_python, m)
     bind_apsm_detector(m);
     bind_frame(m);
     bind_receiver(m);
+    bind_sigmf(m);
 }

@@ -1,0 +1,55 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUMIMO_SIGMF_SOURCE_H
+#define INCLUDED_GPUMIMO_SIGMF_SOURCE_H
+
+#include <gnuradio/gpumimo/api.h>
+#include <gnuradio/sync_block.h>
+
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+
+/*!
+ * \brief Plays a multi-channel SigMF recording: a .sigmf-collection naming one
+ * .sigmf-meta/.sigmf-data pair per channel (ci16_le, as an N310 records, or cf32_le).
+ * \ingroup gpumimo
+ *
+ * One complex float output per channel (ci16 scaled by 1/32767, as UHD converts sc16).
+ * Like a UHD source, it tags sample 0 of every output with rx_time (from the first
+ * capture's core:datetime), rx_rate and rx_freq, and every later capture's first sample
+ * with rx_time: a capture boundary is a gap in time, as after a radio overflow, and
+ * mimo_ofdm_sync drops frames across it. repeat plays the recording again (rx_time at
+ * each start).
+ *
+ * Refused with std::runtime_error naming the file: unreadable or malformed metadata, a
+ * missing data file, a metadata file that does not match its hash in the collection, an
+ * unsupported datatype, channels that disagree in datatype or sample rate. Logged: a data
+ * file that ends inside a sample (the partial sample is ignored), channels of different
+ * lengths (play stops at the shortest).
+ */
+class GPUMIMO_API sigmf_source : virtual public gr::sync_block
+{
+public:
+    typedef std::shared_ptr<sigmf_source> sptr;
+
+    static sptr make(const std::string& collection, bool repeat = false);
+
+    virtual int channels() const = 0;
+    virtual double sample_rate() const = 0;
+    virtual double center_freq() const = 0;
+    /*! The first capture's core:datetime ("" when the recording has none). */
+    virtual std::string start_time() const = 0;
+    /*! Samples per channel played in one pass (the shortest channel's). */
+    virtual std::uint64_t samples() const = 0;
+};
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

@@ -1,0 +1,175 @@
+#
+# Copyright 2026 gr-gpumimo authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""Multi-channel SigMF recordings: the source plays back, bit for bit and channel by
+channel, what the sink recorded (cf32_le and ci16_le), with sample rate, frequency and
+start time, and UHD's rx_time gaps kept as captures; the SigMF reference library reads
+and validates what the sink writes; bad recordings are refused with a clear error or,
+truncated, played as far as they go."""
+
+import datetime
+import json
+import os
+import pathlib
+
+import numpy as np
+import pmt
+import pytest
+
+from gnuradio import blocks, gr, gpumimo
+
+SEED = int(os.environ.get("GPUMIMO_TEST_SEED", np.random.SeedSequence().entropy % 2**31))
+print(f"GPUMIMO_TEST_SEED={SEED}")
+
+T0 = (1795000000, 0.25)  # an rx_time: seconds, fraction
+
+
+def rx_time(offset, secs, frac):
+    return gr.tag_utils.python_to_tag((offset, pmt.intern("rx_time"),
+                                       pmt.make_tuple(pmt.from_uint64(secs), pmt.from_double(frac)),
+                                       pmt.PMT_NIL))
+
+
+def record(prefix, x, datatype, gap_at=None, rate=30.72e6, freq=3.5e9):
+    tb = gr.top_block()
+    sink = gpumimo.sigmf_sink(str(prefix), x.shape[0], rate, freq, datatype,
+                              description="qa_sigmf")
+    for c in range(x.shape[0]):
+        tags = [rx_time(0, *T0)] + ([rx_time(gap_at, T0[0] + 1, 0.5)] if gap_at else [])
+        tb.connect(blocks.vector_source_c(x[c].tolist(), False, 1, tags if c == 0 else []),
+                   (sink, c))
+    tb.run()
+    return sink
+
+
+def play(collection, repeat_items=None):
+    tb = gr.top_block()
+    src = gpumimo.sigmf_source(str(collection), repeat=repeat_items is not None)
+    sinks = []
+    for c in range(src.channels()):
+        s = blocks.vector_sink_c()
+        if repeat_items:
+            tb.connect((src, c), blocks.head(gr.sizeof_gr_complex, repeat_items), s)
+        else:
+            tb.connect((src, c), s)
+        sinks.append(s)
+    tb.run()
+    return src, np.array([s.data() for s in sinks]), sinks
+
+
+def noise(rng, channels, n, scale=0.3):
+    return (scale * (rng.normal(size=(channels, n)) + 1j * rng.normal(size=(channels, n)))).astype(np.complex64)
+
+
+def test_cf32_round_trip_is_bit_exact_with_time_rate_frequency_and_gaps(tmp_path):
+    rng = np.random.default_rng(SEED)
+    x = noise(rng, 3, 5000)
+    record(tmp_path / "rec", x, "cf32_le", gap_at=1700)
+    src, y, sinks = play(tmp_path / "rec.sigmf-collection")
+    np.testing.assert_array_equal(y, x)  # every channel, in order
+    assert src.sample_rate() == 30.72e6 and src.center_freq() == 3.5e9
+    start = datetime.datetime.fromtimestamp(T0[0], datetime.timezone.utc)
+    assert src.start_time() == start.strftime("%Y-%m-%dT%H:%M:%S") + ".250000000Z"
+    times = [(t.offset, pmt.to_uint64(pmt.tuple_ref(t.value, 0)), pmt.to_double(pmt.tuple_ref(t.value, 1)))
+             for t in sinks[2].tags() if pmt.symbol_to_string(t.key) == "rx_time"]
+    assert times == [(0, T0[0], T0[1]), (1700, T0[0] + 1, 0.5)]
+    keys = {pmt.symbol_to_string(t.key): t for t in sinks[0].tags() if t.offset == 0}
+    assert pmt.to_double(keys["rx_rate"].value) == 30.72e6
+    assert pmt.to_double(keys["rx_freq"].value) == 3.5e9
+
+
+def test_ci16_round_trip_is_bit_exact_and_clipping_is_counted(tmp_path):
+    rng = np.random.default_rng(SEED + 1)
+    q = rng.integers(-32767, 32768, size=(2, 4000, 2))
+    qf = q.astype(np.float32) / np.float32(32767)  # float32 division, as the source
+    x = (qf[..., 0] + 1j * qf[..., 1]).astype(np.complex64)
+    kept = x[1, 10].imag
+    x[1, 10] = 2.0 + 1j * kept  # beyond full scale: clamped, counted
+    sink = record(tmp_path / "n310", x, "ci16_le")
+    assert sink.clipped_samples() == 1
+    raw = np.fromfile(tmp_path / "n310_ch0.sigmf-data", np.int16).reshape(-1, 2)
+    np.testing.assert_array_equal(raw, q[0])  # the file holds the integers
+    _, y, _ = play(tmp_path / "n310.sigmf-collection")
+    x[1, 10] = 1.0 + 1j * kept
+    np.testing.assert_array_equal(y, x)
+
+
+def test_the_reference_library_reads_and_validates_the_recording(tmp_path):
+    try:
+        from sigmf import sigmffile
+    except ImportError:
+        if os.environ.get("GPUMIMO_ALLOW_MISSING_DATA") == "1":
+            pytest.skip("the sigmf library is missing (scripts/install-deps.sh installs it)")
+        raise
+    rng = np.random.default_rng(SEED + 2)
+    x = noise(rng, 4, 1000)
+    record(tmp_path / "lib", x, "cf32_le", gap_at=600)
+    col = sigmffile.fromfile(str(tmp_path / "lib.sigmf-collection"))
+    col.verify_stream_hashes()  # raises on a mismatch
+    assert col.get_stream_names() == [f"lib_ch{c}" for c in range(4)]
+    for c in range(4):
+        f = sigmffile.fromfile(str(tmp_path / f"lib_ch{c}.sigmf-meta"))
+        f.validate()  # the SigMF schema
+        assert f.get_global_field("core:sample_rate") == 30.72e6
+        assert [cap["core:sample_start"] for cap in f.get_captures()] == [0, 600]
+        np.testing.assert_array_equal(f.read_samples(), x[c])
+
+
+def test_bad_recordings_are_refused_with_the_file_named(tmp_path):
+    rng = np.random.default_rng(SEED + 3)
+    record(tmp_path / "r", noise(rng, 2, 300), "cf32_le")
+    col = tmp_path / "r.sigmf-collection"
+    meta1 = tmp_path / "r_ch1.sigmf-meta"
+
+    def refused(match):
+        with pytest.raises(RuntimeError, match=match):
+            gpumimo.sigmf_source(str(col))
+
+    data1 = tmp_path / "r_ch1.sigmf-data"
+    data1.rename(tmp_path / "away")
+    refused("r_ch1.sigmf-data: is missing")
+    (tmp_path / "away").rename(data1)
+
+    original = meta1.read_text()
+    meta = json.loads(original)
+    meta["global"]["core:sample_rate"] = 15.36e6
+    meta1.write_text(json.dumps(meta))
+    refused("does not match its SHA-512")  # edited behind the collection's back
+    c = json.loads(col.read_text())
+    for s in c["collection"]["core:streams"]:
+        s.pop("hash")
+    col.write_text(json.dumps(c))
+    refused("sample-rate mismatch")
+    meta["global"]["core:sample_rate"] = 30.72e6
+    meta["global"]["core:datatype"] = "ri8"
+    meta1.write_text(json.dumps(meta))
+    refused("datatype 'ri8' is not supported")
+    meta1.write_text(original[:-20])  # cut short
+    refused("is not valid JSON")
+    col.write_text("{\"collection\": {}}")
+    refused("has no core:streams")
+    with pytest.raises(RuntimeError, match="cannot be opened"):
+        gpumimo.sigmf_source(str(tmp_path / "nonesuch.sigmf-collection"))
+
+
+def test_a_truncated_channel_plays_to_the_shortest_whole_sample(tmp_path):
+    rng = np.random.default_rng(SEED + 4)
+    x = noise(rng, 2, 1000)
+    record(tmp_path / "t", x, "cf32_le")
+    data0 = tmp_path / "t_ch0.sigmf-data"
+    data0.write_bytes(data0.read_bytes()[:-8 * 100 - 3])  # 100 samples and 3 bytes short
+    src, y, _ = play(tmp_path / "t.sigmf-collection")
+    assert src.samples() == 899
+    np.testing.assert_array_equal(y, x[:, :899])
+
+
+def test_repeat_plays_again_with_a_time_tag_at_each_start(tmp_path):
+    rng = np.random.default_rng(SEED + 5)
+    x = noise(rng, 1, 250)
+    record(tmp_path / "p", x, "cf32_le")
+    _, y, sinks = play(tmp_path / "p.sigmf-collection", repeat_items=600)
+    np.testing.assert_array_equal(y[0], np.tile(x[0], 3)[:600])
+    starts = sorted(t.offset for t in sinks[0].tags() if pmt.symbol_to_string(t.key) == "rx_time")
+    assert starts == [0, 250, 500]

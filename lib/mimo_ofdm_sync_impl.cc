@@ -131,22 +131,34 @@ private:
               std::size_t produced,
               const core::frame_sync_result& s)
     {
+        // The coarse offset off, then the residual the prefixes show (core::residual_cfo).
+        d_frame.resize(d_frame_len * d_antennas);
         for (int a = 0; a < d_antennas; a++) {
             const gr_complex* x = static_cast<const gr_complex*>(in[a]) + start;
-            gr_complex* y = static_cast<gr_complex*>(out[a]) + produced;
-            for (std::size_t t = 0; t < d_frame_len; t++) // phase in double: t is large
-                y[t] = x[t] * gr_complex(std::polar(1.0, -2 * M_PI * s.cfo * double(t)));
+            rotate(x, d_frame.data() + a * d_frame_len, s.cfo);
+        }
+        const double residual = core::residual_cfo(d_format, d_frame.data(), d_antennas);
+        const double cfo = s.cfo + residual;
+        for (int a = 0; a < d_antennas; a++) {
+            const gr_complex* x = static_cast<const gr_complex*>(in[a]) + start;
+            rotate(x, static_cast<gr_complex*>(out[a]) + produced, cfo);
         }
         pmt::pmt_t info = pmt::make_dict();
         info = pmt::dict_add(info, pmt::intern("frame"), pmt::from_uint64(d_frames));
-        info = pmt::dict_add(info, pmt::intern("cfo"), pmt::from_double(s.cfo));
+        info = pmt::dict_add(info, pmt::intern("cfo"), pmt::from_double(cfo));
         info = pmt::dict_add(info, pmt::intern("metric"), pmt::from_double(s.metric));
         info = pmt::dict_add(info, pmt::intern("offset"),
                              pmt::from_uint64(nitems_read(0) + start));
         for (int a = 0; a < d_antennas; a++)
             add_item_tag(a, nitems_written(a) + produced, d_key, info, alias_pmt());
         d_frames++;
-        d_last_cfo = s.cfo;
+        d_last_cfo = cfo;
+    }
+
+    void rotate(const gr_complex* x, gr_complex* y, double cfo) const
+    {
+        for (std::size_t t = 0; t < d_frame_len; t++) // phase in double: t is large
+            y[t] = x[t] * gr_complex(std::polar(1.0, -2 * M_PI * cfo * double(t)));
     }
 
     const core::frame_format d_format;
@@ -154,7 +166,7 @@ private:
     const double d_threshold;
     const std::size_t d_frame_len, d_margin;
     const pmt::pmt_t d_key, d_rx_time;
-    std::vector<gr_complex> d_search;
+    std::vector<gr_complex> d_search, d_frame;
     std::vector<char> d_bad;
     std::size_t d_loaded_from = 0;
     std::uint64_t d_frames = 0, d_dropped = 0;

@@ -10,7 +10,7 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 packages=(
     gnuradio-dev libvolk2-dev libfftw3-dev libgmp-dev
-    pybind11-dev python3-numpy python3-pytest python3-jsonschema python3-pip
+    pybind11-dev python3-numpy python3-pytest python3-jsonschema python3-pip python3-matplotlib
     nlohmann-json3-dev libssl-dev
     libgtest-dev cmake ninja-build g++ git pkg-config
 )

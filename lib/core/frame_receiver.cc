@@ -86,6 +86,30 @@ frame_sync_result find_frame(const numerology& num,
     return result;
 }
 
+double residual_cfo(const frame_format& frame, const std::complex<float>* rx, int antennas)
+{
+    const std::size_t N = frame.num.fft_len, n = frame.samples();
+    const std::vector<int>& cps = frame.num.cp_lengths;
+    // find_frame starts a quarter of the first prefix early: every symbol's prefix
+    // begins that much into its slot.
+    const std::size_t early = std::size_t(cps[0] / 4);
+    std::complex<double> acc = 0;
+    std::size_t slot = 0;
+    for (int s = 0; s < frame.symbols(); s++) {
+        const std::size_t cp = std::size_t(cps[std::size_t(s) % cps.size()]);
+        for (std::size_t m = cp / 4; m < 3 * cp / 4; m++) {
+            const std::size_t t = slot + early + m;
+            if (t + N >= n)
+                break;
+            for (int a = 0; a < antennas; a++)
+                acc += std::conj(std::complex<double>(rx[a * n + t])) *
+                       std::complex<double>(rx[a * n + t + N]);
+        }
+        slot += cp + N;
+    }
+    return std::arg(acc) / (2 * M_PI * double(N));
+}
+
 channel_estimate estimate_channel(const frame_format& frame,
                                   const std::complex<float>* carriers_rx,
                                   int rx)

@@ -47,6 +47,19 @@ frame_sync_result find_frame(const numerology& num,
                              std::size_t n,
                              double threshold = 0.7);
 
+/*!
+ * \brief The carrier offset left in a frame after find_frame's correction, from the cyclic
+ * prefixes of all its symbols: each prefix sample repeats N samples later, so the phase
+ * of sum_r sum_symbols sum_m conj(x_r[t_m]) x_r[t_m + N] over the middle half of every
+ * prefix is 2 pi N times the residual offset (cycles per sample, within +-1/(2N)).
+ * find_frame's half-symbol estimate leaves enough (a few thousandths of the carrier
+ * spacing at 20 dB) to turn 16-QAM's outer points across a decision boundary by the end
+ * of a long frame; the prefixes hold several times the samples at twice the lag.
+ * rx: the frame's frame.samples() samples per antenna (antenna-major), starting where
+ * find_frame put the start (a quarter of the first prefix early).
+ */
+double residual_cfo(const frame_format& frame, const std::complex<float>* rx, int antennas);
+
 /*! Least-squares channel estimates of a frame and its noise variance. */
 struct channel_estimate {
     int rx = 0, tx = 0, carriers = 0;

@@ -6,6 +6,7 @@
  * The channel estimation block: frame bookkeeping on the "frame_start" tags around
  * core::estimate_channel, and the channel-estimate tag for the detector.
  */
+#include <gnuradio/gpumimo/core/detector.h>
 #include <gnuradio/gpumimo/core/frame.h>
 #include <gnuradio/gpumimo/core/frame_receiver.h>
 #include <gnuradio/gpumimo/mimo_chanest.h>
@@ -139,7 +140,7 @@ private:
     static bool all_finite(const gr_complex* x, std::size_t n)
     {
         for (std::size_t i = 0; i < n; i++)
-            if (!std::isfinite(x[i].real()) || !std::isfinite(x[i].imag()))
+            if (!core::is_finite(x[i]))
                 return false;
         return true;
     }

@@ -6,6 +6,7 @@
  * The channel simulator block: the core's streaming channel, plus the guard that keeps
  * non-finite input out of it.
  */
+#include <gnuradio/gpumimo/core/detector.h>
 #include <gnuradio/gpumimo/core/mimo_channel.h>
 #include <gnuradio/gpumimo/mimo_channel.h>
 #include <gnuradio/io_signature.h>
@@ -55,14 +56,14 @@ private:
     {
         std::size_t bad = 0;
         for (std::size_t t = 0; t < n; t++)
-            bad += !std::isfinite(x[t].real()) || !std::isfinite(x[t].imag());
+            bad += !core::is_finite(x[t]);
         if (bad == 0)
             return x;
         if (d_clean.size() <= k)
             d_clean.resize(k + 1);
         d_clean[k].assign(x, x + n);
         for (auto& v : d_clean[k])
-            if (!std::isfinite(v.real()) || !std::isfinite(v.imag()))
+            if (!core::is_finite(v))
                 v = 0;
         d_logger->warn("{} non-finite samples on input {} taken as 0", bad, k);
         d_bad += bad;

@@ -125,7 +125,7 @@ private:
             for (std::size_t s = 0; s < count; s++)
                 for (std::size_t c = 0; c < d_carriers; c++) {
                     gr_complex v = x[s * d_carriers + c];
-                    if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) {
+                    if (!core::is_finite(v)) {
                         d_erase[s] = 1;
                         v = 0;
                     }

@@ -5,6 +5,7 @@
  * The Nt-to-Nr channel simulator: block fading through a tapped delay line, carrier
  * and timing offsets, AWGN at a set SNR.
  */
+#include <gnuradio/gpumimo/core/detector.h>
 #include <gnuradio/gpumimo/core/mimo_channel.h>
 
 #include <algorithm>
@@ -76,7 +77,7 @@ void mimo_channel::check_finite(const std::complex<float>* const* in, std::size_
 {
     for (int k = 0; k < d_p.tx; k++)
         for (std::size_t t = 0; t < n; t++)
-            if (!std::isfinite(in[k][t].real()) || !std::isfinite(in[k][t].imag()))
+            if (!is_finite(in[k][t]))
                 throw std::invalid_argument("mimo_channel: non-finite input sample " +
                                             std::to_string(t) + " of stream " +
                                             std::to_string(k));

@@ -20,8 +20,6 @@ namespace core {
 
 namespace {
 
-bool finite(const cf32& v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); }
-
 [[noreturn]] void reject(const std::string& what) { throw std::invalid_argument(what); }
 
 } // namespace
@@ -68,7 +66,7 @@ void validate_batch(const mimo_batch& b, int nt, int nr)
 
     for (std::size_t v = 0; v < b.batch; v++)
         for (int r = 0; r < nr; r++)
-            if (!finite(b.y[v * nr + r]))
+            if (!is_finite(b.y[v * nr + r]))
                 reject("y[" + std::to_string(v) + "][" + std::to_string(r) +
                        "] is not finite");
 
@@ -79,7 +77,7 @@ void validate_batch(const mimo_batch& b, int nt, int nr)
         const cf32* h = b.h + c * nr * nt;
         double frob2 = 0.0;
         for (int i = 0; i < nr * nt; i++) {
-            if (!finite(h[i]))
+            if (!is_finite(h[i]))
                 reject("H[" + std::to_string(c) + "][" + std::to_string(i / nt) + "][" +
                        std::to_string(i % nt) + "] is not finite");
             frob2 += std::norm(std::complex<double>(h[i]));

@@ -10,6 +10,7 @@
 
 #include <gnuradio/gpumimo/core/constellation.h>
 
+#include <cmath>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +23,9 @@ namespace gpumimo {
 namespace core {
 
 using cf32 = std::complex<float>;
+
+/*! Both parts finite: the test every input check of the module makes on a sample. */
+inline bool is_finite(const cf32& v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); }
 
 /*! The MIMO detectors of the core; docs/detectors/ has one page each. */
 enum class algorithm { ml, zf, mmse, kbest, mtt, nway, psd };

@@ -6,6 +6,7 @@
  * The frame synchroniser block: a sliding search buffer around core::find_frame,
  * carrier-offset correction, frame tags, and the drops that keep damage downstream out.
  */
+#include <gnuradio/gpumimo/core/detector.h>
 #include <gnuradio/gpumimo/core/frame.h>
 #include <gnuradio/gpumimo/core/frame_receiver.h>
 #include <gnuradio/gpumimo/mimo_ofdm_sync.h>
@@ -60,17 +61,20 @@ public:
         std::size_t consumed = 0, produced = 0;
         while (available - consumed >= d_frame_len + d_margin &&
                std::size_t(noutput_items) - produced >= d_frame_len) {
-            const std::size_t n = available - consumed;
+            // A window of two frames and margins: the search's cost stays per frame, not
+            // per frame times the input the scheduler happens to offer.
+            const std::size_t n =
+                std::min(available - consumed, 2 * (d_frame_len + d_margin));
             load(input_items, consumed, n);
             const core::frame_sync_result s =
                 core::find_frame(d_format.num, d_search.data(), d_antennas, n, d_threshold);
             if (!s.found) { // keep the margin: a preamble may be cut by the end
                 consumed += n - d_margin;
-                break;
+                continue;
             }
             if (s.start + d_frame_len > n) { // search again with the whole frame in view
-                consumed += s.start > d_margin ? s.start - d_margin : 0;
-                break;
+                consumed += s.start - d_margin; // > 0: s.start > n - frame >= margin
+                continue;
             }
             if (frame_is_whole(consumed + s.start)) {
                 emit(input_items, output_items, consumed + s.start, produced, s);
@@ -93,7 +97,7 @@ private:
         for (int a = 0; a < d_antennas; a++) {
             const gr_complex* x = static_cast<const gr_complex*>(in[a]) + from;
             for (std::size_t t = 0; t < n; t++) {
-                const bool finite = std::isfinite(x[t].real()) && std::isfinite(x[t].imag());
+                const bool finite = core::is_finite(x[t]);
                 d_search[a * n + t] = finite ? x[t] : gr_complex(0, 0);
                 d_bad[t] |= !finite;
             }
@@ -133,16 +137,15 @@ private:
     {
         // The coarse offset off, then the residual the prefixes show (core::residual_cfo).
         d_frame.resize(d_frame_len * d_antennas);
-        for (int a = 0; a < d_antennas; a++) {
-            const gr_complex* x = static_cast<const gr_complex*>(in[a]) + start;
-            rotate(x, d_frame.data() + a * d_frame_len, s.cfo);
-        }
-        const double residual = core::residual_cfo(d_format, d_frame.data(), d_antennas);
-        const double cfo = s.cfo + residual;
-        for (int a = 0; a < d_antennas; a++) {
-            const gr_complex* x = static_cast<const gr_complex*>(in[a]) + start;
-            rotate(x, static_cast<gr_complex*>(out[a]) + produced, cfo);
-        }
+        make_phasors(s.cfo);
+        for (int a = 0; a < d_antennas; a++)
+            rotate(static_cast<const gr_complex*>(in[a]) + start,
+                   d_frame.data() + a * d_frame_len);
+        const double cfo = s.cfo + core::residual_cfo(d_format, d_frame.data(), d_antennas);
+        make_phasors(cfo);
+        for (int a = 0; a < d_antennas; a++)
+            rotate(static_cast<const gr_complex*>(in[a]) + start,
+                   static_cast<gr_complex*>(out[a]) + produced);
         pmt::pmt_t info = pmt::make_dict();
         info = pmt::dict_add(info, pmt::intern("frame"), pmt::from_uint64(d_frames));
         info = pmt::dict_add(info, pmt::intern("cfo"), pmt::from_double(cfo));
@@ -155,10 +158,18 @@ private:
         d_last_cfo = cfo;
     }
 
-    void rotate(const gr_complex* x, gr_complex* y, double cfo) const
+    // e^{-2 pi i cfo t} over the frame, once for all antennas; in double: t is large.
+    void make_phasors(double cfo)
     {
-        for (std::size_t t = 0; t < d_frame_len; t++) // phase in double: t is large
-            y[t] = x[t] * gr_complex(std::polar(1.0, -2 * M_PI * cfo * double(t)));
+        d_phasors.resize(d_frame_len);
+        for (std::size_t t = 0; t < d_frame_len; t++)
+            d_phasors[t] = gr_complex(std::polar(1.0, -2 * M_PI * cfo * double(t)));
+    }
+
+    void rotate(const gr_complex* x, gr_complex* y) const
+    {
+        for (std::size_t t = 0; t < d_frame_len; t++)
+            y[t] = x[t] * d_phasors[t];
     }
 
     const core::frame_format d_format;
@@ -166,7 +177,7 @@ private:
     const double d_threshold;
     const std::size_t d_frame_len, d_margin;
     const pmt::pmt_t d_key, d_rx_time;
-    std::vector<gr_complex> d_search, d_frame;
+    std::vector<gr_complex> d_search, d_frame, d_phasors;
     std::vector<char> d_bad;
     std::size_t d_loaded_from = 0;
     std::uint64_t d_frames = 0, d_dropped = 0;

@@ -135,16 +135,16 @@ public:
         const std::size_t n = noutput_items;
         if (d_stats.count == 0)
             d_first = clock::now();
-        d_llr.resize(n);
+        // The LLRs as floats: the input itself, or int8 converted.
+        d_llr = static_cast<const float*>(input_items[0]);
         if (d_int8) {
             const std::int8_t* q = static_cast<const std::int8_t*>(input_items[0]);
+            d_converted.resize(n);
             for (std::size_t i = 0; i < n; i++)
-                d_llr[i] = float(q[i]) / d_scale;
-        } else {
-            const float* x = static_cast<const float*>(input_items[0]);
-            std::copy(x, x + n, d_llr.begin());
+                d_converted[i] = float(q[i]) / d_scale;
+            d_llr = d_converted.data();
         }
-        d_stats.add(d_llr.data(), n);
+        d_stats.add(d_llr, n);
         if (d_file.is_open())
             d_file.write(static_cast<const char*>(input_items[0]),
                          std::streamsize(n * (d_int8 ? 1 : sizeof(float))));
@@ -173,7 +173,7 @@ private:
     {
         while (from < to) {
             const std::size_t k = std::min(to - from, d_frame_bits - d_fill);
-            std::copy(d_llr.begin() + from, d_llr.begin() + from + k, d_frame.begin() + d_fill);
+            std::copy(d_llr + from, d_llr + from + k, d_frame.begin() + d_fill);
             d_fill += k;
             from += k;
             if (d_fill == d_frame_bits) {
@@ -239,7 +239,8 @@ private:
     std::unique_ptr<core::prbs_error_counter> d_counter;
     core::llr_statistics d_stats;
     std::ofstream d_file;
-    std::vector<float> d_llr, d_frame;
+    const float* d_llr = nullptr; //!< this call's LLRs (take() reads them)
+    std::vector<float> d_converted, d_frame;
     std::vector<std::uint8_t> d_hard;
     std::size_t d_fill = 0;
     std::uint64_t d_frames = 0, d_partial = 0;

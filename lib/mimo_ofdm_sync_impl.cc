@@ -34,7 +34,8 @@ public:
           // a preamble cut by the end of the input is whole in the next search.
           d_margin(2 * std::size_t(format.num.fft_len + format.num.cp_lengths[0])),
           d_key(pmt::intern("frame_start")),
-          d_rx_time(pmt::intern("rx_time"))
+          d_rx_time(pmt::intern("rx_time")),
+          d_corrector(format)
     {
         // A frame leaves whole; the scheduler gives the input buffer twice the output
         // multiple, more than frame + margin.
@@ -135,17 +136,13 @@ private:
               std::size_t produced,
               const core::frame_sync_result& s)
     {
-        // The coarse offset off, then the residual the prefixes show (core::residual_cfo).
-        d_frame.resize(d_frame_len * d_antennas);
-        make_phasors(s.cfo);
-        for (int a = 0; a < d_antennas; a++)
-            rotate(static_cast<const gr_complex*>(in[a]) + start,
-                   d_frame.data() + a * d_frame_len);
-        const double cfo = s.cfo + core::residual_cfo(d_format, d_frame.data(), d_antennas);
-        make_phasors(cfo);
-        for (int a = 0; a < d_antennas; a++)
-            rotate(static_cast<const gr_complex*>(in[a]) + start,
-                   static_cast<gr_complex*>(out[a]) + produced);
+        std::vector<const gr_complex*> from(d_antennas);
+        std::vector<gr_complex*> to(d_antennas);
+        for (int a = 0; a < d_antennas; a++) {
+            from[a] = static_cast<const gr_complex*>(in[a]) + start;
+            to[a] = static_cast<gr_complex*>(out[a]) + produced;
+        }
+        const double cfo = d_corrector.correct(from.data(), d_antennas, s.cfo, to.data());
         pmt::pmt_t info = pmt::make_dict();
         info = pmt::dict_add(info, pmt::intern("frame"), pmt::from_uint64(d_frames));
         info = pmt::dict_add(info, pmt::intern("cfo"), pmt::from_double(cfo));
@@ -158,26 +155,13 @@ private:
         d_last_cfo = cfo;
     }
 
-    // e^{-2 pi i cfo t} over the frame, once for all antennas; in double: t is large.
-    void make_phasors(double cfo)
-    {
-        d_phasors.resize(d_frame_len);
-        for (std::size_t t = 0; t < d_frame_len; t++)
-            d_phasors[t] = gr_complex(std::polar(1.0, -2 * M_PI * cfo * double(t)));
-    }
-
-    void rotate(const gr_complex* x, gr_complex* y) const
-    {
-        for (std::size_t t = 0; t < d_frame_len; t++)
-            y[t] = x[t] * d_phasors[t];
-    }
-
     const core::frame_format d_format;
     const int d_antennas;
     const double d_threshold;
     const std::size_t d_frame_len, d_margin;
     const pmt::pmt_t d_key, d_rx_time;
-    std::vector<gr_complex> d_search, d_frame, d_phasors;
+    core::frame_corrector d_corrector;
+    std::vector<gr_complex> d_search;
     std::vector<char> d_bad;
     std::size_t d_loaded_from = 0;
     std::uint64_t d_frames = 0, d_dropped = 0;

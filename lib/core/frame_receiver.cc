@@ -34,8 +34,8 @@ frame_sync_result find_frame(const numerology& num,
     // window, not Schmidl and Cox's energy of its second half: that one makes M soar
     // where a frame's end meets a quiet gap (second half noise, first half signal);
     // with both halves |P| <= R, so M <= 1 everywhere and 1 only where they repeat.
-    std::vector<std::complex<double>> P(positions);
-    std::vector<double> R(positions);
+    // The sums slide only as far as they are needed: to the first crossing and one
+    // symbol on (a stream's next preamble is usually near the start of the window).
     std::complex<double> p = 0;
     double r = 0;
     auto sample = [&](int a, std::size_t i) { return std::complex<double>(rx[a * n + i]); };
@@ -44,26 +44,33 @@ frame_sync_result find_frame(const numerology& num,
             p += std::conj(sample(a, m)) * sample(a, m + half);
             r += 0.5 * (std::norm(sample(a, m)) + std::norm(sample(a, m + half)));
         }
-    for (std::size_t d = 0; d < positions; d++) {
-        P[d] = p;
-        R[d] = r;
-        if (d + 1 < positions)
-            for (int a = 0; a < antennas; a++) {
-                p += std::conj(sample(a, d + half)) * sample(a, d + N) -
-                     std::conj(sample(a, d)) * sample(a, d + half);
-                r += 0.5 * (std::norm(sample(a, d + N)) - std::norm(sample(a, d)));
-            }
-    }
-    auto metric = [&](std::size_t d) { return R[d] > 0 ? std::norm(P[d]) / (R[d] * R[d]) : 0.0; };
-    std::size_t first = positions;
-    for (std::size_t d = 0; d < positions; d++)
-        if (metric(d) >= threshold) {
-            first = d;
-            break;
+    auto slide = [&](std::size_t d) { // from position d to d + 1
+        for (int a = 0; a < antennas; a++) {
+            p += std::conj(sample(a, d + half)) * sample(a, d + N) -
+                 std::conj(sample(a, d)) * sample(a, d + half);
+            r += 0.5 * (std::norm(sample(a, d + N)) - std::norm(sample(a, d)));
         }
-    if (first == positions)
-        return result;
+    };
+    auto metric_of = [](std::complex<double> pv, double rv) {
+        return rv > 0 ? std::norm(pv) / (rv * rv) : 0.0;
+    };
+    std::size_t first = 0;
+    while (metric_of(p, r) < threshold) {
+        if (++first == positions)
+            return result;
+        slide(first - 1);
+    }
+    // P and R over the symbol after the first crossing, where the peak is sought.
     const std::size_t end = std::min(positions, first + N);
+    std::vector<std::complex<double>> P(end - first);
+    std::vector<double> R(end - first);
+    for (std::size_t d = first; d < end; d++) {
+        P[d - first] = p;
+        R[d - first] = r;
+        if (d + 1 < end)
+            slide(d);
+    }
+    auto metric = [&](std::size_t d) { return metric_of(P[d - first], R[d - first]); };
     std::size_t peak = first;
     for (std::size_t d = first; d < end; d++)
         if (metric(d) > metric(peak))
@@ -77,7 +84,7 @@ frame_sync_result find_frame(const numerology& num,
     const std::size_t mid = (lo + hi) / 2;
     result.found = true;
     result.metric = metric(mid);
-    result.cfo = std::arg(P[mid]) / (2 * M_PI * double(half));
+    result.cfo = std::arg(P[mid - first]) / (2 * M_PI * double(half));
     // Biased early by a quarter of the prefix: a window that starts inside the prefix
     // only turns the carriers' phases (channel estimation takes that in), one that starts
     // late takes in the next symbol; the plateau's edges blur late in noise.
@@ -110,14 +117,59 @@ double residual_cfo(const frame_format& frame, const std::complex<float>* rx, in
     return std::arg(acc) / (2 * M_PI * double(N));
 }
 
+frame_corrector::frame_corrector(const frame_format& frame) : d_frame(frame)
+{
+    d_frame.validate();
+}
+
+// e^{-2 pi i cfo t} over the frame, once for all antennas: a rotation by recurrence in
+// double (a frame's 10^4..10^5 steps add a few 1e-12 of phase and magnitude error; a
+// polar() per sample cost more than the rest of the synchronisation together).
+void frame_corrector::make_phasors(double cfo)
+{
+    const std::size_t n = d_frame.samples();
+    d_phasors.resize(n);
+    const std::complex<double> step = std::polar(1.0, -2 * M_PI * cfo);
+    std::complex<double> w = 1;
+    for (std::size_t t = 0; t < n; t++) {
+        d_phasors[t] = std::complex<float>(w);
+        w *= step;
+    }
+}
+
+double frame_corrector::correct(const std::complex<float>* const* in,
+                                int antennas,
+                                double coarse_cfo,
+                                std::complex<float>* const* out)
+{
+    if (antennas < 1)
+        throw std::invalid_argument("frame_corrector: antennas must be >= 1");
+    const std::size_t n = d_frame.samples();
+    d_coarse.resize(n * std::size_t(antennas));
+    make_phasors(coarse_cfo);
+    for (int a = 0; a < antennas; a++)
+        for (std::size_t t = 0; t < n; t++)
+            d_coarse[a * n + t] = in[a][t] * d_phasors[t];
+    const double cfo = coarse_cfo + residual_cfo(d_frame, d_coarse.data(), antennas);
+    make_phasors(cfo);
+    for (int a = 0; a < antennas; a++)
+        for (std::size_t t = 0; t < n; t++)
+            out[a][t] = in[a][t] * d_phasors[t];
+    return cfo;
+}
+
 channel_estimate estimate_channel(const frame_format& frame,
                                   const std::complex<float>* carriers_rx,
-                                  int rx)
+                                  int rx,
+                                  int symbols_per_antenna)
 {
     frame.validate();
     if (rx < 1)
         throw std::invalid_argument("estimate_channel: rx must be >= 1");
-    const int K = frame.streams, U = frame.num.used_carriers, S = 1 + K;
+    const int K = frame.streams, U = frame.num.used_carriers;
+    const int S = symbols_per_antenna ? symbols_per_antenna : 1 + K;
+    if (S < 1 + K)
+        throw std::invalid_argument("estimate_channel: symbols_per_antenna must be 0 or >= 1 + streams");
     channel_estimate e;
     e.rx = rx;
     e.tx = K;

@@ -5,6 +5,7 @@
  * The GPU detector in a build without CUDA: it exists, says why it cannot run, and
  * throws if made anyway, so that callers need no #ifdef.
  */
+#include <gnuradio/gpumimo/core/fused_receiver.h>
 #include <gnuradio/gpumimo/core/gpu_apsm.h>
 #include <gnuradio/gpumimo/core/gpu_detector.h>
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
@@ -115,6 +116,27 @@ gpu_apsm_trainer::train(const std::complex<float>*, std::size_t, const std::comp
 }
 float gpu_apsm_trainer::last_kernel_ms() const { return 0; }
 gpu_apsm_trainer::stage_ms gpu_apsm_trainer::last_stage_ms() const { return {}; }
+
+struct gpu_fused_receiver::impl {
+};
+gpu_fused_receiver::gpu_fused_receiver(const fused_receiver_config&, int, std::size_t, int)
+{
+    throw std::runtime_error(not_built);
+}
+gpu_fused_receiver::~gpu_fused_receiver() = default;
+const fused_receiver_config& gpu_fused_receiver::config() const
+{
+    throw std::runtime_error(not_built);
+}
+std::size_t gpu_fused_receiver::bits_per_frame() const { return 0; }
+std::size_t gpu_fused_receiver::frames_per_chunk() const { return 0; }
+fused_receiver_report gpu_fused_receiver::process(const std::complex<float>* const*,
+                                                  std::size_t,
+                                                  float*,
+                                                  float*)
+{
+    throw std::runtime_error(not_built);
+}
 
 } // namespace core
 } // namespace gpumimo

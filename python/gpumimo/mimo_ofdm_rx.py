@@ -16,12 +16,17 @@ class mimo_ofdm_rx(gr.hier_block2):
     int8_output): mimo_ofdm_sync -> ofdm_fft (forward, the preset's CP, carriers and
     scale, realigned on the frame_start tags) -> mimo_chanest -> mimo_detector.
     fft_backend and backend pick the FFT's and the detector's backend (auto, cuda,
-    cpu). The blocks stay reachable as .sync, .fft, .chanest and .detector."""
+    cpu). The blocks stay reachable as .sync, .fft, .chanest and .detector.
+
+    fused=True puts one fused_receiver after the synchroniser instead (FFT, estimates
+    and detection on one GPU, samples in and LLRs out; backend picks its backend,
+    fft_backend is not used): the same LLRs, reachable as .fused (.fft, .chanest and
+    .detector are None)."""
 
     def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
                  antennas=2, algorithm="mmse", backend="auto", fft_backend="auto",
                  int8_output=False, int8_scale=8.0, threshold=0.7, kbest_k=16,
-                 nway_passes=0, list_llr_clip=8.0, llr_clip=0.0, device=0):
+                 nway_passes=0, list_llr_clip=8.0, llr_clip=0.0, device=0, fused=False):
         item = gr.sizeof_char if int8_output else gr.sizeof_float
         gr.hier_block2.__init__(self, "mimo_ofdm_rx",
                                 gr.io_signature(antennas, antennas, gr.sizeof_gr_complex),
@@ -29,6 +34,18 @@ class mimo_ofdm_rx(gr.hier_block2):
         num = _b.numerology(preset)
         self.sync = _b.mimo_ofdm_sync(preset, streams, modulation, payload_symbols,
                                       antennas, threshold)
+        if fused:
+            self.fft = self.chanest = self.detector = None
+            self.fused = _b.fused_receiver(preset, streams, modulation, payload_symbols,
+                                           antennas, algorithm, backend, int8_output,
+                                           int8_scale, kbest_k, nway_passes, list_llr_clip,
+                                           llr_clip, device)
+            for a in range(antennas):
+                self.connect((self, a), (self.sync, a))
+                self.connect((self.sync, a), (self.fused, a))
+            self.connect(self.fused, self)
+            return
+        self.fused = None
         self.fft = _b.ofdm_fft(num["fft_len"], num["cp_lengths"], num["carriers"],
                                forward=True, scale=num["scale"], channels=antennas,
                                backend=fft_backend, devices=[device], sync_tag="frame_start")

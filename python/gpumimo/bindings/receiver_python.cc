@@ -3,12 +3,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The streaming MIMO-OFDM receiver's blocks: channel simulator, synchroniser, channel
- * estimator, detector, LLR sink (docs/frame.md).
+ * estimator, detector, fused receiver, LLR sink (docs/frame.md).
  */
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <gnuradio/gpumimo/fused_receiver.h>
 #include <gnuradio/gpumimo/llr_sink.h>
 #include <gnuradio/gpumimo/mimo_chanest.h>
 #include <gnuradio/gpumimo/mimo_channel.h>
@@ -82,6 +83,32 @@ void bind_receiver(py::module& m)
         .def("backend", &mimo_detector::backend)
         .def("symbols", &mimo_detector::symbols)
         .def("erased_symbols", &mimo_detector::erased_symbols);
+
+    py::class_<fused_receiver, gr::block, gr::basic_block, std::shared_ptr<fused_receiver>>(
+        m, "fused_receiver",
+        "OFDM FFT, channel estimation and detection of whole frames on one GPU (see "
+        "fused_receiver.h).")
+        .def(py::init(&fused_receiver::make),
+             py::arg("preset"),
+             py::arg("streams"),
+             py::arg("modulation"),
+             py::arg("payload_symbols"),
+             py::arg("antennas"),
+             py::arg("algorithm") = "mmse",
+             py::arg("backend") = "auto",
+             py::arg("int8_output") = false,
+             py::arg("int8_scale") = 8.0f,
+             py::arg("kbest_k") = 16,
+             py::arg("nway_passes") = 0,
+             py::arg("list_llr_clip") = 8.0f,
+             py::arg("llr_clip") = 0.0f,
+             py::arg("device") = 0)
+        .def("payload_bits", &fused_receiver::payload_bits)
+        .def("backend", &fused_receiver::backend)
+        .def("frames", &fused_receiver::frames)
+        .def("damaged_frames", &fused_receiver::damaged_frames)
+        .def("unusable_estimates", &fused_receiver::unusable_estimates)
+        .def("last_noise_var", &fused_receiver::last_noise_var);
 
     py::class_<llr_sink, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<llr_sink>>(
         m, "llr_sink", "LLR file, error counting and statistics (see llr_sink.h).")

@@ -60,6 +60,30 @@ frame_sync_result find_frame(const numerology& num,
  */
 double residual_cfo(const frame_format& frame, const std::complex<float>* rx, int antennas);
 
+/*!
+ * \brief Takes a found frame's carrier offset off: find_frame's coarse estimate, then the
+ * residual the prefixes show (residual_cfo), both applied to the original samples (one
+ * rotation, not two). Holds its scratch buffers: correct() allocates nothing once the
+ * first call has run for this many antennas.
+ */
+class frame_corrector
+{
+public:
+    explicit frame_corrector(const frame_format& frame);
+    /*! in[a]: antenna a's frame.samples() samples from the frame's start (find_frame's
+     *  start); out[a]: where the corrected ones go (may not alias in[a]). Returns the
+     *  total offset, cycles per sample. */
+    double correct(const std::complex<float>* const* in,
+                   int antennas,
+                   double coarse_cfo,
+                   std::complex<float>* const* out);
+
+private:
+    void make_phasors(double cfo);
+    frame_format d_frame;
+    std::vector<std::complex<float>> d_coarse, d_phasors;
+};
+
 /*! Least-squares channel estimates of a frame and its noise variance. */
 struct channel_estimate {
     int rx = 0, tx = 0, carriers = 0;
@@ -72,13 +96,16 @@ struct channel_estimate {
 
 /*!
  * From the frame's first 1 + Nt symbols after the receiver's forward OFDM FFT
- * (numerology::fft_config), [rx][symbol][used carrier]: column k of H on carrier c is
+ * (numerology::fft_config), [rx][symbol][used carrier], antenna r's symbols starting at
+ * carriers_rx + r * symbols_per_antenna * used carriers (symbols_per_antenna 0: 1 + Nt,
+ * just those symbols; frame.symbols(): the whole frame's carriers): column k of H on carrier c is
  * Y_{1+k}(c) / P_k(c) on every antenna (the pilots are orthogonal in time); the noise
  * variance is the mean power on the preamble's odd carriers, which carry nothing.
  */
 channel_estimate estimate_channel(const frame_format& frame,
                                   const std::complex<float>* carriers_rx,
-                                  int rx);
+                                  int rx,
+                                  int symbols_per_antenna = 0);
 
 } // namespace core
 } // namespace gpumimo

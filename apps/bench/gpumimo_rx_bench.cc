@@ -1,0 +1,346 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The receiver chain's rate on one GPU host, core only (the GPU machine has no GNU
+ * Radio): `links` independent 4x4 links (an N310 each: 4 links x 4 antennas = 16
+ * channels at 30.72 Msample/s, the APSM paper's testbed), each a continuous received
+ * stream of LTE-like frames through a frequency-selective channel with carrier and
+ * timing offsets. Two stages, as the GNU Radio chain has them:
+ *   sync  - mimo_ofdm_sync's work on the CPU (find_frame over a window of two frames,
+ *           frame_corrector), one thread per link as a block has;
+ *   fused - gpu_fused_receiver: synchronised frames in, LLRs out (FFT, estimates,
+ *           detection on the device), one receiver and thread per link;
+ * each alone, then all at once (links sync threads and links GPU threads together, the
+ * way a flowgraph runs them). Rates are time samples per second per channel, medians;
+ * the PCIe floor is the copy of the samples in and the LLRs out at the measured
+ * ceilings. BER of the GPU's decisions shows the work is real.
+ *
+ *   gpumimo_rx_bench [--quick] [--links L] [--payload P] [--preset lte20]
+ *                    [--algos mmse,kbest,...] [--seconds S] [--snr DB]
+ */
+#include "bench_common.h"
+
+#include <gnuradio/gpumimo/core/frame_receiver.h>
+#include <gnuradio/gpumimo/core/fused_receiver.h>
+#include <gnuradio/gpumimo/core/mimo_channel.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+using namespace gr::gpumimo::core;
+using cf = std::complex<float>;
+using bench_clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int kStreams = 4, kRx = 4;
+constexpr double kTargetRate = 30.72e6;
+
+struct options {
+    bool quick = false;
+    int links = 4;
+    int payload = 9; // 1 + 4 + 9 = 14 symbols: one LTE subframe, 1 ms at 30.72 Msample/s
+    std::string preset = "lte20";
+    std::vector<std::string> algos = { "mmse", "zf", "kbest", "mtt", "nway", "psd" };
+    double seconds = 3;
+    double snr_db = 25;
+};
+
+// One link's received stream and what it carried.
+struct link_signal {
+    std::size_t len = 0;
+    std::vector<cf> rx; // [antenna][len]
+    std::vector<std::uint8_t> bits;
+};
+
+link_signal make_link(const frame_format& f, int frames, double snr_db, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> bit(0, 1);
+    const std::size_t n = f.samples(), nb = f.payload_bits();
+    link_signal s;
+    s.bits.resize(frames * nb);
+    for (auto& b : s.bits)
+        b = std::uint8_t(bit(rng));
+    // Frames back to back, then silence long enough for the search to see the last one
+    // whole (a stream would go on).
+    const std::size_t tail = 2 * std::size_t(f.num.fft_len + f.num.cp_lengths[0]);
+    const std::size_t per_stream = frames * n + tail;
+    std::vector<cf> tx(std::size_t(kStreams) * per_stream, cf(0, 0));
+    for (int fr = 0; fr < frames; fr++) {
+        const std::vector<cf> one = frame_samples(f, &s.bits[fr * nb]);
+        for (int k = 0; k < kStreams; k++)
+            std::copy(&one[k * n], &one[k * n] + n, &tx[k * per_stream + fr * n]);
+    }
+    channel_params cp;
+    cp.tx = kStreams;
+    cp.rx = kRx;
+    cp.tap_powers = { 0.7, 0.2, 0.1 };
+    cp.snr_db = snr_db;
+    cp.cfo = 0.1 / f.num.fft_len;
+    cp.delay = 300;
+    cp.seed = rng();
+    mimo_channel ch(cp);
+    s.rx = ch.apply(tx.data(), per_stream);
+    s.len = per_stream + cp.delay;
+    return s;
+}
+
+// mimo_ofdm_sync's loop over a whole stream: returns the frames found, written to
+// out[antenna] one after another.
+std::size_t sync_stream(const frame_format& f,
+                        frame_corrector& corrector,
+                        const link_signal& s,
+                        std::vector<cf>& search,
+                        std::vector<std::vector<cf>>& out)
+{
+    const std::size_t n = f.samples();
+    const std::size_t margin = 2 * std::size_t(f.num.fft_len + f.num.cp_lengths[0]);
+    std::size_t at = 0, found = 0;
+    std::vector<const cf*> from(kRx);
+    std::vector<cf*> to(kRx);
+    while (s.len - at >= n + margin) {
+        const std::size_t w = std::min(s.len - at, 2 * (n + margin));
+        search.resize(w * kRx);
+        for (int a = 0; a < kRx; a++)
+            std::copy(&s.rx[a * s.len + at], &s.rx[a * s.len + at] + w, &search[a * w]);
+        const frame_sync_result r = find_frame(f.num, search.data(), kRx, w);
+        if (!r.found) {
+            at += w - margin;
+            continue;
+        }
+        if (r.start + n > w) {
+            at += r.start - margin;
+            continue;
+        }
+        if ((found + 1) * n <= out[0].size()) {
+            for (int a = 0; a < kRx; a++) {
+                from[a] = &s.rx[a * s.len + at + r.start];
+                to[a] = &out[a][found * n];
+            }
+            corrector.correct(from.data(), kRx, r.cfo, to.data());
+            found++;
+        }
+        at += r.start + n;
+    }
+    return found;
+}
+
+double seconds_since(bench_clock::time_point t0)
+{
+    return std::chrono::duration<double>(bench_clock::now() - t0).count();
+}
+
+std::string rate(double samples_per_s)
+{
+    char b[64];
+    std::snprintf(b, sizeof b, "%8.1f  %5.2fx", samples_per_s / 1e6, samples_per_s / kTargetRate);
+    return b;
+}
+
+options parse(int argc, char** argv)
+{
+    options o;
+    for (int i = 1; i < argc; i++) {
+        const std::string a = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc)
+                throw std::invalid_argument(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--quick") {
+            o.quick = true;
+            o.seconds = 1.5;
+        } else if (a == "--links")
+            o.links = std::stoi(next());
+        else if (a == "--payload")
+            o.payload = std::stoi(next());
+        else if (a == "--preset")
+            o.preset = next();
+        else if (a == "--seconds")
+            o.seconds = std::stod(next());
+        else if (a == "--snr")
+            o.snr_db = std::stod(next());
+        else if (a == "--algos") {
+            o.algos.clear();
+            std::stringstream ss(next());
+            for (std::string t; std::getline(ss, t, ',');)
+                o.algos.push_back(t);
+        } else
+            throw std::invalid_argument("unknown argument " + a);
+    }
+    if (o.links < 1 || o.links > 16)
+        throw std::invalid_argument("--links must be 1..16");
+    return o;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        const options o = parse(argc, argv);
+        const frame_format f = make_frame_format(o.preset, kStreams, "16qam", o.payload);
+        const std::size_t n = f.samples(), bits = f.payload_bits();
+        const int frames_per_link = o.quick ? 16 : 32; // distinct frames, looped
+        const std::size_t batch = 64; // frames per GPU call (64 ms of signal at lte20)
+        std::printf("receiver chain: %s, %dx%d 16-QAM, %d payload symbols (%zu samples, %zu bits "
+                    "per frame), %d links x %d antennas = %d channels, SNR %.0f dB\n",
+                    o.preset.c_str(), kStreams, kRx, o.payload, n, bits, o.links, kRx,
+                    o.links * kRx, o.snr_db);
+        std::printf("target: %.2f Msample/s per channel; rates below: Msample/s per channel "
+                    "and x target (medians)\n\n",
+                    kTargetRate / 1e6);
+
+        std::vector<link_signal> links;
+        for (int l = 0; l < o.links; l++)
+            links.push_back(make_link(f, frames_per_link, o.snr_db, 1000 + l));
+
+        // Stage 1 alone: sync of link 0 in one thread.
+        std::vector<std::vector<std::vector<cf>>> synced(
+            o.links, std::vector<std::vector<cf>>(kRx, std::vector<cf>(frames_per_link * n)));
+        std::vector<double> t_sync;
+        for (int rep = 0; rep < 5; rep++) {
+            frame_corrector corr(f);
+            std::vector<cf> search;
+            const auto t0 = bench_clock::now();
+            const std::size_t found = sync_stream(f, corr, links[0], search, synced[0]);
+            t_sync.push_back(seconds_since(t0));
+            if (found != std::size_t(frames_per_link))
+                throw std::runtime_error("sync found " + std::to_string(found) + " of " +
+                                         std::to_string(frames_per_link) + " frames");
+        }
+        for (int l = 1; l < o.links; l++) {
+            frame_corrector corr(f);
+            std::vector<cf> search;
+            sync_stream(f, corr, links[l], search, synced[l]);
+        }
+        const double sync_alone = double(links[0].len) / median(t_sync);
+        std::printf("%-44s %s\n", "sync alone (CPU, 1 thread, 4 antennas)", rate(sync_alone).c_str());
+
+        // The GPU's input: each link's synchronised frames repeated to a batch.
+        std::vector<std::vector<std::vector<cf>>> gpu_in(
+            o.links, std::vector<std::vector<cf>>(kRx, std::vector<cf>(batch * n)));
+        for (int l = 0; l < o.links; l++)
+            for (int a = 0; a < kRx; a++)
+                for (std::size_t b = 0; b < batch; b++)
+                    std::copy(&synced[l][a][(b % frames_per_link) * n],
+                              &synced[l][a][(b % frames_per_link) * n] + n, &gpu_in[l][a][b * n]);
+        auto pointers = [&](int l) {
+            std::vector<const cf*> p;
+            for (int a = 0; a < kRx; a++)
+                p.push_back(gpu_in[l][a].data());
+            return p;
+        };
+
+        const ceilings c = measure_ceilings();
+        const double in_bytes = double(kRx) * n * sizeof(cf), out_bytes = double(bits) * sizeof(float);
+        // One link's samples in and LLRs out at the ceilings, shared by all links.
+        const double pcie_frames = 1.0 / (in_bytes / (c.h2d * 1e9) + out_bytes / (c.d2h * 1e9));
+        std::printf("%-44s %s   (H2D %.1f GB/s, D2H %.1f GB/s, all %d links)\n",
+                    "PCIe floor: samples in, float LLRs out",
+                    rate(pcie_frames * n / o.links).c_str(), c.h2d, c.d2h, o.links);
+
+        std::printf("\n%-10s %-22s %-22s %-22s %-16s %s\n", "detector", "fused, 1 link alone",
+                    "fused, all links", "sync, all links", "chain", "BER");
+        for (const std::string& name : o.algos) {
+            fused_receiver_config cfg;
+            cfg.frame = f;
+            cfg.rx = kRx;
+            cfg.algo = parse_algorithm(name);
+            std::vector<std::unique_ptr<gpu_fused_receiver>> rx;
+            for (int l = 0; l < o.links; l++)
+                rx.push_back(std::make_unique<gpu_fused_receiver>(cfg));
+            std::vector<std::vector<float>> llr(o.links, std::vector<float>(batch * bits));
+
+            // One link alone, after a warm-up call.
+            rx[0]->process(pointers(0).data(), batch, llr[0].data());
+            std::vector<double> t_one;
+            for (int rep = 0; rep < (o.quick ? 5 : 11); rep++) {
+                const auto t0 = bench_clock::now();
+                rx[0]->process(pointers(0).data(), batch, llr[0].data());
+                t_one.push_back(seconds_since(t0));
+            }
+            const double one = double(batch * n) / median(t_one);
+            std::size_t errors = 0;
+            for (std::size_t b = 0; b < batch; b++)
+                for (std::size_t i = 0; i < bits; i++)
+                    errors += (llr[0][b * bits + i] > 0) !=
+                              (links[0].bits[(b % frames_per_link) * bits + i] == 1);
+            const double ber = double(errors) / double(batch * bits);
+
+            // Everything at once: links GPU threads and links sync threads.
+            auto concurrent = [&](bool with_sync, double& gpu_rate, double& sync_rate) {
+                std::atomic<bool> stop{ false };
+                std::vector<std::size_t> gpu_frames(o.links, 0), sync_samples(o.links, 0);
+                std::vector<std::thread> threads;
+                std::vector<std::exception_ptr> errors_seen(2 * o.links);
+                const auto t0 = bench_clock::now();
+                for (int l = 0; l < o.links; l++) {
+                    threads.emplace_back([&, l] {
+                        try {
+                            while (!stop) {
+                                rx[l]->process(pointers(l).data(), batch, llr[l].data());
+                                gpu_frames[l] += batch;
+                            }
+                        } catch (...) {
+                            errors_seen[l] = std::current_exception();
+                        }
+                    });
+                    if (with_sync)
+                        threads.emplace_back([&, l] {
+                            try {
+                                frame_corrector corr(f);
+                                std::vector<cf> search;
+                                auto out = std::vector<std::vector<cf>>(
+                                    kRx, std::vector<cf>(frames_per_link * n));
+                                while (!stop) {
+                                    sync_stream(f, corr, links[l], search, out);
+                                    sync_samples[l] += links[l].len;
+                                }
+                            } catch (...) {
+                                errors_seen[o.links + l] = std::current_exception();
+                            }
+                        });
+                }
+                std::this_thread::sleep_for(std::chrono::duration<double>(o.seconds));
+                stop = true;
+                for (auto& t : threads)
+                    t.join();
+                const double elapsed = seconds_since(t0);
+                for (auto& e : errors_seen)
+                    if (e)
+                        std::rethrow_exception(e);
+                std::size_t fsum = 0, ssum = 0;
+                for (int l = 0; l < o.links; l++) {
+                    fsum += gpu_frames[l];
+                    ssum += sync_samples[l];
+                }
+                gpu_rate = double(fsum) * n / o.links / elapsed;
+                sync_rate = double(ssum) / o.links / elapsed;
+            };
+            double gpu_all = 0, unused = 0, gpu_chain = 0, sync_chain = 0;
+            concurrent(false, gpu_all, unused);
+            concurrent(true, gpu_chain, sync_chain);
+            const double chain = std::min(gpu_chain, sync_chain);
+            std::printf("%-10s %-22s %-22s %-22s %-16s %.2e\n", name.c_str(), rate(one).c_str(),
+                        rate(gpu_all).c_str(), rate(sync_chain).c_str(),
+                        (rate(chain) + (chain == sync_chain ? " sync" : " gpu")).c_str(), ber);
+            std::printf("%-10s (all at once: the GPU stage %s)\n", "", rate(gpu_chain).c_str());
+        }
+        std::printf("\nfused: gpu_fused_receiver host to host (pinned staging inside), %zu frames "
+                    "per call; all links: one receiver and thread per link at once; chain: "
+                    "sync and GPU threads of every link at once, the slower stage named.\n",
+                    batch);
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "gpumimo_rx_bench: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,73 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUMIMO_FUSED_RECEIVER_H
+#define INCLUDED_GPUMIMO_FUSED_RECEIVER_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/gpumimo/api.h>
+
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+
+/*!
+ * \brief The receiver after synchronisation in one block: OFDM FFT, channel estimation
+ * and detection of whole frames, on one GPU with only samples going in and LLRs coming
+ * out over PCIe (core::gpu_fused_receiver), or on the CPU.
+ * \ingroup gpumimo
+ *
+ * `antennas` inputs of complex samples, frames back to back as mimo_ofdm_sync sends
+ * them (its output, carrier offset taken off); one output of LLRs, float or int8
+ * (q = round(llr * int8_scale), clamped to +-127), payload_bits() per frame in the
+ * frame's bit order (docs/frame.md), positive meaning 1: the same LLRs as mimo_ofdm_fft,
+ * mimo_chanest and mimo_detector in a row. "frame_start" tags move to the frame's first
+ * LLR. Every whole frame the scheduler offers goes to the GPU in one call (raise
+ * mimo_ofdm_sync's minimum output buffer for larger calls).
+ *
+ * backend auto, cuda or cpu (auto: the GPU when one is usable, else the CPU with a
+ * logged warning); a failed GPU call is logged and that call's frames go through the
+ * CPU. Frames holding non-finite samples and frames whose channel estimate is unusable
+ * leave as zero LLRs ("no information"), counted and logged, never NaN.
+ */
+class GPUMIMO_API fused_receiver : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<fused_receiver> sptr;
+
+    static sptr make(const std::string& preset,
+                     int streams,
+                     const std::string& modulation,
+                     int payload_symbols,
+                     int antennas,
+                     const std::string& algorithm = "mmse",
+                     const std::string& backend = "auto",
+                     bool int8_output = false,
+                     float int8_scale = 8.0f,
+                     int kbest_k = 16,
+                     int nway_passes = 0,
+                     float list_llr_clip = 8.0f,
+                     float llr_clip = 0.0f,
+                     int device = 0);
+
+    /*! LLRs per frame. */
+    virtual int payload_bits() const = 0;
+    /*! "cuda" or "cpu": where the frames go. */
+    virtual std::string backend() const = 0;
+    virtual std::uint64_t frames() const = 0;
+    /*! Frames with non-finite samples (zero LLRs). */
+    virtual std::uint64_t damaged_frames() const = 0;
+    /*! Unusable channel estimates met (see core::fused_receiver_report). */
+    virtual std::uint64_t unusable_estimates() const = 0;
+    /*! The noise variance the last frame's empty preamble carriers showed. */
+    virtual double last_noise_var() const = 0;
+};
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

@@ -1,0 +1,196 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The fused receiver block: whole frames from the synchroniser to the core's fused
+ * receiver (GPU or CPU), LLRs out, frame tags moved along.
+ */
+#include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/detector.h>
+#include <gnuradio/gpumimo/core/fused_receiver.h>
+#include <gnuradio/gpumimo/fused_receiver.h>
+#include <gnuradio/io_signature.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+
+class fused_receiver_impl : public fused_receiver
+{
+public:
+    fused_receiver_impl(const core::fused_receiver_config& config,
+                        const std::string& backend,
+                        int device,
+                        bool int8_output,
+                        float int8_scale)
+        : gr::block("fused_receiver",
+                    gr::io_signature::make(config.rx, config.rx, sizeof(gr_complex)),
+                    gr::io_signature::make(
+                        1, 1, int8_output ? sizeof(std::int8_t) : sizeof(float))),
+          d_samples(config.frame.samples()),
+          d_bits(config.frame.payload_bits()),
+          d_rx(config.rx),
+          d_int8(int8_output),
+          d_int8_scale(int8_scale),
+          d_cpu(config),
+          d_frame_key(pmt::intern("frame_start"))
+    {
+        if (backend != "auto" && backend != "cpu" && backend != "cuda")
+            throw std::invalid_argument("fused_receiver: unknown backend '" + backend +
+                                        "' (auto, cuda or cpu)");
+        if (backend != "cpu") {
+            std::string why;
+            if (core::cuda_device_count(&why) > 0) {
+                try {
+                    d_gpu = std::make_unique<core::gpu_fused_receiver>(config, device);
+                } catch (const std::runtime_error& e) {
+                    why = e.what();
+                }
+            }
+            if (!d_gpu && backend == "cuda")
+                throw std::runtime_error("fused_receiver: backend 'cuda' is not usable: " + why);
+            if (!d_gpu)
+                d_logger->warn("backend 'auto' falls back to the CPU: {}", why);
+        }
+        set_output_multiple(int(d_bits));
+        set_relative_rate(std::uint64_t(d_bits), std::uint64_t(d_samples));
+        set_tag_propagation_policy(TPP_DONT);
+    }
+
+    int payload_bits() const override { return int(d_bits); }
+    std::string backend() const override { return d_gpu ? "cuda" : "cpu"; }
+    std::uint64_t frames() const override { return d_frames; }
+    std::uint64_t damaged_frames() const override { return d_damaged; }
+    std::uint64_t unusable_estimates() const override { return d_unusable; }
+    double last_noise_var() const override { return d_last_noise; }
+
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
+    {
+        const std::size_t frames = std::max<std::size_t>(1, std::size_t(noutput_items) / d_bits);
+        for (auto& n : ninput_items_required)
+            n = int(frames * d_samples);
+    }
+
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override
+    {
+        const std::size_t available =
+            std::size_t(*std::min_element(ninput_items.begin(), ninput_items.end()));
+        const std::size_t frames =
+            std::min(available / d_samples, std::size_t(noutput_items) / d_bits);
+        if (frames == 0)
+            return 0;
+        std::vector<const gr_complex*> in(d_rx);
+        for (int a = 0; a < d_rx; a++)
+            in[a] = static_cast<const gr_complex*>(input_items[a]);
+        float* llr = d_int8 ? scratch(frames * d_bits) : static_cast<float*>(output_items[0]);
+        d_noise.resize(frames);
+        const core::fused_receiver_report rep = run(in.data(), frames, llr);
+        if (d_int8)
+            core::llr_to_int8(llr, frames * d_bits, d_int8_scale,
+                              static_cast<std::int8_t*>(output_items[0]));
+        account(rep, frames);
+        move_frame_tags(frames);
+        consume_each(int(frames * d_samples));
+        return int(frames * d_bits);
+    }
+
+private:
+    float* scratch(std::size_t n)
+    {
+        d_llr.resize(n);
+        return d_llr.data();
+    }
+
+    core::fused_receiver_report
+    run(const gr_complex* const* in, std::size_t frames, float* llr)
+    {
+        if (d_gpu) {
+            try {
+                return d_gpu->process(in, frames, llr, d_noise.data());
+            } catch (const std::exception& e) {
+                d_logger->error("GPU call failed, its {} frames go through the CPU: {}",
+                                frames, e.what());
+            }
+        }
+        return d_cpu.process(in, frames, llr, d_noise.data());
+    }
+
+    void account(const core::fused_receiver_report& rep, std::size_t frames)
+    {
+        d_frames += frames;
+        d_last_noise = d_noise[frames - 1];
+        if (rep.damaged_frames) {
+            d_damaged += rep.damaged_frames;
+            d_logger->warn("{} frames held non-finite samples and left as zero LLRs ({} "
+                           "so far)", rep.damaged_frames, d_damaged);
+        }
+        if (rep.unusable_estimates) {
+            d_unusable += rep.unusable_estimates;
+            d_logger->warn("unusable channel estimates (not finite, no noise, rank "
+                           "deficient): their LLRs are zero ({} so far)", d_unusable);
+        }
+    }
+
+    void move_frame_tags(std::size_t frames)
+    {
+        const std::uint64_t first = nitems_read(0);
+        std::vector<tag_t> tags;
+        get_tags_in_range(tags, 0, first, first + frames * d_samples, d_frame_key);
+        for (const tag_t& t : tags) {
+            const std::uint64_t frame = (t.offset - first) / d_samples;
+            add_item_tag(0, nitems_written(0) + frame * d_bits, t.key, t.value, alias_pmt());
+        }
+    }
+
+    const std::size_t d_samples, d_bits;
+    const int d_rx;
+    const bool d_int8;
+    const float d_int8_scale;
+    core::cpu_fused_receiver d_cpu;
+    std::unique_ptr<core::gpu_fused_receiver> d_gpu;
+    const pmt::pmt_t d_frame_key;
+    std::vector<float> d_llr, d_noise;
+    std::uint64_t d_frames = 0, d_damaged = 0, d_unusable = 0;
+    double d_last_noise = 0;
+};
+
+fused_receiver::sptr fused_receiver::make(const std::string& preset,
+                                          int streams,
+                                          const std::string& modulation,
+                                          int payload_symbols,
+                                          int antennas,
+                                          const std::string& algorithm,
+                                          const std::string& backend,
+                                          bool int8_output,
+                                          float int8_scale,
+                                          int kbest_k,
+                                          int nway_passes,
+                                          float list_llr_clip,
+                                          float llr_clip,
+                                          int device)
+{
+    core::fused_receiver_config c;
+    c.frame = core::make_frame_format(preset, streams, modulation, payload_symbols);
+    c.rx = antennas;
+    c.algo = core::parse_algorithm(algorithm);
+    c.params.kbest_k = kbest_k;
+    c.params.nway_passes = nway_passes;
+    c.params.list_llr_clip = list_llr_clip;
+    c.params.llr_clip = llr_clip;
+    c.validate();
+    if (!(int8_scale > 0) || !std::isfinite(int8_scale))
+        throw std::invalid_argument("fused_receiver: int8_scale must be finite and > 0");
+    return gnuradio::make_block_sptr<fused_receiver_impl>(c, backend, device, int8_output,
+                                                          int8_scale);
+}
+
+} // namespace gpumimo
+} // namespace gr

@@ -56,6 +56,10 @@ if command -v compute-sanitizer > /dev/null; then
     status "memcheck (ofdm_fft)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
     compute-sanitizer --tool racecheck --error-exitcode 9 $ofdm --gtest_filter='*NonFinite*' >> "$OUT/racecheck.log" 2>&1
     status "racecheck (ofdm_fft)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+    fused=build-gpu/tests/test_gpu_fused_receiver
+    compute-sanitizer --tool memcheck --error-exitcode 9 $fused --gtest_filter='*Damaged*:*Chunking*' >> "$OUT/memcheck.log" 2>&1 &&
+    compute-sanitizer --tool racecheck --error-exitcode 9 $fused --gtest_filter='*Damaged*' >> "$OUT/racecheck.log" 2>&1
+    status "sanitizers (fused rx)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
     apsm=build-gpu/tests/test_gpu_apsm
     compute-sanitizer --tool memcheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refused*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
     compute-sanitizer --tool racecheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refuses*' >> "$OUT/racecheck.log" 2>&1
@@ -68,6 +72,10 @@ build-gpu/apps/bench/gpumimo_bench $bench_arg > "$OUT/bench.log" 2>&1
 status benchmark "$([ $? -eq 0 ] && echo ok || echo FAILED)"
 build-gpu/apps/bench/gpumimo_fft_bench $bench_arg > "$OUT/fft-bench.log" 2>&1
 status "fft benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+# The receiver chain: synchronisation (CPU) and the fused GPU receiver for 16 channels
+# (4 links of 4x4 16-QAM, lte20) against 30.72 Msample/s per channel.
+build-gpu/apps/bench/gpumimo_rx_bench $bench_arg > "$OUT/rx-bench.log" 2>&1
+status "rx chain benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
 # APSM on the over-the-air recordings: SER per user and the GPU's detection time for
 # all users at once, with gr-gpumimo's and the library's defaults.
 if [ -n "${GPUMIMO_APSM_OTA_DIR:-}" ]; then
@@ -106,6 +114,7 @@ echo; echo "=== gpu tests (failures) ==="; grep -E "Failure|FAILED" "$OUT/gpu-te
 echo; echo "=== float precision: largest error/bound ==="; awk '{print $NF, $0}' "$OUT/float-precision.txt" | sort -g | tail -5 | cut -d' ' -f2-
 echo; echo "=== benchmark ==="; cat "$OUT/bench.log"
 echo; echo "=== fft benchmark ==="; cat "$OUT/fft-bench.log"
+echo; echo "=== rx chain benchmark ==="; cat "$OUT/rx-bench.log"
 [ -f "$OUT/apsm.log" ] && { echo; echo "=== apsm (recordings) ==="; grep -E "^detector|^Q|GPU detection|GPU training" "$OUT/apsm.log" | cut -c1-110; }
 echo; echo "=== apsm benchmark ==="; cat "$OUT/apsm-bench.log"; rm -f "$OUT/apsm-bench.log"
 [ -f "$OUT/flowgraph-rate.log" ] && { echo; echo "=== flowgraph rate ==="; cat "$OUT/flowgraph-rate.log"; grep -E "passed|failed|Error" "$OUT/python-qa.log" | tail -5; }

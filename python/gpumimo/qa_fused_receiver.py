@@ -38,8 +38,9 @@ def through(x, streams, modulation, nsym, fused, backend="cpu", algorithm="mmse"
         tb.connect(blocks.vector_source_c(x[a].tolist()), (rx, a))
     tb.connect(rx, sink)
     tb.run()
-    dtype = np.int8 if int8 else np.float32
-    return np.array(sink.data(), dtype=dtype), rx, sink
+    if int8:  # vector_sink_b hands bytes back as 0..255
+        return np.array(sink.data(), dtype=np.uint8).view(np.int8), rx, sink
+    return np.array(sink.data(), dtype=np.float32), rx, sink
 
 
 def test_fused_gives_the_separate_blocks_llrs():

@@ -62,10 +62,11 @@ public:
         std::size_t consumed = 0, produced = 0;
         while (available - consumed >= d_frame_len + d_margin &&
                std::size_t(noutput_items) - produced >= d_frame_len) {
-            // A window of two frames and margins: the search's cost stays per frame, not
-            // per frame times the input the scheduler happens to offer.
-            const std::size_t n =
-                std::min(available - consumed, 2 * (d_frame_len + d_margin));
+            // A window of a frame and two margins: the search's cost stays per frame,
+            // not per frame times the input the scheduler happens to offer, and a frame
+            // right after the last one (a stream's usual case) is whole in it; one that
+            // starts later is searched for again from just before its preamble.
+            const std::size_t n = std::min(available - consumed, d_frame_len + 2 * d_margin);
             load(input_items, consumed, n);
             const core::frame_sync_result s =
                 core::find_frame(d_format.num, d_search.data(), d_antennas, n, d_threshold);

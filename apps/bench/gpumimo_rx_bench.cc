@@ -7,8 +7,8 @@
  * channels at 30.72 Msample/s, the APSM paper's testbed), each a continuous received
  * stream of LTE-like frames through a frequency-selective channel with carrier and
  * timing offsets. Two stages, as the GNU Radio chain has them:
- *   sync  - mimo_ofdm_sync's work on the CPU (find_frame over a window of two frames,
- *           frame_corrector), one thread per link as a block has;
+ *   sync  - mimo_ofdm_sync's work on the CPU (find_frame over a window of a frame and
+ *           two margins, frame_corrector), one thread per link as a block has;
  *   fused - gpu_fused_receiver: synchronised frames in, LLRs out (FFT, estimates,
  *           detection on the device), one receiver and thread per link;
  * each alone, then all at once (links sync threads and links GPU threads together, the
@@ -106,7 +106,7 @@ std::size_t sync_stream(const frame_format& f,
     std::vector<const cf*> from(kRx);
     std::vector<cf*> to(kRx);
     while (s.len - at >= n + margin) {
-        const std::size_t w = std::min(s.len - at, 2 * (n + margin));
+        const std::size_t w = std::min(s.len - at, n + 2 * margin);
         search.resize(w * kRx);
         for (int a = 0; a < kRx; a++)
             std::copy(&s.rx[a * s.len + at], &s.rx[a * s.len + at] + w, &search[a * w]);

@@ -61,10 +61,11 @@ frame_sync_result find_frame(const numerology& num,
 double residual_cfo(const frame_format& frame, const std::complex<float>* rx, int antennas);
 
 /*!
- * \brief Takes a found frame's carrier offset off: find_frame's coarse estimate, then the
- * residual the prefixes show (residual_cfo), both applied to the original samples (one
- * rotation, not two). Holds its scratch buffers: correct() allocates nothing once the
- * first call has run for this many antennas.
+ * \brief Takes a found frame's carrier offset off: find_frame's coarse estimate plus the
+ * residual the prefixes show after it (residual_cfo of the coarsely corrected frame,
+ * found from the original samples: the coarse rotation only turns the prefixes' sum),
+ * applied in one rotation. Holds its scratch buffer: correct() allocates nothing after
+ * its first call.
  */
 class frame_corrector
 {
@@ -81,7 +82,7 @@ public:
 private:
     void make_phasors(double cfo);
     frame_format d_frame;
-    std::vector<std::complex<float>> d_coarse, d_phasors;
+    std::vector<std::complex<float>> d_phasors;
 };
 
 /*! Least-squares channel estimates of a frame and its noise variance. */

@@ -30,9 +30,8 @@ public:
           d_antennas(antennas),
           d_threshold(threshold),
           d_frame_len(format.samples()),
-          // Two preamble symbols: what a search must keep when it finds nothing, so that
-          // a preamble cut by the end of the input is whole in the next search.
-          d_margin(2 * std::size_t(format.num.fft_len + format.num.cp_lengths[0])),
+          d_margin(core::search_margin(format)),
+          d_window(core::search_window(format)),
           d_key(pmt::intern("frame_start")),
           d_rx_time(pmt::intern("rx_time")),
           d_corrector(format)
@@ -62,27 +61,15 @@ public:
         std::size_t consumed = 0, produced = 0;
         while (available - consumed >= d_frame_len + d_margin &&
                std::size_t(noutput_items) - produced >= d_frame_len) {
-            // A window of a frame and two margins: the search's cost stays per frame,
-            // not per frame times the input the scheduler happens to offer, and a frame
-            // right after the last one (a stream's usual case) is whole in it; one that
-            // starts later is searched for again from just before its preamble.
-            const std::size_t n = std::min(available - consumed, d_frame_len + 2 * d_margin);
+            const std::size_t n = std::min(available - consumed, d_window);
             load(input_items, consumed, n);
-            const core::frame_sync_result s =
-                core::find_frame(d_format.num, d_search.data(), d_antennas, n, d_threshold);
-            if (!s.found) { // keep the margin: a preamble may be cut by the end
-                consumed += n - d_margin;
-                continue;
-            }
-            if (s.start + d_frame_len > n) { // search again with the whole frame in view
-                consumed += s.start - d_margin; // > 0: s.start > n - frame >= margin
-                continue;
-            }
-            if (frame_is_whole(consumed + s.start)) {
-                emit(input_items, output_items, consumed + s.start, produced, s);
+            const core::frame_search_step step =
+                core::search_step(d_format, d_search.data(), d_antennas, n, d_threshold);
+            if (step.whole && frame_is_whole(consumed + step.sync.start)) {
+                emit(input_items, output_items, consumed + step.sync.start, produced, step.sync);
                 produced += d_frame_len;
             }
-            consumed += s.start + d_frame_len;
+            consumed += step.advance;
         }
         consume_each(int(consumed));
         return int(produced);
@@ -159,7 +146,7 @@ private:
     const core::frame_format d_format;
     const int d_antennas;
     const double d_threshold;
-    const std::size_t d_frame_len, d_margin;
+    const std::size_t d_frame_len, d_margin, d_window;
     const pmt::pmt_t d_key, d_rx_time;
     core::frame_corrector d_corrector;
     std::vector<gr_complex> d_search;

@@ -7,8 +7,8 @@
  * channels at 30.72 Msample/s, the APSM paper's testbed), each a continuous received
  * stream of LTE-like frames through a frequency-selective channel with carrier and
  * timing offsets. Two stages, as the GNU Radio chain has them:
- *   sync  - mimo_ofdm_sync's work on the CPU (find_frame over a window of a frame and
- *           two margins, frame_corrector), one thread per link as a block has;
+ *   sync  - mimo_ofdm_sync's work on the CPU (core::search_step over its window,
+ *           frame_corrector), one thread per link as a block has;
  *   fused - gpu_fused_receiver: synchronised frames in, LLRs out (FFT, estimates,
  *           detection on the device), one receiver and thread per link;
  * each alone, then all at once (links sync threads and links GPU threads together, the
@@ -101,33 +101,24 @@ std::size_t sync_stream(const frame_format& f,
                         std::vector<std::vector<cf>>& out)
 {
     const std::size_t n = f.samples();
-    const std::size_t margin = 2 * std::size_t(f.num.fft_len + f.num.cp_lengths[0]);
     std::size_t at = 0, found = 0;
     std::vector<const cf*> from(kRx);
     std::vector<cf*> to(kRx);
-    while (s.len - at >= n + margin) {
-        const std::size_t w = std::min(s.len - at, n + 2 * margin);
+    while (s.len - at >= n + search_margin(f)) {
+        const std::size_t w = std::min(s.len - at, search_window(f));
         search.resize(w * kRx);
-        for (int a = 0; a < kRx; a++)
+        for (int a = 0; a < kRx; a++) // the block's copy into its search buffer
             std::copy(&s.rx[a * s.len + at], &s.rx[a * s.len + at] + w, &search[a * w]);
-        const frame_sync_result r = find_frame(f.num, search.data(), kRx, w);
-        if (!r.found) {
-            at += w - margin;
-            continue;
-        }
-        if (r.start + n > w) {
-            at += r.start - margin;
-            continue;
-        }
-        if ((found + 1) * n <= out[0].size()) {
+        const frame_search_step step = search_step(f, search.data(), kRx, w);
+        if (step.whole && (found + 1) * n <= out[0].size()) {
             for (int a = 0; a < kRx; a++) {
-                from[a] = &s.rx[a * s.len + at + r.start];
+                from[a] = &s.rx[a * s.len + at + step.sync.start];
                 to[a] = &out[a][found * n];
             }
-            corrector.correct(from.data(), kRx, r.cfo, to.data());
+            corrector.correct(from.data(), kRx, step.sync.cfo, to.data());
             found++;
         }
-        at += r.start + n;
+        at += step.advance;
     }
     return found;
 }

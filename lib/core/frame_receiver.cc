@@ -111,6 +111,39 @@ frame_sync_result find_frame(const numerology& num,
     return result;
 }
 
+std::size_t search_margin(const frame_format& frame)
+{
+    return 2 * std::size_t(frame.num.fft_len + frame.num.cp_lengths[0]);
+}
+
+std::size_t search_window(const frame_format& frame)
+{
+    return frame.samples() + 2 * search_margin(frame);
+}
+
+frame_search_step search_step(const frame_format& frame,
+                              const std::complex<float>* window,
+                              int antennas,
+                              std::size_t n,
+                              double threshold)
+{
+    const std::size_t len = frame.samples(), margin = search_margin(frame);
+    if (n < len + margin || n > search_window(frame))
+        throw std::invalid_argument("search_step: the window must hold a frame and a "
+                                    "margin, and at most a frame and two margins");
+    frame_search_step step;
+    step.sync = find_frame(frame.num, window, antennas, n, threshold);
+    if (!step.sync.found) // keep the margin: a preamble may be cut by the end
+        step.advance = n - margin;
+    else if (step.sync.start + len > n) // > 0: start > n - len >= margin
+        step.advance = step.sync.start - margin;
+    else {
+        step.whole = true;
+        step.advance = step.sync.start + len;
+    }
+    return step;
+}
+
 namespace {
 // sum_r sum_symbols sum_m conj(x_r[t_m]) x_r[t_m + N] over the middle half of every
 // prefix (residual_cfo); antenna r's frame at rx[r].

@@ -195,3 +195,53 @@ TEST(FrameReceiver, NoFrameInNoise)
     EXPECT_FALSE(find_frame(num, noise.data(), 4, 5000).found);
     EXPECT_THROW(find_frame(num, noise.data(), 0, 5000), std::invalid_argument);
 }
+
+TEST(FrameReceiver, SearchStepsFindEveryFrameOfAStream)
+{
+    // Frames with random gaps (up to two frames of silence) in one stream, stepped
+    // through as the synchroniser does: every frame whole once, where it was put.
+    auto rng = make_rng(1403);
+    frame_format f;
+    f.num = numerology_preset("small");
+    f.streams = 2;
+    f.mod = modulation::qpsk;
+    f.payload_symbols = 3;
+    const std::size_t n = f.samples();
+    std::uniform_int_distribution<std::size_t> gap(0, 2 * n);
+    std::vector<std::size_t> starts;
+    std::size_t len = 300;
+    for (int k = 0; k < 6; k++) {
+        starts.push_back(len);
+        len += n + gap(rng);
+    }
+    len += search_window(f);
+    std::vector<cf> tx(2 * len, cf(0, 0));
+    const std::vector<std::uint8_t> bits(f.payload_bits(), 1);
+    const std::vector<cf> one = frame_samples(f, bits.data());
+    for (std::size_t s0 : starts)
+        for (int k = 0; k < 2; k++)
+            std::copy(&one[k * n], &one[k * n] + n, &tx[k * len + s0]);
+    channel_params cp;
+    cp.tx = cp.rx = 2;
+    cp.snr_db = 30;
+    cp.seed = rng();
+    mimo_channel ch(cp);
+    const std::vector<cf> rx = ch.apply(tx.data(), len);
+    std::vector<std::size_t> found;
+    std::vector<cf> window;
+    for (std::size_t at = 0; len - at >= n + search_margin(f);) {
+        const std::size_t w = std::min(len - at, search_window(f));
+        window.resize(2 * w);
+        for (int a = 0; a < 2; a++)
+            std::copy(&rx[a * len + at], &rx[a * len + at] + w, &window[a * w]);
+        const frame_search_step step = search_step(f, window.data(), 2, w);
+        ASSERT_GT(step.advance, 0u);
+        if (step.whole)
+            found.push_back(at + step.sync.start);
+        at += step.advance;
+    }
+    ASSERT_EQ(found.size(), starts.size());
+    for (std::size_t k = 0; k < starts.size(); k++) // a quarter prefix early, within noise
+        EXPECT_LE(std::abs(double(found[k]) - double(starts[k])), f.num.cp_lengths[0] / 2.0) << k;
+    EXPECT_THROW(search_step(f, window.data(), 2, n), std::invalid_argument); // no margin
+}

@@ -47,6 +47,38 @@ frame_sync_result find_frame(const numerology& num,
                              std::size_t n,
                              double threshold = 0.7);
 
+/*! How much a streaming search keeps back when it finds nothing: two preamble symbols
+ *  with their prefixes, so that a preamble cut by the window's end is whole in the next
+ *  window. */
+std::size_t search_margin(const frame_format& frame);
+/*! The longest window a streaming search step looks at: a frame and two margins (the
+ *  cost stays per frame, not per frame times the input on offer; a frame right after
+ *  the last one, a stream's usual case, is whole in it). */
+std::size_t search_window(const frame_format& frame);
+
+/*! One step of a search through a stream (search_step). */
+struct frame_search_step {
+    frame_sync_result sync;
+    /*! A whole frame starts at sync.start in the window. */
+    bool whole = false;
+    /*! Samples the search moves on: past the frame when whole; to a margin before the
+     *  preamble when its frame runs past the window (searched again with all of it in
+     *  view); by the window less a margin when nothing was found. Always > 0. */
+    std::size_t advance = 0;
+};
+
+/*!
+ * \brief The synchroniser's search through a stream, one window at a time (the loop of
+ * mimo_ofdm_sync, and of anything that must find the same frames): find_frame over n
+ * samples of every antenna (antenna-major), n from frame.samples() + search_margin() to
+ * search_window(), and where to go on from there.
+ */
+frame_search_step search_step(const frame_format& frame,
+                              const std::complex<float>* window,
+                              int antennas,
+                              std::size_t n,
+                              double threshold = 0.7);
+
 /*!
  * \brief The carrier offset left in a frame after find_frame's correction, from the cyclic
  * prefixes of all its symbols: each prefix sample repeats N samples later, so the phase

@@ -34,6 +34,8 @@ struct cpu_fused_receiver::impl {
     std::unique_ptr<fftw_ofdm_fft> fftw; // when the build has FFTW
     std::unique_ptr<cpu_ofdm_fft> reference;
     std::vector<std::complex<float>> carriers, y;
+    std::vector<const void*> fft_in;
+    std::vector<void*> fft_out;
     std::vector<float> llr;
 
     explicit impl(const fused_receiver_config& c)
@@ -53,19 +55,19 @@ struct cpu_fused_receiver::impl {
     {
         const frame_format& fr = config.frame;
         const std::size_t n = fr.samples(), per_antenna = fr.symbols() * std::size_t(fr.num.used_carriers);
-        std::vector<const void*> from(config.rx);
-        std::vector<void*> to(config.rx);
+        fft_in.resize(config.rx);
+        fft_out.resize(config.rx);
         carriers.resize(per_antenna * config.rx);
         for (int a = 0; a < config.rx; a++) {
             const std::complex<float>* x = in[a] + f * n;
             if (!std::all_of(x, x + n, [](std::complex<float> v) { return is_finite(v); }))
                 return false;
-            from[a] = x;
-            to[a] = carriers.data() + a * per_antenna;
+            fft_in[a] = x;
+            fft_out[a] = carriers.data() + a * per_antenna;
         }
         ofdm_fft_io io;
-        io.in_channels = from.data();
-        io.out_channels = to.data();
+        io.in_channels = fft_in.data();
+        io.out_channels = fft_out.data();
         io.nsym = std::size_t(fr.symbols());
         if (fftw)
             fftw->process(io);
@@ -92,13 +94,12 @@ struct cpu_fused_receiver::impl {
         b.nt = fr.streams;
         b.nr = config.rx;
         b.group = std::size_t(L.payload);
-        try {
-            validate_batch(b, b.nt, b.nr);
+        llr.resize(L.payload_vectors() * L.bits_per_vector);
+        try { // the detector checks H, N0 and y before it writes anything
+            detector.detect(b, llr.data());
         } catch (const std::invalid_argument&) {
             return false;
         }
-        llr.resize(L.payload_vectors() * L.bits_per_vector);
-        detector.detect(b, llr.data());
         for (int s = 0; s < L.payload; s++)
             for (int c = 0; c < L.carriers; c++)
                 std::copy_n(llr.data() + L.detector_vector(c, s) * L.bits_per_vector,

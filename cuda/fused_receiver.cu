@@ -241,11 +241,7 @@ struct gpu_fused_receiver::impl {
         pilots = gc::device_buffer<float2>(p.size());
         GPUMIMO_CUDA_CHECK(cudaMemcpy(
             pilots.get(), p.data(), p.size() * sizeof(float2), cudaMemcpyHostToDevice));
-        std::vector<int> odd;
-        const std::vector<int> idx = c.frame.num.carriers();
-        for (int j = 0; j < L.carriers; j++)
-            if ((idx[j] - c.frame.num.fft_len / 2) % 2 != 0)
-                odd.push_back(j);
+        const std::vector<int> odd = preamble_empty_carriers(c.frame.num);
         nempty = int(odd.size());
         empty = gc::device_buffer<int>(std::max<std::size_t>(1, odd.size()));
         GPUMIMO_CUDA_CHECK(cudaMemcpy(

@@ -164,15 +164,34 @@ std::size_t frame_format::samples() const
     return n;
 }
 
+namespace {
+// The preamble's rule: carrier index `carrier` (FFT order, shifted) is used when an even
+// distance from DC, so that the symbol's time samples repeat after half of it.
+bool preamble_uses(const numerology& num, int carrier)
+{
+    return (carrier - num.fft_len / 2) % 2 == 0;
+}
+} // namespace
+
 std::vector<std::complex<float>> preamble_carriers(const numerology& num)
 {
     const std::vector<int> c = num.carriers();
     const auto seq = qpsk_sequence(preamble_seed, c.size());
     std::vector<std::complex<float>> out(c.size());
     for (std::size_t i = 0; i < c.size(); i++)
-        if ((c[i] - num.fft_len / 2) % 2 == 0) // an even distance from DC
+        if (preamble_uses(num, c[i]))
             out[i] = seq[i] * float(std::sqrt(2.0));
     return out;
+}
+
+std::vector<int> preamble_empty_carriers(const numerology& num)
+{
+    const std::vector<int> c = num.carriers();
+    std::vector<int> empty;
+    for (std::size_t i = 0; i < c.size(); i++)
+        if (!preamble_uses(num, c[i]))
+            empty.push_back(int(i));
+    return empty;
 }
 
 std::vector<std::complex<float>> pilot_carriers(const numerology& num, int stream)

@@ -249,15 +249,13 @@ channel_estimate estimate_channel(const frame_format& frame,
             for (int r = 0; r < rx; r++)
                 e.h[(std::size_t(c) * rx + r) * K + k] = y(r, 1 + k, c) / pilot[c];
     }
-    const std::vector<int> carriers = frame.num.carriers();
     double noise = 0;
     std::size_t count = 0;
-    for (int c = 0; c < U; c++)
-        if ((carriers[c] - frame.num.fft_len / 2) % 2 != 0) // odd: empty in the preamble
-            for (int r = 0; r < rx; r++) {
-                noise += std::norm(std::complex<double>(y(r, 0, c)));
-                count++;
-            }
+    for (int c : preamble_empty_carriers(frame.num))
+        for (int r = 0; r < rx; r++) {
+            noise += std::norm(std::complex<double>(y(r, 0, c)));
+            count++;
+        }
     e.noise_var = float(noise / double(std::max<std::size_t>(1, count)));
     return e;
 }

@@ -114,6 +114,10 @@ frame_format make_frame_format(const std::string& preset,
  *  sqrt(2) on the carriers an even distance from DC, 0 on the others. */
 std::vector<std::complex<float>> preamble_carriers(const numerology& num);
 
+/*! The used carriers (indices into them, ascending) the preamble leaves empty, an odd
+ *  distance from DC: where the receiver measures the noise. */
+std::vector<int> preamble_empty_carriers(const numerology& num);
+
 /*! Stream k's pilot carrier values (used carriers): unit-energy QPSK from a PRBS-15
  *  seeded by the stream. */
 std::vector<std::complex<float>> pilot_carriers(const numerology& num, int stream);

@@ -8,6 +8,7 @@
  * versions.
  */
 #include "apsm_detector_impl.h"
+#include "gpu_backend.h"
 
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/io_signature.h>
@@ -168,16 +169,7 @@ apsm_detector_impl::apsm_detector_impl(int antennas,
       d_rx(chunk * antennas),
       d_soft(chunk * users)
 {
-    if (backend != "auto" && backend != "cpu" && backend != "cuda")
-        throw std::invalid_argument("unknown backend '" + backend +
-                                    "' (expected auto, cpu or cuda)");
-    if (backend != "cpu") {
-        std::string why;
-        if (!make_gpu(device, why) && backend == "cuda")
-            throw std::runtime_error("backend 'cuda' is not usable: " + why);
-        if (!d_gpu_detector)
-            d_logger->warn("backend 'auto' runs on the CPU: {}", why);
-    }
+    choose_gpu(backend, d_logger, [&](std::string& why) { return make_gpu(device, why); });
     message_port_register_in(pmt::mp("train"));
     set_msg_handler(pmt::mp("train"), [this](const pmt::pmt_t&) { d_train_requested = true; });
 }
@@ -189,10 +181,6 @@ bool apsm_detector_impl::make_gpu(int device, std::string& why)
         why = "the GPU path takes at most " + std::to_string(gpu_max_users) + " users, " +
               std::to_string(gpu_max_antennas) + " antennas and " +
               std::to_string(gpu_max_pilots) + " pilots";
-        return false;
-    }
-    if (core::cuda_device_count(&why) == 0) {
-        why = "no usable GPU (" + why + ")";
         return false;
     }
     try {

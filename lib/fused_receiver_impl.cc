@@ -6,7 +6,8 @@
  * The fused receiver block: whole frames from the synchroniser to the core's fused
  * receiver (GPU or CPU), LLRs out, frame tags moved along.
  */
-#include <gnuradio/gpumimo/core/backend.h>
+#include "gpu_backend.h"
+
 #include <gnuradio/gpumimo/core/detector.h>
 #include <gnuradio/gpumimo/core/fused_receiver.h>
 #include <gnuradio/gpumimo/fused_receiver.h>
@@ -40,23 +41,10 @@ public:
           d_cpu(config),
           d_frame_key(pmt::intern("frame_start"))
     {
-        if (backend != "auto" && backend != "cpu" && backend != "cuda")
-            throw std::invalid_argument("fused_receiver: unknown backend '" + backend +
-                                        "' (auto, cuda or cpu)");
-        if (backend != "cpu") {
-            std::string why;
-            if (core::cuda_device_count(&why) > 0) {
-                try {
-                    d_gpu = std::make_unique<core::gpu_fused_receiver>(config, device);
-                } catch (const std::runtime_error& e) {
-                    why = e.what();
-                }
-            }
-            if (!d_gpu && backend == "cuda")
-                throw std::runtime_error("fused_receiver: backend 'cuda' is not usable: " + why);
-            if (!d_gpu)
-                d_logger->warn("backend 'auto' falls back to the CPU: {}", why);
-        }
+        choose_gpu(backend, d_logger, [&](std::string&) {
+            d_gpu = std::make_unique<core::gpu_fused_receiver>(config, device);
+            return true;
+        });
         set_output_multiple(int(d_bits));
         set_relative_rate(std::uint64_t(d_bits), std::uint64_t(d_samples));
         set_tag_propagation_policy(TPP_DONT);

@@ -7,6 +7,7 @@
  * (core::gpu_ofdm_fft on the GPU, core::fftw_ofdm_fft on the CPU).
  */
 #include "ofdm_fft_impl.h"
+#include "gpu_backend.h"
 
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer.h>
@@ -93,27 +94,16 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
 {
     if (batch < 0)
         throw std::invalid_argument("batch must be 0 (automatic) or positive");
-    if (backend != "auto" && backend != "cpu" && backend != "cuda")
-        throw std::invalid_argument("unknown backend '" + backend +
-                                    "' (expected auto, cpu or cuda)");
-    if (backend != "cpu") {
-        std::string why;
-        if (core::cuda_device_count(&why) > 0) {
-            try {
-                // Four chunks per batch: copies, kernels and copies overlap.
-                d_gpu = std::make_unique<core::gpu_ofdm_fft>(
-                    config, devices, std::max<std::size_t>(1, d_batch / 4));
-            } catch (const std::runtime_error& e) {
-                why = e.what();
-            }
-        } else {
-            why = "no usable GPU (" + why + ")";
-        }
-        if (!d_gpu && backend == "cuda")
-            throw std::runtime_error("backend 'cuda' is not usable: " + why);
-        if (!d_gpu)
-            d_logger->warn("backend 'auto' runs on the CPU (FFTW): {}", why);
-    }
+    choose_gpu(
+        backend,
+        d_logger,
+        [&](std::string&) {
+            // Four chunks per batch: copies, kernels and copies overlap.
+            d_gpu = std::make_unique<core::gpu_ofdm_fft>(
+                config, devices, std::max<std::size_t>(1, d_batch / 4));
+            return true;
+        },
+        "the CPU (FFTW)");
     if (!d_gpu)
         d_fftw = std::make_unique<core::fftw_ofdm_fft>(config);
 

@@ -42,6 +42,21 @@ std::string describe(const fused_case& c)
 
 bool linear(algorithm a) { return a == algorithm::zf || a == algorithm::mmse; }
 
+// The size of LLR i's vector: its largest |LLR| (at least 1). A max-log LLR is a
+// difference of two squared distances over N0, and float rounding in the FFT, the
+// estimates and the filter errs in proportion to those distances, which the vector's
+// largest LLR bounds from below, not to the difference: an LLR of 0.3 in a vector whose
+// largest is 60 carries the rounding of the 60 (measured on the H200 at lte20, MMSE:
+// 1.2e-3 of error on LLRs of 0.34 and 0.61).
+float vector_scale(const std::vector<float>& ref, std::size_t i, std::size_t bits_per_vector)
+{
+    const std::size_t first = i / bits_per_vector * bits_per_vector;
+    float scale = 1.0f;
+    for (std::size_t b = first; b < first + bits_per_vector; b++)
+        scale = std::max(scale, std::abs(ref[b]));
+    return scale;
+}
+
 void compare(const fused_case& c, std::mt19937_64& rng, double snr_db)
 {
     frame_format f;
@@ -71,22 +86,35 @@ void compare(const fused_case& c, std::mt19937_64& rng, double snr_db)
     for (std::size_t fr = 0; fr < c.frames; fr++)
         EXPECT_NEAR(noise[fr], ref_noise[fr], 1e-3 * ref_noise[fr]) << describe(c) << " frame " << fr;
     // Linear detectors: the float FFT, estimates and filter against FFTW and the double
-    // reference detector, within 1e-3 of the LLR's size. List detectors may follow another
-    // path on near-ties between path metrics (docs/gpu.md): their hard decisions agree
-    // on all but a few in ten thousand bits, where the reference's LLR is small.
-    std::size_t far = 0, flips = 0;
+    // reference detector, within 1e-3 of the LLR's vector's size (vector_scale). List
+    // detectors may follow another path on near-ties between path metrics (docs/gpu.md):
+    // their hard decisions agree on all but a few in ten thousand bits. Signs may differ
+    // where the reference's LLR is within 1e-3 of 0 (ties), rarely; the bit error counts
+    // differ by no more than the sign differences.
+    const std::size_t per_vector = fused_layout(f).bits_per_vector;
+    std::size_t far = 0, flips = 0, ties = 0, worst = 0;
+    auto relative = [&](std::size_t i) {
+        return std::abs(llr[i] - ref[i]) / vector_scale(ref, i, per_vector);
+    };
     for (std::size_t i = 0; i < llr.size(); i++) {
-        far += std::abs(llr[i] - ref[i]) > 1e-3f * std::max(1.0f, std::abs(ref[i]));
-        flips += (llr[i] > 0) != (ref[i] > 0) && std::abs(ref[i]) > 1e-3f;
+        far += relative(i) > 1e-3f;
+        const bool differ = (llr[i] > 0) != (ref[i] > 0);
+        flips += differ && std::abs(ref[i]) > 1e-3f;
+        ties += differ && std::abs(ref[i]) <= 1e-3f;
+        worst = relative(i) > relative(worst) ? i : worst;
     }
     if (linear(c.algo)) {
-        EXPECT_EQ(far, 0u) << describe(c);
+        EXPECT_EQ(far, 0u) << describe(c) << "; worst: LLR " << worst << " (frame "
+                           << worst / bits << ") " << llr[worst] << " against " << ref[worst];
         EXPECT_EQ(flips, 0u) << describe(c);
     } else {
         EXPECT_LE(flips, llr.size() / 2000) << describe(c);
     }
-    EXPECT_EQ(gpumimo_test::bit_errors(llr, in.bits), gpumimo_test::bit_errors(ref, in.bits))
-        << describe(c) << ": not the same number of bit errors" << (linear(c.algo) ? "" : " (allowed to differ by the flips)");
+    EXPECT_LE(ties, llr.size() / 10000 + 1) << describe(c);
+    const long gpu_errors = long(gpumimo_test::bit_errors(llr, in.bits));
+    const long cpu_errors = long(gpumimo_test::bit_errors(ref, in.bits));
+    EXPECT_LE(std::labs(gpu_errors - cpu_errors), long(flips + ties))
+        << describe(c) << ": bit errors " << gpu_errors << " against " << cpu_errors;
 }
 
 } // namespace
@@ -150,10 +178,11 @@ TEST_F(GpuFusedReceiver, CountsDamagedFramesLikeTheCpu)
     for (std::size_t fr : { 3, 5 })
         for (std::size_t i = 0; i < bits; i++)
             ASSERT_EQ(llr[fr * bits + i], 0.0f) << "frame " << fr << " bit " << i;
+    const std::size_t per_vector = fused_layout(f).bits_per_vector;
     for (std::size_t fr : { 0, 1, 2, 4, 6 })
         for (std::size_t i = 0; i < bits; i++)
             ASSERT_NEAR(llr[fr * bits + i], ref[fr * bits + i],
-                        1e-3f * std::max(1.0f, std::abs(ref[fr * bits + i])))
+                        1e-3f * vector_scale(ref, fr * bits + i, per_vector))
                 << "frame " << fr << " bit " << i;
 
     // The next call starts clean: nothing of the damaged one stays behind.
@@ -164,7 +193,7 @@ TEST_F(GpuFusedReceiver, CountsDamagedFramesLikeTheCpu)
     EXPECT_EQ(rep2.damaged_frames, 0u);
     EXPECT_EQ(rep2.unusable_estimates, 0u);
     for (std::size_t i = 0; i < llr2.size(); i++)
-        ASSERT_NEAR(llr2[i], ref2[i], 1e-3f * std::max(1.0f, std::abs(ref2[i]))) << i;
+        ASSERT_NEAR(llr2[i], ref2[i], 1e-3f * vector_scale(ref2, i, per_vector)) << i;
 }
 
 TEST_F(GpuFusedReceiver, RefusesBadChunking)

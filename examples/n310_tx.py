@@ -83,7 +83,7 @@ class n310_tx(gr.top_block):
         self.usrp.set_gain(gain, 3)
 
         self.usrp.set_start_time(uhd.time_spec(start_time))
-        self.tx = gpumimo.mimo_ofdm_tx('lte20', 4, '16qam', 9, seed=prbs_seed, gap=0)
+        self.tx = gpumimo.mimo_ofdm_tx('lte20', 4, '16qam', 9, seed=prbs_seed, gap=0, payload='prbs')
         self.scale_3 = blocks.multiply_const_cc(amplitude)
         self.scale_2 = blocks.multiply_const_cc(amplitude)
         self.scale_1 = blocks.multiply_const_cc(amplitude)

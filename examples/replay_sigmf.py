@@ -47,7 +47,7 @@ class replay_sigmf(gr.top_block):
 
         self.sync = gpumimo.mimo_ofdm_sync('small', 4, '16qam', 10, 4, 0.7)
         self.source = gpumimo.sigmf_source(collection, False)
-        self.sink = gpumimo.llr_sink('small', 4, '16qam', 10, False, 8.0, '', prbs_seed, 0)
+        self.sink = gpumimo.llr_sink('small', 4, '16qam', 10, False, 8.0, '', prbs_seed, 0, '')
         self.fft = gpumimo.ofdm_fft(
             num['fft_len'], num['cp_lengths'], num['carriers'], True,
             'fc32', 'fc32', True, num['scale'], [],

@@ -50,8 +50,8 @@ class sim_loopback(gr.top_block):
         # Blocks
         ##################################################
 
-        self.tx = gpumimo.mimo_ofdm_tx('small', 2, '16qam', payload_symbols, seed=seed, gap=100)
-        self.sink = gpumimo.llr_sink('small', 2, '16qam', payload_symbols, False, 8.0, '', seed, 0)
+        self.tx = gpumimo.mimo_ofdm_tx('small', 2, '16qam', payload_symbols, seed=seed, gap=100, payload='prbs')
+        self.sink = gpumimo.llr_sink('small', 2, '16qam', payload_symbols, False, 8.0, '', seed, 0, '')
         self.rx = gpumimo.mimo_ofdm_rx('small', 2, '16qam', payload_symbols, 4, algorithm, backend='auto', fft_backend='auto', int8_output=False, threshold=0.7, kbest_k=16, nway_passes=0, device=0, fused=False)
         self.head = blocks.head(gr.sizeof_float*1, (frames * frame['payload_bits']))
         self.channel = gpumimo.mimo_channel(2, 4, [0.7, 0.2, 0.1], snr_db, frame['payload_power'], (0.2 / 64), 123, (seed + 1000))

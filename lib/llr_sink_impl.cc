@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The LLR sink: file and sidecar, framing on the "frame_start" tags, scoring through
- * core::prbs_error_counter, statistics through core::llr_statistics.
+ * core::prbs_error_counter or core::reference_error_counter, statistics through
+ * core::llr_statistics.
  */
 #include <gnuradio/gpumimo/core/error_counter.h>
 #include <gnuradio/gpumimo/core/frame.h>
@@ -12,6 +13,8 @@
 #include <gnuradio/io_signature.h>
 
 #include <chrono>
+#include <cstdio>
+#include <iterator>
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -21,6 +24,44 @@
 
 namespace gr {
 namespace gpumimo {
+
+namespace {
+
+// The payload mimo_ofdm_tx sent from a file of bytes: the file whole.
+std::vector<std::uint8_t> read_reference(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw std::runtime_error("llr_sink: cannot open the reference file '" + path + "'");
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                    std::istreambuf_iterator<char>());
+    if (in.bad())
+        throw std::runtime_error("llr_sink: cannot read the reference file '" + path + "'");
+    if (bytes.empty())
+        throw std::invalid_argument("llr_sink: the reference file '" + path + "' is empty");
+    return bytes;
+}
+
+// s as the inside of a JSON string.
+std::string json_escaped(const std::string& s)
+{
+    std::string out;
+    for (const char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char u[8];
+            std::snprintf(u, sizeof u, "\\u%04x", c);
+            out += u;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+} // namespace
 
 class llr_sink_impl : public llr_sink
 {
@@ -33,7 +74,9 @@ public:
                   float int8_scale,
                   const std::string& filename,
                   std::uint32_t prbs_seed,
-                  int report_every)
+                  int report_every,
+                  const std::string& reference_file,
+                  std::vector<std::uint8_t> reference)
         : gr::sync_block("llr_sink",
                          gr::io_signature::make(1, 1, int8_input ? 1 : sizeof(float)),
                          gr::io_signature::make(0, 0, 0)),
@@ -42,13 +85,18 @@ public:
           d_int8(int8_input),
           d_scale(int8_scale),
           d_filename(filename),
-          d_seed(prbs_seed),
+          d_seed(reference_file.empty() ? prbs_seed : 0),
+          d_reference_file(reference_file),
+          d_reference_bytes(reference.size()),
           d_report_every(std::uint64_t(report_every)),
           d_frame_bits(format.payload_bits()),
           d_frame_key(pmt::intern("frame_start")),
           d_port(pmt::mp("stats"))
     {
-        if (prbs_seed != 0)
+        if (!reference_file.empty())
+            d_counter = std::make_unique<core::reference_error_counter>(std::move(reference),
+                                                                        d_frame_bits);
+        else if (prbs_seed != 0)
             d_counter = std::make_unique<core::prbs_error_counter>(23, prbs_seed, d_frame_bits);
         d_frame.resize(d_frame_bits);
         d_hard.resize(d_frame_bits);
@@ -76,6 +124,10 @@ public:
     {
         return d_counter ? d_counter->resynchronisations() : 0;
     }
+    std::uint64_t unsynchronised_frames() const override
+    {
+        return d_counter ? d_counter->unsynchronised_frames() : 0;
+    }
     std::uint64_t llrs() const override { return d_stats.count; }
     double mean_abs_llr() const override { return d_stats.mean_abs(); }
     std::uint64_t zero_llrs() const override { return d_stats.zeros; }
@@ -102,6 +154,8 @@ public:
         add_u("frame_errors", frame_errors());
         add_d("ber", ber());
         add_d("fer", fer());
+        add_u("resynchronisations", resynchronisations());
+        add_u("unsynchronised_frames", unsynchronised_frames());
         add_u("llrs", llrs());
         add_d("mean_abs_llr", mean_abs_llr());
         add_u("zero_llrs", zero_llrs());
@@ -217,7 +271,11 @@ private:
           << ", \"payload_symbols\": " << d_format.payload_symbols
           << ", \"bits_per_frame\": " << d_frame_bits << "},\n"
           << "  \"payload\": ";
-        if (d_seed)
+        if (!d_reference_file.empty())
+            j << "{\"reference_file\": \"" << json_escaped(d_reference_file)
+              << "\", \"bytes\": " << d_reference_bytes
+              << ", \"bit_order\": \"most significant bit of each byte first\"},\n";
+        else if (d_seed)
             j << "{\"prbs_order\": 23, \"seed\": " << d_seed << "},\n";
         else
             j << "null,\n";
@@ -232,11 +290,13 @@ private:
     const bool d_int8;
     const float d_scale;
     const std::string d_filename;
-    const std::uint32_t d_seed;
+    const std::uint32_t d_seed; //!< 0: no PRBS payload
+    const std::string d_reference_file;
+    const std::size_t d_reference_bytes;
     const std::uint64_t d_report_every;
     const std::size_t d_frame_bits;
     const pmt::pmt_t d_frame_key, d_port;
-    std::unique_ptr<core::prbs_error_counter> d_counter;
+    std::unique_ptr<core::payload_error_counter> d_counter; //!< null: payload unknown
     core::llr_statistics d_stats;
     std::ofstream d_file;
     const float* d_llr = nullptr; //!< this call's LLRs (take() reads them)
@@ -255,7 +315,8 @@ llr_sink::sptr llr_sink::make(const std::string& preset,
                               float int8_scale,
                               const std::string& filename,
                               std::uint32_t prbs_seed,
-                              int report_every)
+                              int report_every,
+                              const std::string& reference_file)
 {
     const core::frame_format f =
         core::make_frame_format(preset, streams, modulation, payload_symbols);
@@ -263,11 +324,19 @@ llr_sink::sptr llr_sink::make(const std::string& preset,
         throw std::invalid_argument("llr_sink: int8_scale must be finite and > 0");
     if (report_every < 0)
         throw std::invalid_argument("llr_sink: report_every must be >= 0");
-    if (prbs_seed != 0 && (prbs_seed & 0x7FFFFFu) == 0)
+    if (reference_file.empty() && prbs_seed != 0 && (prbs_seed & 0x7FFFFFu) == 0)
         throw std::invalid_argument("llr_sink: the PRBS seed's low 23 bits must not all "
                                     "be 0 (0 itself: payload unknown)");
-    return gnuradio::make_block_sptr<llr_sink_impl>(
-        f, preset, int8_input, int8_scale, filename, prbs_seed, report_every);
+    std::vector<std::uint8_t> reference;
+    if (!reference_file.empty()) {
+        reference = read_reference(reference_file);
+        if (f.payload_bits() < 32)
+            throw std::invalid_argument("llr_sink: a reference file needs frames of at "
+                                        "least 32 bits");
+    }
+    return gnuradio::make_block_sptr<llr_sink_impl>(f, preset, int8_input, int8_scale,
+                                                    filename, prbs_seed, report_every,
+                                                    reference_file, std::move(reference));
 }
 
 } // namespace gpumimo

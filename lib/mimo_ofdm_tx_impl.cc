@@ -3,13 +3,16 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The MIMO-OFDM frame source: core::frame_samples, frame after frame, PRBS payload.
+ * The MIMO-OFDM frame source: core::frame_samples, frame after frame, the payload from
+ * a PRBS or from an input of packed bytes.
  */
 #include <gnuradio/gpumimo/core/frame.h>
 #include <gnuradio/gpumimo/mimo_ofdm_tx.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace gr {
@@ -18,41 +21,64 @@ namespace gpumimo {
 class mimo_ofdm_tx_impl : public mimo_ofdm_tx
 {
 public:
-    mimo_ofdm_tx_impl(const core::frame_format& format, std::uint32_t seed, int gap)
-        : gr::sync_block("mimo_ofdm_tx",
-                         gr::io_signature::make(0, 0, 0),
-                         gr::io_signature::make(format.streams, format.streams,
-                                                sizeof(gr_complex))),
+    mimo_ofdm_tx_impl(const core::frame_format& format, std::uint32_t seed, int gap, bool bytes)
+        : gr::block("mimo_ofdm_tx",
+                    bytes ? gr::io_signature::make(1, 1, sizeof(std::uint8_t))
+                          : gr::io_signature::make(0, 0, 0),
+                    gr::io_signature::make(format.streams, format.streams,
+                                           sizeof(gr_complex))),
           d_format(format),
           d_gap(std::size_t(gap)),
-          d_prbs(23, seed),
           d_bits(format.payload_bits()),
           d_key(pmt::intern("frame_start"))
     {
-        next_frame();
-        d_pos = 0;
+        if (!bytes)
+            d_prbs.emplace(23, seed);
+        d_pos = frame_len(); // no frame begun
+        if (bytes) {
+            // Input tags have no place in the frames: the frame_start tags are ours.
+            set_tag_propagation_policy(TPP_DONT);
+            set_relative_rate(std::uint64_t(frame_len()), std::uint64_t(frame_bytes()));
+        }
     }
 
     std::size_t frame_len() const override { return d_format.samples() + d_gap; }
     std::size_t frame_bits() const override { return d_bits.size(); }
+    std::size_t frame_bytes() const override { return d_bits.size() / 8; }
     std::uint64_t frames() const override { return d_frames; }
 
-    int work(int noutput_items,
-             gr_vector_const_void_star&,
-             gr_vector_void_star& output_items) override
+    void forecast(int, gr_vector_int& ninput_items_required) override
+    {
+        // A frame's bytes when the next frame is due; none while a frame is being sent.
+        for (auto& n : ninput_items_required)
+            n = d_pos == frame_len() ? int(frame_bytes()) : 0;
+    }
+
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override
     {
         const std::size_t n = noutput_items, len = frame_len();
         const std::size_t per_stream = d_format.samples();
-        std::size_t done = 0;
+        std::size_t done = 0, used = 0; // samples written, bytes taken
         while (done < n) {
             if (d_pos == len) { // the next frame
-                next_frame();
+                if (d_prbs) {
+                    d_prbs->fill(d_bits.data(), d_bits.size());
+                } else {
+                    if (std::size_t(ninput_items[0]) - used < frame_bytes())
+                        break; // wait for the rest of its bytes
+                    core::unpack_bytes(static_cast<const std::uint8_t*>(input_items[0]) + used,
+                                       frame_bytes(), d_bits.data());
+                    used += frame_bytes();
+                }
+                d_samples = core::frame_samples(d_format, d_bits.data());
                 d_pos = 0;
-            }
-            if (d_pos == 0)
                 for (int k = 0; k < d_format.streams; k++)
-                    add_item_tag(k, nitems_written(k) + done, d_key,
-                                 pmt::from_uint64(d_frames - 1));
+                    add_item_tag(k, nitems_written(k) + done, d_key, pmt::from_uint64(d_frames));
+                d_frames++;
+            }
             const std::size_t take = std::min(n - done, len - d_pos);
             for (int k = 0; k < d_format.streams; k++) {
                 gr_complex* out = static_cast<gr_complex*>(output_items[k]) + done;
@@ -64,24 +90,19 @@ public:
             done += take;
             d_pos += take;
         }
-        return noutput_items;
+        if (used)
+            consume(0, int(used));
+        return int(done);
     }
 
 private:
-    void next_frame()
-    {
-        d_prbs.fill(d_bits.data(), d_bits.size());
-        d_samples = core::frame_samples(d_format, d_bits.data());
-        d_frames++;
-    }
-
     const core::frame_format d_format;
     const std::size_t d_gap;
-    core::prbs d_prbs;
+    std::optional<core::prbs> d_prbs; //!< payload "prbs"; empty: payload "bytes"
     std::vector<std::uint8_t> d_bits;
     std::vector<gr_complex> d_samples; // [stream][format.samples()]
     const pmt::pmt_t d_key;
-    std::size_t d_pos = 0;
+    std::size_t d_pos = 0; //!< samples of the current frame sent; frame_len(): none begun
     std::uint64_t d_frames = 0;
 };
 
@@ -90,15 +111,23 @@ mimo_ofdm_tx::sptr mimo_ofdm_tx::make(const std::string& preset,
                                       const std::string& modulation,
                                       int payload_symbols,
                                       std::uint32_t seed,
-                                      int gap)
+                                      int gap,
+                                      const std::string& payload)
 {
     const core::frame_format f =
         core::make_frame_format(preset, streams, modulation, payload_symbols);
     if (gap < 0)
         throw std::invalid_argument("mimo_ofdm_tx: gap must be >= 0");
-    if ((seed & 0x7FFFFFu) == 0)
+    if (payload != "prbs" && payload != "bytes")
+        throw std::invalid_argument("mimo_ofdm_tx: payload must be 'prbs' or 'bytes', not '" +
+                                    payload + "'");
+    const bool bytes = payload == "bytes";
+    if (!bytes && (seed & 0x7FFFFFu) == 0)
         throw std::invalid_argument("mimo_ofdm_tx: the seed's low 23 bits must not all be 0");
-    return gnuradio::make_block_sptr<mimo_ofdm_tx_impl>(f, seed, gap);
+    if (bytes && f.payload_bits() % 8 != 0)
+        throw std::invalid_argument("mimo_ofdm_tx: payload 'bytes' needs a whole number of "
+                                    "bytes per frame");
+    return gnuradio::make_block_sptr<mimo_ofdm_tx_impl>(f, seed, gap, bytes);
 }
 
 } // namespace gpumimo

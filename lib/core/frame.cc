@@ -123,6 +123,13 @@ void prbs::fill(std::uint8_t* out, std::size_t n)
         out[i] = next();
 }
 
+void unpack_bytes(const std::uint8_t* bytes, std::size_t n_bytes, std::uint8_t* bits)
+{
+    for (std::size_t i = 0; i < n_bytes; i++)
+        for (int b = 0; b < 8; b++)
+            bits[8 * i + b] = std::uint8_t((bytes[i] >> (7 - b)) & 1u);
+}
+
 void frame_format::validate() const
 {
     if (num.fft_len < 16 || num.used_carriers < 2 || num.used_carriers % 2 != 0 ||

@@ -7,7 +7,8 @@
 frame_samples of the next bits of the seeded PRBS, the gap is zeros, frame_start tags
 number the frames; and, independently of the core, numpy's FFT of the payload symbols
 decides back to those PRBS bits on TS 38.211's constellation, the pilots are orthogonal
-in time and the preamble's halves repeat. Bad parameters refused."""
+in time and the preamble's halves repeat. With payload "bytes" each frame is the core's
+frame of the next input bytes, most significant bit first. Bad parameters refused."""
 
 import os
 import sys
@@ -17,7 +18,7 @@ import pmt
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qa_common import ts38211_points  # noqa: E402
+from qa_common import seeded_rng, ts38211_points  # noqa: E402
 
 from gnuradio import blocks, gr, gpumimo  # noqa: E402
 
@@ -88,6 +89,36 @@ def test_payload_decides_back_to_the_prbs_bits_with_numpy():
     assert symbols * (N + CP) == tx.frame_len()
 
 
+def test_byte_payload_is_taken_a_frame_at_a_time_most_significant_bit_first():
+    """payload "bytes": frame f is the core's frame of bytes [f * B, (f + 1) * B) as
+    numpy.unpackbits orders their bits; bytes that do not fill a frame are not sent."""
+    streams, mod, nsym, gap = 2, "qpsk", 2, 6
+    rng = seeded_rng(31)
+    probe = gpumimo.mimo_ofdm_tx("small", streams, mod, nsym, gap=gap, payload="bytes")
+    B, flen = probe.frame_bytes(), probe.frame_len()
+    assert B * 8 == probe.frame_bits() == streams * 48 * 2 * nsym
+    frames = 3
+    data = rng.integers(0, 256, frames * B + B // 2, dtype=np.uint8)  # half a frame more
+    tb = gr.top_block()
+    tx = gpumimo.mimo_ofdm_tx("small", streams, mod, nsym, gap=gap, payload="bytes")
+    tb.connect(blocks.vector_source_b(data.tolist(), False), tx)
+    sinks = []
+    for k in range(streams):
+        sinks.append(blocks.vector_sink_c())
+        tb.connect((tx, k), sinks[-1])
+    tb.run()
+    out = np.array([s.data() for s in sinks], dtype=np.complex64)
+    assert out.shape == (streams, frames * flen) and tx.frames() == frames
+    for f in range(frames):
+        bits = np.unpackbits(data[f * B:(f + 1) * B])
+        want = gpumimo.frame_samples("small", streams, mod, nsym, bits)
+        np.testing.assert_array_equal(out[:, f * flen:f * flen + flen - gap], want)
+        assert np.all(out[:, f * flen + flen - gap:(f + 1) * flen] == 0)
+    for s in sinks:
+        tags = [(t.offset, pmt.to_uint64(t.value)) for t in s.tags()]
+        assert tags == [(f * flen, f) for f in range(frames)]  # the input's tags not passed
+
+
 def test_bad_parameters_are_refused():
     with pytest.raises(ValueError):
         gpumimo.mimo_ofdm_tx("huge", 2, "qpsk", 1)
@@ -101,6 +132,10 @@ def test_bad_parameters_are_refused():
         gpumimo.mimo_ofdm_tx("small", 2, "qpsk", 1, seed=1 << 23)
     with pytest.raises(ValueError):
         gpumimo.frame_samples("small", 2, "qpsk", 1, np.zeros(5, dtype=np.uint8))
+    with pytest.raises(ValueError):
+        gpumimo.mimo_ofdm_tx("small", 2, "qpsk", 1, payload="file")
+    # payload "bytes" ignores the seed: a seed that PRBS refuses is no error there
+    assert gpumimo.mimo_ofdm_tx("small", 2, "qpsk", 1, seed=0, payload="bytes").frame_bytes() == 24
 
 
 GRC = """options:
@@ -110,9 +145,27 @@ GRC = """options:
 blocks:
 - name: tx
   id: gpumimo_mimo_ofdm_tx
-  parameters: {gap: '5', modulation: 16qam, payload_symbols: '3', preset: small,
-    seed: '3', streams: '2'}
+  parameters: {gap: '5', modulation: 16qam, payload: prbs, payload_symbols: '3',
+    preset: small, seed: '3', streams: '2'}
   states: {coordinate: [16, 150], rotation: 0, state: enabled}
+- name: payload
+  id: blocks_vector_source_x
+  parameters: {repeat: 'True', tags: '[]', type: byte, vector: 'list(range(7, 250))',
+    vlen: '1'}
+  states: {coordinate: [16, 350], rotation: 0, state: enabled}
+- name: tx_bytes
+  id: gpumimo_mimo_ofdm_tx
+  parameters: {gap: '0', modulation: qpsk, payload: bytes, payload_symbols: '1',
+    preset: small, seed: '0', streams: '1'}
+  states: {coordinate: [200, 350], rotation: 0, state: enabled}
+- name: head2
+  id: blocks_head
+  parameters: {num_items: '1000', type: complex, vlen: '1'}
+  states: {coordinate: [400, 350], rotation: 0, state: enabled}
+- name: sink2
+  id: blocks_vector_sink_x
+  parameters: {reserve_items: '1024', type: complex, vlen: '1'}
+  states: {coordinate: [600, 350], rotation: 0, state: enabled}
 - name: head0
   id: blocks_head
   parameters: {num_items: '1000', type: complex, vlen: '1'}
@@ -134,13 +187,17 @@ connections:
 - [tx, '1', head1, '0']
 - [head0, '0', sink0, '0']
 - [head1, '0', sink1, '0']
+- [payload, '0', tx_bytes, '0']
+- [tx_bytes, '0', head2, '0']
+- [head2, '0', sink2, '0']
 metadata: {file_format: 1}
 """
 
 
 def test_the_grc_block_compiles_and_runs(tmp_path):
     """grc/gpumimo_mimo_ofdm_tx.block.yml as GNU Radio Companion sees it: a flowgraph
-    with it compiles with grcc and gives the same samples as the block made in Python."""
+    with it, PRBS and byte payloads, compiles with grcc and gives the same samples as
+    the block made in Python."""
     import importlib.util
     import pathlib
     import shutil
@@ -163,3 +220,10 @@ def test_the_grc_block_compiles_and_runs(tmp_path):
     _, want, _ = run(2, "16qam", 3, 3, 5, 2)
     np.testing.assert_array_equal(got[:, :want.shape[1]], want[:, :got.shape[1]])
     assert got.shape == (2, 1000)
+    # payload bytes: 12 bytes a frame of 1 x 48 QPSK carriers, 240 samples a frame
+    stream = np.tile(np.arange(7, 250, dtype=np.uint8), 2)
+    frames = [gpumimo.frame_samples("small", 1, "qpsk", 1,
+                                    np.unpackbits(stream[12 * f:12 * (f + 1)]))[0]
+              for f in range(5)]
+    np.testing.assert_array_equal(np.array(tb.sink2.data(), np.complex64),
+                                  np.concatenate(frames)[:1000])

@@ -7,11 +7,13 @@
 mimo_ofdm_rx (sync, OFDM FFT, chanest, detector) -> llr_sink. Every detector gets every
 payload bit back at high SNR; frames are found under carrier and timing offsets; the
 channel estimates' error and the noise estimate match theory on a channel set from
-numpy; the LLR file and its sidecar say what the bits were; damaged frames (NaN samples,
-radio overflows) are dropped and counted, never turned into NaN LLRs."""
+numpy; the LLR file and its sidecar say what the bits were; a payload of bytes is scored
+against its file; damaged frames (NaN samples, radio overflows) are dropped and counted,
+never turned into NaN LLRs."""
 
 import json
 import os
+import sys
 
 import numpy as np
 import pmt
@@ -19,17 +21,25 @@ import pytest
 
 from gnuradio import blocks, gr, gpumimo
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qa_common import seeded_rng  # noqa: E402
+
 SEED = int(os.environ.get("GPUMIMO_TEST_SEED", np.random.SeedSequence().entropy % 2**31))
 print(f"GPUMIMO_TEST_SEED={SEED}")
 PAYLOAD_POWER = 48 / 64  # the small numerology: used carriers / FFT length
 
 
 def rx_samples(streams, antennas, modulation, nsym, frames, snr_db, cfo, delay,
-               taps=(1.0,), gap=40, seed=1, prbs_seed=7):
+               taps=(1.0,), gap=40, seed=1, prbs_seed=7, payload_bytes=None):
     """The channel's output for `frames` frames and one more (the synchroniser needs a
-    margin after the last), as an [antennas, n] array."""
+    margin after the last), as an [antennas, n] array. payload_bytes: the payload from
+    these bytes, repeated, instead of the PRBS."""
     tb = gr.top_block()
-    tx = gpumimo.mimo_ofdm_tx("small", streams, modulation, nsym, seed=prbs_seed, gap=gap)
+    if payload_bytes is None:
+        tx = gpumimo.mimo_ofdm_tx("small", streams, modulation, nsym, seed=prbs_seed, gap=gap)
+    else:
+        tx = gpumimo.mimo_ofdm_tx("small", streams, modulation, nsym, gap=gap, payload="bytes")
+        tb.connect(blocks.vector_source_b(list(payload_bytes), True), tx)
     ch = gpumimo.mimo_channel(streams, antennas, list(taps), snr_db, PAYLOAD_POWER, cfo,
                               delay, seed)
     n = (frames + 1) * tx.frame_len() + delay
@@ -45,7 +55,7 @@ def rx_samples(streams, antennas, modulation, nsym, frames, snr_db, cfo, delay,
 
 
 def receive(x, streams, modulation, nsym, algorithm="mmse", int8=False, filename="",
-            prbs_seed=7, tags=()):
+            prbs_seed=7, tags=(), reference_file=""):
     """x [antennas, n] through mimo_ofdm_rx into an llr_sink; tags: (antenna, offset,
     key, value) on the sources."""
     antennas = x.shape[0]
@@ -53,7 +63,8 @@ def receive(x, streams, modulation, nsym, algorithm="mmse", int8=False, filename
     rx = gpumimo.mimo_ofdm_rx("small", streams, modulation, nsym, antennas, algorithm,
                               backend="cpu", fft_backend="cpu", int8_output=int8)
     sink = gpumimo.llr_sink("small", streams, modulation, nsym, int8_input=int8,
-                            filename=filename, prbs_seed=prbs_seed)
+                            filename=filename, prbs_seed=prbs_seed,
+                            reference_file=reference_file)
     for a in range(antennas):
         t = [gr.tag_utils.python_to_tag((off, pmt.intern(k), v, pmt.PMT_NIL))
              for (aa, off, k, v) in tags if aa == a]
@@ -180,6 +191,44 @@ def test_damaged_frames_are_dropped_and_counted_never_nan():
     assert sink.non_finite_llrs() == 0
 
 
+def test_byte_payload_is_scored_against_its_file_through_losses_and_wraps(tmp_path):
+    """A payload of bytes from a file the transmitter repeats (its length not a whole
+    number of frames, so frames straddle its end) is scored against that file: no bit
+    errors at high SNR, also after a frame dropped for a NaN sample; a different file
+    finds every frame unsynchronised."""
+    rng = seeded_rng(41)
+    streams, nsym, frames = 2, 2, 7
+    frame_bytes = streams * 48 * 4 * nsym // 8  # 16-QAM
+    data = rng.integers(0, 256, frame_bytes * 2 + 17, dtype=np.uint8)
+    ref = tmp_path / "payload.bin"
+    data.tofile(ref)
+    x, _ = rx_samples(streams, 4, "16qam", nsym, frames, snr_db=40, cfo=0.1 / 64, delay=9,
+                      seed=SEED + 8, payload_bytes=data)
+    flen = gpumimo.frame_info("small", streams, "16qam", nsym)["samples"] + 40
+    x[0, 9 + 2 * flen + 200] = np.nan  # inside frame 2: dropped by the synchroniser
+    path = str(tmp_path / "llr.f32")
+    rx, sink = receive(x, streams, "16qam", nsym, filename=path, reference_file=str(ref))
+    assert rx.sync.dropped_frames() == 1
+    assert sink.frames() == rx.sync.frames() >= frames - 1
+    assert sink.bit_errors() == 0 and sink.bits() == sink.frames() * frame_bytes * 8
+    assert sink.resynchronisations() == 1 and sink.unsynchronised_frames() == 0
+    meta = json.load(open(path + ".json"))
+    assert meta["payload"]["reference_file"] == str(ref)
+    assert meta["payload"]["bytes"] == data.size
+    # Independently of the counter: the LLR signs are the file's bits, frame 2 missing.
+    got = (np.fromfile(path, np.float32) > 0).astype(np.uint8).reshape(-1, frame_bytes * 8)
+    stream = np.unpackbits(np.tile(data, frames + 2))
+    want = [stream[f * frame_bytes * 8:(f + 1) * frame_bytes * 8] for f in range(frames + 1)
+            if f != 2]
+    np.testing.assert_array_equal(got, np.array(want[:got.shape[0]]))
+
+    other = tmp_path / "other.bin"
+    rng.integers(0, 256, data.size, dtype=np.uint8).tofile(other)
+    _, wrong = receive(x, streams, "16qam", nsym, reference_file=str(other))
+    assert wrong.unsynchronised_frames() == wrong.frames() >= frames - 1
+    assert 0.4 < wrong.ber() < 0.6
+
+
 def test_detector_erases_symbols_without_a_usable_channel():
     tb = gr.top_block()
     det = gpumimo.mimo_detector("small", 2, "qpsk", 2, "mmse", backend="cpu")
@@ -228,6 +277,10 @@ def test_bad_parameters_are_refused():
         gpumimo.llr_sink("small", 2, "qpsk", 2, prbs_seed=1 << 23)
     with pytest.raises(RuntimeError):
         gpumimo.llr_sink("small", 2, "qpsk", 2, filename="/nonexistent/dir/llr")
+    with pytest.raises(RuntimeError):
+        gpumimo.llr_sink("small", 2, "qpsk", 2, reference_file="/nonexistent/payload.bin")
+    with pytest.raises(ValueError):
+        gpumimo.llr_sink("small", 2, "qpsk", 2, reference_file=os.devnull)  # empty
 
 
 def test_the_main_job_replays_the_shipped_recording(tmp_path):

@@ -2,9 +2,9 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The PRBS bit-error tester (core/error_counter.h): errors placed at random positions
- * are counted exactly, through lost frames (resynchronisation) and without; LLR
- * statistics against a direct count.
+ * The bit-error testers (core/error_counter.h), PRBS and reference bytes: errors placed
+ * at random positions are counted exactly, through lost frames (resynchronisation) and
+ * without; LLR statistics against a direct count.
  */
 #include "test_util.h"
 
@@ -102,4 +102,107 @@ TEST(ErrorCounter, LlrStatisticsCountWhatTheyName)
     EXPECT_EQ(s.non_finite, 2u);
     EXPECT_EQ(s.zeros, 2u);
     EXPECT_NEAR(s.mean_abs(), sum / 4998, 1e-9 * sum);
+}
+
+TEST(ErrorCounter, UnpackBytesIsMostSignificantBitFirst)
+{
+    auto rng = make_rng(1504);
+    std::bernoulli_distribution coin(0.5);
+    std::vector<std::uint8_t> bits(8 * 37), bytes(37), back(8 * 37, 7);
+    for (auto& b : bits)
+        b = coin(rng);
+    for (std::size_t i = 0; i < bytes.size(); i++) { // packing by place value
+        int v = 0;
+        for (int b = 0; b < 8; b++)
+            v += bits[8 * i + b] << (7 - b);
+        bytes[i] = std::uint8_t(v);
+    }
+    unpack_bytes(bytes.data(), bytes.size(), back.data());
+    EXPECT_EQ(back, bits);
+}
+
+namespace {
+// A transmitter of a known byte file, repeated: frame after frame of its bits, the
+// file's end wrapping to its start.
+struct repeating_file {
+    std::vector<std::uint8_t> bits;
+    std::size_t at = 0;
+    void next(std::uint8_t* out, std::size_t n)
+    {
+        for (std::size_t i = 0; i < n; i++, at = (at + 1) % bits.size())
+            out[i] = bits[at];
+    }
+};
+} // namespace
+
+TEST(ErrorCounter, ReferenceFileCountsPlacedErrorsAcrossLostFramesAndItsEnd)
+{
+    auto rng = make_rng(1506);
+    std::uniform_int_distribution<int> byte(0, 255);
+    // 1000 bytes = 8000 bits and 96-byte frames: the file's end falls inside frames and
+    // frames start at multiples of gcd(768, 8000) = 32 bits.
+    const std::size_t frame = 768;
+    std::vector<std::uint8_t> file(1000);
+    for (auto& b : file)
+        b = std::uint8_t(byte(rng));
+    repeating_file tx;
+    tx.bits.resize(8 * file.size());
+    unpack_bytes(file.data(), file.size(), tx.bits.data());
+    reference_error_counter counter(file, frame);
+    EXPECT_EQ(counter.reference_bits(), 8000u);
+
+    std::uniform_int_distribution<int> errors_in_frame(0, 3);
+    std::uniform_int_distribution<std::size_t> where(0, frame - 1);
+    std::vector<std::uint8_t> bits(frame);
+    std::uint64_t placed = 0, placed_frames = 0, received = 0, losses = 0;
+    for (int f = 0; f < 120; f++) {
+        tx.next(bits.data(), frame);
+        if (f % 13 == 4 || f % 13 == 5) { // two frames lost in a row
+            losses += f % 13 == 4;
+            continue;
+        }
+        // Errors anywhere but the first 32 bits of a frame after a loss (documented).
+        const bool after_loss = f % 13 == 6;
+        const int e = errors_in_frame(rng);
+        std::vector<char> flipped(frame, 0);
+        for (int i = 0; i < e; i++) {
+            std::size_t at = where(rng);
+            if (after_loss && at < 32)
+                at += 32;
+            if (!flipped[at]) {
+                flipped[at] = 1;
+                bits[at] ^= 1u;
+                placed++;
+            }
+        }
+        const std::size_t here = std::size_t(std::count(flipped.begin(), flipped.end(), 1));
+        placed_frames += here > 0;
+        ASSERT_EQ(counter.add_frame(bits.data()), here) << "frame " << f;
+        received++;
+    }
+    EXPECT_EQ(counter.frames(), received);
+    EXPECT_EQ(counter.bit_errors(), placed);
+    EXPECT_EQ(counter.frame_errors(), placed_frames);
+    EXPECT_EQ(counter.resynchronisations(), losses);
+    EXPECT_EQ(counter.unsynchronised_frames(), 0u);
+}
+
+TEST(ErrorCounter, ReferenceFileRefusesWhatItCannotFollow)
+{
+    EXPECT_THROW(reference_error_counter({}, 96), std::invalid_argument);
+    EXPECT_THROW(reference_error_counter({ 1, 2, 3 }, 31), std::invalid_argument);
+    // Random decisions against a reference: about half wrong, unsynchronised.
+    auto rng = make_rng(1505);
+    std::uniform_int_distribution<int> byte(0, 255);
+    std::vector<std::uint8_t> file(500), bits(2000);
+    for (auto& b : file)
+        b = std::uint8_t(byte(rng));
+    reference_error_counter counter(file, 2000);
+    std::bernoulli_distribution coin(0.5);
+    for (int f = 0; f < 5; f++) {
+        for (auto& b : bits)
+            b = coin(rng);
+        EXPECT_NEAR(double(counter.add_frame(bits.data())) / 2000, 0.5, 0.06);
+    }
+    EXPECT_EQ(counter.unsynchronised_frames(), 5u);
 }

@@ -17,7 +17,8 @@ namespace gpumimo {
 
 /*!
  * \brief The end of the receiver: writes LLRs to a file with a JSON sidecar, counts bit
- * and frame errors live against the PRBS payload, keeps LLR statistics and throughput.
+ * and frame errors live against the known payload (a PRBS or a reference file), keeps
+ * LLR statistics and throughput.
  * \ingroup gpumimo
  *
  * One input of LLRs (float, or int8 as mimo_detector writes them: llr = q /
@@ -26,10 +27,15 @@ namespace gpumimo {
  * is counted as partial and not scored.
  *
  * filename: "" writes nothing; otherwise the LLRs as they arrive (raw float32 or int8)
- * and filename + ".json" naming dtype, scale, sign, layout and the frame format,
- * rewritten with the totals when the flowgraph stops. prbs_seed: 0 when the payload is
- * unknown; otherwise the seed of mimo_ofdm_tx's PRBS-23, and every whole frame is
- * scored (core::prbs_error_counter). report_every: every that many frames a dict of the
+ * and filename + ".json" naming dtype, scale, sign, layout, the frame format and the
+ * payload, rewritten with the totals when the flowgraph stops.
+ *
+ * The payload, for scoring every whole frame: reference_file, when not "", names the
+ * bytes mimo_ofdm_tx sent with payload "bytes" (the same file, read whole at
+ * construction; core::reference_error_counter, which follows lost frames and a
+ * transmitter repeating the file); otherwise prbs_seed, when not 0, is the seed of
+ * mimo_ofdm_tx's PRBS-23 (core::prbs_error_counter); with neither the payload is
+ * unknown and nothing is scored. report_every: every that many frames a dict of the
  * counters leaves through the "stats" message port (0: only at stop()). stop() logs a
  * summary.
  */
@@ -46,7 +52,8 @@ public:
                      float int8_scale = 8.0f,
                      const std::string& filename = "",
                      std::uint32_t prbs_seed = 1,
-                     int report_every = 0);
+                     int report_every = 0,
+                     const std::string& reference_file = "");
 
     virtual std::size_t frame_bits() const = 0;
     /*! Whole frames received (and scored when the payload is known). */
@@ -58,8 +65,12 @@ public:
     virtual std::uint64_t frame_errors() const = 0;
     virtual double ber() const = 0;
     virtual double fer() const = 0;
-    /*! Frames that matched a resynchronised PRBS (frames were lost before them). */
+    /*! Frames that matched a resynchronised payload better than the continuation of
+     *  the frame before (frames were lost before them). */
     virtual std::uint64_t resynchronisations() const = 0;
+    /*! Scored frames wrong in more than a fifth of their bits: no payload candidate
+     *  matched (a wrong seed or reference, or a frame that is noise). */
+    virtual std::uint64_t unsynchronised_frames() const = 0;
     virtual std::uint64_t llrs() const = 0;
     virtual double mean_abs_llr() const = 0;
     /*! Zero LLRs: erasures of the detector. */

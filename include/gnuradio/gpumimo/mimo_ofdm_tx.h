@@ -7,7 +7,7 @@
 #define INCLUDED_GPUMIMO_MIMO_OFDM_TX_H
 
 #include <gnuradio/gpumimo/api.h>
-#include <gnuradio/sync_block.h>
+#include <gnuradio/block.h>
 
 #include <cstdint>
 #include <string>
@@ -17,18 +17,28 @@ namespace gpumimo {
 
 /*!
  * \brief MIMO-OFDM frame source (docs/frame.md): Nt streams of complex samples, one
- * frame after another, the payload from a seeded PRBS.
+ * frame after another, the payload from a seeded PRBS or from a byte stream.
  * \ingroup gpumimo
  * \details
  * Each frame is core::frame_samples of the numerology `preset` ("small", "fft512",
  * "lte20"), `streams` transmit streams, `modulation` and `payload_symbols` payload
- * symbols, followed by `gap` zero samples. Payload bits come from a PRBS-23 (x^23 + x^18
- * + 1) seeded by `seed` and continuing from frame to frame, so that a receiver knowing
- * the seed can count errors. Output k is stream k. A tag "frame_start" (value: the frame
- * number, from 0) marks each frame's first sample on every output. The transmitter's
- * reference arithmetic on the CPU (frames are computed once per frame, not per sample).
+ * symbols, followed by `gap` zero samples. Output k is stream k. A tag "frame_start"
+ * (value: the frame number, from 0) marks each frame's first sample on every output.
+ *
+ * payload "prbs" (no input): the payload bits come from a PRBS-23 (x^23 + x^18 + 1)
+ * seeded by `seed` and continuing from frame to frame, so that a receiver knowing the
+ * seed can count errors.
+ *
+ * payload "bytes" (one input of bytes): each frame takes frame_bits() / 8 bytes of the
+ * input, their bits most significant first (core::unpack_bytes), as GNU Radio's packed
+ * bytes. A frame is sent only once all its bytes are there: bytes left at the end of
+ * the stream that do not fill a frame are not sent (pad the stream to whole frames);
+ * llr_sink scores such a payload against the same bytes in a file. `seed` is unused.
+ *
+ * The transmitter's reference arithmetic on the CPU (frames are computed once per
+ * frame, not per sample).
  */
-class GPUMIMO_API mimo_ofdm_tx : virtual public gr::sync_block
+class GPUMIMO_API mimo_ofdm_tx : virtual public gr::block
 {
 public:
     typedef std::shared_ptr<mimo_ofdm_tx> sptr;
@@ -38,12 +48,15 @@ public:
                      const std::string& modulation,
                      int payload_symbols,
                      std::uint32_t seed = 1,
-                     int gap = 0);
+                     int gap = 0,
+                     const std::string& payload = "prbs");
 
     /*! Time samples per frame, the gap included. */
     virtual std::size_t frame_len() const = 0;
-    /*! Payload bits per frame. */
+    /*! Payload bits per frame (a multiple of 8: every preset's used carriers are). */
     virtual std::size_t frame_bits() const = 0;
+    /*! Input bytes per frame with payload "bytes": frame_bits() / 8. */
+    virtual std::size_t frame_bytes() const = 0;
     /*! Frames started so far. */
     virtual std::uint64_t frames() const = 0;
 };

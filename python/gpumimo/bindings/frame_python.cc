@@ -19,21 +19,23 @@ using namespace gr::gpumimo;
 
 void bind_frame(py::module& m)
 {
-    py::class_<mimo_ofdm_tx, gr::sync_block, gr::block, gr::basic_block,
+    py::class_<mimo_ofdm_tx, gr::block, gr::basic_block,
                std::shared_ptr<mimo_ofdm_tx>>(
         m,
         "mimo_ofdm_tx",
-        "MIMO-OFDM frame source: Nt streams of frames with a seeded PRBS payload "
-        "(see mimo_ofdm_tx.h, docs/frame.md).")
+        "MIMO-OFDM frame source: Nt streams of frames, the payload from a seeded PRBS "
+        "or from an input of packed bytes (see mimo_ofdm_tx.h, docs/frame.md).")
         .def(py::init(&mimo_ofdm_tx::make),
              py::arg("preset"),
              py::arg("streams"),
              py::arg("modulation"),
              py::arg("payload_symbols"),
              py::arg("seed") = 1,
-             py::arg("gap") = 0)
+             py::arg("gap") = 0,
+             py::arg("payload") = "prbs")
         .def("frame_len", &mimo_ofdm_tx::frame_len)
         .def("frame_bits", &mimo_ofdm_tx::frame_bits)
+        .def("frame_bytes", &mimo_ofdm_tx::frame_bytes)
         .def("frames", &mimo_ofdm_tx::frames);
 
     m.def(

@@ -121,7 +121,8 @@ void bind_receiver(py::module& m)
              py::arg("int8_scale") = 8.0f,
              py::arg("filename") = "",
              py::arg("prbs_seed") = 1,
-             py::arg("report_every") = 0)
+             py::arg("report_every") = 0,
+             py::arg("reference_file") = "")
         .def("frame_bits", &llr_sink::frame_bits)
         .def("frames", &llr_sink::frames)
         .def("partial_frames", &llr_sink::partial_frames)
@@ -131,6 +132,7 @@ void bind_receiver(py::module& m)
         .def("ber", &llr_sink::ber)
         .def("fer", &llr_sink::fer)
         .def("resynchronisations", &llr_sink::resynchronisations)
+        .def("unsynchronised_frames", &llr_sink::unsynchronised_frames)
         .def("llrs", &llr_sink::llrs)
         .def("mean_abs_llr", &llr_sink::mean_abs_llr)
         .def("zero_llrs", &llr_sink::zero_llrs)

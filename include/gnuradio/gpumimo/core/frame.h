@@ -72,6 +72,11 @@ private:
     std::uint32_t d_state, d_mask;
 };
 
+/*! The bits of n_bytes bytes into bits (0 or 1, 8 * n_bytes of them), most significant
+ *  bit of each byte first: the order in which mimo_ofdm_tx's payload "bytes" takes a
+ *  byte stream (GNU Radio's packed bytes, as numpy.unpackbits gives them). */
+void unpack_bytes(const std::uint8_t* bytes, std::size_t n_bytes, std::uint8_t* bits);
+
 /*!
  * \brief A MIMO-OFDM frame for 1..8 transmit streams (docs/frame.md): OFDM symbol 0 the
  * preamble (stream 0 only, known QPSK on the even carriers, so that its time samples

@@ -29,6 +29,8 @@ if [ -d .deps/apsm-ota ]; then
 elif [ ! -d ../shared/data/apsm-ota ]; then
     export GPUMIMO_ALLOW_MISSING_DATA=1
 fi
+# The 802.16e code files (../shared/data/ldpc), carried in .deps/ldpc.
+[ -d .deps/ldpc ] && export GPUMIMO_LDPC_DIR="$PWD/.deps/ldpc"
 if cmake -S . -B build-gpu -G Ninja -DGPUMIMO_CORE_ONLY=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DGPUMIMO_PTXAS_INFO=ON "${gtest_arg[@]}" > "$OUT/configure.log" 2>&1 &&
    cmake --build build-gpu -j "$(nproc)" > "$OUT/build.log" 2>&1; then
@@ -64,6 +66,10 @@ if command -v compute-sanitizer > /dev/null; then
     compute-sanitizer --tool memcheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refused*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
     compute-sanitizer --tool racecheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refuses*' >> "$OUT/racecheck.log" 2>&1
     status "sanitizers (apsm)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+    ldpc=build-gpu/tests/test_gpu_ldpc
+    compute-sanitizer --tool memcheck --error-exitcode 9 $ldpc --gtest_filter='*DeviceResident*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
+    compute-sanitizer --tool racecheck --error-exitcode 9 $ldpc --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1
+    status "sanitizers (ldpc)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
 else
     status sanitizers "compute-sanitizer not found"
 fi
@@ -76,6 +82,9 @@ status "fft benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
 # (4 links of 4x4 16-QAM, lte20) against 30.72 Msample/s per channel.
 build-gpu/apps/bench/gpumimo_rx_bench $bench_arg > "$OUT/rx-bench.log" 2>&1
 status "rx chain benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+# LDPC decoding: 802.16e n = 2304 at 10 iterations, GPU beside the CPU on all cores.
+build-gpu/apps/bench/gpumimo_ldpc_bench $bench_arg > "$OUT/ldpc-bench.log" 2>&1
+status "ldpc benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
 # APSM on the over-the-air recordings: SER per user and the GPU's detection time for
 # all users at once, with gr-gpumimo's and the library's defaults.
 if [ -n "${GPUMIMO_APSM_OTA_DIR:-}" ]; then
@@ -120,6 +129,7 @@ echo; echo "=== float precision: largest error/bound ==="; awk '{print $NF, $0}'
 echo; echo "=== benchmark ==="; cat "$OUT/bench.log"
 echo; echo "=== fft benchmark ==="; cat "$OUT/fft-bench.log"
 echo; echo "=== rx chain benchmark ==="; cat "$OUT/rx-bench.log"
+echo; echo "=== ldpc benchmark ==="; cat "$OUT/ldpc-bench.log"
 [ -f "$OUT/apsm.log" ] && { echo; echo "=== apsm (recordings) ==="; grep -E "^detector|^Q|GPU detection|GPU training" "$OUT/apsm.log" | cut -c1-110; }
 echo; echo "=== apsm benchmark ==="; cat "$OUT/apsm-bench.log"; rm -f "$OUT/apsm-bench.log"
 [ -f "$OUT/flowgraph-rate.log" ] && { echo; echo "=== flowgraph rate ==="; cat "$OUT/flowgraph-rate.log"; grep -E "passed|failed|Error" "$OUT/python-qa.log" | tail -5; }

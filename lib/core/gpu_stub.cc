@@ -8,6 +8,7 @@
 #include <gnuradio/gpumimo/core/fused_receiver.h>
 #include <gnuradio/gpumimo/core/gpu_apsm.h>
 #include <gnuradio/gpumimo/core/gpu_detector.h>
+#include <gnuradio/gpumimo/core/gpu_ldpc.h>
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
 
 #include <stdexcept>
@@ -137,6 +138,34 @@ fused_receiver_report gpu_fused_receiver::process(const std::complex<float>* con
 {
     throw std::runtime_error(not_built);
 }
+
+struct gpu_ldpc_decoder::impl {
+};
+gpu_ldpc_decoder::gpu_ldpc_decoder(const ldpc_code&, const ldpc_decoder_config&, std::size_t, int)
+{
+    throw std::runtime_error(not_built);
+}
+gpu_ldpc_decoder::~gpu_ldpc_decoder() = default;
+std::size_t gpu_ldpc_decoder::max_frames() const { return 0; }
+std::size_t gpu_ldpc_decoder::decode(const float*, std::size_t, const ldpc_outputs&)
+{
+    throw std::runtime_error(not_built);
+}
+std::size_t
+gpu_ldpc_decoder::decode(const std::int8_t*, float, std::size_t, const ldpc_outputs&)
+{
+    throw std::runtime_error(not_built);
+}
+void gpu_ldpc_decoder::decode_device(const float*, std::size_t, const ldpc_outputs&)
+{
+    throw std::runtime_error(not_built);
+}
+void gpu_ldpc_decoder::decode_device(const std::int8_t*, float, std::size_t, const ldpc_outputs&)
+{
+    throw std::runtime_error(not_built);
+}
+void gpu_ldpc_decoder::synchronize() { throw std::runtime_error(not_built); }
+float gpu_ldpc_decoder::last_kernel_ms() const { return 0.0f; }
 
 } // namespace core
 } // namespace gpumimo

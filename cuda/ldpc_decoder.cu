@@ -193,6 +193,10 @@ __global__ void ldpc_decode_kernel(const In* __restrict__ llr,
 
 } // namespace
 
+// The host pipeline's chunks: a quarter of the batch, at least this many codewords (a
+// chunk under a few hundred blocks leaves the GPU part idle).
+constexpr std::size_t min_chunk_frames = 512;
+
 struct gpu_ldpc_decoder::impl {
     int device;
     std::size_t max_frames;
@@ -207,8 +211,8 @@ struct gpu_ldpc_decoder::impl {
     cuda::device_buffer<int> iterations;
     cuda::device_buffer<unsigned> count;
     cuda::pinned_buffer<unsigned> count_host;
-    cuda::stream stream;
-    cuda::event start{ true }, stop{ true };
+    cuda::stream stream, stream2; // stream2: the host pipeline's second
+    cuda::event start{ true }, stop{ true }, fork, join;
     bool timed = false; // the events hold a launch to measure
     float kernel_ms = 0;
 
@@ -284,22 +288,33 @@ struct gpu_ldpc_decoder::impl {
         return { n, layers, layer_offset.get(), layer_check.get(), edge_offset.get(), edge_bit.get(), m };
     }
 
+    // frames codewords from llr on stream s, outputs at the given (device) pointers.
     template <typename In>
-    void launch(const In* llr, std::size_t frames, const ldpc_outputs& out)
+    void kernel(const In* llr, std::size_t frames, const ldpc_outputs& out, cudaStream_t s)
+    {
+        ldpc_decode_kernel<In><<<unsigned(frames), unsigned(threads), shared_bytes, s>>>(
+            llr, view(), params, out.app, out.bits, out.iterations, out.satisfied, count.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("ldpc_decode_kernel");
+    }
+
+    template <typename In>
+    void decode_on_device(const In* llr, std::size_t frames, const ldpc_outputs& out)
     {
         if (frames > max_frames)
             throw std::invalid_argument("gpu_ldpc_decoder: more frames than max_frames");
-        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(unsigned), stream.get()));
+        cudaStream_t s = stream.get();
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(unsigned), s));
         if (frames == 0)
             return;
-        GPUMIMO_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
-        ldpc_decode_kernel<In><<<unsigned(frames), unsigned(threads), shared_bytes, stream.get()>>>(
-            llr, view(), params, out.app, out.bits, out.iterations, out.satisfied, count.get());
-        GPUMIMO_CUDA_CHECK_LAUNCH("ldpc_decode_kernel");
-        GPUMIMO_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(start.get(), s));
+        kernel(llr, frames, out, s);
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(stop.get(), s));
         timed = true;
     }
 
+    // Host to host as a pipeline: the batch in chunks alternating between two streams,
+    // so that one chunk's copies overlap the other's kernel (host memory that is not
+    // pinned still decodes right, its copies staged by the driver without overlap).
     template <typename In>
     std::size_t decode_host(const In* llr, std::size_t frames, const ldpc_outputs& out,
                             cuda::device_buffer<In>& staging)
@@ -308,29 +323,43 @@ struct gpu_ldpc_decoder::impl {
             throw std::invalid_argument("gpu_ldpc_decoder: more frames than max_frames");
         cuda::device_guard guard;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
-        const std::size_t values = frames * std::size_t(n);
-        cudaStream_t s = stream.get();
-        if (values)
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(staging.get(), llr, values * sizeof(In),
-                                               cudaMemcpyHostToDevice, s));
-        ldpc_outputs dev;
-        dev.app = out.app ? app.get() : nullptr;
-        dev.bits = out.bits ? bits.get() : nullptr;
-        dev.iterations = out.iterations ? iterations.get() : nullptr;
-        dev.satisfied = out.satisfied ? satisfied.get() : nullptr;
-        launch(staging.get(), frames, dev);
-        auto back = [&](void* host, const void* device_ptr, std::size_t bytes) {
+        cudaStream_t streams[2] = { stream.get(), stream2.get() };
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(unsigned), streams[0]));
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(start.get(), streams[0]));
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(fork.get(), streams[0]));
+        GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(streams[1], fork.get(), 0));
+        const std::size_t chunk = std::max(min_chunk_frames, (frames + 3) / 4);
+        const std::size_t nn = std::size_t(n);
+        auto back = [&](void* host, const void* device_ptr, std::size_t bytes, cudaStream_t s) {
             if (host && bytes)
                 GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(host, device_ptr, bytes, cudaMemcpyDeviceToHost, s));
         };
-        back(out.app, app.get(), values * sizeof(float));
-        back(out.bits, bits.get(), values);
-        back(out.iterations, iterations.get(), frames * sizeof(int));
-        back(out.satisfied, satisfied.get(), frames);
-        back(count_host.get(), count.get(), sizeof(unsigned));
-        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(s));
-        if (frames)
-            GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, start.get(), stop.get()));
+        std::size_t i = 0;
+        for (std::size_t first = 0; first < frames; first += chunk, i++) {
+            const std::size_t count_here = std::min(chunk, frames - first);
+            const std::size_t v0 = first * nn, values = count_here * nn;
+            cudaStream_t s = streams[i % 2];
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(staging.get() + v0, llr + v0, values * sizeof(In),
+                                               cudaMemcpyHostToDevice, s));
+            ldpc_outputs dev;
+            dev.app = out.app ? app.get() + v0 : nullptr;
+            dev.bits = out.bits ? bits.get() + v0 : nullptr;
+            dev.iterations = out.iterations ? iterations.get() + first : nullptr;
+            dev.satisfied = out.satisfied ? satisfied.get() + first : nullptr;
+            kernel(staging.get() + v0, count_here, dev, s);
+            back(out.app ? out.app + v0 : nullptr, dev.app, values * sizeof(float), s);
+            back(out.bits ? out.bits + v0 : nullptr, dev.bits, values, s);
+            back(out.iterations ? out.iterations + first : nullptr, dev.iterations,
+                 count_here * sizeof(int), s);
+            back(out.satisfied ? out.satisfied + first : nullptr, dev.satisfied, count_here, s);
+        }
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(join.get(), streams[1]));
+        GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(streams[0], join.get(), 0));
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(stop.get(), streams[0]));
+        back(count_host.get(), count.get(), sizeof(unsigned), streams[0]);
+        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+        GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, start.get(), stop.get()));
+        timed = true;
         return *count_host.get();
     }
 };
@@ -370,7 +399,7 @@ void gpu_ldpc_decoder::decode_device(const float* llr, std::size_t frames, const
 {
     cuda::device_guard guard;
     GPUMIMO_CUDA_CHECK(cudaSetDevice(d_impl->device));
-    d_impl->launch(llr, frames, out);
+    d_impl->decode_on_device(llr, frames, out);
 }
 
 void gpu_ldpc_decoder::decode_device(const std::int8_t* llr,
@@ -383,7 +412,7 @@ void gpu_ldpc_decoder::decode_device(const std::int8_t* llr,
     d_impl->params.int8_scale = scale;
     cuda::device_guard guard;
     GPUMIMO_CUDA_CHECK(cudaSetDevice(d_impl->device));
-    d_impl->launch(llr, frames, out);
+    d_impl->decode_on_device(llr, frames, out);
 }
 
 void gpu_ldpc_decoder::synchronize()

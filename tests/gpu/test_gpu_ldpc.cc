@@ -6,7 +6,8 @@
  * codewords through BPSK over AWGN, Eb/N0 spread so that some frames decode and some
  * do not): min-sum bit for bit (a-posteriori LLRs, decisions, iterations, syndrome
  * flags, the count) for several codes, configurations, batch sizes 1, 7 and 131, float
- * and int8 input, host and device memory; sum-product with CUDA's own log1pf/expm1f:
+ * and int8 input, host and device memory, the host pipeline over several chunks;
+ * sum-product with CUDA's own log1pf/expm1f:
  * the same decisions where decoding converges. Outputs are poisoned first and checked
  * fully written. Refusals. Skipped, and reported as skipped, without a usable GPU.
  */
@@ -198,6 +199,31 @@ TEST_F(GpuLdpc, DeviceResidentDecodeWritesWhatTheHostPathWrites)
     for (void* p : { (void*)d_llr, (void*)d_app, (void*)d_bits, (void*)d_ok, (void*)d_its })
         cudaFree(p);
     EXPECT_GT(gpu.last_kernel_ms(), 0.0f);
+}
+
+TEST_F(GpuLdpc, HostPipelineOverSeveralChunksMatchesTheCpu)
+{
+    // 1,100 codewords: chunks of 512, 512 and 76 over two streams, from pinned memory
+    // (copies overlap kernels) and from pageable memory.
+    auto rng = make_rng(2804);
+    const ldpc_code code = wimax_rate_half_code(576);
+    ldpc_decoder_config cfg;
+    const std::size_t frames = 1100, n = std::size_t(code.n);
+    const auto llr = noisy_codewords(code, frames, 0.5, 3.0, rng);
+    cpu_ldpc_decoder cpu(code, cfg);
+    decoded want(frames, n);
+    want.count = cpu.decode(llr.data(), frames, want.outputs());
+    gpu_ldpc_decoder gpu(code, cfg, frames);
+    decoded pageable(frames, n);
+    pageable.count = gpu.decode(llr.data(), frames, pageable.outputs());
+    expect_identical(pageable, want, n, "pageable host memory");
+    float* pinned = nullptr;
+    ASSERT_EQ(cudaMallocHost(&pinned, llr.size() * sizeof(float)), cudaSuccess);
+    std::copy(llr.begin(), llr.end(), pinned);
+    decoded from_pinned(frames, n);
+    from_pinned.count = gpu.decode(pinned, frames, from_pinned.outputs());
+    cudaFreeHost(pinned);
+    expect_identical(from_pinned, want, n, "pinned host memory");
 }
 
 TEST_F(GpuLdpc, SumProductDecidesAsTheCpuReferenceWhereItConverges)

@@ -283,6 +283,13 @@ struct gpu_ldpc_decoder::impl {
         count_host = cuda::pinned_buffer<unsigned>(1);
     }
 
+    void set_int8_scale(float scale)
+    {
+        if (!(scale > 0.0f) || !std::isfinite(scale))
+            throw std::invalid_argument("gpu_ldpc_decoder: the int8 scale must be finite and > 0");
+        params.int8_scale = scale;
+    }
+
     code_view view() const
     {
         return { n, layers, layer_offset.get(), layer_check.get(), edge_offset.get(), edge_bit.get(), m };
@@ -389,9 +396,7 @@ std::size_t gpu_ldpc_decoder::decode(const std::int8_t* llr,
                                      std::size_t frames,
                                      const ldpc_outputs& out)
 {
-    if (!(scale > 0.0f) || !std::isfinite(scale))
-        throw std::invalid_argument("gpu_ldpc_decoder: the int8 scale must be finite and > 0");
-    d_impl->params.int8_scale = scale;
+    d_impl->set_int8_scale(scale);
     return d_impl->decode_host(llr, frames, out, d_impl->llr_q);
 }
 
@@ -407,9 +412,7 @@ void gpu_ldpc_decoder::decode_device(const std::int8_t* llr,
                                      std::size_t frames,
                                      const ldpc_outputs& out)
 {
-    if (!(scale > 0.0f) || !std::isfinite(scale))
-        throw std::invalid_argument("gpu_ldpc_decoder: the int8 scale must be finite and > 0");
-    d_impl->params.int8_scale = scale;
+    d_impl->set_int8_scale(scale);
     cuda::device_guard guard;
     GPUMIMO_CUDA_CHECK(cudaSetDevice(d_impl->device));
     d_impl->decode_on_device(llr, frames, out);

@@ -11,9 +11,9 @@
 #include <gnuradio/gpumimo/core/frame.h>
 #include <gnuradio/gpumimo/llr_sink.h>
 #include <gnuradio/io_signature.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <cstdio>
 #include <iterator>
 #include <cmath>
 #include <fstream>
@@ -40,25 +40,6 @@ std::vector<std::uint8_t> read_reference(const std::string& path)
     if (bytes.empty())
         throw std::invalid_argument("llr_sink: the reference file '" + path + "' is empty");
     return bytes;
-}
-
-// s as the inside of a JSON string.
-std::string json_escaped(const std::string& s)
-{
-    std::string out;
-    for (const char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char u[8];
-            std::snprintf(u, sizeof u, "\\u%04x", c);
-            out += u;
-        } else {
-            out += c;
-        }
-    }
-    return out;
 }
 
 } // namespace
@@ -272,8 +253,11 @@ private:
           << ", \"bits_per_frame\": " << d_frame_bits << "},\n"
           << "  \"payload\": ";
         if (!d_reference_file.empty())
-            j << "{\"reference_file\": \"" << json_escaped(d_reference_file)
-              << "\", \"bytes\": " << d_reference_bytes
+            // A path that is not valid UTF-8 gets U+FFFD where JSON cannot hold it.
+            j << "{\"reference_file\": "
+              << nlohmann::json(d_reference_file)
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << ", \"bytes\": " << d_reference_bytes
               << ", \"bit_order\": \"most significant bit of each byte first\"},\n";
         else if (d_seed)
             j << "{\"prbs_order\": 23, \"seed\": " << d_seed << "},\n";
@@ -328,12 +312,8 @@ llr_sink::sptr llr_sink::make(const std::string& preset,
         throw std::invalid_argument("llr_sink: the PRBS seed's low 23 bits must not all "
                                     "be 0 (0 itself: payload unknown)");
     std::vector<std::uint8_t> reference;
-    if (!reference_file.empty()) {
+    if (!reference_file.empty())
         reference = read_reference(reference_file);
-        if (f.payload_bits() < 32)
-            throw std::invalid_argument("llr_sink: a reference file needs frames of at "
-                                        "least 32 bits");
-    }
     return gnuradio::make_block_sptr<llr_sink_impl>(f, preset, int8_input, int8_scale,
                                                     filename, prbs_seed, report_every,
                                                     reference_file, std::move(reference));

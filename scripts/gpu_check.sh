@@ -70,6 +70,10 @@ if command -v compute-sanitizer > /dev/null; then
     compute-sanitizer --tool memcheck --error-exitcode 9 $ldpc --gtest_filter='*DeviceResident*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
     compute-sanitizer --tool racecheck --error-exitcode 9 $ldpc --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1
     status "sanitizers (ldpc)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+    link=build-gpu/tests/test_gpu_link_simulator
+    compute-sanitizer --tool memcheck --error-exitcode 9 $link --gtest_filter='*FramesEqual*:*Refusals*' >> "$OUT/memcheck.log" 2>&1 &&
+    compute-sanitizer --tool racecheck --error-exitcode 9 $link --gtest_filter='*FramesEqual*' >> "$OUT/racecheck.log" 2>&1
+    status "sanitizers (link sim)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
 else
     status sanitizers "compute-sanitizer not found"
 fi
@@ -85,6 +89,9 @@ status "rx chain benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
 # LDPC decoding: 802.16e n = 2304 at 10 iterations, GPU beside the CPU on all cores.
 build-gpu/apps/bench/gpumimo_ldpc_bench $bench_arg > "$OUT/ldpc-bench.log" 2>&1
 status "ldpc benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+# The link simulator: frames/s of the whole chain, 4x4 16-QAM mtt, GPU beside the CPU.
+build-gpu/apps/bench/gpumimo_link_bench $bench_arg > "$OUT/link-bench.log" 2>&1
+status "link sim benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
 # APSM on the over-the-air recordings: SER per user and the GPU's detection time for
 # all users at once, with gr-gpumimo's and the library's defaults.
 if [ -n "${GPUMIMO_APSM_OTA_DIR:-}" ]; then
@@ -124,12 +131,14 @@ fi
     core-tests.log gpu-tests.log memcheck.log racecheck.log 2>/dev/null &&
     rm -f device.txt configure.log build.log ptxas.txt core-tests.log memcheck.log racecheck.log)
 
-echo; echo "=== gpu tests (failures) ==="; grep -E "Failure|FAILED" "$OUT/gpu-tests.log" | head -20; rm -f "$OUT/gpu-tests.log"
+echo; echo "=== gpu tests (failures) ==="; grep -E "Failure|FAILED" "$OUT/gpu-tests.log" | head -20
+echo; echo "=== link simulator tests: GPU against CPU ==="; grep -E "largest H difference|frame errors, |Q\(sqrt" "$OUT/gpu-tests.log" | sed 's/^[0-9]*: //'; rm -f "$OUT/gpu-tests.log"
 echo; echo "=== float precision: largest error/bound ==="; awk '{print $NF, $0}' "$OUT/float-precision.txt" | sort -g | tail -5 | cut -d' ' -f2-
 echo; echo "=== benchmark ==="; cat "$OUT/bench.log"
 echo; echo "=== fft benchmark ==="; cat "$OUT/fft-bench.log"
 echo; echo "=== rx chain benchmark ==="; cat "$OUT/rx-bench.log"
 echo; echo "=== ldpc benchmark ==="; cat "$OUT/ldpc-bench.log"
+echo; echo "=== link simulator benchmark ==="; cat "$OUT/link-bench.log"
 [ -f "$OUT/apsm.log" ] && { echo; echo "=== apsm (recordings) ==="; grep -E "^detector|^Q|GPU detection|GPU training" "$OUT/apsm.log" | cut -c1-110; }
 echo; echo "=== apsm benchmark ==="; cat "$OUT/apsm-bench.log"; rm -f "$OUT/apsm-bench.log"
 [ -f "$OUT/flowgraph-rate.log" ] && { echo; echo "=== flowgraph rate ==="; cat "$OUT/flowgraph-rate.log"; grep -E "passed|failed|Error" "$OUT/python-qa.log" | tail -5; }

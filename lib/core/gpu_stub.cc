@@ -10,6 +10,7 @@
 #include <gnuradio/gpumimo/core/gpu_detector.h>
 #include <gnuradio/gpumimo/core/gpu_ldpc.h>
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
+#include <gnuradio/gpumimo/core/link_simulator.h>
 
 #include <stdexcept>
 
@@ -166,6 +167,23 @@ void gpu_ldpc_decoder::decode_device(const std::int8_t*, float, std::size_t, con
 }
 void gpu_ldpc_decoder::synchronize() { throw std::runtime_error(not_built); }
 float gpu_ldpc_decoder::last_kernel_ms() const { return 0.0f; }
+
+std::unique_ptr<link_engine> make_gpu_link_engine(std::shared_ptr<const link_setup>)
+{
+    throw std::runtime_error(not_built);
+}
+void make_gpu_link_frames(std::shared_ptr<const link_setup>,
+                          std::uint32_t,
+                          std::uint64_t,
+                          std::size_t,
+                          float,
+                          std::uint8_t*,
+                          std::uint8_t*,
+                          cf32*,
+                          cf32*)
+{
+    throw std::runtime_error(not_built);
+}
 
 } // namespace core
 } // namespace gpumimo

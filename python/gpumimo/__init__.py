@@ -24,4 +24,5 @@ else:
     # import any pure python here
     from .detection import (ALGORITHMS, MODULATIONS, Constellation, Simulation,
                             constellation, detect, simulate)
+    from .link import link_simulate, plot_link_results, read_link_csv, snr_at_fer
     from .mimo_ofdm_rx import mimo_ofdm_rx

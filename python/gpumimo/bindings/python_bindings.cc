@@ -13,6 +13,7 @@
 namespace py = pybind11;
 
 void bind_core(py::module& m);
+void bind_link(py::module& m);
 void bind_batch_detector(py::module& m);
 void bind_ofdm_fft(py::module& m);
 void bind_apsm_detector(py::module& m);
@@ -35,6 +36,7 @@ PYBIND11_MODULE(gpumimo_python, m)
     py::module::import("gnuradio.gr");
 
     bind_core(m);
+    bind_link(m);
     bind_batch_detector(m);
     bind_ofdm_fft(m);
     bind_apsm_detector(m);

@@ -114,6 +114,14 @@ public:
     /*! The information bits of a codeword (or of hard decisions): k of them. */
     void extract(const std::uint8_t* codeword, std::uint8_t* info) const;
 
+    /*! The encoding rule, for encoders elsewhere (the GPU link simulator): parity bit r
+     *  goes to codeword position parity_positions()[r] and is the parity of
+     *  parity_rows()[r * row_words() + w] & info_word(w) over w, info_word(w) holding
+     *  information bits 64 w .. 64 w + 63, bit i at bit i % 64. */
+    const std::vector<int>& parity_positions() const { return d_parity; }
+    std::size_t row_words() const { return d_words; }
+    const std::vector<std::uint64_t>& parity_rows() const { return d_parity_rows; }
+
 private:
     int d_n = 0;
     std::size_t d_words = 0;        //!< 64-bit words per row of d_parity_rows

@@ -1,0 +1,281 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gpumimo_link_sim: coded (or uncoded) link-level simulation, BER and FER against SNR,
+ * one curve per detector (core::link_simulator). Core only: runs where GNU Radio is not
+ * installed (the GPU machine). gpumimo_link_plot draws its CSV as PNG figures.
+ *
+ *   gpumimo_link_sim --nt 4 --nr 4 --modulation 16qam --detectors mtt kbest:16 \
+ *       --snr 8:1:14 --csv results.csv
+ */
+#include <gnuradio/gpumimo/core/link_simulator.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace gr::gpumimo::core;
+
+namespace {
+
+void usage()
+{
+    std::printf(
+        "usage: gpumimo_link_sim [options]\n"
+        "  --nt N --nr N             transmit streams and receive antennas (default 4 4)\n"
+        "  --modulation M            qpsk, 16qam, 64qam, 256qam (default 16qam)\n"
+        "  --detectors D ...         one curve each: ml zf mmse mtt psd, kbest:K, nway:N\n"
+        "                            (default mtt)\n"
+        "  --snr A:STEP:B | S ...    SNRs per receive antenna in dB (default 0:2:20)\n"
+        "  --list-llr-clip C         kbest, nway and psd LLR bound (default 8)\n"
+        "  --channel awgn|rayleigh|tdl   (default rayleigh)\n"
+        "  --coherence V             rayleigh: vectors per H draw, 0 = one per frame (1)\n"
+        "  --taps P0,P1,...          tdl: power delay profile (default 1)\n"
+        "  --fft-len N               tdl: subcarriers (default 256)\n"
+        "  --uncoded [--frame-bits N]    no LDPC code (default 2304 bits a frame)\n"
+        "  --code-n N | --alist FILE 802.16e rate 1/2, n = 576..2304 (default 2304), or any code\n"
+        "  --decoder min_sum|sum_product --iterations I --normalisation A --offset B\n"
+        "                            (default min_sum, 10, 0.75, 0)\n"
+        "  --no-early-termination --no-interleave\n"
+        "  --frame-errors E --max-frames F   stop a point at E frame errors or F frames\n"
+        "                            (default 100, 10000; E = 0: F frames)\n"
+        "  --backend auto|cpu|cuda --device D --precision single|double --threads T\n"
+        "  --max-batch F             largest batch of frames (default: the backend's)\n"
+        "  --seed S                  (default: fresh, printed)\n"
+        "  --csv FILE                append the results (header when FILE is new)\n"
+        "  --title T                 the figure's title in the CSV (default: the setup)\n"
+        "  --all-points              every SNR (default: a detector stops at the first\n"
+        "                            SNR without a frame error)\n"
+        "  --quiet                   no progress lines\n");
+}
+
+struct detector_spec {
+    algorithm algo;
+    detector_params params;
+    std::string label;
+};
+
+detector_spec parse_detector(const std::string& text, float list_clip)
+{
+    detector_spec d;
+    const auto colon = text.find(':');
+    const std::string name = text.substr(0, colon);
+    d.algo = parse_algorithm(name);
+    d.params.list_llr_clip = list_clip;
+    d.label = name;
+    if (colon != std::string::npos) {
+        const int value = std::stoi(text.substr(colon + 1));
+        if (d.algo == algorithm::kbest) {
+            d.params.kbest_k = value;
+            d.label = "kbest K=" + std::to_string(value);
+        } else if (d.algo == algorithm::nway) {
+            d.params.nway_passes = value;
+            d.label = "nway N=" + std::to_string(value);
+        } else {
+            throw std::invalid_argument("only kbest:K and nway:N take a number, not '" + text + "'");
+        }
+    } else if (d.algo == algorithm::kbest) {
+        d.label = "kbest K=" + std::to_string(d.params.kbest_k);
+    }
+    return d;
+}
+
+std::vector<double> parse_snr_range(const std::string& text)
+{
+    std::vector<double> out;
+    std::stringstream ss(text);
+    std::string a, step, b;
+    if (std::getline(ss, a, ':') && std::getline(ss, step, ':') && std::getline(ss, b)) {
+        const double lo = std::stod(a), st = std::stod(step), hi = std::stod(b);
+        if (!(st > 0) || hi < lo)
+            throw std::invalid_argument("--snr A:STEP:B needs STEP > 0 and B >= A");
+        for (int i = 0; lo + i * st <= hi + 1e-9; i++)
+            out.push_back(lo + i * st);
+    } else {
+        out.push_back(std::stod(text));
+    }
+    return out;
+}
+
+std::vector<double> parse_list(const std::string& text)
+{
+    std::vector<double> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        out.push_back(std::stod(item));
+    return out;
+}
+
+bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    link_config base;
+    std::vector<std::string> detector_texts;
+    std::vector<double> snrs;
+    float list_clip = 8.0f;
+    std::string csv_path, title, alist;
+    int code_n = 2304;
+    bool uncoded = false, quiet = false, seeded = false, all_points = false;
+    try {
+        for (int i = 1; i < argc; i++) {
+            const std::string a = argv[i];
+            auto value = [&]() -> std::string {
+                if (i + 1 >= argc)
+                    throw std::invalid_argument(a + " needs a value");
+                return argv[++i];
+            };
+            // The values that follow a list option, up to the next option.
+            auto values = [&]() {
+                std::vector<std::string> out;
+                while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0)
+                    out.push_back(argv[++i]);
+                if (out.empty())
+                    throw std::invalid_argument(a + " needs at least one value");
+                return out;
+            };
+            if (a == "--help" || a == "-h") {
+                usage();
+                return 0;
+            } else if (a == "--nt") base.nt = std::stoi(value());
+            else if (a == "--nr") base.nr = std::stoi(value());
+            else if (a == "--modulation") base.mod = parse_modulation(value());
+            else if (a == "--detectors") detector_texts = values();
+            else if (a == "--snr") {
+                for (const auto& v : values())
+                    for (double s : parse_snr_range(v))
+                        snrs.push_back(s);
+            } else if (a == "--list-llr-clip") list_clip = std::stof(value());
+            else if (a == "--channel") base.channel = parse_link_channel(value());
+            else if (a == "--coherence") base.coherence_vectors = std::stoi(value());
+            else if (a == "--taps") base.tap_powers = parse_list(value());
+            else if (a == "--fft-len") base.tdl_fft_len = std::stoi(value());
+            else if (a == "--uncoded") uncoded = true;
+            else if (a == "--frame-bits") base.uncoded_frame_bits = std::stoi(value());
+            else if (a == "--code-n") code_n = std::stoi(value());
+            else if (a == "--alist") alist = value();
+            else if (a == "--decoder") base.decoder.algorithm = ldpc_algorithm_from_string(value());
+            else if (a == "--iterations") base.decoder.max_iterations = std::stoi(value());
+            else if (a == "--normalisation") base.decoder.normalisation = std::stof(value());
+            else if (a == "--offset") base.decoder.offset = std::stof(value());
+            else if (a == "--no-early-termination") base.decoder.early_termination = false;
+            else if (a == "--no-interleave") base.interleave = false;
+            else if (a == "--frame-errors") base.target_frame_errors = std::stoull(value());
+            else if (a == "--max-frames") base.max_frames = std::stoull(value());
+            else if (a == "--backend") base.backend = value();
+            else if (a == "--device") base.device = std::stoi(value());
+            else if (a == "--precision") {
+                const std::string p = value();
+                if (p != "single" && p != "double")
+                    throw std::invalid_argument("--precision is single or double");
+                base.precision = p == "double" ? gpu_precision::double_ : gpu_precision::single;
+            } else if (a == "--threads") base.threads = unsigned(std::stoul(value()));
+            else if (a == "--max-batch") base.max_batch_frames = std::stoull(value());
+            else if (a == "--seed") {
+                base.seed = std::stoull(value());
+                seeded = true;
+            } else if (a == "--csv") csv_path = value();
+            else if (a == "--title") title = value();
+            else if (a == "--quiet") quiet = true;
+            else if (a == "--all-points") all_points = true;
+            else throw std::invalid_argument("unknown option " + a + " (--help lists them)");
+        }
+        if (detector_texts.empty())
+            detector_texts = { "mtt" };
+        if (snrs.empty())
+            snrs = parse_snr_range("0:2:20");
+        if (uncoded)
+            base.code = ldpc_code();
+        else if (!alist.empty())
+            base.code = load_alist(alist);
+        else if (code_n != 2304)
+            base.code = wimax_rate_half_code(code_n);
+        if (!seeded)
+            base.seed = std::random_device{}();
+
+        const std::string code_name = uncoded ? "uncoded" : base.code.name;
+        if (title.empty())
+            title = std::to_string(base.nt) + "x" + std::to_string(base.nr) + " " +
+                    to_string(base.mod) + ", " + to_string(base.channel) + ", " + code_name;
+        std::printf("gpumimo_link_sim: %s; seed %llu; %s %d iterations%s\n",
+                    title.c_str(),
+                    (unsigned long long)base.seed,
+                    uncoded ? "no decoder," : to_string(base.decoder.algorithm),
+                    uncoded ? 0 : base.decoder.max_iterations,
+                    "; SNR per receive antenna");
+
+        std::ofstream csv;
+        if (!csv_path.empty()) {
+            const bool fresh = !file_exists(csv_path);
+            csv.open(csv_path, std::ios::app);
+            if (!csv)
+                throw std::runtime_error("cannot write " + csv_path);
+            if (fresh)
+                csv << "title,detector,nt,nr,modulation,channel,code,decoder,iterations,seed,"
+                       "backend,snr_db,ebn0_db,frames,frame_errors,fer,info_bits,bit_errors,"
+                       "ber,raw_ber,mean_iterations,seconds,frames_per_s\n";
+        }
+
+        for (const std::string& text : detector_texts) {
+            const detector_spec det = parse_detector(text, list_clip);
+            link_config config = base;
+            config.algo = det.algo;
+            config.detector = det.params;
+            link_simulator sim(config);
+            if (!sim.fallback_reason().empty())
+                std::fprintf(stderr, "gpumimo_link_sim: on the CPU: %s\n", sim.fallback_reason().c_str());
+            std::printf("\n%s on %s (%d vectors a frame)\n", det.label.c_str(),
+                        sim.backend().c_str(), sim.setup().layout.vectors);
+            std::printf("%8s %8s %9s %7s %10s %10s %10s %6s %9s\n", "SNR(dB)", "Eb/N0", "frames",
+                        "errors", "FER", "BER", "raw BER", "iter", "frames/s");
+            auto last = std::chrono::steady_clock::now();
+            auto progress = [&](const link_point& p) {
+                const auto now = std::chrono::steady_clock::now();
+                if (quiet || now - last < std::chrono::seconds(2))
+                    return;
+                last = now;
+                std::fprintf(stderr, "  ... %s SNR %.2f dB: %llu frames, %llu frame errors, %.0f s\n",
+                             det.label.c_str(), p.snr_db, (unsigned long long)p.counts.frames,
+                             (unsigned long long)p.counts.frame_errors, p.seconds);
+            };
+            for (std::size_t i = 0; i < snrs.size(); i++) {
+                const link_point p = sim.run_point(std::uint32_t(i), snrs[i], progress);
+                const double rate = p.seconds > 0 ? p.counts.frames / p.seconds : 0;
+                std::printf("%8.2f %8.2f %9llu %7llu %10.3e %10.3e %10.3e %6.2f %9.0f\n", p.snr_db,
+                            p.ebn0_db, (unsigned long long)p.counts.frames,
+                            (unsigned long long)p.counts.frame_errors, p.fer(), p.ber(), p.raw_ber(),
+                            p.mean_iterations(), rate);
+                std::fflush(stdout);
+                if (csv.is_open()) {
+                    csv << '"' << title << "\",\"" << det.label << "\"," << config.nt << ','
+                        << config.nr << ',' << to_string(config.mod) << ','
+                        << to_string(config.channel) << ",\"" << code_name << "\","
+                        << (uncoded ? "none" : to_string(config.decoder.algorithm)) << ','
+                        << (uncoded ? 0 : config.decoder.max_iterations) << ',' << config.seed << ','
+                        << sim.backend() << ',' << p.snr_db << ',' << p.ebn0_db << ','
+                        << p.counts.frames << ',' << p.counts.frame_errors << ',' << p.fer() << ','
+                        << p.counts.info_bits << ',' << p.counts.bit_errors << ',' << p.ber() << ','
+                        << p.raw_ber() << ',' << p.mean_iterations() << ',' << p.seconds << ','
+                        << rate << '\n';
+                    csv.flush();
+                }
+                if (p.counts.frame_errors == 0 && !all_points)
+                    break; // higher SNRs would show no errors either
+            }
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpumimo_link_sim: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

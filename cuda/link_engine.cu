@@ -125,6 +125,8 @@ __global__ void encode_kernel(link_view v, const std::uint8_t* info, std::uint8_
             word |= std::uint64_t(my_info[w * 64 + b]) << b;
         packed[w] = word;
     }
+    if (threadIdx.x == 0 && v.row_words % 2)
+        packed[v.row_words] = 0; // the pad word of an odd count (see the launch)
     __syncthreads();
     std::uint8_t* my_plain = plain + std::size_t(blockIdx.x) * v.frame_bits;
     for (int r = threadIdx.x; r < v.rank; r += blockDim.x) {
@@ -405,7 +407,11 @@ private:
             d_view, point, first_frame, int(frames), d_info.get(), d_plain.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("source_bits_kernel");
         if (d_view.coded) {
-            encode_kernel<<<unsigned(frames), threads, d_view.row_words * sizeof(std::uint64_t), st>>>(
+            // An even number of words: the compiler reads the packed information in
+            // 16-byte pairs (compute-sanitizer caught the odd word's partner out of
+            // bounds for k = 288).
+            const std::size_t words = std::size_t(d_view.row_words + 1) / 2 * 2;
+            encode_kernel<<<unsigned(frames), threads, words * sizeof(std::uint64_t), st>>>(
                 d_view, d_info.get(), d_plain.get());
             GPUMIMO_CUDA_CHECK_LAUNCH("encode_kernel");
         }

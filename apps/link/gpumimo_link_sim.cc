@@ -35,6 +35,8 @@ void usage()
         "                            (default mtt)\n"
         "  --snr A:STEP:B | S ...    SNRs per receive antenna in dB (default 0:2:20)\n"
         "  --list-llr-clip C         kbest, nway and psd LLR bound (default 8)\n"
+        "  --llr-clip C              clip every detector's LLRs to +-C (default 0: none;\n"
+        "                            the curves' labels say 'clip C')\n"
         "  --channel awgn|rayleigh|tdl   (default rayleigh)\n"
         "  --coherence V             rayleigh: vectors per H draw, 0 = one per frame (1)\n"
         "  --taps P0,P1,...          tdl: power delay profile (default 1)\n"
@@ -62,7 +64,7 @@ struct detector_spec {
     std::string label;
 };
 
-detector_spec parse_detector(const std::string& text, float list_clip)
+detector_spec parse_detector(const std::string& text, float list_clip, float clip)
 {
     detector_spec d;
     const auto colon = text.find(':');
@@ -83,6 +85,12 @@ detector_spec parse_detector(const std::string& text, float list_clip)
         }
     } else if (d.algo == algorithm::kbest) {
         d.label = "kbest K=" + std::to_string(d.params.kbest_k);
+    }
+    if (clip > 0) {
+        d.params.llr_clip = clip;
+        char text_clip[32];
+        std::snprintf(text_clip, sizeof text_clip, " clip %g", clip);
+        d.label += text_clip;
     }
     return d;
 }
@@ -123,7 +131,7 @@ int main(int argc, char** argv)
     link_config base;
     std::vector<std::string> detector_texts;
     std::vector<double> snrs;
-    float list_clip = 8.0f;
+    float list_clip = 8.0f, clip = 0.0f;
     std::string csv_path, title, alist;
     int code_n = 2304;
     bool uncoded = false, quiet = false, seeded = false, all_points = false;
@@ -156,6 +164,7 @@ int main(int argc, char** argv)
                     for (double s : parse_snr_range(v))
                         snrs.push_back(s);
             } else if (a == "--list-llr-clip") list_clip = std::stof(value());
+            else if (a == "--llr-clip") clip = std::stof(value());
             else if (a == "--channel") base.channel = parse_link_channel(value());
             else if (a == "--coherence") base.coherence_vectors = std::stoi(value());
             else if (a == "--taps") base.tap_powers = parse_list(value());
@@ -227,7 +236,7 @@ int main(int argc, char** argv)
         }
 
         for (const std::string& text : detector_texts) {
-            const detector_spec det = parse_detector(text, list_clip);
+            const detector_spec det = parse_detector(text, list_clip, clip);
             link_config config = base;
             config.algo = det.algo;
             config.detector = det.params;

@@ -63,11 +63,7 @@ enum counter { c_bit_errors, c_frame_errors, c_raw_errors, c_iterations, c_count
 __device__ philox_words
 draw(const link_view& v, link_draw purpose, std::uint32_t index, std::uint32_t point, std::uint64_t frame)
 {
-    return philox4x32_10(index,
-                         std::uint32_t(frame),
-                         point,
-                         std::uint32_t(purpose) | (std::uint32_t(frame >> 32) << 8),
-                         v.seed);
+    return link_words(v.seed, purpose, index, point, frame);
 }
 
 __device__ float2 gaussian(const philox_words& w, float sigma)

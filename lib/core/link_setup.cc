@@ -124,9 +124,8 @@ link_setup::link_setup(const link_config& c) : config(c), constel(c.mod)
     interleaver.resize(l.frame_bits);
     std::iota(interleaver.begin(), interleaver.end(), 0u);
     if (config.interleave) {
-        const auto draw = std::uint32_t(link_draw::interleaver);
         for (std::uint32_t i = std::uint32_t(l.frame_bits) - 1; i > 0; i--) {
-            const std::uint32_t word = philox4x32_10(i, 0, 0, draw, config.seed).v[0];
+            const std::uint32_t word = link_words(config.seed, link_draw::interleaver, i, 0, 0).v[0];
             const auto j = std::uint32_t((std::uint64_t(word) * (i + 1)) >> 32);
             std::swap(interleaver[i], interleaver[j]);
         }
@@ -146,18 +145,13 @@ double link_setup::ebn0_db(double snr_db) const
 
 namespace {
 
-// Counter words of draw `index` of a purpose for a frame of a point.
 philox_words draw(const link_setup& s,
                   link_draw purpose,
                   std::uint32_t index,
                   std::uint32_t point,
                   std::uint64_t frame)
 {
-    return philox4x32_10(index,
-                         std::uint32_t(frame),
-                         point,
-                         std::uint32_t(purpose) | (std::uint32_t(frame >> 32) << 8),
-                         s.config.seed);
+    return link_words(s.config.seed, purpose, index, point, frame);
 }
 
 cf32 gaussian(const philox_words& w, float sigma)

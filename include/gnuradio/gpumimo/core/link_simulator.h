@@ -12,6 +12,7 @@
 #include <gnuradio/gpumimo/core/detector.h>
 #include <gnuradio/gpumimo/core/gpu_detector.h>
 #include <gnuradio/gpumimo/core/ldpc.h>
+#include <gnuradio/gpumimo/core/link_random.h>
 
 #include <cstdint>
 #include <functional>
@@ -123,9 +124,6 @@ struct link_setup {
     /*! Eb/N0 in dB for that SNR (see link_config). */
     double ebn0_db(double snr_db) const;
 };
-
-/*! The random numbers' purposes (Philox counter word 3). */
-enum class link_draw : std::uint32_t { bits = 0, channel = 1, noise = 2, taps = 3, interleaver = 4 };
 
 /*!
  * \brief The CPU reference of the transmitter and channel: frame `frame` of SNR point

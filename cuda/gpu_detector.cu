@@ -241,6 +241,7 @@ struct gpu_detector::impl {
         a.m = m;
         a.list_llr_clip = config.params().list_llr_clip;
         a.llr_clip = config.params().llr_clip;
+        a.mtt_one_pass = config.params().mtt_one_pass;
         a.points_d = points_d.get();
         a.points_f = points_f.get();
         a.from_levels = from_levels.get();

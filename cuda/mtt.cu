@@ -208,6 +208,36 @@ __global__ void __launch_bounds__(Q* problems_per_block<Q>())
             cur = nxt;
         }
 
+        if (a.mtt_one_pass) {
+            if (t < nt - 1)
+                continue;
+            // OT: every stream's bits from the last stage's Q complete paths; a missing
+            // counter-hypothesis gives +-list_llr_clip, every LLR is clipped to it (the
+            // CPU reference's bit_minima::write_llr).
+            const real clip = real(a.list_llr_clip);
+            for (int bit = q; bit < nt * m && active; bit += Q) {
+                const int column = bit / m, b = bit % m;
+                real min0 = INFINITY, min1 = INFINITY;
+                for (int k = 0; k < Q; k++) {
+                    const real dk = s_metric[cur][p][k];
+                    if ((s_path[cur][p][k][column] >> (m - 1 - b)) & 1)
+                        min1 = fmin(min1, dk);
+                    else
+                        min0 = fmin(min0, dk);
+                }
+                real llr;
+                if (min0 == INFINITY)
+                    llr = clip;
+                else if (min1 == INFINITY)
+                    llr = -clip;
+                else
+                    llr = fmin(fmax((min0 - min1) / n0, -clip), clip);
+                const int stream = w.perm[c * nt + column];
+                a.llr[v * std::size_t(nt * m) + stream * m + b] = float(llr);
+            }
+            break;
+        }
+
         // L_t: thread q extends its own path through the remaining stages (eqs. 10-11).
         unsigned char pts[kMaxNt];
         for (int j = col; j < nt; j++)

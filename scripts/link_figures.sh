@@ -39,19 +39,20 @@ run() {
 
 max_frames=100000
 slow_frames=20000
-# mtt paper, figure 7: MTT, K-best with K = Q, exhaustive ML; min-sum, 15 iterations.
+# mtt paper, figure 7: MTT, the one-pass trellis (ot), K-best with K = Q, exhaustive ML;
+# min-sum, 15 iterations.
 fig7=(--iterations 15 --frame-errors 100)
-detectors=(mtt kbest:4 ml)
+detectors=(mtt ot kbest:4 ml)
 run link-mtt-fig7.csv "2x2 QPSK (mtt fig. 7a)" --nt 2 --nr 2 --modulation qpsk --snr 0:1:14 "${fig7[@]}"
-detectors=(mtt mtt+clip kbest:4 ml)
+detectors=(mtt mtt+clip ot kbest:4 ml)
 run link-mtt-fig7.csv "4x4 QPSK (mtt fig. 7b)" --nt 4 --nr 4 --modulation qpsk --snr 0:1:14 "${fig7[@]}"
-detectors=(mtt kbest:16 ml)
+detectors=(mtt ot kbest:16 ml)
 run link-mtt-fig7.csv "2x2 16-QAM (mtt fig. 7c)" --nt 2 --nr 2 --modulation 16qam --snr 4:1:20 "${fig7[@]}"
-detectors=(mtt mtt+clip kbest:16 ml)
+detectors=(mtt mtt+clip ot kbest:16 ml)
 run link-mtt-fig7.csv "4x4 16-QAM (mtt fig. 7d)" --nt 4 --nr 4 --modulation 16qam --snr 4:1:20 "${fig7[@]}"
-detectors=(mtt kbest:64 ml)
+detectors=(mtt ot kbest:64 ml)
 run link-mtt-fig7.csv "2x2 64-QAM (mtt fig. 7e)" --nt 2 --nr 2 --modulation 64qam --snr 8:1:26 "${fig7[@]}"
-detectors=(mtt mtt+clip kbest:64)
+detectors=(mtt mtt+clip ot kbest:64)
 run link-mtt-fig7.csv "4x4 64-QAM (mtt fig. 7f)" --nt 4 --nr 4 --modulation 64qam --snr 8:1:26 "${fig7[@]}"
 # nway paper, figure 3: N = 1..4, the trellis detector (mtt), K-best, ML; 20 iterations.
 fig3=(--iterations 20 --frame-errors 100)

@@ -31,7 +31,8 @@ void usage()
         "usage: gpumimo_link_sim [options]\n"
         "  --nt N --nr N             transmit streams and receive antennas (default 4 4)\n"
         "  --modulation M            qpsk, 16qam, 64qam, 256qam (default 16qam)\n"
-        "  --detectors D ...         one curve each: ml zf mmse mtt psd, kbest:K, nway:N\n"
+        "  --detectors D ...         one curve each: ml zf mmse mtt psd, kbest:K, nway:N,\n"
+        "                            ot (the one-pass trellis, mtt_one_pass)\n"
         "                            (default mtt)\n"
         "  --snr A:STEP:B | S ...    SNRs per receive antenna in dB (default 0:2:20)\n"
         "  --list-llr-clip C         kbest, nway and psd LLR bound (default 8)\n"
@@ -69,9 +70,11 @@ detector_spec parse_detector(const std::string& text, float list_clip, float cli
     detector_spec d;
     const auto colon = text.find(':');
     const std::string name = text.substr(0, colon);
-    d.algo = parse_algorithm(name);
+    const bool one_pass = name == "ot"; // the one-pass trellis: mtt_one_pass
+    d.algo = one_pass ? algorithm::mtt : parse_algorithm(name);
+    d.params.mtt_one_pass = one_pass;
     d.params.list_llr_clip = list_clip;
-    d.label = name;
+    d.label = one_pass ? "one-pass trellis" : name;
     if (colon != std::string::npos) {
         const int value = std::stoi(text.substr(colon + 1));
         if (d.algo == algorithm::kbest) {

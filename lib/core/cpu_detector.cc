@@ -87,8 +87,9 @@ void check_config(
                                     " (nt = " + std::to_string(nt) + ")");
     if (!(std::isfinite(p.llr_clip) && p.llr_clip >= 0.0f))
         throw std::invalid_argument("llr_clip must be >= 0 (0: no clipping)");
-    const bool list_detector =
-        algo == algorithm::kbest || algo == algorithm::nway || algo == algorithm::psd;
+    const bool list_detector = algo == algorithm::kbest || algo == algorithm::nway ||
+                               algo == algorithm::psd ||
+                               (algo == algorithm::mtt && p.mtt_one_pass);
     if (list_detector && !(std::isfinite(p.list_llr_clip) && p.list_llr_clip > 0.0f))
         throw std::invalid_argument("list_llr_clip must be finite and > 0");
     switch (algo) {

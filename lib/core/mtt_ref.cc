@@ -15,6 +15,10 @@
  * through every point of that antenna, no bit lacks a counter-hypothesis and no LLR
  * clipping is needed. For nt = 2 the lists are exactly the max-log minima.
  *
+ * The one-pass trellis (params.mtt_one_pass, the paper's OT baseline) runs the edge
+ * reductions alone through every stage and takes every stream's LLRs from the last
+ * stage's Q complete paths, with LLR clipping for the counter-hypotheses they lack.
+ *
  * Deviations from the paper, documented in docs/detectors/mtt.md: exact squared
  * Euclidean distances (the paper's kernel uses |Re| + |Im|), double precision.
  */
@@ -50,7 +54,7 @@ cd interference(const linalg::cmatrix& r,
 } // namespace
 
 void mtt_detect(const constellation& c,
-                const detector_params&,
+                const detector_params& params,
                 const group_problem& p,
                 float* llr)
 {
@@ -103,6 +107,16 @@ void mtt_detect(const constellation& c,
                 reduced = std::move(next);
             }
 
+            if (params.mtt_one_pass) {
+                if (t < nt - 1)
+                    continue;
+                // OT: the last stage's paths are complete; every stream learns from them.
+                for (int k = 0; k < npoints; k++)
+                    for (int col = 0; col < nt; col++)
+                        minima.offer(qr.perm[col], reduced.point[k][col], reduced.metric[k]);
+                break;
+            }
+
             // L_t: extend every path through stages t+1..nt-1 along its best edge.
             trellis_paths list = reduced;
             for (int u = t + 1; u < nt; u++) {
@@ -127,7 +141,10 @@ void mtt_detect(const constellation& c,
             for (int k = 0; k < npoints; k++)
                 minima.offer(qr.perm[a], k, list.metric[k]);
         }
-        minima.write_llr(p.n0, 0.0f, 0.0f, llr + v * nt * m);
+        if (params.mtt_one_pass)
+            minima.write_llr(p.n0, params.list_llr_clip, params.list_llr_clip, llr + v * nt * m);
+        else
+            minima.write_llr(p.n0, 0.0f, 0.0f, llr + v * nt * m);
     }
 }
 

@@ -20,7 +20,8 @@ CSV_FIELDS = ("title", "detector", "nt", "nr", "modulation", "channel", "code", 
 
 
 def link_simulate(snr_db, nt=4, nr=4, modulation="16qam", detector="mtt", kbest_k=16,
-                  nway_passes=0, list_llr_clip=8.0, channel="rayleigh", coherence=1,
+                  nway_passes=0, list_llr_clip=8.0, llr_clip=0.0, mtt_one_pass=False,
+                  channel="rayleigh", coherence=1,
                   tap_powers=(1.0,), fft_len=256, coded=True, code=None,
                   uncoded_frame_bits=2304, decoder="min_sum", iterations=10,
                   normalisation=0.75, offset=0.0, early_termination=True, interleave=True,
@@ -29,7 +30,8 @@ def link_simulate(snr_db, nt=4, nr=4, modulation="16qam", detector="mtt", kbest_
     """BER and FER against SNR of one detector over a coded MIMO link.
 
     Each SNR (per receive antenna, dB) runs frames until `frame_errors` frame errors or
-    `max_frames` frames. code: an ldpc_code (default: 802.16e rate 1/2, n = 2304);
+    `max_frames` frames. llr_clip clips every LLR (0: not); mtt_one_pass makes
+    detector="mtt" the one-pass trellis. code: an ldpc_code (default: 802.16e rate 1/2, n = 2304);
     coded=False sends uncoded frames of uncoded_frame_bits bits. seed: None draws a fresh
     one (returned in the result). progress: called with each point's dict after every
     batch. Returns a dict: "points" (one dict per SNR: snr_db, ebn0_db, frames,
@@ -42,6 +44,8 @@ def link_simulate(snr_db, nt=4, nr=4, modulation="16qam", detector="mtt", kbest_
     params.kbest_k = int(kbest_k)
     params.nway_passes = int(nway_passes)
     params.list_llr_clip = float(list_llr_clip)
+    params.llr_clip = float(llr_clip)
+    params.mtt_one_pass = bool(mtt_one_pass)
     cfg = _b.ldpc_decoder_config()
     cfg.algorithm = decoder
     cfg.max_iterations = int(iterations)

@@ -128,3 +128,50 @@ TEST(Exact, LargeSystemsWriteEveryLlrFinite)
         }
     }
 }
+
+// The one-pass trellis (mtt_one_pass): one stream is exactly ML (OT's single list), the
+// rest comes from Q paths with clipping. For nt = 1 that list is the whole
+// constellation: ML clipped to +-list_llr_clip. For 2x2 every vertex of the last stage
+// keeps its best path over the other stream's points, so the stream detected there (one
+// of the two, by the sorted QR) gets ML's clipped LLRs and the other stays within the
+// clip.
+TEST(Exact, MttOnePassIsMlWhereItsListIsComplete)
+{
+    auto rng = make_rng(36);
+    for (modulation mod : { modulation::qpsk, modulation::qam16, modulation::qam64 }) {
+        const constellation c(mod);
+        const int m = c.bits_per_symbol();
+        detector_params ot;
+        ot.mtt_one_pass = true;
+        ot.list_llr_clip = 6.0f;
+        detector_params clipped;
+        clipped.llr_clip = 6.0f;
+        for (double snr : { 0.0, 10.0, 25.0 }) {
+            const problems one = make_problems(rng, c, 1, 2, 200, snr, 3);
+            expect_same_llrs(run_detector(cpu_detector(algorithm::mtt, mod, 1, 2, ot), one),
+                             run_detector(cpu_detector(algorithm::ml, mod, 1, 2, clipped), one),
+                             "one-pass 1x2 " + to_string(mod));
+
+            const problems two = make_problems(rng, c, 2, 2, 200, snr, 1);
+            const std::vector<float> got =
+                run_detector(cpu_detector(algorithm::mtt, mod, 2, 2, ot), two);
+            const std::vector<float> ml =
+                run_detector(cpu_detector(algorithm::ml, mod, 2, 2, clipped), two);
+            std::size_t vectors_with_ml_stream = 0, clipped_ones = 0;
+            for (std::size_t v = 0; v < two.batch; v++) {
+                bool stream_equal[2] = { true, true };
+                for (int s = 0; s < 2; s++)
+                    for (int b = 0; b < m; b++) {
+                        const std::size_t i = v * 2 * m + s * m + b;
+                        ASSERT_LE(std::abs(got[i]), 6.0f);
+                        clipped_ones += std::abs(got[i]) == 6.0f;
+                        stream_equal[s] &= std::abs(got[i] - ml[i]) <= 1e-4f * std::abs(ml[i]) + 1e-5f;
+                    }
+                vectors_with_ml_stream += stream_equal[0] || stream_equal[1];
+            }
+            EXPECT_EQ(vectors_with_ml_stream, two.batch) << to_string(mod) << " at " << snr;
+            if (snr >= 10.0)
+                EXPECT_GT(clipped_ones, 0u) << "no LLR met the clip: the test proves little";
+        }
+    }
+}

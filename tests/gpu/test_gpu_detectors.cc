@@ -289,6 +289,12 @@ TEST_F(Gpu, PsdBlockSearchEqualsReference)
     sweep(algorithm::psd, p);
 }
 TEST_F(Gpu, KbestEqualsReference) { sweep(algorithm::kbest); } // K = 16
+TEST_F(Gpu, MttOnePassEqualsReference)
+{
+    detector_params p;
+    p.mtt_one_pass = true; // the one-pass trellis, clipped at list_llr_clip
+    sweep(algorithm::mtt, p);
+}
 
 TEST_F(Gpu, NwayWithFewerPassesEqualsReference)
 {

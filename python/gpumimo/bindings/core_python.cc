@@ -26,6 +26,7 @@ void bind_core(py::module& m)
         .def_readwrite("psd_lvl", &core::detector_params::psd_lvl)
         .def_readwrite("psd_exp", &core::detector_params::psd_exp)
         .def_readwrite("llr_clip", &core::detector_params::llr_clip)
+        .def_readwrite("mtt_one_pass", &core::detector_params::mtt_one_pass)
         .def_readwrite("psd_block_search", &core::detector_params::psd_block_search);
 
     m.def("cuda_built", &core::cuda_built, "True when this build has the CUDA backends.");

@@ -86,6 +86,12 @@ struct detector_params {
      *  set above); false (default) a depth-first Schnorr-Euchner search, one problem
      *  per thread. Both give the exact ML decision; the CPU ignores this. */
     bool psd_block_search = false;
+    /*! mtt: the one-pass trellis (OT), the baseline of mtt-soft-mimo-detector-gpu.txt's
+     *  figure 7: the edge reductions once through every stage, then every stream's LLRs
+     *  from the last stage's Q complete paths; a bit whose paths lack a
+     *  counter-hypothesis gets +-list_llr_clip and every LLR is clipped to it, as the
+     *  paper clips OT. false: the multi-pass traversal (a list per stage, no clipping). */
+    bool mtt_one_pass = false;
     /*! Every algorithm: clip all output LLRs to +-llr_clip; 0 means no clipping. */
     float llr_clip = 0.0f;
 };

@@ -560,7 +560,7 @@ struct gpu_apsm_trainer::impl {
     int antennas, users, device;
     std::size_t max_symbols;
     cuda::device_buffer<float> x, inv_kappa, target, gram, lin0, coef, lin, residual;
-    cuda::pinned_buffer<float> h_x, h_inv_kappa, h_target, h_lin0, h_coef, h_lin, h_residual;
+    cuda::pinned_buffer<float> h_x, h_inv_kappa, h_target, h_coef, h_lin, h_residual;
     cuda::device_buffer<int> singular;
     cuda::device_buffer<double> ls_scratch; // the least squares' sums per tile
     cuda::pinned_buffer<int> h_singular;
@@ -614,7 +614,6 @@ struct gpu_apsm_trainer::impl {
         h_x = cuda::pinned_buffer<float>(total * max_dim);
         h_inv_kappa = cuda::pinned_buffer<float>(total);
         h_target = cuda::pinned_buffer<float>(users * total);
-        h_lin0 = cuda::pinned_buffer<float>(users * max_dim);
         h_coef = cuda::pinned_buffer<float>(users * total);
         h_lin = cuda::pinned_buffer<float>(users * max_dim);
         h_residual = cuda::pinned_buffer<float>(users);
@@ -638,12 +637,7 @@ struct gpu_apsm_trainer::impl {
             check_training_symbols(sent + std::size_t(u) * n, n);
         const int dim = 2 * antennas;
         const std::size_t total = 2 * n;
-        const std::size_t capacity =
-            std::min<std::size_t>(2 * std::size_t(p.dictionary_size), total);
-        if (p.passes > 1 && capacity < total)
-            throw std::invalid_argument("APSM: several passes need the whole training set "
-                                        "in the dictionary (dictionary_size >= training "
-                                        "symbols)");
+        const std::size_t capacity = dictionary_capacity(p, total);
         const double scale = p.normalize_input ? training_input_scale(rx, n, antennas) : 1.0;
 
         // The real samples, 1 / kappa(x, x) (the step size of equation (9)) and targets.
@@ -662,7 +656,6 @@ struct gpu_apsm_trainer::impl {
                 h_target.get()[u * total + 2 * t] = sent[u * n + t].real();
                 h_target.get()[u * total + 2 * t + 1] = sent[u * n + t].imag();
             }
-        std::fill(h_lin0.get(), h_lin0.get() + users * max_dim, 0.0f); // without ls_init
 
         train_config c;
         c.total = int(total);
@@ -702,7 +695,9 @@ struct gpu_apsm_trainer::impl {
                             ls_scratch.get(), lin0.get(), singular.get(), s2);
             GPUMIMO_CUDA_CHECK(cudaEventRecord(ls_done.get(), s2));
         } else {
-            up(lin0.get(), h_lin0.get(), users * max_dim);
+            // Without ls_init the linear part starts at zero: set on the device, no
+            // host buffer or copy.
+            GPUMIMO_CUDA_CHECK(cudaMemsetAsync(lin0.get(), 0, users * max_dim * sizeof(float), s));
         }
         if (c.gaussian) {
             const unsigned tiles = unsigned((total + gram_tile - 1) / gram_tile);

@@ -13,6 +13,7 @@
  * decisions equal the reference's. Core only.
  */
 #include "bench_common.h"
+#include "device_memory.cuh"
 
 #include <gnuradio/gpumimo/core/apsm.h>
 #include <gnuradio/gpumimo/core/apsm_recording.h>
@@ -70,13 +71,6 @@ apsm_recording synthetic(int antennas, int users, std::size_t train, std::size_t
     return r;
 }
 
-template <typename T>
-struct pinned {
-    T* p = nullptr;
-    explicit pinned(std::size_t n) { check(cudaMallocHost(&p, n * sizeof(T)), "cudaMallocHost"); }
-    ~pinned() { cudaFreeHost(p); }
-};
-
 void bench(const apsm_recording& rec, const apsm_params& p, const char* name, int cpu_runs)
 {
     const int K = rec.users(), M = rec.antennas;
@@ -101,18 +95,19 @@ void bench(const apsm_recording& rec, const apsm_params& p, const char* name, in
     }
 
     // GPU: inputs and outputs in page-locked host memory, as a pipeline would have them.
-    pinned<cf> rx_train(nt * M), sent(K * nt), rx_data(nd * M), soft(K * nd);
-    std::copy(rec.rx_training.begin(), rec.rx_training.end(), rx_train.p);
+    gr::gpumimo::cuda::pinned_buffer<cf> rx_train(nt * M), sent(K * nt), rx_data(nd * M),
+        soft(K * nd);
+    std::copy(rec.rx_training.begin(), rec.rx_training.end(), rx_train.get());
     for (int u = 0; u < K; u++)
-        std::copy(rec.sent_training[u].begin(), rec.sent_training[u].end(), sent.p + u * nt);
-    std::copy(rec.rx_data.begin(), rec.rx_data.end(), rx_data.p);
+        std::copy(rec.sent_training[u].begin(), rec.sent_training[u].end(), sent.get() + u * nt);
+    std::copy(rec.rx_data.begin(), rec.rx_data.end(), rx_data.get());
 
     gpu_apsm_trainer trainer(p, M, K, nt);
-    std::vector<apsm_filter> filters = trainer.train(rx_train.p, nt, sent.p);
+    std::vector<apsm_filter> filters = trainer.train(rx_train.get(), nt, sent.get());
     std::vector<double> train_kernel, train_total, gram_ms, steps_ms, residual_ms;
     for (int r = 0; r < runs; r++) {
         const auto t0 = std::chrono::steady_clock::now();
-        trainer.train(rx_train.p, nt, sent.p, filters); // storage reused, as a receiver would
+        trainer.train(rx_train.get(), nt, sent.get(), filters); // storage reused, as a receiver would
         train_total.push_back(ms_since(t0));
         train_kernel.push_back(trainer.last_kernel_ms());
         gram_ms.push_back(trainer.last_stage_ms().gram);
@@ -121,11 +116,11 @@ void bench(const apsm_recording& rec, const apsm_params& p, const char* name, in
     }
     gpu_apsm_detector detector(M, K, filters[0].entries(), nd);
     detector.set_filters(filters);
-    detector.detect(rx_data.p, nd, soft.p);
+    detector.detect(rx_data.get(), nd, soft.get());
     std::vector<double> detect_kernel, detect_total;
     for (int r = 0; r < runs; r++) {
         const auto t0 = std::chrono::steady_clock::now();
-        detector.detect(rx_data.p, nd, soft.p);
+        detector.detect(rx_data.get(), nd, soft.get());
         detect_total.push_back(ms_since(t0));
         detect_kernel.push_back(detector.last_kernel_ms());
     }
@@ -138,9 +133,9 @@ void bench(const apsm_recording& rec, const apsm_params& p, const char* name, in
         check(cudaMalloc(&d_out, K * nd * sizeof(cf)), "cudaMalloc");
         for (int r = 0; r < runs + 1; r++) {
             const auto t0 = std::chrono::steady_clock::now();
-            check(cudaMemcpyAsync(d_in, rx_data.p, nd * M * sizeof(cf), cudaMemcpyHostToDevice),
+            check(cudaMemcpyAsync(d_in, rx_data.get(), nd * M * sizeof(cf), cudaMemcpyHostToDevice),
                   "cudaMemcpyAsync");
-            check(cudaMemcpyAsync(soft.p, d_out, K * nd * sizeof(cf), cudaMemcpyDeviceToHost),
+            check(cudaMemcpyAsync(soft.get(), d_out, K * nd * sizeof(cf), cudaMemcpyDeviceToHost),
                   "cudaMemcpyAsync");
             check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
             if (r > 0)
@@ -148,13 +143,13 @@ void bench(const apsm_recording& rec, const apsm_params& p, const char* name, in
         }
         cudaFree(d_in);
         cudaFree(d_out);
-        detector.detect(rx_data.p, nd, soft.p); // soft again after the copies above
+        detector.detect(rx_data.get(), nd, soft.get()); // soft again after the copies above
     }
 
     std::size_t worst_gap = 0, ref_errors = 0, gpu_errors = 0;
     for (int u = 0; u < K; u++) {
         const auto e_ref = count_symbol_errors(c, &ref_soft[u * nd], rec.sent_data[u].data(), nd);
-        const auto e_gpu = count_symbol_errors(c, soft.p + u * nd, rec.sent_data[u].data(), nd);
+        const auto e_gpu = count_symbol_errors(c, soft.get() + u * nd, rec.sent_data[u].data(), nd);
         ref_errors += e_ref.symbols;
         gpu_errors += e_gpu.symbols;
         worst_gap = std::max<std::size_t>(worst_gap, e_ref.symbols > e_gpu.symbols

@@ -24,6 +24,11 @@ void check_training_input(const std::complex<float>* rx,
 /*! The training symbols' part of check_training_input. */
 void check_training_symbols(const std::complex<float>* sent, std::size_t n);
 
+/*! The dictionary's capacity in real samples for `total` of them (two per training
+ *  symbol): min(2 dictionary_size, total). Throws std::invalid_argument when several
+ *  passes are asked for and the whole training set does not fit. */
+std::size_t dictionary_capacity(const apsm_params& p, std::size_t total);
+
 /*! 1 / sqrt(mean ||r||^2) of the n training vectors (apsm_params::normalize_input).
  *  Throws std::invalid_argument when they are all zero. */
 double training_input_scale(const std::complex<float>* rx, std::size_t n, int antennas);

@@ -154,6 +154,15 @@ void check_training_symbols(const std::complex<float>* sent, std::size_t n)
                                         std::to_string(t));
 }
 
+std::size_t dictionary_capacity(const apsm_params& p, std::size_t total)
+{
+    const std::size_t capacity = std::min<std::size_t>(2 * std::size_t(p.dictionary_size), total);
+    if (p.passes > 1 && capacity < total)
+        throw std::invalid_argument("APSM: several passes need the whole training set in "
+                                    "the dictionary (dictionary_size >= training symbols)");
+    return capacity;
+}
+
 double training_input_scale(const std::complex<float>* rx, std::size_t n, int antennas)
 {
     double power = 0;
@@ -217,10 +226,7 @@ apsm_filter apsm_train(const apsm_params& p,
     const double input_scale = p.normalize_input ? training_input_scale(rx, n, antennas) : 1.0;
     const real_samples s(rx, n, antennas, sent, input_scale);
     const std::size_t total = s.size();
-    const std::size_t capacity = std::min<std::size_t>(2 * std::size_t(p.dictionary_size), total);
-    if (p.passes > 1 && capacity < total)
-        throw std::invalid_argument("APSM: several passes need the whole training set in "
-                                    "the dictionary (dictionary_size >= training symbols)");
+    const std::size_t capacity = dictionary_capacity(p, total);
     const int dim = s.dim;
 
     apsm_filter f;

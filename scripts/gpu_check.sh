@@ -123,6 +123,11 @@ if [ -f .device-gr/env.sh ]; then
       grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --channels 16 --seconds 5 --backend cpu ) 2>&1 |
         awk '!/:info:/ || /page-locked/' > "$OUT/flowgraph-rate.log"
     status "flowgraph rate" "$(grep -c 'Msample/s' "$OUT/flowgraph-rate.log") runs"
+    # The receiver chain in a flowgraph: 4 links x 4 antennas of lte20 4x4 16-QAM.
+    ( set -- && source .device-gr/env.sh &&
+      for algo in mmse mtt; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm $algo --seconds 8; done ) 2>&1 |
+        awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"
+    status "rx flowgraph rate" "$(grep -c 'slowest link' "$OUT/rx-flowgraph-rate.log") runs"
 fi
 
 # Only a few files come back from the GPU machine: keep the summary, the benchmark and
@@ -142,4 +147,5 @@ echo; echo "=== link simulator benchmark ==="; cat "$OUT/link-bench.log"
 [ -f "$OUT/apsm.log" ] && { echo; echo "=== apsm (recordings) ==="; grep -E "^detector|^Q|GPU detection|GPU training" "$OUT/apsm.log" | cut -c1-110; }
 echo; echo "=== apsm benchmark ==="; cat "$OUT/apsm-bench.log"; rm -f "$OUT/apsm-bench.log"
 [ -f "$OUT/flowgraph-rate.log" ] && { echo; echo "=== flowgraph rate ==="; cat "$OUT/flowgraph-rate.log"; grep -E "passed|failed|Error" "$OUT/python-qa.log" | tail -5; }
+[ -f "$OUT/rx-flowgraph-rate.log" ] && { echo; echo "=== rx flowgraph rate ==="; cat "$OUT/rx-flowgraph-rate.log"; }
 echo; echo "=== summary ==="; cat "$OUT/summary.txt"

@@ -67,6 +67,23 @@ void expect_rate(double expected, std::uint64_t errors, std::uint64_t trials, co
 
 } // namespace
 
+TEST(LinkRandom, UniformsStayInsideTheOpenInterval)
+{
+    // The extremes of the word, and every value near them: Box-Muller's log must never
+    // see 0 or 1 (an exact 1 made a zero channel gain, which the detector refuses).
+    for (std::uint32_t w : { 0u, 1u, 511u, 512u, 0xFFFFFE00u, 0xFFFFFFFEu, 0xFFFFFFFFu }) {
+        const float u = philox_uniform(w);
+        EXPECT_GT(u, 0.0f) << w;
+        EXPECT_LT(u, 1.0f) << w;
+        float g0, g1;
+        philox_gaussian_pair(w, 12345u, g0, g1);
+        EXPECT_GT(std::hypot(g0, g1), 0.0f) << w;
+    }
+    // Distinct words a step of 2^9 apart give distinct uniforms: no value is lost to
+    // rounding at the top.
+    EXPECT_LT(philox_uniform(0xFFFFFC00u), philox_uniform(0xFFFFFE00u));
+}
+
 TEST(LinkSetup, LayoutAndInterleaver)
 {
     const link_setup s(cpu_config(4, 4, modulation::qam16, algorithm::mtt));

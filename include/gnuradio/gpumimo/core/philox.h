@@ -58,11 +58,14 @@ GPUMIMO_HOST_DEVICE inline philox_words philox4x32_10(std::uint32_t c0,
     return { { c0, c1, c2, c3 } };
 }
 
-/*! A uniform float in (0, 1) from the word's top 24 bits, never 0 (Box-Muller takes
- *  its logarithm). */
+/*! A uniform float in (0, 1) from the word's top 23 bits: (k + 1/2) / 2^23, never 0
+ *  and never 1 (Box-Muller takes its logarithm: 1 would give a radius of exactly 0).
+ *  23 bits, not 24: k + 1/2 must be exact in float, and above 2^23 it is not (24 bits
+ *  rounded the largest value up to 1, an exact zero channel gain about once in 2^24
+ *  draws; CI met one). */
 GPUMIMO_HOST_DEVICE inline float philox_uniform(std::uint32_t word)
 {
-    return (float(word >> 8) + 0.5f) * (1.0f / 16777216.0f);
+    return (float(word >> 9) + 0.5f) * (1.0f / 8388608.0f);
 }
 
 /*! Two independent N(0, 1) values from two words (Box-Muller), in float. The host uses

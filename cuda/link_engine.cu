@@ -378,10 +378,16 @@ public:
         if (frames > d_max_frames)
             throw std::invalid_argument("link simulator: more frames than the engine's batch");
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d_device));
-        make_frames(point, first_frame, frames, noise_var);
         const link_layout& l = d_setup->layout;
         const link_config& c = d_setup->config;
         cudaStream_t st = d_stream->get();
+        // Poisoned first (bits 0xEE, samples NaN): anything the kernels leave unwritten
+        // shows up in the comparison with the CPU reference.
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_info.get(), 0xEE, frames * l.k, st));
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_plain.get(), 0xEE, frames * l.frame_bits, st));
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_h.get(), 0xFF, frames * l.channels * c.nr * c.nt * sizeof(float2), st));
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_y.get(), 0xFF, frames * l.vectors * c.nr * sizeof(float2), st));
+        make_frames(point, first_frame, frames, noise_var);
         auto back = [&](void* dst, const void* src, std::size_t bytes) {
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, st));
         };

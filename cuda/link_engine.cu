@@ -284,9 +284,9 @@ public:
         const link_setup& s = *d_setup;
         const link_config& c = s.config;
         const link_layout& l = s.layout;
-        std::string why;
-        if (!gpu_supports(c.algo, c.mod, c.nt, c.nr, c.detector, &why))
-            throw std::invalid_argument("link simulator: " + why);
+        // The detector first: its constructor refuses configurations the GPU does not
+        // take (gpu_supports) and devices that do not exist, before anything is allocated.
+        d_detector = std::make_unique<gpu_detector>(c.algo, c.mod, c.nt, c.nr, c.detector, d_device, c.precision);
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d_device));
 
         d_max_frames = c.max_batch_frames
@@ -294,7 +294,6 @@ public:
                            : std::max<std::size_t>(256, ((std::size_t(1) << 19) + l.vectors - 1) / l.vectors);
         const std::size_t frames = d_max_frames;
         d_stream = std::make_unique<gc::stream>();
-        d_detector = std::make_unique<gpu_detector>(c.algo, c.mod, c.nt, c.nr, c.detector, d_device, c.precision);
         if (s.coded())
             d_decoder = std::make_unique<gpu_ldpc_decoder>(c.code, c.decoder, frames, d_device);
 

@@ -13,11 +13,6 @@ import secrets
 
 from . import gpumimo_python as _b
 
-CSV_FIELDS = ("title", "detector", "nt", "nr", "modulation", "channel", "code", "decoder",
-              "iterations", "seed", "backend", "snr_db", "ebn0_db", "frames", "frame_errors",
-              "fer", "info_bits", "bit_errors", "ber", "raw_ber", "mean_iterations", "seconds",
-              "frames_per_s")
-
 
 def link_simulate(snr_db, nt=4, nr=4, modulation="16qam", detector="mtt", kbest_k=16,
                   nway_passes=0, list_llr_clip=8.0, llr_clip=0.0, mtt_one_pass=False,

@@ -101,6 +101,10 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
             // Four chunks per batch: copies, kernels and copies overlap.
             d_gpu = std::make_unique<core::gpu_ofdm_fft>(
                 config, devices, std::max<std::size_t>(1, d_batch / 4));
+            if (d_gpu->fused())
+                d_logger->info("conversions run inside cuFFT (load/store callbacks)");
+            else
+                d_logger->info("conversion kernels around cuFFT: {}", d_gpu->fusion_note());
             return true;
         },
         "the CPU (FFTW)");

@@ -305,24 +305,37 @@ int main(int argc, char** argv)
         };
         const double plain_ns = timed([&] { exec(dev.get(), plan); }) / batch;
         const auto out = zeroed_device(bytes);
-        gpu_ofdm_fft ours(plain(n, sample_format::fc32), { 0 }, batch, 1);
-        const double ours_ns = timed([&] {
-                                   ours.process_device({ dev.get(),
-                                                         std::size_t(n) * batch,
-                                                         out.get(),
-                                                         std::size_t(n) * batch,
-                                                         0,
-                                                         batch });
-                               }) /
-                               batch;
-        std::printf(
-            "\non the device, 512 points, fc32: cuFFT %.3f ns/FFT, gpu_ofdm_fft %.3f "
-            "ns/FFT (conversion kernels around the same cuFFT): %.2fx cuFFT (goal "
-            "<= 1.1x); device copy ceiling %.3f ns/FFT\n",
-            plain_ns,
-            ours_ns,
-            ours_ns / plain_ns,
-            1e9 * 2 * fc32_bytes / (cl.d2d * 1e9));
+        const auto ours_ns = [&](fft_fusion fusion, bool& fused, std::string& note) {
+            gpu_ofdm_fft ours(plain(n, sample_format::fc32), { 0 }, batch, 1, fusion);
+            fused = ours.fused();
+            note = ours.fusion_note();
+            return timed([&] {
+                       ours.process_device({ dev.get(),
+                                             std::size_t(n) * batch,
+                                             out.get(),
+                                             std::size_t(n) * batch,
+                                             0,
+                                             batch });
+                   }) /
+                   batch;
+        };
+        bool fused = false, unused = false;
+        std::string note, unused_note;
+        const double kernels_ns = ours_ns(fft_fusion::kernels, unused, unused_note);
+        const double fused_ns = ours_ns(fft_fusion::automatic, fused, note);
+        std::printf("\non the device, 512 points, fc32: cuFFT %.3f ns/FFT; gpu_ofdm_fft with "
+                    "conversion kernels around the same cuFFT %.3f ns/FFT (%.2fx cuFFT); ",
+                    plain_ns,
+                    kernels_ns,
+                    kernels_ns / plain_ns);
+        if (fused)
+            std::printf("with cuFFT callbacks %.3f ns/FFT (%.2fx cuFFT; goal <= 1.1x)",
+                        fused_ns,
+                        fused_ns / plain_ns);
+        else
+            std::printf("cuFFT callbacks not used (%s)", note.c_str());
+        std::printf("; device copy ceiling %.3f ns/FFT\n",
+                    1e9 * 2 * fc32_bytes / (cl.d2d * 1e9));
     }
     cufftDestroy(plan);
 

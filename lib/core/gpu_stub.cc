@@ -63,7 +63,8 @@ struct gpu_ofdm_fft::impl {
 gpu_ofdm_fft::gpu_ofdm_fft(const ofdm_fft_config&,
                            const std::vector<int>&,
                            std::size_t,
-                           int)
+                           int,
+                           fft_fusion)
 {
     throw std::runtime_error(not_built);
 }
@@ -73,6 +74,11 @@ const ofdm_fft_layout& gpu_ofdm_fft::layout() const
     throw std::runtime_error(not_built);
 }
 std::size_t gpu_ofdm_fft::symbols_per_chunk() const { return 0; }
+bool gpu_ofdm_fft::fused() const { return false; }
+const std::string& gpu_ofdm_fft::fusion_note() const
+{
+    throw std::runtime_error(not_built);
+}
 std::size_t gpu_ofdm_fft::process(const ofdm_fft_io&)
 {
     throw std::runtime_error(not_built);

@@ -236,6 +236,41 @@ check_non_finite_symbols(std::mt19937_64& rng,
     EXPECT_LT(std::sqrt(err / pow), 1e-5);
 }
 
+// The inverse's counterpart: NaN in one carrier of one symbol, Inf in another's: those
+// two symbols come out as zeros over their prefix and body and are counted, the others
+// as the reference's.
+inline void
+check_non_finite_carriers(std::mt19937_64& rng,
+                          const std::function<ofdm_process(const ofdm_fft_config&)>& make)
+{
+    using cf = std::complex<float>;
+    ofdm_fft_config c = lte_like(128, fft_direction::inverse);
+    c.channels = 2;
+    c.scale = 0.25f / std::sqrt(float(c.carriers.size()));
+    const ofdm_fft_layout lay(c);
+    const std::size_t nsym = 9, len = lay.in_samples(0, nsym), ncar = lay.carriers();
+    std::vector<unsigned char> in = random_input(rng, c.input, 2 * len, 0.5f);
+    cf* x = reinterpret_cast<cf*>(in.data());
+    x[len + 3 * ncar + 5] = cf(NAN, 1.f);       // ch 1, symbol 3
+    x[7 * ncar + ncar - 1] = cf(0.f, INFINITY); // ch 0, symbol 7, last carrier
+    const std::size_t out_len = lay.out_samples(0, nsym);
+    std::vector<cf> want(2 * out_len), got(2 * out_len, cf(NAN, NAN));
+    EXPECT_EQ(cpu_ofdm_fft(c).process({ in.data(), len, want.data(), out_len, 0, nsym }),
+              2u);
+    const ofdm_process process = make(c);
+    EXPECT_EQ(process({ in.data(), len, got.data(), out_len, 0, nsym }), 2u);
+    auto inside = [&](std::size_t i, std::size_t ch, std::size_t s) {
+        const std::size_t from = ch * out_len + lay.time_offset(0, s);
+        return i >= from && i < from + lay.cp_of(s) + std::size_t(c.fft_len);
+    };
+    for (std::size_t i = 0; i < got.size(); i++) {
+        if (inside(i, 1, 3) || inside(i, 0, 7))
+            ASSERT_EQ(got[i], cf(0.f, 0.f)) << i;
+        else
+            ASSERT_LT(std::abs(got[i] - want[i]), 1e-5f * (1 + std::abs(want[i]))) << i;
+    }
+}
+
 } // namespace gpumimo_test
 
 #endif

@@ -94,11 +94,13 @@ TEST_F(Fftw, NonFiniteSymbolsComeOutZeroAndAreCounted)
 {
     auto rng = make_rng(603);
     std::unique_ptr<fftw_ofdm_fft> fftw;
-    gpumimo_test::check_non_finite_symbols(rng, [&](const ofdm_fft_config& c) {
+    const auto make = [&](const ofdm_fft_config& c) {
         fftw = std::make_unique<fftw_ofdm_fft>(c);
         return gpumimo_test::ofdm_process(
             [&](const ofdm_fft_io& io) { return fftw->process(io); });
-    });
+    };
+    gpumimo_test::check_non_finite_symbols(rng, make);
+    gpumimo_test::check_non_finite_carriers(rng, make);
 }
 
 TEST_F(Fftw, BadBuffersAreRefused)

@@ -7,8 +7,11 @@
  * directions, prefix patterns, carriers, shift and window; chunks over streams and over
  * a device list (the same device twice takes the multi-GPU path on one GPU); outputs
  * poisoned two ways and required identical (so every byte was written); bad input.
- * Skipped, and reported as skipped, where no CUDA device is usable.
+ * The conversions run as cuFFT callbacks where cuFFT takes them (the default); the
+ * kernel path is held to the reference beside them. Skipped, and reported as skipped,
+ * where no CUDA device is usable (the fast_divmod test runs everywhere).
  */
+#include "fast_divmod.cuh"
 #include "gpu_test.h"
 #include "ofdm_compare.h"
 #include "test_util.h"
@@ -44,9 +47,10 @@ void compare(const ofdm_fft_config& c,
              std::size_t chunk,
              const std::vector<int>& devices,
              std::mt19937_64& rng,
-             bool separate = false)
+             bool separate = false,
+             fft_fusion fusion = fft_fusion::automatic)
 {
-    gpu_ofdm_fft gpu(c, devices, chunk, 3);
+    gpu_ofdm_fft gpu(c, devices, chunk, 3, fusion);
     gpumimo_test::compare_with_reference(
         c,
         first,
@@ -57,6 +61,68 @@ void compare(const ofdm_fft_config& c,
 }
 
 } // namespace
+
+TEST(FastDivmod, EqualsDivisionAndRemainder)
+{
+    // Every divisor the callbacks meet (transform sizes, symbol counts, prefix periods)
+    // and random ones, each against x / d and x % d on random x below 2^31 and at the
+    // edges, where a multiplier one off shows first.
+    auto rng = make_rng(509);
+    std::vector<std::uint32_t> divisors = { 1, 2, 3, 5, 7, 14, 64, 1536, 3072, 4096, 65535 };
+    for (int i = 0; i < 200; i++)
+        divisors.push_back(std::uint32_t(rng() % ((1u << 31) - 1)) + 1);
+    for (std::uint32_t d : divisors) {
+        const gr::gpumimo::cuda::fast_divmod f(d);
+        std::vector<std::uint32_t> xs = { 0, 1, d - 1, d, (1u << 31) - 1, (1u << 31) - d };
+        for (int i = 0; i < 2000; i++)
+            xs.push_back(std::uint32_t(rng() % (1u << 31)));
+        for (std::uint32_t x : xs) {
+            std::uint32_t r = 0;
+            const std::uint32_t q = f.divmod(x, r);
+            ASSERT_EQ(q, x / d) << "x " << x << " d " << d;
+            ASSERT_EQ(r, x % d) << "x " << x << " d " << d;
+        }
+    }
+}
+
+TEST_F(GpuOfdm, FusionModesAreWhatTheyClaim)
+{
+    const ofdm_fft_config c = lte_like(512, fft_direction::forward);
+    EXPECT_FALSE(gpu_ofdm_fft(c, { 0 }, 4, 1, fft_fusion::kernels).fused());
+    gpu_ofdm_fft automatic(c, { 0 }, 4, 1);
+    std::printf("cuFFT callbacks: %s%s\n",
+                automatic.fused() ? "used" : "not used: ",
+                automatic.fusion_note().c_str());
+    EXPECT_EQ(automatic.fused(), automatic.fusion_note().empty());
+    if (automatic.fused())
+        EXPECT_TRUE(gpu_ofdm_fft(c, { 0 }, 4, 1, fft_fusion::callbacks).fused());
+    else
+        EXPECT_THROW(gpu_ofdm_fft(c, { 0 }, 4, 1, fft_fusion::callbacks), std::runtime_error);
+}
+
+TEST_F(GpuOfdm, KernelPathEqualsReferenceToo)
+{
+    // The callbacks' alternative, on the cases that exercise every branch of both.
+    auto rng = make_rng(508);
+    gpumimo_test::for_every_format_pair([&](const ofdm_fft_config& c) {
+        compare(c, 3, 7, 3, { 0 }, rng, false, fft_fusion::kernels);
+    });
+    for (fft_direction dir : { fft_direction::forward, fft_direction::inverse }) {
+        ofdm_fft_config c = lte_like(1536, dir);
+        c.channels = 5;
+        for (int t = 0; t < 1536; t++)
+            c.window.push_back(float(0.5 - 0.5 * std::cos(2 * M_PI * t / 1535)));
+        compare(c, 2, 9, 4, { 0 }, rng, false, fft_fusion::kernels);
+    }
+    std::unique_ptr<gpu_ofdm_fft> gpu;
+    const auto make = [&](const ofdm_fft_config& c) {
+        gpu = std::make_unique<gpu_ofdm_fft>(c, std::vector<int>{ 0 }, 4, 2, fft_fusion::kernels);
+        return gpumimo_test::ofdm_process(
+            [&](const ofdm_fft_io& io) { return gpu->process(io); });
+    };
+    gpumimo_test::check_non_finite_symbols(rng, make);
+    gpumimo_test::check_non_finite_carriers(rng, make);
+}
 
 TEST_F(GpuOfdm, ForwardEqualsReferenceAcrossSizesAndChannels)
 {
@@ -185,11 +251,13 @@ TEST_F(GpuOfdm, NonFiniteSymbolsComeOutZeroAndAreCounted)
 {
     auto rng = make_rng(505);
     std::unique_ptr<gpu_ofdm_fft> gpu;
-    gpumimo_test::check_non_finite_symbols(rng, [&](const ofdm_fft_config& c) {
+    const auto make = [&](const ofdm_fft_config& c) {
         gpu = std::make_unique<gpu_ofdm_fft>(c, std::vector<int>{ 0 }, 4, 2);
         return gpumimo_test::ofdm_process(
             [&](const ofdm_fft_io& io) { return gpu->process(io); });
-    });
+    };
+    gpumimo_test::check_non_finite_symbols(rng, make);
+    gpumimo_test::check_non_finite_carriers(rng, make);
 }
 
 TEST_F(GpuOfdm, BadArgumentsAreRefused)

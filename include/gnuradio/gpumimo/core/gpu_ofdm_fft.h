@@ -8,6 +8,7 @@
 #include <gnuradio/gpumimo/core/ofdm_fft.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -19,13 +20,25 @@ namespace core {
  * A call is cut into chunks of symbols (all channels together) that rotate over the
  * devices and, on each, over `streams` streams: the copy in of one chunk (in the input
  * format: sc8 moves a quarter of fc32's bytes), its kernels and the copy out of another
- * overlap. Per chunk, one kernel converts, removes (or, inverse: places carriers) and
- * windows, cuFFT transforms all C x symbols at once, and one kernel shifts, selects,
- * scales and converts. Plans, device buffers and pinned staging buffers are made by the
- * constructor; process() allocates nothing. Pinned caller memory is copied directly.
+ * overlap. Per chunk, cuFFT transforms all C x symbols at once; the conversions around
+ * it (decode, remove the prefix and window, or place the carriers; then shift, select,
+ * scale, window, insert the prefix and encode) run either inside cuFFT's kernels as
+ * load and store callbacks linked at plan time (fft_fusion::callbacks: the data crosses
+ * device memory once) or as a kernel before and one after the transform
+ * (fft_fusion::kernels: three passes). fft_fusion::automatic takes the callbacks where
+ * cuFFT accepts them (it needs nvJitLink at run time) and the kernels otherwise;
+ * fused() and fusion_note() say which and why. Plans, device buffers and pinned
+ * staging buffers are made by the constructor; process() allocates nothing. Pinned
+ * caller memory is copied directly.
  *
  * Same semantics as cpu_ofdm_fft, float32 arithmetic. CUDA failures throw
  * std::runtime_error naming the call; a build without CUDA throws at construction. */
+enum class fft_fusion {
+    automatic, //!< callbacks where cuFFT takes them, else kernels
+    callbacks, //!< callbacks or std::runtime_error at construction
+    kernels    //!< conversion kernels around plain cuFFT
+};
+
 class gpu_ofdm_fft
 {
 public:
@@ -33,13 +46,18 @@ public:
     explicit gpu_ofdm_fft(const ofdm_fft_config& config,
                           const std::vector<int>& devices = { 0 },
                           std::size_t symbols_per_chunk = 0,
-                          int streams = 3);
+                          int streams = 3,
+                          fft_fusion fusion = fft_fusion::automatic);
     ~gpu_ofdm_fft();
     gpu_ofdm_fft(const gpu_ofdm_fft&) = delete;
     gpu_ofdm_fft& operator=(const gpu_ofdm_fft&) = delete;
 
     const ofdm_fft_layout& layout() const;
     std::size_t symbols_per_chunk() const;
+    /*! True when the conversions run as cuFFT callbacks (see fft_fusion). */
+    bool fused() const;
+    /*! Why the callbacks are not used (empty when they are). */
+    const std::string& fusion_note() const;
     /*! As cpu_ofdm_fft::process: returns the (channel, symbol) pairs zeroed for
      *  non-finite input. */
     std::size_t process(const ofdm_fft_io& io);

@@ -3,10 +3,9 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The frame synchroniser block: a sliding search buffer around core::find_frame,
+ * The frame synchroniser block: core::search_step over its input buffers in place,
  * carrier-offset correction, frame tags, and the drops that keep damage downstream out.
  */
-#include <gnuradio/gpumimo/core/detector.h>
 #include <gnuradio/gpumimo/core/frame.h>
 #include <gnuradio/gpumimo/core/frame_receiver.h>
 #include <gnuradio/gpumimo/mimo_ofdm_sync.h>
@@ -59,15 +58,21 @@ public:
     {
         std::size_t available = *std::min_element(ninput_items.begin(), ninput_items.end());
         std::size_t consumed = 0, produced = 0;
+        std::vector<const gr_complex*> window(d_antennas);
         while (available - consumed >= d_frame_len + d_margin &&
                std::size_t(noutput_items) - produced >= d_frame_len) {
             const std::size_t n = std::min(available - consumed, d_window);
-            load(input_items, consumed, n);
+            // Searched in place (find_frame counts non-finite samples as zeros); the
+            // frame's own samples are checked as they are corrected.
+            for (int a = 0; a < d_antennas; a++)
+                window[a] = static_cast<const gr_complex*>(input_items[a]) + consumed;
             const core::frame_search_step step =
-                core::search_step(d_format, d_search.data(), d_antennas, n, d_threshold);
-            if (step.whole && frame_is_whole(consumed + step.sync.start)) {
-                emit(input_items, output_items, consumed + step.sync.start, produced, step.sync);
-                produced += d_frame_len;
+                core::search_step(d_format, window.data(), d_antennas, n, d_threshold);
+            if (step.whole) {
+                const std::size_t start = consumed + step.sync.start;
+                if (!spans_overflow(start) &&
+                    emit(input_items, output_items, start, produced, step.sync))
+                    produced += d_frame_len;
             }
             consumed += step.advance;
         }
@@ -76,49 +81,29 @@ public:
     }
 
 private:
-    // The n samples from `from` of every antenna into the search buffer, antenna-major,
-    // non-finite samples as 0 (find_frame's running sums would carry them on); marks
-    // where they were.
-    void load(const gr_vector_const_void_star& in, std::size_t from, std::size_t n)
+    // True, counted and logged, when the frame starting at input `start` (relative to
+    // this call) spans an overflow gap (an rx_time tag after its first sample).
+    bool spans_overflow(std::size_t start)
     {
-        d_search.resize(n * d_antennas);
-        d_bad.assign(n, 0);
-        for (int a = 0; a < d_antennas; a++) {
-            const gr_complex* x = static_cast<const gr_complex*>(in[a]) + from;
-            for (std::size_t t = 0; t < n; t++) {
-                const bool finite = core::is_finite(x[t]);
-                d_search[a * n + t] = finite ? x[t] : gr_complex(0, 0);
-                d_bad[t] |= !finite;
-            }
-        }
-        d_loaded_from = from;
-    }
-
-    // False, counted and logged, when the frame starting at input `start` (relative to
-    // this call) holds a non-finite sample or an overflow gap.
-    bool frame_is_whole(std::size_t start)
-    {
-        const std::size_t rel = start - d_loaded_from;
-        for (std::size_t t = rel; t < rel + d_frame_len; t++)
-            if (d_bad[t])
-                return drop("holds non-finite samples", start);
         const uint64_t abs = nitems_read(0) + start;
         std::vector<tag_t> tags;
         get_tags_in_range(tags, 0, abs + 1, abs + d_frame_len, d_rx_time);
-        if (!tags.empty())
-            return drop("spans a radio overflow (rx_time tag)", start);
+        if (tags.empty())
+            return false;
+        drop("spans a radio overflow (rx_time tag)", start);
         return true;
     }
 
-    bool drop(const char* why, std::size_t start)
+    void drop(const char* why, std::size_t start)
     {
         d_dropped++;
         d_logger->warn("dropped the frame at input sample {}: it {} ({} dropped so far)",
                        nitems_read(0) + start, why, d_dropped);
-        return false;
     }
 
-    void emit(const gr_vector_const_void_star& in,
+    // Corrects the frame at input `start` into the output at `produced` and tags it;
+    // false (dropped, counted, nothing tagged) when it holds a non-finite sample.
+    bool emit(const gr_vector_const_void_star& in,
               gr_vector_void_star& out,
               std::size_t start,
               std::size_t produced,
@@ -131,6 +116,10 @@ private:
             to[a] = static_cast<gr_complex*>(out[a]) + produced;
         }
         const double cfo = d_corrector.correct(from.data(), d_antennas, s.cfo, to.data());
+        if (!d_corrector.last_input_finite()) {
+            drop("holds non-finite samples", start);
+            return false; // what was written there is overwritten by the next frame
+        }
         pmt::pmt_t info = pmt::make_dict();
         info = pmt::dict_add(info, pmt::intern("frame"), pmt::from_uint64(d_frames));
         info = pmt::dict_add(info, pmt::intern("cfo"), pmt::from_double(cfo));
@@ -141,6 +130,7 @@ private:
             add_item_tag(a, nitems_written(a) + produced, d_key, info, alias_pmt());
         d_frames++;
         d_last_cfo = cfo;
+        return true;
     }
 
     const core::frame_format d_format;
@@ -149,9 +139,6 @@ private:
     const std::size_t d_frame_len, d_margin, d_window;
     const pmt::pmt_t d_key, d_rx_time;
     core::frame_corrector d_corrector;
-    std::vector<gr_complex> d_search;
-    std::vector<char> d_bad;
-    std::size_t d_loaded_from = 0;
     std::uint64_t d_frames = 0, d_dropped = 0;
     double d_last_cfo = 0;
 };

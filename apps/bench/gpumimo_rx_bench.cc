@@ -97,19 +97,17 @@ link_signal make_link(const frame_format& f, int frames, double snr_db, std::uin
 std::size_t sync_stream(const frame_format& f,
                         frame_corrector& corrector,
                         const link_signal& s,
-                        std::vector<cf>& search,
                         std::vector<std::vector<cf>>& out)
 {
     const std::size_t n = f.samples();
     std::size_t at = 0, found = 0;
-    std::vector<const cf*> from(kRx);
+    std::vector<const cf*> from(kRx), window(kRx);
     std::vector<cf*> to(kRx);
     while (s.len - at >= n + search_margin(f)) {
         const std::size_t w = std::min(s.len - at, search_window(f));
-        search.resize(w * kRx);
-        for (int a = 0; a < kRx; a++) // the block's copy into its search buffer
-            std::copy(&s.rx[a * s.len + at], &s.rx[a * s.len + at] + w, &search[a * w]);
-        const frame_search_step step = search_step(f, search.data(), kRx, w);
+        for (int a = 0; a < kRx; a++) // searched in place, as the block does
+            window[a] = &s.rx[a * s.len + at];
+        const frame_search_step step = search_step(f, window.data(), kRx, w);
         if (step.whole && (found + 1) * n <= out[0].size()) {
             for (int a = 0; a < kRx; a++) {
                 from[a] = &s.rx[a * s.len + at + step.sync.start];
@@ -199,9 +197,8 @@ int main(int argc, char** argv)
         std::vector<double> t_sync;
         for (int rep = 0; rep < 5; rep++) {
             frame_corrector corr(f);
-            std::vector<cf> search;
             const auto t0 = bench_clock::now();
-            const std::size_t found = sync_stream(f, corr, links[0], search, synced[0]);
+            const std::size_t found = sync_stream(f, corr, links[0], synced[0]);
             t_sync.push_back(seconds_since(t0));
             if (found != std::size_t(frames_per_link))
                 throw std::runtime_error("sync found " + std::to_string(found) + " of " +
@@ -209,8 +206,7 @@ int main(int argc, char** argv)
         }
         for (int l = 1; l < o.links; l++) {
             frame_corrector corr(f);
-            std::vector<cf> search;
-            sync_stream(f, corr, links[l], search, synced[l]);
+            sync_stream(f, corr, links[l], synced[l]);
         }
         const double sync_alone = double(links[0].len) / median(t_sync);
         std::printf("%-44s %s\n", "sync alone (CPU, 1 thread, 4 antennas)", rate(sync_alone).c_str());
@@ -288,11 +284,10 @@ int main(int argc, char** argv)
                         threads.emplace_back([&, l] {
                             try {
                                 frame_corrector corr(f);
-                                std::vector<cf> search;
                                 auto out = std::vector<std::vector<cf>>(
                                     kRx, std::vector<cf>(frames_per_link * n));
                                 while (!stop) {
-                                    sync_stream(f, corr, links[l], search, out);
+                                    sync_stream(f, corr, links[l], out);
                                     sync_samples[l] += links[l].len;
                                 }
                             } catch (...) {

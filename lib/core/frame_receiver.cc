@@ -7,8 +7,10 @@
  */
 #include <gnuradio/gpumimo/core/frame_receiver.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 namespace gr {
 namespace gpumimo {
@@ -32,8 +34,29 @@ inline std::complex<T> conj_mul(std::complex<T> a, std::complex<T> b)
 }
 } // namespace
 
+namespace {
+// Antenna a's samples at rx + a * n, as find_frame's pointer form takes them.
+std::vector<const std::complex<float>*>
+antenna_pointers(const std::complex<float>* rx, int antennas, std::size_t n)
+{
+    std::vector<const std::complex<float>*> p(std::size_t(std::max(antennas, 0)));
+    for (int a = 0; a < antennas; a++)
+        p[std::size_t(a)] = rx + std::size_t(a) * n;
+    return p;
+}
+} // namespace
+
 frame_sync_result find_frame(const numerology& num,
                              const std::complex<float>* rx,
+                             int antennas,
+                             std::size_t n,
+                             double threshold)
+{
+    return find_frame(num, antenna_pointers(rx, antennas, n).data(), antennas, n, threshold);
+}
+
+frame_sync_result find_frame(const numerology& num,
+                             const std::complex<float>* const* rx,
                              int antennas,
                              std::size_t n,
                              double threshold)
@@ -56,7 +79,13 @@ frame_sync_result find_frame(const numerology& num,
     // symbol on (a stream's next preamble is usually near the start of the window).
     std::complex<double> p = 0;
     double r = 0;
-    auto sample = [&](int a, std::size_t i) { return std::complex<double>(rx[a * n + i]); };
+    // Non-finite samples count as zeros (the running sums would carry them on), the
+    // same on the way in and out of the sums.
+    auto sample = [&](int a, std::size_t i) {
+        const std::complex<float> x = rx[a][i];
+        return std::isfinite(x.real()) && std::isfinite(x.imag()) ? std::complex<double>(x)
+                                                                  : std::complex<double>(0);
+    };
     for (int a = 0; a < antennas; a++)
         for (std::size_t m = 0; m < half; m++) {
             p += conj_mul(sample(a, m), sample(a, m + half));
@@ -123,6 +152,15 @@ std::size_t search_window(const frame_format& frame)
 
 frame_search_step search_step(const frame_format& frame,
                               const std::complex<float>* window,
+                              int antennas,
+                              std::size_t n,
+                              double threshold)
+{
+    return search_step(frame, antenna_pointers(window, antennas, n).data(), antennas, n, threshold);
+}
+
+frame_search_step search_step(const frame_format& frame,
+                              const std::complex<float>* const* window,
                               int antennas,
                               std::size_t n,
                               double threshold)
@@ -219,9 +257,20 @@ double frame_corrector::correct(const std::complex<float>* const* in,
         std::arg(mul(prefix_correlation(d_frame, in, antennas), turn)) / (2 * M_PI * double(N));
     const double cfo = coarse_cfo + residual;
     make_phasors(cfo);
-    for (int a = 0; a < antennas; a++)
-        for (std::size_t t = 0; t < n; t++)
-            out[a][t] = mul(in[a][t], d_phasors[t]);
+    // x * 0 is 0 for finite x and NaN for Inf or NaN: one sum per antenna tells whether
+    // any sample was not finite, in the same pass (and vectorised with it).
+    float poison = 0;
+    for (int a = 0; a < antennas; a++) {
+        const std::complex<float>* x = in[a];
+        std::complex<float>* y = out[a];
+        float sum = 0;
+        for (std::size_t t = 0; t < n; t++) {
+            y[t] = mul(x[t], d_phasors[t]);
+            sum += x[t].real() * 0.f + x[t].imag() * 0.f;
+        }
+        poison += sum;
+    }
+    d_finite = poison == 0.f;
     return cfo;
 }
 

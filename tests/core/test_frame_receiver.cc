@@ -245,3 +245,127 @@ TEST(FrameReceiver, SearchStepsFindEveryFrameOfAStream)
         EXPECT_LE(std::abs(double(found[k]) - double(starts[k])), f.num.cp_lengths[0] / 2.0) << k;
     EXPECT_THROW(search_step(f, window.data(), 2, n), std::invalid_argument); // no margin
 }
+
+namespace {
+// A received stream of a few small frames with gaps, 2 antennas, and its frame starts.
+struct test_stream {
+    frame_format f;
+    std::vector<cf> rx; // [antenna][len]
+    std::size_t len = 0;
+};
+test_stream make_stream(std::mt19937_64& rng, double cfo_bins)
+{
+    test_stream s;
+    s.f.num = numerology_preset("small");
+    s.f.streams = 2;
+    s.f.mod = modulation::qpsk;
+    s.f.payload_symbols = 3;
+    const std::size_t n = s.f.samples();
+    std::uniform_int_distribution<std::size_t> gap(0, n);
+    std::vector<std::size_t> starts;
+    s.len = 250;
+    for (int k = 0; k < 4; k++) {
+        starts.push_back(s.len);
+        s.len += n + gap(rng);
+    }
+    s.len += search_window(s.f);
+    std::vector<cf> tx(2 * s.len, cf(0, 0));
+    std::uniform_int_distribution<int> bit(0, 1);
+    std::vector<std::uint8_t> bits(s.f.payload_bits());
+    for (auto& b : bits)
+        b = std::uint8_t(bit(rng));
+    const std::vector<cf> one = frame_samples(s.f, bits.data());
+    for (std::size_t s0 : starts)
+        for (int k = 0; k < 2; k++)
+            std::copy(&one[k * n], &one[k * n] + n, &tx[k * s.len + s0]);
+    channel_params cp;
+    cp.tx = cp.rx = 2;
+    cp.snr_db = 25;
+    cp.cfo = cfo_bins / s.f.num.fft_len;
+    cp.seed = rng();
+    mimo_channel ch(cp);
+    s.rx = ch.apply(tx.data(), s.len);
+    return s;
+}
+} // namespace
+
+TEST(FrameReceiver, InPlaceSearchEqualsCopiedAndTakesNonFiniteAsZero)
+{
+    // The synchroniser searches its input buffers in place (per-antenna pointers); the
+    // copied, antenna-major form must give the same step everywhere, and a NaN or Inf
+    // in the samples the same step as a zero there.
+    auto rng = make_rng(1405);
+    test_stream s = make_stream(rng, 0.2);
+    const frame_format& f = s.f;
+    std::uniform_int_distribution<std::size_t> where(0, s.len - 1);
+    std::vector<cf> zeroed = s.rx;
+    for (int k = 0; k < 40; k++) { // damage in noise, prefixes and bodies alike
+        const std::size_t i = where(rng) + (k % 2) * s.len;
+        s.rx[i] = k % 3 ? cf(NAN, 0.f) : cf(0.f, -INFINITY);
+        zeroed[i] = cf(0, 0);
+    }
+    std::vector<cf> window;
+    int steps = 0, whole = 0;
+    for (std::size_t at = 0; s.len - at >= f.samples() + search_margin(f);) {
+        const std::size_t w = std::min(s.len - at, search_window(f));
+        window.resize(2 * w);
+        for (int a = 0; a < 2; a++)
+            std::copy(&zeroed[a * s.len + at], &zeroed[a * s.len + at] + w, &window[a * w]);
+        const frame_search_step copied = search_step(f, window.data(), 2, w);
+        const cf* in_place[2] = { &s.rx[at], &s.rx[s.len + at] };
+        const frame_search_step direct = search_step(f, in_place, 2, w);
+        ASSERT_EQ(direct.whole, copied.whole) << at;
+        ASSERT_EQ(direct.advance, copied.advance) << at;
+        ASSERT_EQ(direct.sync.found, copied.sync.found) << at;
+        ASSERT_EQ(direct.sync.start, copied.sync.start) << at;
+        ASSERT_EQ(direct.sync.cfo, copied.sync.cfo) << at;
+        ASSERT_EQ(direct.sync.metric, copied.sync.metric) << at;
+        steps++;
+        whole += copied.whole;
+        at += copied.advance;
+    }
+    EXPECT_GE(whole, 3) << steps << " steps"; // damage may hide a frame, not most
+}
+
+TEST(FrameReceiver, CorrectorTakesTheOffsetOffAndFlagsNonFiniteFrames)
+{
+    // A found frame corrected against an independent rotation by the offset it reports,
+    // which must be the channel's within a hundredth of a carrier spacing; one NaN or
+    // Inf anywhere in the frame's samples must mark the correction unusable.
+    auto rng = make_rng(1406);
+    const double bins = 0.27;
+    test_stream s = make_stream(rng, bins);
+    const frame_format& f = s.f;
+    const std::size_t n = f.samples();
+    const frame_sync_result sync = find_frame(f.num, s.rx.data(), 2, s.len);
+    ASSERT_TRUE(sync.found);
+    ASSERT_LE(sync.start + n, s.len);
+    std::vector<cf> frame(2 * n), out(2 * n, cf(NAN, NAN));
+    for (int a = 0; a < 2; a++)
+        std::copy(&s.rx[a * s.len + sync.start], &s.rx[a * s.len + sync.start] + n, &frame[a * n]);
+    const cf* in[2] = { frame.data(), frame.data() + n };
+    cf* to[2] = { out.data(), out.data() + n };
+    frame_corrector corr(f);
+    const double cfo = corr.correct(in, 2, sync.cfo, to);
+    EXPECT_TRUE(corr.last_input_finite());
+    EXPECT_NEAR(cfo * f.num.fft_len, bins, 0.01);
+    for (int a = 0; a < 2; a++)
+        for (std::size_t t = 0; t < n; t++) {
+            const std::complex<double> want =
+                std::complex<double>(frame[a * n + t]) * std::polar(1.0, -2 * M_PI * cfo * double(t));
+            ASSERT_LT(std::abs(std::complex<double>(out[a * n + t]) - want),
+                      1e-5 * (1 + std::abs(want)))
+                << a << " " << t;
+        }
+    std::uniform_int_distribution<std::size_t> where(0, 2 * n - 1);
+    for (const cf bad : { cf(NAN, 0.f), cf(0.f, INFINITY), cf(-INFINITY, 1.f) }) {
+        const std::size_t i = where(rng);
+        const cf keep = frame[i];
+        frame[i] = bad;
+        corr.correct(in, 2, sync.cfo, to);
+        EXPECT_FALSE(corr.last_input_finite()) << i;
+        frame[i] = keep;
+        corr.correct(in, 2, sync.cfo, to);
+        EXPECT_TRUE(corr.last_input_finite()) << i;
+    }
+}

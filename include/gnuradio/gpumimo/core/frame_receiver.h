@@ -46,6 +46,13 @@ frame_sync_result find_frame(const numerology& num,
                              int antennas,
                              std::size_t n,
                              double threshold = 0.7);
+/*! The same with antenna a's n samples at rx[a] (a block's input buffers, read in
+ *  place). Non-finite samples count as zeros in both forms. */
+frame_sync_result find_frame(const numerology& num,
+                             const std::complex<float>* const* rx,
+                             int antennas,
+                             std::size_t n,
+                             double threshold = 0.7);
 
 /*! How much a streaming search keeps back when it finds nothing: two preamble symbols
  *  with their prefixes, so that a preamble cut by the window's end is whole in the next
@@ -75,6 +82,12 @@ struct frame_search_step {
  */
 frame_search_step search_step(const frame_format& frame,
                               const std::complex<float>* window,
+                              int antennas,
+                              std::size_t n,
+                              double threshold = 0.7);
+/*! The same with antenna a's window at window[a]. */
+frame_search_step search_step(const frame_format& frame,
+                              const std::complex<float>* const* window,
                               int antennas,
                               std::size_t n,
                               double threshold = 0.7);
@@ -110,11 +123,15 @@ public:
                    int antennas,
                    double coarse_cfo,
                    std::complex<float>* const* out);
+    /*! Whether every input sample of the last correct() was finite (if not, its output
+     *  and offset are not to be used: the frame is damaged). */
+    bool last_input_finite() const { return d_finite; }
 
 private:
     void make_phasors(double cfo);
     frame_format d_frame;
     std::vector<std::complex<float>> d_phasors;
+    bool d_finite = true;
 };
 
 /*! Least-squares channel estimates of a frame and its noise variance. */

@@ -159,7 +159,10 @@ def test_channel_estimates_error_and_noise_estimate_match_theory():
 
 def test_llr_file_and_sidecar_say_what_was_sent(tmp_path):
     frames, nsym = 3, 2
-    x, _ = rx_samples(2, 2, "16qam", nsym, frames, snr_db=40, cfo=0, delay=5,
+    # 2x4: with 2x2, about one channel draw in 30 is conditioned badly enough to leave a
+    # few 16-QAM bit errors even at 40 dB (seeds 49, 73, 81, 118 of 1..120), and every
+    # sign is compared below.
+    x, _ = rx_samples(2, 4, "16qam", nsym, frames, snr_db=40, cfo=0, delay=5,
                       seed=SEED + 5, prbs_seed=99)
     path = str(tmp_path / "llr.int8")
     _, sink = receive(x, 2, "16qam", nsym, int8=True, filename=path, prbs_seed=99)

@@ -4,9 +4,9 @@
  *
  * Division by a divisor fixed for a whole launch, as a multiply-high and a shift: a
  * 32-bit integer division costs some twenty instructions on the GPU, and the FFT's load
- * and store callbacks split every element's index three times (element of a transform,
- * channel of a symbol, prefix period). Compiles with g++ too, so that the host test
- * (test_gpu_ofdm_fft) holds it to plain division.
+ * and store callbacks split every element's index into its transform and its place in
+ * it. Compiles with g++ too, so that the host test (test_gpu_ofdm_fft) holds it to plain
+ * division.
  */
 #ifndef INCLUDED_GPUMIMO_FAST_DIVMOD_CUH
 #define INCLUDED_GPUMIMO_FAST_DIVMOD_CUH

@@ -525,7 +525,6 @@ struct gpu_ofdm_fft::impl {
             info.cp_rows = s.cp_rows.get();
             info.zeroed = s.zeroed.get();
             info.by_n = gc::fast_divmod(std::uint32_t(g.n));
-            info.n = g.n;
             info.scale = g.scale;
             const bool fwd = config.direction == fft_direction::forward;
             const unsigned rows = unsigned(config.channels) * unsigned(g.nsym);

@@ -117,7 +117,7 @@ store_inverse(void* data, unsigned long long offset, cufftComplex v, void* info)
 {
     const gc::fft_callback_info& f = *static_cast<const gc::fft_callback_info*>(info);
     const place p = where(f, data, offset);
-    const int cp = f.cp_rows[p.row], k = int(p.x);
+    const int cp = f.cp_rows[p.row], k = int(p.x), n = int(f.by_n.divisor);
     if (!gc::finite2(v)) {
         v = make_float2(0.f, 0.f);
         if (k == 0)
@@ -128,8 +128,8 @@ store_inverse(void* data, unsigned long long offset, cufftComplex v, void* info)
     }
     const std::size_t base = f.out_rows[p.row]; // the symbol's first prefix sample
     gc::encode(int(F), v, f.out, base + cp + k);
-    if (k >= f.n - cp) // the prefix repeats the body's tail
-        gc::encode(int(F), v, f.out, base + (k - (f.n - cp)));
+    if (k >= n - cp) // the prefix repeats the body's tail
+        gc::encode(int(F), v, f.out, base + (k - (n - cp)));
 }
 #endif
 

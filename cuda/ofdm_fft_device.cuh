@@ -122,8 +122,7 @@ struct fft_callback_info {
     const std::size_t* out_rows;
     const int* cp_rows;
     unsigned* zeroed; // (channel, symbol) pairs zeroed for non-finite input
-    fast_divmod by_n;
-    int n;
+    fast_divmod by_n; // by the transform size
     float scale;
 };
 

@@ -214,10 +214,8 @@ std::complex<double> prefix_correlation(const frame_format& frame,
 
 double residual_cfo(const frame_format& frame, const std::complex<float>* rx, int antennas)
 {
-    std::vector<const std::complex<float>*> antenna(std::size_t(std::max(antennas, 0)));
-    for (int a = 0; a < antennas; a++)
-        antenna[a] = rx + std::size_t(a) * frame.samples();
-    return std::arg(prefix_correlation(frame, antenna.data(), antennas)) /
+    return std::arg(prefix_correlation(
+               frame, antenna_pointers(rx, antennas, frame.samples()).data(), antennas)) /
            (2 * M_PI * double(frame.num.fft_len));
 }
 

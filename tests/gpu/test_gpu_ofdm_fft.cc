@@ -64,9 +64,9 @@ void compare(const ofdm_fft_config& c,
 
 TEST(FastDivmod, EqualsDivisionAndRemainder)
 {
-    // Every divisor the callbacks meet (transform sizes, symbol counts, prefix periods)
-    // and random ones, each against x / d and x % d on random x below 2^31 and at the
-    // edges, where a multiplier one off shows first.
+    // The transform sizes the callbacks divide by, other small divisors and random
+    // ones, each against x / d and x % d on random x below 2^31 and at the edges, where
+    // a multiplier one off shows first.
     auto rng = make_rng(509);
     std::vector<std::uint32_t> divisors = { 1, 2, 3, 5, 7, 14, 64, 1536, 3072, 4096, 65535 };
     for (int i = 0; i < 200; i++)

@@ -321,7 +321,7 @@ struct gpu_fused_receiver::impl {
         io.out = s.carriers.get();
         io.out_stride = std::size_t(L.symbols) * U;
         io.nsym = std::size_t(L.symbols);
-        fft.process_device(io, st); // waits for the copy in and the FFT
+        fft.enqueue_device(io, st); // non-finite frames are flagged above, not counted here
 
         estimate_kernel<<<blocks_for(nf * U), kThreads, 0, st>>>(
             s.carriers.get(), pilots.get(), s.damaged.get(), int(F), int(nf), rx, config.frame.streams, U,

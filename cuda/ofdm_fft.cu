@@ -2,17 +2,20 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The OFDM FFT on CUDA devices (gpu_ofdm_fft.h): per chunk, cuFFT over all channels x
- * symbols with the conversions either inside it as load and store callbacks
- * (ofdm_fft_callbacks.cu, linked at plan time) or as kernels around it: one that decodes
- * the input format and removes the prefix and windows (forward) or places the carriers
- * (inverse), one that selects, shifts, scales, windows, inserts the prefix and encodes.
+ * The OFDM FFT on CUDA devices (gpu_ofdm_fft.h): per chunk, all channels x symbols
+ * either in one kernel of our own, conversions included (ofdm_fft_transform.cu; powers
+ * of two from 64 to 4096 points), or through cuFFT with the conversions inside it as
+ * load and store callbacks (ofdm_fft_callbacks.cu, linked at plan time) or as kernels
+ * around it: one that decodes the input format and removes the prefix and windows
+ * (forward) or places the carriers (inverse), one that selects, shifts, scales,
+ * windows, inserts the prefix and encodes.
  * Only the CUDA toolkit here.
  */
 #include "cuda_check.cuh"
 #include "cufft_check.cuh"
 #include "device_memory.cuh"
 #include "ofdm_fft_device.cuh"
+#include "ofdm_fft_transform.cuh"
 
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
 
@@ -199,6 +202,7 @@ namespace {
 struct fft_slot {
     gc::stream s;
     gc::event done;
+    gc::event fork; // device-resident calls: the caller's stream to this one and back
     gc::device_buffer<unsigned char> raw_in, raw_out, bad;
     gc::device_buffer<float2> work, fft_area;
     gc::device_buffer<unsigned> zeroed;
@@ -220,6 +224,8 @@ struct fft_slot {
 
 struct fft_device {
     int id;
+    gc::device_buffer<float2> twiddles; // the single-pass transform's table
+    gc::device_buffer<unsigned> unread_zeroed; // counts nobody asked for (enqueue_device)
     gc::device_buffer<float> window;
     gc::device_buffer<int> bins, carrier_of_bin;
     std::vector<fft_slot> slots;
@@ -232,8 +238,8 @@ struct gpu_ofdm_fft::impl {
     ofdm_fft_layout layout;
     std::size_t chunk;
     int max_cp;
-    bool fused = false;
-    std::string fusion_note; // why not fused
+    fft_fusion path = fft_fusion::kernels; // the one in use, never automatic
+    std::string fusion_note; // why not the single-pass transform (nor the callbacks)
     // The callbacks' names (ofdm_fft_callbacks.cu): direction and sample format.
     const std::string load_callback, store_callback;
     std::vector<fft_device> devices;
@@ -279,27 +285,46 @@ struct gpu_ofdm_fft::impl {
         while ((std::size_t(1) << levels) <= batch_max)
             levels++;
 
+        if (fusion == fft_fusion::single_pass && !gc::single_pass_supports(int(n)))
+            throw std::invalid_argument(
+                "gpu_ofdm_fft: no single-pass transform of " + std::to_string(n) +
+                " points (powers of two from 64 to 4096)");
+        if (gc::single_pass_supports(int(n)) &&
+            (fusion == fft_fusion::single_pass || fusion == fft_fusion::automatic)) {
+            path = fft_fusion::single_pass;
+            build(ids, streams, in_bytes, out_bytes, batch_max, levels, carrier_of_bin);
+            return;
+        }
+        if (fusion == fft_fusion::automatic)
+            fusion_note = "no single-pass transform of " + std::to_string(n) + " points";
+
         // The callbacks split a chunk's element index in 32 bits.
+        std::string refusal;
         if (fusion != fft_fusion::kernels && batch_max * n >= (std::size_t(1) << 31))
-            refuse_callbacks(fusion, "a chunk of 2^31 samples or more");
+            refusal = "a chunk of 2^31 samples or more";
 #ifndef GPUMIMO_FFT_CALLBACKS
-        if (fusion != fft_fusion::kernels)
-            refuse_callbacks(fusion, "built without them (GPUMIMO_FFT_CALLBACKS off)");
+        if (fusion != fft_fusion::kernels && refusal.empty())
+            refusal = "built without them (GPUMIMO_FFT_CALLBACKS off)";
 #endif
-        fused = fusion_note.empty() && fusion != fft_fusion::kernels;
+        if (fusion == fft_fusion::callbacks && !refusal.empty())
+            throw std::runtime_error("gpu_ofdm_fft: no cuFFT callbacks: " + refusal);
         if (fusion == fft_fusion::kernels)
             fusion_note = "kernels asked for";
+        else if (!refusal.empty())
+            note_callbacks_refused(refusal);
+        path = fusion != fft_fusion::kernels && refusal.empty() ? fft_fusion::callbacks
+                                                                : fft_fusion::kernels;
         try {
             build(ids, streams, in_bytes, out_bytes, batch_max, levels, carrier_of_bin);
         } catch (const std::runtime_error& e) {
-            if (!fused || fusion == fft_fusion::callbacks)
+            if (path != fft_fusion::callbacks || fusion == fft_fusion::callbacks)
                 throw;
             // cuFFT refused the callbacks (no nvJitLink, an unsupported plan): LTO
             // callbacks cannot be taken off a plan, so everything is built again.
             release();
             devices.clear();
-            fused = false;
-            fusion_note = std::string("cuFFT refused the callbacks: ") + e.what();
+            path = fft_fusion::kernels;
+            note_callbacks_refused(std::string("cuFFT refused the callbacks: ") + e.what());
             build(ids, streams, in_bytes, out_bytes, batch_max, levels, carrier_of_bin);
         }
     }
@@ -312,15 +337,13 @@ struct gpu_ofdm_fft::impl {
                (dir == fft_direction::forward ? "_forward_" : "_inverse_") + to_string(f);
     }
 
-    void refuse_callbacks(fft_fusion fusion, const std::string& why)
+    void note_callbacks_refused(const std::string& why)
     {
-        if (fusion == fft_fusion::callbacks)
-            throw std::runtime_error("gpu_ofdm_fft: no cuFFT callbacks: " + why);
-        if (fusion_note.empty())
-            fusion_note = why;
+        fusion_note += (fusion_note.empty() ? "" : "; no cuFFT callbacks: ") + why;
     }
 
-    // Devices, their slots and the slots' plans (with callbacks when `fused`).
+    // Devices, their slots and the slots' plans (none for the single-pass transform;
+    // with callbacks on the callbacks' path).
     void build(const std::vector<int>& ids,
                int streams,
                std::size_t in_bytes,
@@ -343,6 +366,7 @@ struct gpu_ofdm_fft::impl {
                                               n * sizeof(float),
                                               cudaMemcpyHostToDevice));
             }
+            d.unread_zeroed = gc::device_buffer<unsigned>(1);
             d.bins = gc::device_buffer<int>(layout.carriers());
             GPUMIMO_CUDA_CHECK(cudaMemcpy(d.bins.get(),
                                           layout.bins().data(),
@@ -353,20 +377,30 @@ struct gpu_ofdm_fft::impl {
                                           carrier_of_bin.data(),
                                           n * sizeof(int),
                                           cudaMemcpyHostToDevice));
+            if (path == fft_fusion::single_pass) {
+                const std::vector<float2> table = gc::single_pass_twiddles(int(n));
+                d.twiddles = gc::device_buffer<float2>(n);
+                GPUMIMO_CUDA_CHECK(cudaMemcpy(d.twiddles.get(),
+                                              table.data(),
+                                              n * sizeof(float2),
+                                              cudaMemcpyHostToDevice));
+            }
             for (int k = 0; k < streams; k++) {
                 d.slots.emplace_back();
                 fft_slot& s = d.slots.back();
                 s.raw_in = gc::device_buffer<unsigned char>(in_bytes);
                 s.raw_out = gc::device_buffer<unsigned char>(out_bytes);
-                if (!fused) // the kernels' per-symbol flags
-                    s.bad = gc::device_buffer<unsigned char>(batch_max);
-                s.work = gc::device_buffer<float2>(batch_max * n);
                 s.zeroed = gc::device_buffer<unsigned>(1);
                 s.host_in = gc::pinned_buffer<unsigned char>(in_bytes);
                 s.host_out = gc::pinned_buffer<unsigned char>(out_bytes);
                 s.host_zeroed = gc::pinned_buffer<unsigned>(1);
                 s.pending_out.resize(config.channels);
-                if (fused) {
+                if (path == fft_fusion::single_pass)
+                    continue; // no work buffer, no plans
+                if (path == fft_fusion::kernels) // the kernels' per-symbol flags
+                    s.bad = gc::device_buffer<unsigned char>(batch_max);
+                s.work = gc::device_buffer<float2>(batch_max * n);
+                if (path == fft_fusion::callbacks) {
                     s.callback_info = gc::device_buffer<gc::fft_callback_info>(1);
                     *s.callback_info_ptr = s.callback_info.get();
                     s.in_rows = gc::device_buffer<std::size_t>(batch_max);
@@ -381,7 +415,7 @@ struct gpu_ofdm_fft::impl {
                     GPUMIMO_CUFFT_CHECK(cufftCreate(&p));
                     s.plans.push_back(p);
                     GPUMIMO_CUFFT_CHECK(cufftSetAutoAllocation(p, 0));
-                    if (fused)
+                    if (path == fft_fusion::callbacks)
                         attach_callbacks(p, s);
                     int len = int(n);
                     std::size_t bytes = 0;
@@ -505,15 +539,29 @@ struct gpu_ofdm_fft::impl {
     }
 
     // The chunk's kernels and transforms on `st`: `in` and `out` on the device, channel
-    // pitches g.in_pitch and g.out_pitch. The zeroed count adds up in s.zeroed.
+    // pitches g.in_pitch and g.out_pitch. The zeroed count adds up in *zeroed (device).
     void enqueue_kernels(fft_device& d,
                          fft_slot& s,
                          const gc::chunk_geometry& g,
-                         const unsigned char* in,
-                         unsigned char* out,
-                         cudaStream_t st)
+                         const void* in,
+                         void* out,
+                         cudaStream_t st,
+                         unsigned* zeroed)
     {
-        if (fused) {
+        const bool fwd = config.direction == fft_direction::forward;
+        if (path == fft_fusion::single_pass) {
+            gc::enqueue_single_pass(g,
+                                    fwd,
+                                    in,
+                                    out,
+                                    d.window.get(),
+                                    d.carrier_of_bin.get(),
+                                    d.twiddles.get(),
+                                    zeroed,
+                                    st);
+            return;
+        }
+        if (path == fft_fusion::callbacks) {
             gc::fft_callback_info info{};
             info.in = in;
             info.out = out;
@@ -523,10 +571,9 @@ struct gpu_ofdm_fft::impl {
             info.in_rows = s.in_rows.get();
             info.out_rows = s.out_rows.get();
             info.cp_rows = s.cp_rows.get();
-            info.zeroed = s.zeroed.get();
+            info.zeroed = zeroed;
             info.by_n = gc::fast_divmod(std::uint32_t(g.n));
             info.scale = g.scale;
-            const bool fwd = config.direction == fft_direction::forward;
             const unsigned rows = unsigned(config.channels) * unsigned(g.nsym);
             gc::prepare_callbacks_kernel<<<(rows + 255) / 256, 256, 0, st>>>(
                 g, fwd, info, s.callback_info.get(), s.in_rows.get(), s.out_rows.get(),
@@ -539,7 +586,6 @@ struct gpu_ofdm_fft::impl {
         const int C = config.channels;
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.bad.get(), 0, C * ns, st));
 
-        const bool fwd = config.direction == fft_direction::forward;
         const unsigned blocks = gc::rows_grid(std::size_t(C) * ns);
         if (fwd)
             gc::forward_in_kernel<<<blocks, gc::row_threads(g.n), 0, st>>>(
@@ -553,10 +599,10 @@ struct gpu_ofdm_fft::impl {
 
         if (fwd)
             gc::forward_out_kernel<<<blocks, gc::row_threads(g.ncar), 0, st>>>(
-                g, s.work.get(), d.bins.get(), s.bad.get(), s.zeroed.get(), out);
+                g, s.work.get(), d.bins.get(), s.bad.get(), zeroed, out);
         else
             gc::inverse_out_kernel<<<blocks, gc::row_threads(g.max_cp + g.n), 0, st>>>(
-                g, s.work.get(), d.window.get(), s.bad.get(), s.zeroed.get(), out);
+                g, s.work.get(), d.window.get(), s.bad.get(), zeroed, out);
         GPUMIMO_CUDA_CHECK_LAUNCH(fwd ? "forward_out_kernel" : "inverse_out_kernel");
     }
 
@@ -608,7 +654,7 @@ struct gpu_ofdm_fft::impl {
                                                st));
         }
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.zeroed.get(), 0, sizeof(unsigned), st));
-        enqueue_kernels(d, s, g, s.raw_in.get(), s.raw_out.get(), st);
+        enqueue_kernels(d, s, g, s.raw_in.get(), s.raw_out.get(), st, s.zeroed.get());
 
         s.pending_staged = !out_pinned;
         if (out_pinned && !io.out_channels) {
@@ -647,19 +693,22 @@ struct gpu_ofdm_fft::impl {
         s.pending = true;
     }
 
-    // Device to device on the first device's first slot, ordered after the caller's
-    // stream (fork) and before its later work (join); waits to return the count.
-    std::size_t process_device(const ofdm_fft_io& io, void* stream)
+    // Device to device on the first device, ordered on the caller's stream, not waited
+    // for. The single-pass transform shares nothing between calls but read-only tables,
+    // so it runs on the caller's stream itself; the cuFFT paths use the first slot's
+    // work buffer and plans, so they run on its stream, forked from the caller's and
+    // joined back (calls from several streams take their turns there).
+    void enqueue_device(const ofdm_fft_io& io, void* stream, unsigned* zeroed)
     {
         validate_io(layout, config.channels, io);
         if (io.in_channels || io.out_channels)
             throw std::invalid_argument(
-                "gpu_ofdm_fft::process_device: channels at strides only");
+                "gpu_ofdm_fft: device-resident calls take channels at strides only");
         if (io.nsym == 0)
-            return 0;
+            return;
         const gc::device_guard keep;
         fft_device& d = devices[0];
-        fft_slot& s = d.slots[0]; // idle: process() leaves no chunk pending
+        fft_slot& s = d.slots[0];
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
         for (const void* p : { io.in, static_cast<const void*>(io.out) }) {
             cudaPointerAttributes attr;
@@ -667,16 +716,18 @@ struct gpu_ofdm_fft::impl {
                 attr.type != cudaMemoryTypeDevice || attr.device != d.id) {
                 cudaGetLastError();
                 throw std::invalid_argument(
-                    "gpu_ofdm_fft::process_device: buffers must be "
-                    "memory of device " +
+                    "gpu_ofdm_fft: device-resident buffers must be memory of device " +
                     std::to_string(d.id));
             }
         }
         const cudaStream_t caller = static_cast<cudaStream_t>(stream);
-        const cudaStream_t st = s.s.get();
-        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), caller));
-        GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(st, s.done.get(), 0));
-        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.zeroed.get(), 0, sizeof(unsigned), st));
+        const bool forked = path != fft_fusion::single_pass;
+        const cudaStream_t st = forked ? s.s.get() : caller;
+        if (forked) {
+            GPUMIMO_CUDA_CHECK(cudaEventRecord(s.fork.get(), caller));
+            GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(st, s.fork.get(), 0));
+        }
+        unsigned* counter = zeroed ? zeroed : d.unread_zeroed.get();
         const std::size_t ib = bytes_per_sample(config.input);
         const std::size_t ob = bytes_per_sample(config.output);
         for (std::size_t s0 = 0; s0 < io.nsym; s0 += chunk) {
@@ -688,15 +739,33 @@ struct gpu_ofdm_fft::impl {
                                       layout.in_samples(io.first_symbol, s0) * ib;
             unsigned char* out = static_cast<unsigned char*>(io.out) +
                                  layout.out_samples(io.first_symbol, s0) * ob;
-            enqueue_kernels(d, s, g, in, out, st);
+            enqueue_kernels(d, s, g, in, out, st, counter);
         }
+        if (forked) {
+            GPUMIMO_CUDA_CHECK(cudaEventRecord(s.fork.get(), st));
+            GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(caller, s.fork.get(), 0));
+        }
+    }
+
+    // enqueue_device, then the zeroed count back to the host, waited for.
+    std::size_t process_device(const ofdm_fft_io& io, void* stream)
+    {
+        validate_io(layout, config.channels, io);
+        if (io.nsym == 0)
+            return 0;
+        const gc::device_guard keep;
+        fft_device& d = devices[0];
+        fft_slot& s = d.slots[0]; // its count: process() leaves no chunk pending
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
+        const cudaStream_t caller = static_cast<cudaStream_t>(stream);
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.zeroed.get(), 0, sizeof(unsigned), caller));
+        enqueue_device(io, stream, s.zeroed.get());
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_zeroed.get(),
                                            s.zeroed.get(),
                                            sizeof(unsigned),
                                            cudaMemcpyDeviceToHost,
-                                           st));
-        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
-        GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(caller, s.done.get(), 0));
+                                           caller));
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), caller));
         GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
         return *s.host_zeroed.get();
     }
@@ -754,12 +823,17 @@ gpu_ofdm_fft::gpu_ofdm_fft(const ofdm_fft_config& config,
 gpu_ofdm_fft::~gpu_ofdm_fft() = default;
 const ofdm_fft_layout& gpu_ofdm_fft::layout() const { return d_impl->layout; }
 std::size_t gpu_ofdm_fft::symbols_per_chunk() const { return d_impl->chunk; }
-bool gpu_ofdm_fft::fused() const { return d_impl->fused; }
+bool gpu_ofdm_fft::fused() const { return d_impl->path != fft_fusion::kernels; }
+fft_fusion gpu_ofdm_fft::path() const { return d_impl->path; }
 const std::string& gpu_ofdm_fft::fusion_note() const { return d_impl->fusion_note; }
 std::size_t gpu_ofdm_fft::process(const ofdm_fft_io& io) { return d_impl->process(io); }
 std::size_t gpu_ofdm_fft::process_device(const ofdm_fft_io& io, void* stream)
 {
     return d_impl->process_device(io, stream);
+}
+void gpu_ofdm_fft::enqueue_device(const ofdm_fft_io& io, void* stream, unsigned* zeroed)
+{
+    d_impl->enqueue_device(io, stream, zeroed);
 }
 
 } // namespace core

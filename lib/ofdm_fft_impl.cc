@@ -101,10 +101,17 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
             // Four chunks per batch: copies, kernels and copies overlap.
             d_gpu = std::make_unique<core::gpu_ofdm_fft>(
                 config, devices, std::max<std::size_t>(1, d_batch / 4));
-            if (d_gpu->fused())
-                d_logger->info("conversions run inside cuFFT (load/store callbacks)");
-            else
+            switch (d_gpu->path()) {
+            case core::fft_fusion::single_pass:
+                d_logger->info("single-pass transform (conversions inside)");
+                break;
+            case core::fft_fusion::callbacks:
+                d_logger->info("cuFFT with the conversions as load/store callbacks: {}",
+                               d_gpu->fusion_note());
+                break;
+            default:
                 d_logger->info("conversion kernels around cuFFT: {}", d_gpu->fusion_note());
+            }
             return true;
         },
         "the CPU (FFTW)");

@@ -75,6 +75,7 @@ const ofdm_fft_layout& gpu_ofdm_fft::layout() const
 }
 std::size_t gpu_ofdm_fft::symbols_per_chunk() const { return 0; }
 bool gpu_ofdm_fft::fused() const { return false; }
+fft_fusion gpu_ofdm_fft::path() const { return fft_fusion::kernels; }
 const std::string& gpu_ofdm_fft::fusion_note() const
 {
     throw std::runtime_error(not_built);
@@ -84,6 +85,10 @@ std::size_t gpu_ofdm_fft::process(const ofdm_fft_io&)
     throw std::runtime_error(not_built);
 }
 std::size_t gpu_ofdm_fft::process_device(const ofdm_fft_io&, void*)
+{
+    throw std::runtime_error(not_built);
+}
+void gpu_ofdm_fft::enqueue_device(const ofdm_fft_io&, void*, unsigned*)
 {
     throw std::runtime_error(not_built);
 }

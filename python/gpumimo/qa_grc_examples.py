@@ -72,7 +72,12 @@ def test_sim_loopback(tmp_path, algorithm):
 
 def test_replay_sigmf(tmp_path):
     """The shipped recording block by block: every frame found, and the same errors as
-    the hierarchical receiver and the fused receiver on the same recording."""
+    the hierarchical receiver on the same backends (exactly: the same blocks, the same
+    arithmetic) and, on the CPU, as the fused receiver and the CPU chain. Where the
+    example ran on a GPU, the CPU chains may differ by bits whose LLR lies within float
+    rounding of zero: the GPU detectors' LLRs equal the CPU's within 1e-4 relative
+    (test_gpu_detectors), and on this recording (9% BER, 921,600 bits) one bit in
+    921,600 was seen to flip (H200, 2026-11-22); at most 1e-5 of the bits are let go."""
     collection = str(SOURCE / "examples" / "recordings" / "sim_4x4_16qam.sigmf-collection")
     module = compile_example("replay_sigmf", tmp_path)
     tb = module.replay_sigmf(collection=collection, algorithm="mmse")
@@ -80,18 +85,27 @@ def test_replay_sigmf(tmp_path):
     tb.wait()
     assert tb.sink.frames() == 120 and tb.sink.partial_frames() == 0
     assert tb.sink.non_finite_llrs() == 0
-    for fused in (False, True):
+    on_gpu = gpumimo.cuda_device_count()[0] > 0  # the example's blocks take "auto"
+
+    def errors(backend, fused):
         ref = gr.top_block()
         src = gpumimo.sigmf_source(collection)
-        rx = gpumimo.mimo_ofdm_rx("small", 4, "16qam", 10, 4, "mmse", backend="cpu",
-                                  fft_backend="cpu", fused=fused)
+        rx = gpumimo.mimo_ofdm_rx("small", 4, "16qam", 10, 4, "mmse", backend=backend,
+                                  fft_backend=backend, fused=fused)
         sink = gpumimo.llr_sink("small", 4, "16qam", 10, prbs_seed=2026)
         for a in range(4):
             ref.connect((src, a), (rx, a))
         ref.connect(rx, sink)
         ref.run()
         assert sink.frames() == tb.sink.frames()
-        assert sink.bit_errors() == tb.sink.bit_errors(), f"fused={fused}"
+        return sink.bit_errors()
+
+    assert errors("auto", False) == tb.sink.bit_errors()
+    allowed = int(1e-5 * tb.sink.bits()) if on_gpu else 0
+    for fused in (False, True):
+        cpu = errors("cpu", fused)
+        print(f"bit errors: example {tb.sink.bit_errors()}, CPU chain (fused={fused}) {cpu}")
+        assert abs(cpu - tb.sink.bit_errors()) <= allowed, f"fused={fused}"
     assert 0 < tb.sink.ber() < 0.15  # 22 dB, 4x4 MMSE: docs/frame.md's 9.2e-2
 
 

@@ -7,8 +7,9 @@
  * directions, prefix patterns, carriers, shift and window; chunks over streams and over
  * a device list (the same device twice takes the multi-GPU path on one GPU); outputs
  * poisoned two ways and required identical (so every byte was written); bad input.
- * The conversions run as cuFFT callbacks where cuFFT takes them (the default); the
- * kernel path is held to the reference beside them. Skipped, and reported as skipped,
+ * The default path is the single-pass transform for powers of two (64 .. 4096) and
+ * cuFFT with callbacks for the other sizes; cuFFT with callbacks and with conversion
+ * kernels is held to the reference beside it on powers of two too. Skipped, and reported as skipped,
  * where no CUDA device is usable (the fast_divmod test runs everywhere).
  */
 #include "fast_divmod.cuh"
@@ -87,36 +88,57 @@ TEST(FastDivmod, EqualsDivisionAndRemainder)
 
 TEST_F(GpuOfdm, FusionModesAreWhatTheyClaim)
 {
-    const ofdm_fft_config c = lte_like(512, fft_direction::forward);
-    EXPECT_FALSE(gpu_ofdm_fft(c, { 0 }, 4, 1, fft_fusion::kernels).fused());
+    // automatic: our single-pass transform for every power of two it has, cuFFT for
+    // the other sizes (with callbacks where the toolkit links them).
+    for (int n : { 64, 128, 256, 512, 1024, 2048, 4096 }) {
+        const ofdm_fft_config c = lte_like(n, fft_direction::forward);
+        gpu_ofdm_fft automatic(c, { 0 }, 4, 1);
+        EXPECT_EQ(automatic.path(), fft_fusion::single_pass) << n;
+        EXPECT_TRUE(automatic.fused()) << n;
+        EXPECT_TRUE(automatic.fusion_note().empty()) << automatic.fusion_note();
+    }
+    const ofdm_fft_config c = lte_like(1536, fft_direction::inverse);
+    EXPECT_THROW(gpu_ofdm_fft(c, { 0 }, 4, 1, fft_fusion::single_pass),
+                 std::invalid_argument);
     gpu_ofdm_fft automatic(c, { 0 }, 4, 1);
-    std::printf("cuFFT callbacks: %s%s\n",
-                automatic.fused() ? "used" : "not used: ",
+    std::printf("1536 points: %s (%s)\n",
+                automatic.path() == fft_fusion::callbacks ? "cuFFT callbacks" : "kernels",
                 automatic.fusion_note().c_str());
-    EXPECT_EQ(automatic.fused(), automatic.fusion_note().empty());
-    if (automatic.fused())
-        EXPECT_TRUE(gpu_ofdm_fft(c, { 0 }, 4, 1, fft_fusion::callbacks).fused());
+    EXPECT_NE(automatic.path(), fft_fusion::single_pass);
+    EXPECT_NE(automatic.fusion_note().find("no single-pass transform of 1536"),
+              std::string::npos);
+    EXPECT_EQ(automatic.fused(), automatic.path() == fft_fusion::callbacks);
+    if (automatic.path() == fft_fusion::callbacks)
+        EXPECT_EQ(gpu_ofdm_fft(c, { 0 }, 4, 1, fft_fusion::callbacks).path(),
+                  fft_fusion::callbacks);
     else
         EXPECT_THROW(gpu_ofdm_fft(c, { 0 }, 4, 1, fft_fusion::callbacks), std::runtime_error);
+    const gpu_ofdm_fft kernels(lte_like(512, fft_direction::forward), { 0 }, 4, 1,
+                               fft_fusion::kernels);
+    EXPECT_EQ(kernels.path(), fft_fusion::kernels);
+    EXPECT_FALSE(kernels.fused());
 }
 
-TEST_F(GpuOfdm, KernelPathEqualsReferenceToo)
+namespace {
+
+// A cuFFT path (callbacks or kernels) held to the reference on the cases that exercise
+// every branch of its conversions; the default path (the single-pass transform for
+// powers of two) is held to it by every other test here.
+void cufft_path_equals_reference(fft_fusion fusion, std::mt19937_64& rng)
 {
-    // The callbacks' alternative, on the cases that exercise every branch of both.
-    auto rng = make_rng(508);
     gpumimo_test::for_every_format_pair([&](const ofdm_fft_config& c) {
-        compare(c, 3, 7, 3, { 0 }, rng, false, fft_fusion::kernels);
+        compare(c, 3, 7, 3, { 0 }, rng, false, fusion);
     });
     for (fft_direction dir : { fft_direction::forward, fft_direction::inverse }) {
         ofdm_fft_config c = lte_like(1536, dir);
         c.channels = 5;
         for (int t = 0; t < 1536; t++)
             c.window.push_back(float(0.5 - 0.5 * std::cos(2 * M_PI * t / 1535)));
-        compare(c, 2, 9, 4, { 0 }, rng, false, fft_fusion::kernels);
+        compare(c, 2, 9, 4, { 0 }, rng, false, fusion);
     }
     std::unique_ptr<gpu_ofdm_fft> gpu;
     const auto make = [&](const ofdm_fft_config& c) {
-        gpu = std::make_unique<gpu_ofdm_fft>(c, std::vector<int>{ 0 }, 4, 2, fft_fusion::kernels);
+        gpu = std::make_unique<gpu_ofdm_fft>(c, std::vector<int>{ 0 }, 4, 2, fusion);
         return gpumimo_test::ofdm_process(
             [&](const ofdm_fft_io& io) { return gpu->process(io); });
     };
@@ -124,10 +146,30 @@ TEST_F(GpuOfdm, KernelPathEqualsReferenceToo)
     gpumimo_test::check_non_finite_carriers(rng, make);
 }
 
+} // namespace
+
+TEST_F(GpuOfdm, KernelPathEqualsReferenceToo)
+{
+    auto rng = make_rng(508);
+    cufft_path_equals_reference(fft_fusion::kernels, rng);
+}
+
+TEST_F(GpuOfdm, CallbackPathEqualsReferenceToo)
+{
+    try {
+        gpu_ofdm_fft probe(lte_like(512, fft_direction::forward), { 0 }, 4, 1,
+                           fft_fusion::callbacks);
+    } catch (const std::runtime_error& e) {
+        GTEST_SKIP() << "no cuFFT callbacks here: " << e.what();
+    }
+    auto rng = make_rng(510);
+    cufft_path_equals_reference(fft_fusion::callbacks, rng);
+}
+
 TEST_F(GpuOfdm, ForwardEqualsReferenceAcrossSizesAndChannels)
 {
     auto rng = make_rng(500);
-    for (int n : { 64, 128, 512, 1536, 2048, 3072, 4096 })
+    for (int n : { 64, 128, 256, 512, 1024, 1536, 2048, 3072, 4096 })
         for (int channels : { 1, 3, 16 }) {
             ofdm_fft_config c = lte_like(n, fft_direction::forward);
             c.channels = channels;
@@ -372,6 +414,83 @@ private:
 };
 
 } // namespace
+
+TEST_F(GpuOfdm, EnqueuedOnTwoStreamsEqualsHostToHost)
+{
+    // enqueue_device without a wait, the symbols split over two streams enqueued back
+    // to back, on every path: the same bytes as process(), and the zeroed symbols (NaN
+    // placed in some) counted into the caller's device counter; a null counter works.
+    auto rng = make_rng(511);
+    for (fft_fusion fusion : { fft_fusion::single_pass, fft_fusion::callbacks, fft_fusion::kernels })
+        for (fft_direction dir : { fft_direction::forward, fft_direction::inverse }) {
+            ofdm_fft_config c = lte_like(256, dir);
+            c.channels = 3;
+            const ofdm_fft_layout lay(c);
+            const std::size_t nsym = 13, half = 6;
+            const std::size_t in_stride = lay.in_samples(0, nsym) + 2;
+            const std::size_t out_stride = lay.out_samples(0, nsym) + 3;
+            std::vector<unsigned char> in = random_input(rng, c.input, 3 * in_stride, 0.5f);
+            float* f = reinterpret_cast<float*>(in.data());
+            f[2 * (1 * in_stride + lay.in_samples(0, 2) + 40)] = NAN;       // ch 1, sym 2
+            f[2 * (2 * in_stride + lay.in_samples(0, 9) + 40) + 1] = INFINITY; // ch 2, sym 9
+            std::unique_ptr<gpu_ofdm_fft> gpu;
+            try {
+                gpu = std::make_unique<gpu_ofdm_fft>(c, std::vector<int>{ 0 }, 4, 2, fusion);
+            } catch (const std::runtime_error& e) {
+                std::printf("no cuFFT callbacks here: %s\n", e.what());
+                continue;
+            }
+            const std::size_t bytes = 3 * out_stride * sizeof(std::complex<float>);
+            std::vector<unsigned char> host(bytes, 0), dev(bytes, 0xff);
+            EXPECT_EQ(gpu->process({ in.data(), in_stride, host.data(), out_stride, 0, nsym }), 2u);
+            void *d_in, *d_out;
+            unsigned* d_count;
+            ASSERT_EQ(cudaMalloc(&d_in, in.size()), cudaSuccess);
+            ASSERT_EQ(cudaMalloc(&d_out, bytes), cudaSuccess);
+            ASSERT_EQ(cudaMalloc(&d_count, sizeof(unsigned)), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(d_in, in.data(), in.size(), cudaMemcpyHostToDevice), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(d_out, dev.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+            ASSERT_EQ(cudaMemset(d_count, 0, sizeof(unsigned)), cudaSuccess);
+            cudaStream_t a, b;
+            ASSERT_EQ(cudaStreamCreate(&a), cudaSuccess);
+            ASSERT_EQ(cudaStreamCreate(&b), cudaSuccess);
+            const auto part = [&](std::size_t s0, std::size_t ns) {
+                ofdm_fft_io io;
+                io.in = static_cast<const unsigned char*>(d_in) + lay.in_samples(0, s0) * 8;
+                io.in_stride = in_stride;
+                io.out = static_cast<unsigned char*>(d_out) + lay.out_samples(0, s0) * 8;
+                io.out_stride = out_stride;
+                io.first_symbol = s0;
+                io.nsym = ns;
+                return io;
+            };
+            gpu->enqueue_device(part(0, half), a, d_count);
+            gpu->enqueue_device(part(half, nsym - half), b, d_count);
+            gpu->enqueue_device(part(0, 1), a); // not counted
+            ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+            unsigned count = 0;
+            ASSERT_EQ(cudaMemcpy(&count, d_count, sizeof(unsigned), cudaMemcpyDeviceToHost), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(dev.data(), d_out, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+            const char* what = fusion == fft_fusion::single_pass ? "single pass"
+                               : fusion == fft_fusion::callbacks ? "callbacks"
+                                                                 : "kernels";
+            EXPECT_EQ(count, 2u) << what;
+            const std::size_t per = lay.out_samples(0, nsym) * 8;
+            for (int ch = 0; ch < 3; ch++)
+                EXPECT_EQ(std::memcmp(dev.data() + ch * out_stride * 8,
+                                      host.data() + ch * out_stride * 8,
+                                      per),
+                          0)
+                    << what << ", channel " << ch;
+            EXPECT_THROW(gpu->enqueue_device({ in.data(), in_stride, d_out, out_stride, 0, 1 }, a),
+                         std::invalid_argument);
+            cudaStreamDestroy(a);
+            cudaStreamDestroy(b);
+            cudaFree(d_in);
+            cudaFree(d_out);
+            cudaFree(d_count);
+        }
+}
 
 TEST_F(GpuOfdm, RegisteredCircularBuffersWrapLikeGnuRadios)
 {

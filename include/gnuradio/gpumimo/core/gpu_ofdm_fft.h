@@ -20,23 +20,28 @@ namespace core {
  * A call is cut into chunks of symbols (all channels together) that rotate over the
  * devices and, on each, over `streams` streams: the copy in of one chunk (in the input
  * format: sc8 moves a quarter of fc32's bytes), its kernels and the copy out of another
- * overlap. Per chunk, cuFFT transforms all C x symbols at once; the conversions around
- * it (decode, remove the prefix and window, or place the carriers; then shift, select,
- * scale, window, insert the prefix and encode) run either inside cuFFT's kernels as
- * load and store callbacks linked at plan time (fft_fusion::callbacks: the data crosses
- * device memory once) or as a kernel before and one after the transform
- * (fft_fusion::kernels: three passes). fft_fusion::automatic takes the callbacks where
- * cuFFT accepts them (it needs nvJitLink at run time) and the kernels otherwise;
- * fused() and fusion_note() say which and why. Plans, device buffers and pinned
- * staging buffers are made by the constructor; process() allocates nothing. Pinned
- * caller memory is copied directly.
+ * overlap. Per chunk, all C x symbols are transformed at once, the conversions (decode,
+ * remove the prefix and window, or place the carriers; then shift, select, scale,
+ * window, insert the prefix and encode) done one of three ways (fft_fusion):
+ * - single_pass: a transform of our own that reads the raw samples and writes the
+ *   finished output in one kernel, the data crossing device memory once (fft_len a
+ *   power of two from 64 to 4096);
+ * - callbacks: cuFFT with the conversions as load and store callbacks linked at plan
+ *   time (the data crosses device memory once, but cuFFT's callback kernels are slower
+ *   than its plain ones; needs nvJitLink at run time);
+ * - kernels: a conversion kernel before and one after plain cuFFT (three passes).
+ * fft_fusion::automatic takes the first of these the size and the toolkit allow;
+ * path() and fusion_note() say which and why. Plans (where cuFFT is used), device
+ * buffers and pinned staging buffers are made by the constructor; process() allocates
+ * nothing. Pinned caller memory is copied directly.
  *
  * Same semantics as cpu_ofdm_fft, float32 arithmetic. CUDA failures throw
  * std::runtime_error naming the call; a build without CUDA throws at construction. */
 enum class fft_fusion {
-    automatic, //!< callbacks where cuFFT takes them, else kernels
-    callbacks, //!< callbacks or std::runtime_error at construction
-    kernels    //!< conversion kernels around plain cuFFT
+    automatic,   //!< single_pass, else callbacks where cuFFT takes them, else kernels
+    single_pass, //!< our transform, or std::invalid_argument for other sizes
+    callbacks,   //!< callbacks or std::runtime_error at construction
+    kernels      //!< conversion kernels around plain cuFFT
 };
 
 class gpu_ofdm_fft
@@ -54,9 +59,12 @@ public:
 
     const ofdm_fft_layout& layout() const;
     std::size_t symbols_per_chunk() const;
-    /*! True when the conversions run as cuFFT callbacks (see fft_fusion). */
+    /*! The way the conversions are done (fft_fusion; never automatic). */
+    fft_fusion path() const;
+    /*! True when the data crosses device memory once (single_pass or callbacks). */
     bool fused() const;
-    /*! Why the callbacks are not used (empty when they are). */
+    /*! Why the single-pass transform (and the callbacks) are not used; empty when the
+     *  single-pass transform is. */
     const std::string& fusion_note() const;
     /*! As cpu_ofdm_fft::process: returns the (channel, symbol) pairs zeroed for
      *  non-finite input. */
@@ -67,6 +75,15 @@ public:
      *  what it gets next. Waits for the work to return the zeroed count. Buffers not on
      *  that device throw std::invalid_argument. */
     std::size_t process_device(const ofdm_fft_io& io, void* stream = nullptr);
+    /*! process_device without waiting, for GPU stages in a chain: the work is enqueued
+     *  on `stream` (a cudaStream_t; null: the default stream), after what it holds and
+     *  before what it gets next, and the call returns at once; the buffers must stay
+     *  valid until the stream has run it. The zeroed (channel, symbol) pairs are added
+     *  to *zeroed, an unsigned in the first device's memory that the caller sets (null:
+     *  not counted). The single-pass transform runs on `stream` itself, so calls on
+     *  several streams overlap; the cuFFT paths take their turns on one stream of
+     *  their own. Bad buffers throw as process_device does. */
+    void enqueue_device(const ofdm_fft_io& io, void* stream, unsigned* zeroed = nullptr);
 
 private:
     struct impl;

@@ -184,6 +184,16 @@ __global__ void prepare_callbacks_kernel(chunk_geometry g,
     }
 }
 
+// After a chunk's copy out: its zeroed count to the host through mapped pinned memory
+// (a posted write from the compute engine: the copy engines stay on the samples,
+// where a 4-byte copy back per chunk took its turn among them) and the slot's counter
+// back to zero for its next chunk (no memset before it).
+__global__ void publish_count_kernel(unsigned* counter, unsigned* host_mapped)
+{
+    *host_mapped = *counter;
+    *counter = 0;
+}
+
 // for_each_element's launch: a block per row (up to a grid-stride's worth), threads a
 // whole number of warps up to 256 covering `inner`.
 unsigned rows_grid(std::size_t rows) { return unsigned(std::min<std::size_t>(rows, 65535u * 8)); }
@@ -214,6 +224,7 @@ struct fft_slot {
     std::unique_ptr<void*> callback_info_ptr = std::make_unique<void*>(nullptr);
     gc::pinned_buffer<unsigned char> host_in, host_out;
     gc::pinned_buffer<unsigned> host_zeroed;
+    unsigned* host_zeroed_mapped = nullptr; // its device address
     std::vector<cufftHandle> plans; // plans[k]: a batch of 2^k transforms
     // The chunk in flight: where its staged output goes once `done`.
     bool pending = false;
@@ -226,6 +237,7 @@ struct fft_device {
     int id;
     gc::device_buffer<float2> twiddles; // the single-pass transform's table
     gc::device_buffer<unsigned> unread_zeroed; // counts nobody asked for (enqueue_device)
+    gc::device_buffer<unsigned> waited_zeroed; // process_device's count
     gc::device_buffer<float> window;
     gc::device_buffer<int> bins, carrier_of_bin;
     std::vector<fft_slot> slots;
@@ -367,6 +379,7 @@ struct gpu_ofdm_fft::impl {
                                               cudaMemcpyHostToDevice));
             }
             d.unread_zeroed = gc::device_buffer<unsigned>(1);
+            d.waited_zeroed = gc::device_buffer<unsigned>(1);
             d.bins = gc::device_buffer<int>(layout.carriers());
             GPUMIMO_CUDA_CHECK(cudaMemcpy(d.bins.get(),
                                           layout.bins().data(),
@@ -394,6 +407,9 @@ struct gpu_ofdm_fft::impl {
                 s.host_in = gc::pinned_buffer<unsigned char>(in_bytes);
                 s.host_out = gc::pinned_buffer<unsigned char>(out_bytes);
                 s.host_zeroed = gc::pinned_buffer<unsigned>(1);
+                GPUMIMO_CUDA_CHECK(cudaHostGetDevicePointer(
+                    reinterpret_cast<void**>(&s.host_zeroed_mapped), s.host_zeroed.get(), 0));
+                GPUMIMO_CUDA_CHECK(cudaMemset(s.zeroed.get(), 0, sizeof(unsigned)));
                 s.pending_out.resize(config.channels);
                 if (path == fft_fusion::single_pass)
                     continue; // no work buffer, no plans
@@ -518,7 +534,7 @@ struct gpu_ofdm_fft::impl {
                             s.host_out.get() + c * s.pending_bytes,
                             s.pending_bytes);
         s.pending = false;
-        return *s.host_zeroed.get();
+        return *static_cast<volatile unsigned*>(s.host_zeroed.get()); // the GPU wrote it
     }
 
     // cuFFT over the chunk's channels x symbols in s.work, in place: the binary digits
@@ -653,7 +669,6 @@ struct gpu_ofdm_fft::impl {
                                                cudaMemcpyHostToDevice,
                                                st));
         }
-        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.zeroed.get(), 0, sizeof(unsigned), st));
         enqueue_kernels(d, s, g, s.raw_in.get(), s.raw_out.get(), st, s.zeroed.get());
 
         s.pending_staged = !out_pinned;
@@ -684,11 +699,8 @@ struct gpu_ofdm_fft::impl {
                 s.pending_out[c] = dst(c);
             s.pending_bytes = out_width;
         }
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_zeroed.get(),
-                                           s.zeroed.get(),
-                                           sizeof(unsigned),
-                                           cudaMemcpyDeviceToHost,
-                                           st));
+        gc::publish_count_kernel<<<1, 1, 0, st>>>(s.zeroed.get(), s.host_zeroed_mapped);
+        GPUMIMO_CUDA_CHECK_LAUNCH("publish_count_kernel");
         GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
         s.pending = true;
     }
@@ -758,10 +770,10 @@ struct gpu_ofdm_fft::impl {
         fft_slot& s = d.slots[0]; // its count: process() leaves no chunk pending
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
         const cudaStream_t caller = static_cast<cudaStream_t>(stream);
-        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.zeroed.get(), 0, sizeof(unsigned), caller));
-        enqueue_device(io, stream, s.zeroed.get());
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d.waited_zeroed.get(), 0, sizeof(unsigned), caller));
+        enqueue_device(io, stream, d.waited_zeroed.get());
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_zeroed.get(),
-                                           s.zeroed.get(),
+                                           d.waited_zeroed.get(),
                                            sizeof(unsigned),
                                            cudaMemcpyDeviceToHost,
                                            caller));
@@ -805,6 +817,8 @@ struct gpu_ofdm_fft::impl {
                         cudaSetDevice(d.id);
                         cudaEventSynchronize(s.done.get());
                         s.pending = false;
+                        // A chunk cut short may have counted without publishing.
+                        cudaMemset(s.zeroed.get(), 0, sizeof(unsigned));
                     }
             throw;
         }

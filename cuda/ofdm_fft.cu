@@ -568,12 +568,12 @@ struct gpu_ofdm_fft::impl {
         if (path == fft_fusion::single_pass) {
             gc::enqueue_single_pass(g,
                                     fwd,
-                                    in,
-                                    out,
-                                    d.window.get(),
-                                    d.carrier_of_bin.get(),
-                                    d.twiddles.get(),
-                                    zeroed,
+                                    { in,
+                                      out,
+                                      d.window.get(),
+                                      d.carrier_of_bin.get(),
+                                      d.twiddles.get(),
+                                      zeroed },
                                     st);
             return;
         }

@@ -377,51 +377,41 @@ __global__ void __launch_bounds__(transform_shape<N>::kThreads, transform_shape<
         atomicAdd(zeroed, 1u);
 }
 
+#undef GPUMIMO_FOR_FORMAT
+
 template <int N, bool kForward>
-void launch(const chunk_geometry& g,
-            const void* in,
-            void* out,
-            const float* window,
-            const int* carrier_of_bin,
-            const float2* twiddles,
-            unsigned* zeroed,
-            cudaStream_t stream)
+void launch(const chunk_geometry& g, const single_pass_buffers& b, cudaStream_t stream)
 {
     using S = transform_shape<N>;
     const unsigned rows = unsigned(g.channels) * unsigned(g.nsym);
     const unsigned blocks = (rows + S::kFfts - 1) / S::kFfts;
     single_pass_kernel<N, kForward><<<blocks, S::kThreads, 0, stream>>>(
-        g, in, out, window, carrier_of_bin, twiddles, zeroed);
+        g, b.in, b.out, b.window, b.carrier_of_bin, b.twiddles, b.zeroed);
     GPUMIMO_CUDA_CHECK_LAUNCH("single_pass_kernel");
 }
 
 template <bool kForward>
-void launch_size(const chunk_geometry& g,
-                 const void* in,
-                 void* out,
-                 const float* window,
-                 const int* carrier_of_bin,
-                 const float2* twiddles,
-                 unsigned* zeroed,
-                 cudaStream_t stream)
+void launch_size(const chunk_geometry& g, const single_pass_buffers& b, cudaStream_t stream)
 {
-#define GPUMIMO_SINGLE_PASS_SIZE(n)                                                     \
-    case n:                                                                            \
-        return launch<n, kForward>(                                                    \
-            g, in, out, window, carrier_of_bin, twiddles, zeroed, stream)
     switch (g.n) {
-        GPUMIMO_SINGLE_PASS_SIZE(64);
-        GPUMIMO_SINGLE_PASS_SIZE(128);
-        GPUMIMO_SINGLE_PASS_SIZE(256);
-        GPUMIMO_SINGLE_PASS_SIZE(512);
-        GPUMIMO_SINGLE_PASS_SIZE(1024);
-        GPUMIMO_SINGLE_PASS_SIZE(2048);
-        GPUMIMO_SINGLE_PASS_SIZE(4096);
+    case 64:
+        return launch<64, kForward>(g, b, stream);
+    case 128:
+        return launch<128, kForward>(g, b, stream);
+    case 256:
+        return launch<256, kForward>(g, b, stream);
+    case 512:
+        return launch<512, kForward>(g, b, stream);
+    case 1024:
+        return launch<1024, kForward>(g, b, stream);
+    case 2048:
+        return launch<2048, kForward>(g, b, stream);
+    case 4096:
+        return launch<4096, kForward>(g, b, stream);
     default:
         throw std::invalid_argument("single-pass OFDM FFT: no transform of " +
                                     std::to_string(g.n) + " points");
     }
-#undef GPUMIMO_SINGLE_PASS_SIZE
 }
 
 } // namespace
@@ -443,20 +433,15 @@ std::vector<float2> single_pass_twiddles(int fft_len)
 
 void enqueue_single_pass(const chunk_geometry& g,
                          bool forward,
-                         const void* in,
-                         void* out,
-                         const float* window,
-                         const int* carrier_of_bin,
-                         const float2* twiddles,
-                         unsigned* zeroed,
+                         const single_pass_buffers& b,
                          cudaStream_t stream)
 {
     if (g.channels < 1 || g.nsym < 1)
         return;
     if (forward)
-        launch_size<true>(g, in, out, window, carrier_of_bin, twiddles, zeroed, stream);
+        launch_size<true>(g, b, stream);
     else
-        launch_size<false>(g, in, out, window, carrier_of_bin, twiddles, zeroed, stream);
+        launch_size<false>(g, b, stream);
 }
 
 } // namespace cuda

@@ -28,19 +28,25 @@ bool single_pass_supports(int fft_len);
  *  twiddles are read from (one device copy per device). */
 std::vector<float2> single_pass_twiddles(int fft_len);
 
-/*! The whole chunk g (all channels x symbols): `in` and `out` in the chunk's layout on
- *  the device (channel pitches g.in_pitch and g.out_pitch), `carrier_of_bin` the
+/*! What a chunk's transforms read and write, on the device: `in` and `out` in the
+ *  chunk's layout (channel pitches g.in_pitch and g.out_pitch), `carrier_of_bin` the
  *  carrier of each bin (-1: unused), `window` g.n taps or null, `twiddles` the table
- *  above. Symbols with non-finite input come out zero and add one each to *zeroed.
- *  Enqueued on `stream`; launch errors throw std::runtime_error. */
+ *  above, `zeroed` the counter symbols with non-finite input add one each to (they
+ *  come out zero). */
+struct single_pass_buffers {
+    const void* in;
+    void* out;
+    const float* window;
+    const int* carrier_of_bin;
+    const float2* twiddles;
+    unsigned* zeroed;
+};
+
+/*! The whole chunk g (all channels x symbols), enqueued on `stream`; launch errors
+ *  throw std::runtime_error. */
 void enqueue_single_pass(const chunk_geometry& g,
                          bool forward,
-                         const void* in,
-                         void* out,
-                         const float* window,
-                         const int* carrier_of_bin,
-                         const float2* twiddles,
-                         unsigned* zeroed,
+                         const single_pass_buffers& b,
                          cudaStream_t stream);
 
 } // namespace cuda

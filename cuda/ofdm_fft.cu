@@ -78,7 +78,7 @@ __global__ void forward_in_kernel(chunk_geometry g,
     for_each_element(g, g.n, [&](std::size_t i, const chunk_element& e) {
         const int t = e.x;
         float2 v = decode(
-            g.in_fmt, raw, e.c * g.in_pitch + time_offset(g, e.s) + cp_of(g, e.s) + t);
+            g.in_fmt, raw, place_of(g, true, e.c, e.s).in + t);
         if (!finite2(v))
             bad[e.cs] = 1;
         if (window)
@@ -105,7 +105,7 @@ __global__ void forward_out_kernel(chunk_geometry g,
             const float2 x = work[e.cs * g.n + bins[j]];
             v = make_float2(x.x * g.scale, x.y * g.scale);
         }
-        encode(g.out_fmt, v, raw, e.c * g.out_pitch + std::size_t(e.s) * g.ncar + j);
+        encode(g.out_fmt, v, raw, place_of(g, true, e.c, e.s).out + j);
     });
 }
 
@@ -120,7 +120,7 @@ __global__ void inverse_in_kernel(chunk_geometry g,
         const int j = carrier_of_bin[e.x];
         float2 v = make_float2(0.f, 0.f);
         if (j >= 0) {
-            v = decode(g.in_fmt, raw, e.c * g.in_pitch + std::size_t(e.s) * g.ncar + j);
+            v = decode(g.in_fmt, raw, place_of(g, false, e.c, e.s).in + j);
             if (!finite2(v))
                 bad[e.cs] = 1;
         }
@@ -137,7 +137,8 @@ __global__ void inverse_out_kernel(chunk_geometry g,
                                    void* raw)
 {
     for_each_element(g, g.max_cp + g.n, [&](std::size_t, const chunk_element& e) {
-        const int t = e.x, cp = cp_of(g, e.s);
+        const symbol_place at = place_of(g, false, e.c, e.s);
+        const int t = e.x, cp = at.cp;
         if (t >= cp + g.n)
             return; // this symbol's prefix is shorter than the longest
         const int k = t < cp ? g.n - cp + t : t - cp; // the prefix repeats the tail
@@ -150,7 +151,7 @@ __global__ void inverse_out_kernel(chunk_geometry g,
             const float w = (window ? window[k] : 1.f) * g.scale;
             v = make_float2(x.x * w, x.y * w);
         }
-        encode(g.out_fmt, v, raw, e.c * g.out_pitch + time_offset(g, e.s) + t);
+        encode(g.out_fmt, v, raw, at.out + t);
     });
 }
 
@@ -170,17 +171,11 @@ __global__ void prepare_callbacks_kernel(chunk_geometry g,
     const unsigned rows = unsigned(g.channels) * unsigned(g.nsym);
     for (unsigned cs = blockIdx.x * blockDim.x + threadIdx.x; cs < rows;
          cs += gridDim.x * blockDim.x) {
-        const int s = int(cs % unsigned(g.nsym)), c = int(cs / unsigned(g.nsym));
-        const long long start = time_offset(g, s);
-        const int cp = cp_of(g, s);
-        if (forward) {
-            in_rows[cs] = c * g.in_pitch + start + cp;
-            out_rows[cs] = c * g.out_pitch + std::size_t(s) * g.ncar;
-        } else {
-            in_rows[cs] = c * g.in_pitch + std::size_t(s) * g.ncar;
-            out_rows[cs] = c * g.out_pitch + start;
-        }
-        cp_rows[cs] = cp;
+        const symbol_place at =
+            place_of(g, forward, int(cs / unsigned(g.nsym)), int(cs % unsigned(g.nsym)));
+        in_rows[cs] = at.in;
+        out_rows[cs] = at.out;
+        cp_rows[cs] = at.cp;
     }
 }
 

@@ -47,6 +47,25 @@ __device__ __forceinline__ int cp_of(const chunk_geometry& g, int s)
     return g.cp[(g.phase + s) % g.period];
 }
 
+// Where symbol s of channel c lies in a chunk's buffers, in samples: forward, the
+// start of its body (after the prefix) in the input and of its carriers in the output;
+// inverse, the start of its carriers in the input and of its prefix in the output.
+struct symbol_place {
+    std::size_t in, out;
+    int cp; // the symbol's prefix length
+};
+__device__ __forceinline__ symbol_place
+place_of(const chunk_geometry& g, bool forward, int c, int s)
+{
+    const std::size_t start = std::size_t(time_offset(g, s));
+    const std::size_t carriers = std::size_t(s) * g.ncar;
+    symbol_place p;
+    p.cp = cp_of(g, s);
+    p.in = c * g.in_pitch + (forward ? start + p.cp : carriers);
+    p.out = c * g.out_pitch + (forward ? carriers : start);
+    return p;
+}
+
 __device__ __forceinline__ float2 decode(int fmt, const void* base, std::size_t i)
 {
     switch (fmt) {

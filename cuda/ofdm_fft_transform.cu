@@ -331,22 +331,9 @@ __global__ void __launch_bounds__(transform_shape<N>::kThreads, transform_shape<
     // barriers, on zeros, and write nothing.
     const bool live = row < unsigned(g.channels) * unsigned(g.nsym);
 
-    // Forward: the symbol's body in `in`, its carriers in `out`; inverse: its carriers
-    // in `in`, its prefix and body in `out`.
-    std::size_t in_base = 0, out_base = 0;
-    int cp = 0;
-    if (live) {
-        const int s = int(row % unsigned(g.nsym)), c = int(row / unsigned(g.nsym));
-        const long long start = time_offset(g, s);
-        cp = cp_of(g, s);
-        if constexpr (kForward) {
-            in_base = c * g.in_pitch + start + cp;
-            out_base = c * g.out_pitch + std::size_t(s) * g.ncar;
-        } else {
-            in_base = c * g.in_pitch + std::size_t(s) * g.ncar;
-            out_base = c * g.out_pitch + start;
-        }
-    }
+    symbol_place at{};
+    if (live)
+        at = place_of(g, kForward, int(row / unsigned(g.nsym)), int(row % unsigned(g.nsym)));
     if (t == 0)
         bad[f] = 0;
     __syncthreads();
@@ -356,7 +343,7 @@ __global__ void __launch_bounds__(transform_shape<N>::kThreads, transform_shape<
     if (live) {
         GPUMIMO_FOR_FORMAT(g.in_fmt,
                            finite = (load_points<N, kForward, kFmt>(
-                               v, t, in, in_base, window, carrier_of_bin)))
+                               v, t, in, at.in, window, carrier_of_bin)))
     } else {
 #pragma unroll
         for (int r = 0; r < 8; r++)
@@ -372,7 +359,7 @@ __global__ void __launch_bounds__(transform_shape<N>::kThreads, transform_shape<
     const bool zero = bad[f] != 0;
     GPUMIMO_FOR_FORMAT(g.out_fmt,
                        (store_points<N, kForward, kFmt>(
-                           v, t, zero, g.scale, cp, out, out_base, window, carrier_of_bin)))
+                           v, t, zero, g.scale, at.cp, out, at.out, window, carrier_of_bin)))
     if (t == 0 && zero)
         atomicAdd(zeroed, 1u);
 }

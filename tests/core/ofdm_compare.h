@@ -199,6 +199,37 @@ inline void for_every_format_pair(const std::function<void(const ofdm_fft_config
             }
 }
 
+// The reference and make(c) on `in` (nsym symbols from 0, the channels back to back):
+// both count two zeroed symbols; outputs where zeroed_at(i) holds are zeros, the others
+// the reference's within 1e-5 relative. `rel`: the relative error over all outputs.
+inline void
+expect_two_symbols_zeroed(const ofdm_fft_config& c,
+                          const std::vector<unsigned char>& in,
+                          std::size_t nsym,
+                          const std::function<ofdm_process(const ofdm_fft_config&)>& make,
+                          const std::function<bool(std::size_t)>& zeroed_at,
+                          double& rel)
+{
+    using cf = std::complex<float>;
+    const ofdm_fft_layout lay(c);
+    const std::size_t len = lay.in_samples(0, nsym), out_len = lay.out_samples(0, nsym);
+    std::vector<cf> want(c.channels * out_len), got(want.size(), cf(NAN, NAN));
+    EXPECT_EQ(cpu_ofdm_fft(c).process({ in.data(), len, want.data(), out_len, 0, nsym }),
+              2u);
+    const ofdm_process process = make(c);
+    EXPECT_EQ(process({ in.data(), len, got.data(), out_len, 0, nsym }), 2u);
+    double err = 0, pow = 0;
+    for (std::size_t i = 0; i < got.size(); i++) {
+        if (zeroed_at(i))
+            ASSERT_EQ(got[i], cf(0.f, 0.f)) << i;
+        else
+            ASSERT_LT(std::abs(got[i] - want[i]), 1e-5f * (1 + std::abs(want[i]))) << i;
+        err += std::norm(got[i] - want[i]);
+        pow += std::norm(want[i]);
+    }
+    rel = std::sqrt(err / pow);
+}
+
 // NaN and Inf in two symbols' bodies (and an Inf in a prefix, which is dropped): those
 // two symbols come out as zeros and are counted, the others as the reference's.
 // `make` builds the implementation under test for the configuration it is given.
@@ -217,23 +248,18 @@ check_non_finite_symbols(std::mt19937_64& rng,
     x[lay.time_offset(0, 2) + lay.cp_of(2) + 100] = cf(0.f, -INFINITY); // ch 0, symbol 2
     x[lay.time_offset(0, 4) + 1] = cf(INFINITY, 0.f); // ch 0, symbol 4's prefix: ignored
     const std::size_t out_len = lay.out_samples(0, nsym), ncar = lay.carriers();
-    std::vector<cf> want(2 * out_len), got(2 * out_len, cf(NAN, NAN));
-    EXPECT_EQ(cpu_ofdm_fft(c).process({ in.data(), len, want.data(), out_len, 0, nsym }),
-              2u);
-    const ofdm_process process = make(c);
-    EXPECT_EQ(process({ in.data(), len, got.data(), out_len, 0, nsym }), 2u);
-    double err = 0, pow = 0;
-    for (std::size_t i = 0; i < got.size(); i++) {
-        const bool zeroed_symbol = (i >= out_len + 6 * ncar && i < out_len + 7 * ncar) ||
-                                   (i >= 2 * ncar && i < 3 * ncar);
-        if (zeroed_symbol)
-            ASSERT_EQ(got[i], cf(0.f, 0.f)) << i;
-        else
-            ASSERT_LT(std::abs(got[i] - want[i]), 1e-5f * (1 + std::abs(want[i]))) << i;
-        err += std::norm(got[i] - want[i]);
-        pow += std::norm(want[i]);
-    }
-    EXPECT_LT(std::sqrt(err / pow), 1e-5);
+    double rel = 1;
+    expect_two_symbols_zeroed(
+        c,
+        in,
+        nsym,
+        make,
+        [&](std::size_t i) {
+            return (i >= out_len + 6 * ncar && i < out_len + 7 * ncar) ||
+                   (i >= 2 * ncar && i < 3 * ncar);
+        },
+        rel);
+    EXPECT_LT(rel, 1e-5);
 }
 
 // The inverse's counterpart: NaN in one carrier of one symbol, Inf in another's: those
@@ -254,21 +280,13 @@ check_non_finite_carriers(std::mt19937_64& rng,
     x[len + 3 * ncar + 5] = cf(NAN, 1.f);       // ch 1, symbol 3
     x[7 * ncar + ncar - 1] = cf(0.f, INFINITY); // ch 0, symbol 7, last carrier
     const std::size_t out_len = lay.out_samples(0, nsym);
-    std::vector<cf> want(2 * out_len), got(2 * out_len, cf(NAN, NAN));
-    EXPECT_EQ(cpu_ofdm_fft(c).process({ in.data(), len, want.data(), out_len, 0, nsym }),
-              2u);
-    const ofdm_process process = make(c);
-    EXPECT_EQ(process({ in.data(), len, got.data(), out_len, 0, nsym }), 2u);
     auto inside = [&](std::size_t i, std::size_t ch, std::size_t s) {
         const std::size_t from = ch * out_len + lay.time_offset(0, s);
         return i >= from && i < from + lay.cp_of(s) + std::size_t(c.fft_len);
     };
-    for (std::size_t i = 0; i < got.size(); i++) {
-        if (inside(i, 1, 3) || inside(i, 0, 7))
-            ASSERT_EQ(got[i], cf(0.f, 0.f)) << i;
-        else
-            ASSERT_LT(std::abs(got[i] - want[i]), 1e-5f * (1 + std::abs(want[i]))) << i;
-    }
+    double rel = 1;
+    expect_two_symbols_zeroed(
+        c, in, nsym, make, [&](std::size_t i) { return inside(i, 1, 3) || inside(i, 0, 7); }, rel);
 }
 
 } // namespace gpumimo_test

@@ -87,15 +87,21 @@ host_data make_data(std::size_t batch,
     const float n0 = float(nt * std::pow(10.0, -snr_db / 10.0));
     d.noise.assign(batch, n0);
     d.y.resize(batch * nr);
-    for (std::size_t b = 0; b < batch; b++)
+    std::vector<int> x(nt);
+    for (std::size_t b = 0; b < batch; b++) {
+        // One symbol per stream, seen by every receive antenna: y = H x + n. (Symbols
+        // that differed per antenna, as here until 2026-11-22, are not a MIMO model at
+        // all; to psd they looked like a far lower SNR than the row's.)
+        for (int t = 0; t < nt; t++)
+            x[t] = pick(rng);
         for (int r = 0; r < nr; r++) {
             std::complex<double> acc =
                 std::sqrt(double(n0)) * std::complex<double>(g(rng), g(rng));
             for (int t = 0; t < nt; t++)
-                acc += std::complex<double>(d.h[(b * nr + r) * nt + t]) *
-                       c.point((b * 7 + t * 13 + r) % c.size()); // deterministic symbols
+                acc += std::complex<double>(d.h[(b * nr + r) * nt + t]) * c.point(x[t]);
             d.y[b * nr + r] = cf32(acc);
         }
+    }
     return d;
 }
 

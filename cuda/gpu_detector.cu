@@ -304,6 +304,7 @@ struct gpu_detector::impl {
             std::min(into.first_nonfinite_channel, e.first_nonfinite_channel);
         into.first_singular_channel =
             std::min(into.first_singular_channel, e.first_singular_channel);
+        into.first_bad_noise = std::min(into.first_bad_noise, e.first_bad_noise);
     }
 
     static void throw_if_bad(const gc::device_errors& e)
@@ -319,6 +320,10 @@ struct gpu_detector::impl {
             throw std::invalid_argument(
                 "H[" + std::to_string(e.first_singular_channel) +
                 "] is rank-deficient (its vectors' LLRs were set to 0)");
+        if (e.first_bad_noise != kNone)
+            throw std::invalid_argument(
+                "noise_var[" + std::to_string(e.first_bad_noise) +
+                "] must be finite and > 0 (its vectors' LLRs were set to 0)");
     }
 
 
@@ -339,8 +344,7 @@ struct gpu_detector::impl {
 
     void detect_chunks(const mimo_batch& b, float* llr)
     {
-        validate_layout(b, nt, nr);
-        validate_noise(b);
+        validate_layout(b, nt, nr); // samples, matrices and N0 are checked on the device
         if (b.batch == 0)
             return;
         const gc::device_guard keep_device;
@@ -406,7 +410,7 @@ struct gpu_detector::impl {
             s.pending_out = llr + v0 * bits;
             s.pending_floats = pinned.llr ? 0 : n * bits; // pinned: nothing left to copy
         }
-        gc::device_errors all{ kNone, kNone, kNone };
+        gc::device_errors all{ kNone, kNone, kNone, kNone };
         for (slot& s : slots) {
             drain(s);
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(),

@@ -22,6 +22,7 @@ struct device_errors {
     unsigned long long first_nonfinite_vector;
     unsigned long long first_nonfinite_channel;
     unsigned long long first_singular_channel;
+    unsigned long long first_bad_noise; // index into noise_var (0 when scalar)
 };
 
 /*! One chunk: vectors [0, n) of it belong to local channel (i + first_offset) / group. */

@@ -10,6 +10,8 @@
 #include "gpu_math.cuh"
 #include "kernels.cuh"
 
+#include <cfloat>
+
 namespace gr {
 namespace gpumimo {
 namespace cuda {
@@ -31,6 +33,13 @@ __global__ void check_channels_kernel(chunk_args a)
     if (c >= a.nch)
         return;
     const int nt = a.nt, nr = a.nr;
+    // N0 finite and > 0, here rather than in a host pass before the pipeline (a pass
+    // over 4 MB per 2^20 vectors that nothing overlapped). A bad N0 marks its channel:
+    // its vectors' LLRs are zeroed like those of a bad H.
+    const float n0 = a.noise[a.scalar_noise ? 0 : c];
+    const bool bad_noise = !(n0 > 0.0f && n0 <= FLT_MAX); // NaN fails both
+    if (bad_noise)
+        atomicMin(&a.errors->first_bad_noise, a.scalar_noise ? 0ull : a.base_channel + c);
     double frob2 = 0.0;
     bool finite = true;
     for (int e = 0; e < nr * nt; e++) {
@@ -72,7 +81,7 @@ __global__ void check_channels_kernel(chunk_args a)
         }
     }
     const bool singular = !(min_pivot > 1e-12 * frob2);
-    a.channel_bad[c] = singular ? 1 : 0;
+    a.channel_bad[c] = singular || bad_noise ? 1 : 0;
     if (singular)
         atomicMin(&a.errors->first_singular_channel, a.base_channel + c);
 }

@@ -448,13 +448,15 @@ TEST_F(Gpu, DeviceResidentPathEqualsHostPath)
 
 TEST_F(Gpu, DeviceResidentBadInputInAnyChunkIsReported)
 {
-    // Bad samples in the third and fifth chunks (run on the third and second streams):
-    // the first is named, both vectors' LLRs are zero and the rest equal the host path.
+    // Bad samples in the third and fifth chunks (run on the third and second streams)
+    // and a bad N0 in the fourth: the first sample is named, the three vectors' LLRs are
+    // zero and the rest equal the host path.
     auto rng = make_rng(126);
     const constellation con(modulation::qam16);
     problems p = make_problems(rng, con, 2, 2, 4099, 14.0, 1);
     p.y[2500 * 2 + 1] = cf32(std::nanf(""), 0.f);
     p.y[4098 * 2] = cf32(0.f, INFINITY);
+    p.noise[3500] = 0.f; // the fourth chunk: N0 is checked on the device as well
     gpu_detector det(
         algorithm::mmse, modulation::qam16, 2, 2, detector_params(), 0, gpu_precision::double_, 1000);
     std::vector<float> host(p.batch * det.bits_per_vector(), -1.f);
@@ -462,7 +464,7 @@ TEST_F(Gpu, DeviceResidentBadInputInAnyChunkIsReported)
     const device_run dev = run_device(det, p);
     EXPECT_NE(dev.error.find("y[2500]"), std::string::npos) << dev.error;
     EXPECT_EQ(dev.llr, host);
-    for (std::size_t v : { std::size_t(2500), std::size_t(4098) })
+    for (std::size_t v : { std::size_t(2500), std::size_t(3500), std::size_t(4098) })
         for (int k = 0; k < det.bits_per_vector(); k++)
             EXPECT_EQ(dev.llr[v * det.bits_per_vector() + k], 0.f) << v;
 }
@@ -493,12 +495,37 @@ TEST_F(Gpu, BadInputIsReportedAndZeroed)
         }
         for (float v : llr)
             ASSERT_TRUE(std::isfinite(v)) << to_string(a);
+        // A bad N0 is found on the device too: its vectors' LLRs are zeroed like those
+        // of a bad H, named in the error, and every other vector is detected as before.
         problems q = p;
         q.noise[3] = -1.0f;
-        std::vector<float> untouched(p.batch * 8, 5.0f);
-        EXPECT_THROW(det.detect(q.view(), untouched.data()), std::invalid_argument);
-        for (float v : untouched)
-            ASSERT_EQ(v, 5.0f);
+        std::vector<float> with_bad_noise(p.batch * 8, std::nanf(""));
+        try {
+            det.detect(q.view(), with_bad_noise.data());
+            ADD_FAILURE() << to_string(a) << ": a negative N0 was not reported";
+        } catch (const std::invalid_argument&) {
+            // y[17] is named first (throw_if_bad's order); N0 alone is checked below.
+        }
+        for (int k = 0; k < 8; k++)
+            EXPECT_EQ(with_bad_noise[3 * 8 + k], 0.0f) << to_string(a);
+        for (std::size_t i = 0; i < llr.size(); i++)
+            if (i / 8 != 3)
+                ASSERT_EQ(with_bad_noise[i], llr[i]) << to_string(a) << " LLR " << i;
+        problems only_noise = make_problems(rng, con, 2, 2, 20, 10.0, 1);
+        only_noise.noise[11] = std::nanf("");
+        std::vector<float> out(only_noise.batch * 8, std::nanf(""));
+        try {
+            det.detect(only_noise.view(), out.data());
+            ADD_FAILURE() << to_string(a) << ": a NaN N0 was not reported";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("noise_var[11]"), std::string::npos)
+                << e.what();
+        }
+        for (std::size_t i = 0; i < out.size(); i++) {
+            ASSERT_TRUE(std::isfinite(out[i])) << to_string(a);
+            if (i / 8 == 11)
+                EXPECT_EQ(out[i], 0.0f) << to_string(a);
+        }
     }
     EXPECT_THROW(
         gpu_detector(algorithm::mtt, modulation::qpsk, 2, 2, detector_params(), 99),

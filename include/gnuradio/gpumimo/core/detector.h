@@ -151,7 +151,8 @@ void validate_batch(const mimo_batch& batch, int nt, int nr);
 
 /*! The parts of validate_batch that read no sample: dimensions, group, null pointers
  *  (validate_layout), and N0 finite and > 0 (validate_noise, host memory). The GPU
- *  backend runs these on the host and checks samples and matrices in its kernels. */
+ *  backend runs validate_layout on the host and checks samples, matrices and N0 in its
+ *  kernels (a bad one's vectors get zero LLRs, and the first is named in the error). */
 void validate_layout(const mimo_batch& batch, int nt, int nr);
 void validate_noise(const mimo_batch& batch);
 

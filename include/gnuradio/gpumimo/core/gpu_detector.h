@@ -47,10 +47,11 @@ bool gpu_supports(algorithm algo,
  * chunks forked onto the detector's streams (so that their kernels overlap) and joined
  * back.
  *
- * Bad input: shapes and N0 are checked before anything runs (std::invalid_argument);
- * NaN/Inf samples and rank-deficient matrices are found by the kernels, which write
- * zero LLRs for the affected vectors, and detect() then throws std::invalid_argument
- * naming the first one. CUDA failures throw std::runtime_error naming the call.
+ * Bad input: shapes are checked before anything runs (std::invalid_argument); NaN/Inf
+ * samples, rank-deficient matrices and N0 not finite and > 0 are found by the kernels,
+ * which write zero LLRs for the affected vectors, and detect() (or check_device_errors()
+ * after detect_device()) then throws std::invalid_argument naming the first one. CUDA
+ * failures throw std::runtime_error naming the call.
  */
 class gpu_detector
 {

@@ -101,6 +101,7 @@ struct slot {
     gc::pinned_buffer<gc::device_errors> host_errors;
     float* pending_out = nullptr; // where host_llr goes once `done`
     std::size_t pending_floats = 0;
+    bool errors_pending = false; // host_errors lands with `done` (the slot's last chunk)
 };
 
 } // namespace
@@ -337,6 +338,7 @@ struct gpu_detector::impl {
                 if (s.pending_out)
                     cudaEventSynchronize(s.done.get());
                 s.pending_out = nullptr;
+                s.errors_pending = false;
             }
             throw;
         }
@@ -360,6 +362,7 @@ struct gpu_detector::impl {
                   gc::is_pinned(b.noise_var),
                   gc::is_pinned(llr) };
 
+        const std::size_t chunks = (b.batch + chunk - 1) / chunk;
         std::size_t index = 0;
         for (std::size_t v0 = 0; v0 < b.batch; v0 += chunk, index++) {
             slot& s = slots[index % slots.size()];
@@ -406,6 +409,16 @@ struct gpu_detector::impl {
             float* out = pinned.llr ? llr + v0 * bits : s.host_llr.get();
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(
                 out, s.llr.get(), n * bits * sizeof(float), cudaMemcpyDeviceToHost, st));
+            // The slot's error record follows its last chunk's LLRs, so that the end of
+            // the call costs no copy and synchronisation per slot.
+            if (index + slots.size() >= chunks) {
+                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(),
+                                                   s.errors.get(),
+                                                   sizeof(gc::device_errors),
+                                                   cudaMemcpyDeviceToHost,
+                                                   st));
+                s.errors_pending = true;
+            }
             GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
             s.pending_out = llr + v0 * bits;
             s.pending_floats = pinned.llr ? 0 : n * bits; // pinned: nothing left to copy
@@ -413,13 +426,9 @@ struct gpu_detector::impl {
         gc::device_errors all{ kNone, kNone, kNone, kNone };
         for (slot& s : slots) {
             drain(s);
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(),
-                                               s.errors.get(),
-                                               sizeof(gc::device_errors),
-                                               cudaMemcpyDeviceToHost,
-                                               s.s.get()));
-            GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(s.s.get()));
-            merge(all, *s.host_errors.get());
+            if (s.errors_pending)
+                merge(all, *s.host_errors.get());
+            s.errors_pending = false;
         }
         throw_if_bad(all);
     }

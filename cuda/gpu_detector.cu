@@ -87,6 +87,32 @@ constexpr std::size_t kSlotBudgetBytes = std::size_t(512) << 20;
 
 const unsigned long long kNone = ULLONG_MAX;
 
+// Host to host, every copy costs the copy engine about 3 us besides its bytes (measured
+// on the H200: docs/performance.md), and a chunk makes three copies in (y, H, N0) and
+// one out. A chunk of 2^16 4x4 vectors moves 10.7 MB in; one of 2^16 2x2 vectors only
+// 3.4 MB, so those fixed costs took 12% of the bus. The automatic size aims at ~8 MiB
+// in per chunk: the power of two nearest 8 MiB / (bytes in per vector), within
+// [2^16, 2^18] so that a chunk still fills the GPU and a call has chunks to overlap.
+// psd takes 2^18 and four streams: a chunk lasts as long as its hardest problem (a
+// search of up to ~1,000 times the mean), so longer chunks, more of them in flight,
+// dilute that tail (4x4 16-QAM at 20 dB: 62% -> 73% of the bus bound per call).
+std::size_t automatic_chunk(algorithm algo, int nt, int nr)
+{
+    if (algo == algorithm::psd)
+        return std::size_t(1) << 18;
+    const double in_bytes = 8.0 * nr + 8.0 * nr * nt + 4.0; // y, H, N0 of one vector
+    const int log2 = int(std::lround(std::log2(double(8 << 20) / in_bytes)));
+    return std::size_t(1) << std::min(18, std::max(16, log2));
+}
+int automatic_streams(algorithm algo) { return algo == algorithm::psd ? 4 : 3; }
+
+// Device-resident calls copy nothing: their chunks exist so that one chunk's kernels
+// overlap the next one's (psd's tails), so the automatic size does not apply to them:
+// they keep this one (the default before it). Larger chunks given explicitly apply:
+// they save launches where the problems are small (psd 2x2 16-QAM kernel-only 31 Gbit/s
+// in chunks of 2^16, 71 in chunks of 2^18).
+constexpr std::size_t kDeviceChunk = std::size_t(1) << 16;
+
 struct slot {
     gc::stream s;
     gc::event done;
@@ -111,7 +137,8 @@ struct gpu_detector::impl {
     int device;
     bool dbl;
     int nt, nr, m, bits, passes;
-    std::size_t chunk;
+    std::size_t chunk;        // host to host
+    std::size_t device_chunk; // detect_device
     std::size_t ws_per_channel;
     gc::psd_plan psd;
     gc::device_buffer<double2> points_d;
@@ -141,8 +168,13 @@ struct gpu_detector::impl {
         std::string why;
         if (!gpu_supports(algo, mod, nt, nr, p, &why))
             throw std::invalid_argument(why);
-        if (chunk_vectors < 1 || nstreams < 1)
-            throw std::invalid_argument("chunk_vectors and streams must be >= 1");
+        if (nstreams < 0)
+            throw std::invalid_argument("streams must be >= 0 (0: automatic)");
+        const bool automatic = chunk_vectors == 0;
+        if (automatic)
+            chunk_vectors = automatic_chunk(algo, nt, nr);
+        if (nstreams == 0)
+            nstreams = automatic_streams(algo);
         int count = 0;
         GPUMIMO_CUDA_CHECK(cudaGetDeviceCount(&count));
         if (device < 0 || device >= count)
@@ -182,6 +214,7 @@ struct gpu_detector::impl {
                                        std::size_t(bits) * 4 * 2 + ws_per_channel + 1;
         chunk = std::max<std::size_t>(
             1, std::min(chunk_vectors, kSlotBudgetBytes / per_vector));
+        device_chunk = automatic ? std::min(chunk, kDeviceChunk) : chunk;
 
         const constellation& c = config.constel();
         const int q = c.size(), npam = c.pam_size();
@@ -328,31 +361,83 @@ struct gpu_detector::impl {
     }
 
 
+    // Streaming host to host (submit/finish): chunks rotate over the slots across calls
+    // (next_chunk), so a call's first chunks take the slots its predecessor used longest
+    // ago and overlap that call's last ones. Errors gather in the slots' records from
+    // the first submit() after a finish() (errors_reset) to the next finish(), indices
+    // counted over the batches submitted in between (the offsets below).
+    std::size_t next_chunk = 0;
+    bool errors_reset = false;
+    unsigned long long vector_offset = 0, channel_offset = 0, noise_offset = 0;
+
     void detect(const mimo_batch& b, float* llr)
     {
+        submit(b, llr);
+        finish();
+    }
+
+    void submit(const mimo_batch& b, float* llr)
+    {
         try {
-            detect_chunks(b, llr);
+            submit_chunks(b, llr);
         } catch (...) {
-            // Nothing pending may outlive this call: its target is the caller's buffer.
-            for (slot& s : slots) {
-                if (s.pending_out)
-                    cudaEventSynchronize(s.done.get());
-                s.pending_out = nullptr;
-                s.errors_pending = false;
-            }
+            abandon();
             throw;
         }
     }
 
-    void detect_chunks(const mimo_batch& b, float* llr)
+    void finish()
+    {
+        gc::device_errors all{ kNone, kNone, kNone, kNone };
+        try {
+            const gc::device_guard keep_device;
+            GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+            for (slot& s : slots) {
+                drain(s);
+                if (s.errors_pending)
+                    merge(all, *s.host_errors.get());
+                s.errors_pending = false;
+            }
+        } catch (...) {
+            abandon();
+            throw;
+        }
+        restart_stream();
+        throw_if_bad(all);
+    }
+
+    // After a failure: nothing pending may outlive the call that reports it, since it
+    // writes to the caller's buffers.
+    void abandon()
+    {
+        for (slot& s : slots) {
+            if (s.pending_out)
+                cudaEventSynchronize(s.done.get());
+            s.pending_out = nullptr;
+            s.errors_pending = false;
+        }
+        restart_stream();
+    }
+
+    void restart_stream()
+    {
+        next_chunk = 0;
+        errors_reset = false;
+        vector_offset = channel_offset = noise_offset = 0;
+    }
+
+    void submit_chunks(const mimo_batch& b, float* llr)
     {
         validate_layout(b, nt, nr); // samples, matrices and N0 are checked on the device
         if (b.batch == 0)
             return;
         const gc::device_guard keep_device;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
-        for (slot& s : slots)
-            reset_errors(s, s.s.get());
+        if (!errors_reset) {
+            for (slot& s : slots)
+                reset_errors(s, s.s.get());
+            errors_reset = true;
+        }
         // Pinned (page-locked or registered) caller memory is copied directly; other
         // memory goes through the pinned staging buffers, an extra host memcpy.
         const struct {
@@ -363,10 +448,10 @@ struct gpu_detector::impl {
                   gc::is_pinned(llr) };
 
         const std::size_t chunks = (b.batch + chunk - 1) / chunk;
-        std::size_t index = 0;
-        for (std::size_t v0 = 0; v0 < b.batch; v0 += chunk, index++) {
-            slot& s = slots[index % slots.size()];
+        for (std::size_t index = 0; index < chunks; index++, next_chunk++) {
+            slot& s = slots[next_chunk % slots.size()];
             drain(s);
+            const std::size_t v0 = index * chunk;
             const std::size_t v1 = std::min(b.batch, v0 + chunk);
             const std::size_t c0 = v0 / b.group, c1 = (v1 - 1) / b.group + 1;
             const std::size_t n = v1 - v0, nch = c1 - c0;
@@ -402,15 +487,16 @@ struct gpu_detector::impl {
             a.nch = nch;
             a.group = b.group;
             a.first_offset = v0 - c0 * b.group;
-            a.base_vector = v0;
-            a.base_channel = c0;
+            a.base_vector = vector_offset + v0;
+            a.base_channel = channel_offset + c0;
+            a.base_noise = noise_offset + (b.scalar_noise ? 0 : c0);
             run_chunk(a, s, st);
 
             float* out = pinned.llr ? llr + v0 * bits : s.host_llr.get();
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(
                 out, s.llr.get(), n * bits * sizeof(float), cudaMemcpyDeviceToHost, st));
-            // The slot's error record follows its last chunk's LLRs, so that the end of
-            // the call costs no copy and synchronisation per slot.
+            // The slot's error record follows its last chunk's LLRs of the call, so
+            // that finish() costs no copy and synchronisation per slot.
             if (index + slots.size() >= chunks) {
                 GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(),
                                                    s.errors.get(),
@@ -423,14 +509,9 @@ struct gpu_detector::impl {
             s.pending_out = llr + v0 * bits;
             s.pending_floats = pinned.llr ? 0 : n * bits; // pinned: nothing left to copy
         }
-        gc::device_errors all{ kNone, kNone, kNone, kNone };
-        for (slot& s : slots) {
-            drain(s);
-            if (s.errors_pending)
-                merge(all, *s.host_errors.get());
-            s.errors_pending = false;
-        }
-        throw_if_bad(all);
+        vector_offset += b.batch;
+        channel_offset += b.num_channels();
+        noise_offset += b.scalar_noise ? 1 : b.num_channels();
     }
 
     static void copy_in(void* dev,
@@ -470,12 +551,16 @@ struct gpu_detector::impl {
     void detect_device(const mimo_batch& b, float* llr, cudaStream_t st)
     {
         validate_layout(b, nt, nr);
+        if (errors_reset) // the slots' streams and error records are a submit()'s
+            throw std::logic_error(
+                "gpu_detector: finish() the submitted batches before detect_device()");
         const gc::device_guard keep_device;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         if (!device_errors_reset) {
             reset_errors(slots[0], st);
             device_errors_reset = true;
         }
+        const std::size_t chunk = device_chunk;
         const std::size_t chunks = (b.batch + chunk - 1) / chunk;
         const std::size_t used = std::min(chunks, slots.size());
         if (used > 1) {
@@ -502,6 +587,7 @@ struct gpu_detector::impl {
             a.first_offset = v0 - c0 * b.group;
             a.base_vector = v0;
             a.base_channel = c0;
+            a.base_noise = b.scalar_noise ? 0 : c0;
             run_chunk(a, s, run_on);
         }
         if (used > 1)
@@ -551,6 +637,13 @@ void gpu_detector::detect(const mimo_batch& batch, float* llr)
 {
     d_impl->detect(batch, llr);
 }
+
+void gpu_detector::submit(const mimo_batch& batch, float* llr)
+{
+    d_impl->submit(batch, llr);
+}
+
+void gpu_detector::finish() { d_impl->finish(); }
 
 void gpu_detector::detect_device(const mimo_batch& batch, float* llr, void* stream)
 {

@@ -22,7 +22,7 @@ struct device_errors {
     unsigned long long first_nonfinite_vector;
     unsigned long long first_nonfinite_channel;
     unsigned long long first_singular_channel;
-    unsigned long long first_bad_noise; // index into noise_var (0 when scalar)
+    unsigned long long first_bad_noise; // index into noise_var (one value when scalar)
 };
 
 /*! One chunk: vectors [0, n) of it belong to local channel (i + first_offset) / group. */
@@ -38,6 +38,7 @@ struct chunk_args {
     std::size_t first_offset;
     unsigned long long base_vector;  // global index of vector 0 (for error reports)
     unsigned long long base_channel; // global index of local channel 0
+    unsigned long long base_noise;   // global index of noise[0]
     int nt, nr, m;
     float list_llr_clip;     // kbest, nway, psd
     float llr_clip;          // 0: none

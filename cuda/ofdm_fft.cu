@@ -700,6 +700,17 @@ struct gpu_ofdm_fft::impl {
         s.pending = true;
     }
 
+    // The device-resident calls share the first slot's stream, work buffer and count
+    // with the host-to-host chunks.
+    void refuse_if_submitted() const
+    {
+        for (const fft_device& d : devices)
+            for (const fft_slot& s : d.slots)
+                if (s.pending)
+                    throw std::logic_error("gpu_ofdm_fft: finish() the submitted calls "
+                                           "before a device-resident call");
+    }
+
     // Device to device on the first device, ordered on the caller's stream, not waited
     // for. The single-pass transform shares nothing between calls but read-only tables,
     // so it runs on the caller's stream itself; the cuFFT paths use the first slot's
@@ -713,6 +724,7 @@ struct gpu_ofdm_fft::impl {
                 "gpu_ofdm_fft: device-resident calls take channels at strides only");
         if (io.nsym == 0)
             return;
+        refuse_if_submitted();
         const gc::device_guard keep;
         fft_device& d = devices[0];
         fft_slot& s = d.slots[0];
@@ -760,9 +772,10 @@ struct gpu_ofdm_fft::impl {
         validate_io(layout, config.channels, io);
         if (io.nsym == 0)
             return 0;
+        refuse_if_submitted();
         const gc::device_guard keep;
         fft_device& d = devices[0];
-        fft_slot& s = d.slots[0]; // its count: process() leaves no chunk pending
+        fft_slot& s = d.slots[0]; // its count: nothing submitted is pending (checked)
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
         const cudaStream_t caller = static_cast<cudaStream_t>(stream);
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d.waited_zeroed.get(), 0, sizeof(unsigned), caller));
@@ -777,12 +790,18 @@ struct gpu_ofdm_fft::impl {
         return *s.host_zeroed.get();
     }
 
-    std::size_t process(const ofdm_fft_io& io)
+    // Streaming host to host: chunks rotate over the devices and their slots across
+    // calls (next_chunk), so a call's first chunks reuse the slots its predecessor used
+    // longest ago and overlap that call's last ones. Counts of drained chunks gather in
+    // zeroed_since_finish until finish().
+    std::size_t next_chunk = 0;
+    std::size_t zeroed_since_finish = 0;
+
+    void submit(const ofdm_fft_io& io)
     {
         validate_io(layout, config.channels, io);
         if (io.nsym == 0)
-            return 0;
-        std::size_t zeroed = 0;
+            return;
         const gc::device_guard keep;
         const std::size_t ib = bytes_per_sample(config.input);
         const std::size_t ob = bytes_per_sample(config.output);
@@ -793,31 +812,58 @@ struct gpu_ofdm_fft::impl {
         }
         const std::size_t per_device = devices[0].slots.size();
         try {
-            std::size_t index = 0;
-            for (std::size_t s0 = 0; s0 < io.nsym; s0 += chunk, index++) {
-                fft_device& d = devices[index % devices.size()];
-                fft_slot& s = d.slots[(index / devices.size()) % per_device];
-                zeroed += drain(d, s);
+            for (std::size_t s0 = 0; s0 < io.nsym; s0 += chunk, next_chunk++) {
+                fft_device& d = devices[next_chunk % devices.size()];
+                fft_slot& s = d.slots[(next_chunk / devices.size()) % per_device];
+                zeroed_since_finish += drain(d, s);
                 run_chunk(
                     d, s, io, s0, std::min(chunk, io.nsym - s0), in_pinned, out_pinned);
             }
-            for (fft_device& d : devices)
-                for (fft_slot& s : d.slots)
-                    zeroed += drain(d, s);
         } catch (...) {
-            // Nothing in flight may outlive this call: its target is the caller's buffer.
-            for (fft_device& d : devices)
-                for (fft_slot& s : d.slots)
-                    if (s.pending) {
-                        cudaSetDevice(d.id);
-                        cudaEventSynchronize(s.done.get());
-                        s.pending = false;
-                        // A chunk cut short may have counted without publishing.
-                        cudaMemset(s.zeroed.get(), 0, sizeof(unsigned));
-                    }
+            abandon();
             throw;
         }
+    }
+
+    std::size_t finish()
+    {
+        const gc::device_guard keep;
+        try {
+            for (fft_device& d : devices)
+                for (fft_slot& s : d.slots)
+                    zeroed_since_finish += drain(d, s);
+        } catch (...) {
+            abandon();
+            throw;
+        }
+        const std::size_t zeroed = zeroed_since_finish;
+        zeroed_since_finish = 0;
+        next_chunk = 0;
         return zeroed;
+    }
+
+    // After a failure: nothing in flight may outlive the call that reports it, since
+    // it writes to the caller's buffers; the counts gathered so far are dropped.
+    void abandon()
+    {
+        const gc::device_guard keep;
+        for (fft_device& d : devices)
+            for (fft_slot& s : d.slots)
+                if (s.pending) {
+                    cudaSetDevice(d.id);
+                    cudaEventSynchronize(s.done.get());
+                    s.pending = false;
+                    // A chunk cut short may have counted without publishing.
+                    cudaMemset(s.zeroed.get(), 0, sizeof(unsigned));
+                }
+        zeroed_since_finish = 0;
+        next_chunk = 0;
+    }
+
+    std::size_t process(const ofdm_fft_io& io)
+    {
+        submit(io);
+        return finish();
     }
 };
 
@@ -836,6 +882,8 @@ bool gpu_ofdm_fft::fused() const { return d_impl->path != fft_fusion::kernels; }
 fft_fusion gpu_ofdm_fft::path() const { return d_impl->path; }
 const std::string& gpu_ofdm_fft::fusion_note() const { return d_impl->fusion_note; }
 std::size_t gpu_ofdm_fft::process(const ofdm_fft_io& io) { return d_impl->process(io); }
+void gpu_ofdm_fft::submit(const ofdm_fft_io& io) { d_impl->submit(io); }
+std::size_t gpu_ofdm_fft::finish() { return d_impl->finish(); }
 std::size_t gpu_ofdm_fft::process_device(const ofdm_fft_io& io, void* stream)
 {
     return d_impl->process_device(io, stream);

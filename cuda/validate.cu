@@ -39,7 +39,7 @@ __global__ void check_channels_kernel(chunk_args a)
     const float n0 = a.noise[a.scalar_noise ? 0 : c];
     const bool bad_noise = !(n0 > 0.0f && n0 <= FLT_MAX); // NaN fails both
     if (bad_noise)
-        atomicMin(&a.errors->first_bad_noise, a.scalar_noise ? 0ull : a.base_channel + c);
+        atomicMin(&a.errors->first_bad_noise, a.base_noise + (a.scalar_noise ? 0 : c));
     double frob2 = 0.0;
     bool finite = true;
     for (int e = 0; e < nr * nt; e++) {

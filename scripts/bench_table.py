@@ -10,7 +10,7 @@ import re
 import sys
 
 ROW = re.compile(r'^(\S.*?)\s{2,}(\S+(?: T\w+)?|-)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+'
-                 r'(\d+)%\s+(?:(\d+)\s+)?(\d+)\s+([\d.]+)$')
+                 r'(\d+)%\s+(?:(\d+)\s+(\d+)%\s+)?(?:(\d+)\s+)?(\d+)\s+([\d.]+)$')
 NAMES = {'qpsk': 'QPSK', '16qam': '16-QAM', '64qam': '64-QAM', '256qam': '256-QAM'}
 HEADLINE = ('mtt 4x4 16-QAM', 'nway 4x4 16-QAM N=4', 'psd 4x4 16-QAM 20 dB')
 
@@ -27,14 +27,15 @@ def label_of(raw):
 
 def main(path):
     print('| detector | paper (source) | kernel f32 @paper | kernel f32 | kernel f64 | '
-          'end to end, pinned | of PCIe bound | end to end, registered | end to end, pageable '
-          '| CPU ref, 16 cores |')
-    print('|---|---|---|---|---|---|---|---|---|---|')
+          'end to end, pinned | of PCIe bound | streamed, pinned | of PCIe bound | '
+          'end to end, registered | end to end, pageable | CPU ref, 16 cores |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
     for line in open(path):
         m = ROW.match(line.rstrip('\n'))
         if not m:
             continue
-        raw, src, paper, at_paper, k32, k64, e2e, pct, registered, pageable, cpu = m.groups()
+        (raw, src, paper, at_paper, k32, k64, e2e, pct, streamed, streamed_pct, registered,
+         pageable, cpu) = m.groups()
         label = label_of(raw)
         bold = label in HEADLINE
         cells = [f'**{label}**' if bold else label,
@@ -42,6 +43,8 @@ def main(path):
                  f'{int(at_paper):,}',
                  f'**{int(k32):,}**' if bold else f'{int(k32):,}',
                  f'{int(k64):,}', f'{int(e2e):,}', f'{pct}%',
+                 f'{int(streamed):,}' if streamed else '-',
+                 f'{streamed_pct}%' if streamed else '-',
                  f'{int(registered):,}' if registered else '-', f'{int(pageable):,}', cpu]
         print('| ' + ' | '.join(cells) + ' |')
 

@@ -82,6 +82,11 @@ build-gpu/apps/bench/gpumimo_bench $bench_arg > "$OUT/bench.log" 2>&1
 status benchmark "$([ $? -eq 0 ] && echo ok || echo FAILED)"
 build-gpu/apps/bench/gpumimo_fft_bench $bench_arg > "$OUT/fft-bench.log" 2>&1
 status "fft benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+# The pipelines' copies alone (the best their chunking allows), appended to the FFT log:
+# only a few files come back.
+{ echo; build-gpu/apps/bench/gpumimo_copy_bench; } > "$OUT/copy-bench.log" 2>&1
+status "copy benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+cat "$OUT/copy-bench.log" >> "$OUT/fft-bench.log"; rm -f "$OUT/copy-bench.log"
 # The receiver chain: synchronisation (CPU) and the fused GPU receiver for 16 channels
 # (4 links of 4x4 16-QAM, lte20) against 30.72 Msample/s per channel.
 build-gpu/apps/bench/gpumimo_rx_bench $bench_arg > "$OUT/rx-bench.log" 2>&1
@@ -115,7 +120,7 @@ if [ -f .device-gr/env.sh ]; then
     # comes from .deps/python, without jsonschema: its schema validation runs in CI only.
     ( set -- && source .device-gr/env.sh &&
       DEVICE_GR_PYTHONPATH="$PWD/.deps/python" GPUMIMO_REQUIRE_GPU=1 \
-      grpython -B -m pytest -q -p no:cacheprovider -o python_files='qa_*.py' python/gpumimo \
+      grpython -B -m pytest -q -rf -p no:cacheprovider -o python_files='qa_*.py' python/gpumimo \
           -k 'not radio_flowgraphs and not committed_scripts and not main_job and not plot_tool and not reference_library_reads_and_validates' ) > "$OUT/python-qa.log" 2>&1
     status "python QA (GPU required)" "$(tail -1 "$OUT/python-qa.log")"
     ( set -- && source .device-gr/env.sh &&
@@ -147,6 +152,6 @@ echo; echo "=== ldpc benchmark ==="; cat "$OUT/ldpc-bench.log"
 echo; echo "=== link simulator benchmark ==="; cat "$OUT/link-bench.log"
 [ -f "$OUT/apsm.log" ] && { echo; echo "=== apsm (recordings) ==="; grep -E "^detector|^Q|GPU detection|GPU training" "$OUT/apsm.log" | cut -c1-110; }
 echo; echo "=== apsm benchmark ==="; cat "$OUT/apsm-bench.log"; rm -f "$OUT/apsm-bench.log"
-[ -f "$OUT/flowgraph-rate.log" ] && { echo; echo "=== flowgraph rate ==="; cat "$OUT/flowgraph-rate.log"; grep -E "passed|failed|Error" "$OUT/python-qa.log" | tail -5; }
+[ -f "$OUT/flowgraph-rate.log" ] && { echo; echo "=== flowgraph rate ==="; cat "$OUT/flowgraph-rate.log"; grep -E "passed|failed|FAILED|Error" "$OUT/python-qa.log" | tail -8; }
 [ -f "$OUT/rx-flowgraph-rate.log" ] && { echo; echo "=== rx flowgraph rate ==="; cat "$OUT/rx-flowgraph-rate.log"; }
 echo; echo "=== summary ==="; cat "$OUT/summary.txt"

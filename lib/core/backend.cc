@@ -4,6 +4,8 @@
  */
 #include <gnuradio/gpumimo/core/backend.h>
 
+#include <map>
+#include <mutex>
 #include <utility>
 
 #ifdef GPUMIMO_HAVE_CUDA
@@ -27,6 +29,26 @@ int cuda_device_count(std::string* why)
 }
 #endif
 
+#ifdef GPUMIMO_HAVE_CUDA
+namespace {
+
+// Registrations are shared. GNU Radio hands the same stream buffer to the block that
+// writes it and to the one that reads it, and each block registers its buffers at
+// start() and drops them at stop(), which the scheduler calls in the block's own thread
+// as soon as that block is done. Were the writer's registration its own, the writer's
+// stop() would unregister the buffer while the reader still copies from it by DMA (an
+// "unspecified launch failure" that ends the CUDA context). So a range is registered
+// with the driver once, counted, and unregistered when its last owner lets go.
+struct shared_range {
+    std::size_t bytes;
+    int owners;
+};
+std::mutex registry_mutex;
+std::map<void*, shared_range> registry; // by base address
+
+} // namespace
+#endif
+
 host_registration::host_registration(const void* base, std::size_t bytes, std::string* why)
 {
     if (!base || bytes == 0) {
@@ -35,9 +57,22 @@ host_registration::host_registration(const void* base, std::size_t bytes, std::s
         return;
     }
 #ifdef GPUMIMO_HAVE_CUDA
-    if (cuda::usable_device_count(why) > 0 &&
-        cuda::register_host(const_cast<void*>(base), bytes, why))
-        d_base = const_cast<void*>(base);
+    void* const start = const_cast<void*>(base);
+    const std::lock_guard<std::mutex> lock(registry_mutex);
+    const auto it = registry.find(start);
+    if (it != registry.end()) {
+        if (it->second.bytes >= bytes) {
+            it->second.owners++;
+            d_base = start;
+        } else if (why) {
+            *why = "a shorter range from the same address is registered already";
+        }
+        return;
+    }
+    if (cuda::usable_device_count(why) > 0 && cuda::register_host(start, bytes, why)) {
+        registry.emplace(start, shared_range{ bytes, 1 });
+        d_base = start;
+    }
 #else
     (void)bytes;
     if (why)
@@ -48,8 +83,14 @@ host_registration::host_registration(const void* base, std::size_t bytes, std::s
 host_registration::~host_registration()
 {
 #ifdef GPUMIMO_HAVE_CUDA
-    if (d_base)
+    if (!d_base)
+        return;
+    const std::lock_guard<std::mutex> lock(registry_mutex);
+    const auto it = registry.find(d_base);
+    if (it != registry.end() && --it->second.owners == 0) {
         cuda::unregister_host(d_base);
+        registry.erase(it);
+    }
 #endif
 }
 

@@ -52,6 +52,8 @@ void gpu_detector::detect(const mimo_batch&, float*)
 {
     throw std::runtime_error(not_built);
 }
+void gpu_detector::submit(const mimo_batch&, float*) { throw std::runtime_error(not_built); }
+void gpu_detector::finish() { throw std::runtime_error(not_built); }
 void gpu_detector::detect_device(const mimo_batch&, float*, void*)
 {
     throw std::runtime_error(not_built);
@@ -84,6 +86,8 @@ std::size_t gpu_ofdm_fft::process(const ofdm_fft_io&)
 {
     throw std::runtime_error(not_built);
 }
+void gpu_ofdm_fft::submit(const ofdm_fft_io&) { throw std::runtime_error(not_built); }
+std::size_t gpu_ofdm_fft::finish() { throw std::runtime_error(not_built); }
 std::size_t gpu_ofdm_fft::process_device(const ofdm_fft_io&, void*)
 {
     throw std::runtime_error(not_built);

@@ -469,6 +469,99 @@ TEST_F(Gpu, DeviceResidentBadInputInAnyChunkIsReported)
             EXPECT_EQ(dev.llr[v * det.bits_per_vector() + k], 0.f) << v;
 }
 
+TEST_F(Gpu, StreamedBatchesEqualSeparateCalls)
+{
+    // Three batches submitted back to back (groups of 7 with an N0 per matrix; 2
+    // vectors with one scalar N0 into pinned LLRs; 4099 vectors), chunks of 512 over 3
+    // streams, so each batch's last chunks are in flight across the next one's first:
+    // the LLRs of three detect() calls, into NaN-poisoned outputs. Then the same with
+    // bad input in the second and third batches: finish() names the first by its index
+    // over the batches laid end to end, and every other vector is unchanged.
+    auto rng = make_rng(127);
+    const constellation con(modulation::qam16);
+    std::vector<problems> ps{ make_problems(rng, con, 4, 4, 1031, 15.0, 7),
+                              make_problems(rng, con, 4, 4, 2, 15.0, 1),
+                              make_problems(rng, con, 4, 4, 4099, 15.0, 1) };
+    const auto view = [&](std::size_t k) {
+        mimo_batch b = ps[k].view();
+        b.scalar_noise = k == 1;
+        return b;
+    };
+    for (algorithm algo : { algorithm::mtt, algorithm::nway, algorithm::psd, algorithm::mmse }) {
+        gpu_detector det(
+            algo, modulation::qam16, 4, 4, detector_params(), 0, gpu_precision::single, 512, 3);
+        const int bits = det.bits_per_vector();
+        std::vector<std::vector<float>> want;
+        for (std::size_t k = 0; k < 3; k++)
+            want.push_back(run_poisoned(ps[k].batch * bits,
+                                        [&](float* out) { det.detect(view(k), out); }));
+        float* pinned;
+        ASSERT_EQ(cudaMallocHost(&pinned, want[1].size() * sizeof(float)), cudaSuccess);
+        std::fill(pinned, pinned + want[1].size(), std::nanf(""));
+        std::vector<std::vector<float>> got;
+        for (std::size_t k = 0; k < 3; k++)
+            got.emplace_back(want[k].size(), std::nanf(""));
+        det.submit(view(0), got[0].data());
+        det.submit(view(1), pinned);
+        det.submit(view(2), got[2].data());
+        det.finish();
+        std::copy(pinned, pinned + want[1].size(), got[1].begin());
+        for (std::size_t k = 0; k < 3; k++)
+            EXPECT_EQ(got[k], want[k]) << to_string(algo) << ", batch " << k;
+
+        // Bad input: y of vector 1 in the second batch (vector 1031 + 1 laid end to end)
+        // and matrix 10 of the third (148 + 2 + 10: the first batch has 148 matrices,
+        // the second 2). y is named first.
+        std::vector<problems> bad = ps;
+        bad[1].y[1 * 4 + 2] = cf32(std::nanf(""), 0.f);
+        bad[2].h[10 * 16 + 3] = cf32(0.f, INFINITY);
+        std::swap(ps, bad);
+        for (std::size_t k = 0; k < 3; k++)
+            std::fill(got[k].begin(), got[k].end(), std::nanf(""));
+        // Submits the first `batches` batches, then finish() must name `first_bad`.
+        const auto finish_names = [&](std::size_t batches, const std::string& first_bad) {
+            for (std::size_t k = 0; k < batches; k++)
+                det.submit(view(k), got[k].data());
+            try {
+                det.finish();
+                ADD_FAILURE() << to_string(algo) << ": " << first_bad << " not reported";
+            } catch (const std::invalid_argument& e) {
+                EXPECT_NE(std::string(e.what()).find(first_bad), std::string::npos)
+                    << e.what();
+            }
+        };
+        finish_names(3, "y[1032]");
+        for (std::size_t k = 0; k < 3; k++)
+            for (std::size_t i = 0; i < got[k].size(); i++) {
+                const std::size_t v = i / bits;
+                const bool zeroed = (k == 1 && v == 1) || (k == 2 && v == 10);
+                ASSERT_EQ(got[k][i], zeroed ? 0.f : want[k][i])
+                    << to_string(algo) << ", batch " << k << ", LLR " << i;
+            }
+        // Only the scalar N0 of the second batch bad (noise value 148 + 0), then only the
+        // third batch's H: each named by its index over the batches laid end to end.
+        std::swap(ps, bad);
+        problems noisy = ps[1];
+        noisy.noise[0] = -1.f;
+        std::swap(ps[1], noisy);
+        finish_names(2, "noise_var[148]");
+        std::swap(ps[1], noisy);
+        std::swap(ps[2], bad[2]);
+        finish_names(3, "H[160]");
+        std::swap(ps[2], bad[2]);
+        // A clean call afterwards starts from nothing: its errors alone, its indices its own.
+        EXPECT_EQ(run_poisoned(ps[2].batch * bits,
+                               [&](float* out) { det.detect(view(2), out); }),
+                  want[2]);
+        // detect_device shares the streams and error records: refused until finish().
+        det.submit(view(0), got[0].data());
+        EXPECT_THROW(det.detect_device(view(0), got[0].data(), nullptr), std::logic_error);
+        det.finish();
+        EXPECT_EQ(got[0], want[0]) << to_string(algo);
+        cudaFreeHost(pinned);
+    }
+}
+
 TEST_F(Gpu, BadInputIsReportedAndZeroed)
 {
     auto rng = make_rng(122);

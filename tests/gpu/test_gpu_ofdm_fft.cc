@@ -492,6 +492,75 @@ TEST_F(GpuOfdm, EnqueuedOnTwoStreamsEqualsHostToHost)
         }
 }
 
+TEST_F(GpuOfdm, StreamedCallsEqualSeparateCalls)
+{
+    // Three calls submitted back to back (pageable, pinned, pageable; NaN in two symbols
+    // of the second), their last chunks in flight across the next call's first ones,
+    // over one device and over the list {0, 0}: the same bytes as three process()
+    // calls, into outputs poisoned beforehand, and finish() counts the two symbols.
+    auto rng = make_rng(512);
+    ofdm_fft_config c = lte_like(512, fft_direction::forward);
+    c.channels = 3;
+    const ofdm_fft_layout lay(c);
+    const std::size_t firsts[] = { 0, 17, 21 }, counts[] = { 17, 4, 23 };
+    std::vector<std::vector<unsigned char>> ins, wants;
+    for (int k = 0; k < 3; k++) {
+        const std::size_t len = lay.in_samples(firsts[k], counts[k]);
+        ins.push_back(random_input(rng, c.input, 3 * len, 0.5f));
+        wants.emplace_back(3 * lay.out_samples(firsts[k], counts[k]) * sizeof(cf));
+    }
+    cf* second = reinterpret_cast<cf*>(ins[1].data());
+    const std::size_t len1 = lay.in_samples(17, 4);
+    second[len1 + lay.time_offset(17, 2) + lay.cp_of(19) + 5] = cf(NAN, 0.f); // ch 1, sym 2
+    second[2 * len1 + lay.cp_of(17) + 9] = cf(0.f, INFINITY);                 // ch 2, sym 0
+    const auto io_of = [&](int k, void* out) {
+        return ofdm_fft_io{ ins[k].data(),
+                            lay.in_samples(firsts[k], counts[k]),
+                            out,
+                            lay.out_samples(firsts[k], counts[k]),
+                            firsts[k],
+                            counts[k] };
+    };
+    for (const std::vector<int>& devs : { std::vector<int>{ 0 }, std::vector<int>{ 0, 0 } }) {
+        gpu_ofdm_fft gpu(c, devs, 5, 3);
+        std::size_t separate = 0;
+        for (int k = 0; k < 3; k++)
+            separate += gpu.process(io_of(k, wants[k].data()));
+        EXPECT_EQ(separate, 2u);
+        void* pinned_out;
+        ASSERT_EQ(cudaMallocHost(&pinned_out, wants[1].size()), cudaSuccess);
+        std::vector<std::vector<unsigned char>> outs;
+        for (int k = 0; k < 3; k++)
+            outs.emplace_back(wants[k].size(), 0xff);
+        std::memset(pinned_out, 0xff, wants[1].size());
+        gpu.submit(io_of(0, outs[0].data()));
+        gpu.submit(io_of(1, pinned_out));
+        gpu.submit(io_of(2, outs[2].data()));
+        EXPECT_EQ(gpu.finish(), 2u) << devs.size() << " devices";
+        std::memcpy(outs[1].data(), pinned_out, wants[1].size());
+        for (int k = 0; k < 3; k++)
+            EXPECT_EQ(outs[k], wants[k]) << "call " << k << ", " << devs.size() << " devices";
+        EXPECT_EQ(gpu.finish(), 0u); // nothing submitted since
+        // The device-resident calls share a slot with submitted chunks: refused until
+        // finish(), then the instance is as new.
+        gpu.submit(io_of(0, outs[0].data()));
+        void *d_in, *d_out;
+        ASSERT_EQ(cudaMalloc(&d_in, ins[0].size()), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&d_out, wants[0].size()), cudaSuccess);
+        const ofdm_fft_io dev_io{
+            d_in, lay.in_samples(0, 17), d_out, lay.out_samples(0, 17), 0, 17
+        };
+        EXPECT_THROW(gpu.enqueue_device(dev_io, nullptr), std::logic_error);
+        EXPECT_THROW(gpu.process_device(dev_io), std::logic_error);
+        EXPECT_EQ(gpu.finish(), 0u);
+        EXPECT_EQ(outs[0], wants[0]);
+        EXPECT_EQ(gpu.process_device(dev_io), 0u);
+        cudaFree(d_in);
+        cudaFree(d_out);
+        cudaFreeHost(pinned_out);
+    }
+}
+
 TEST_F(GpuOfdm, RegisteredCircularBuffersWrapLikeGnuRadios)
 {
     // The block page-locks its GNU Radio stream buffers (both views of each). Reads and
@@ -550,4 +619,46 @@ TEST_F(GpuOfdm, RegisteredCircularBuffersWrapLikeGnuRadios)
                 << (i * sizeof(cf) < out_bytes / (3 + ch) ? "first" : "second")
                 << " view)";
     }
+}
+
+TEST_F(GpuOfdm, SharedRegistrationsOutliveTheirFirstOwner)
+{
+    // A GNU Radio stream buffer is registered by the block writing it and by the one
+    // reading it, and the writer may stop (and let go) first: the range must stay
+    // page-locked until its last owner is gone.
+    std::vector<unsigned char> bytes(std::size_t(1) << 21, 3);
+    unsigned char* const base = bytes.data();
+    const auto registered = [](void* p) {
+        unsigned flags = 0;
+        const bool yes = cudaHostGetFlags(&flags, p) == cudaSuccess;
+        cudaGetLastError();
+        return yes;
+    };
+    std::string why;
+    auto writer = std::make_unique<host_registration>(base, bytes.size() / 2, &why);
+    ASSERT_TRUE(writer->pinned()) << why;
+    auto reader = std::make_unique<host_registration>(base, bytes.size() / 2, &why);
+    EXPECT_TRUE(reader->pinned()) << why;
+    host_registration part(base, 4096, &why); // within the registered range
+    EXPECT_TRUE(part.pinned()) << why;
+    why.clear();
+    host_registration longer(base, bytes.size(), &why);
+    EXPECT_FALSE(longer.pinned());
+    EXPECT_FALSE(why.empty());
+    why.clear();
+    host_registration overlapping(base + 8192, bytes.size() / 2, &why);
+    EXPECT_FALSE(overlapping.pinned());
+    EXPECT_FALSE(why.empty());
+    writer.reset();
+    EXPECT_TRUE(registered(base)) << "the reader's range was unregistered with the writer";
+    reader.reset();
+    EXPECT_TRUE(registered(base)); // `part` still holds it
+    {
+        host_registration gone(std::move(part));
+        EXPECT_TRUE(gone.pinned());
+        EXPECT_FALSE(part.pinned());
+    }
+    EXPECT_FALSE(registered(base)) << "the last owner left the range registered";
+    host_registration again(base, bytes.size(), &why); // the whole range, fresh
+    EXPECT_TRUE(again.pinned()) << why;
 }

@@ -22,9 +22,13 @@ int cuda_device_count(std::string* why = nullptr);
 
 /*! Host memory page-locked for the CUDA driver (cudaHostRegister) while this object
  *  lives, so that GPU copies to and from it are direct DMA and skip a staging copy
- *  (GNU Radio's stream buffers, for example). A range that cannot be registered (no
- *  CUDA, no device, memory the driver refuses, a range registered already by another
- *  owner) is left as it was: pinned() says false and *why says why. Never throws. */
+ *  (GNU Radio's stream buffers, for example). Registrations are shared: a second
+ *  object for a range starting at the same address, no longer than the first, owns
+ *  it too, and the range stays registered until its last owner is gone (a stream
+ *  buffer is registered by the block writing it and by the one reading it, and either
+ *  may stop first). A range that cannot be registered (no CUDA, no device, memory the
+ *  driver refuses, a range overlapping one registered otherwise) is left as it was:
+ *  pinned() says false and *why says why. Never throws. */
 class host_registration
 {
 public:

@@ -42,7 +42,12 @@ bool gpu_supports(algorithm algo,
  * The constructor checks the configuration, selects the device and allocates every
  * device workspace, pinned staging buffer and stream; detect() allocates nothing.
  * detect() runs host to host: the batch is cut into chunks that flow through several
- * streams, so that copies in, kernels and copies out overlap. detect_device() runs on
+ * streams, so that copies in, kernels and copies out overlap. chunk_vectors 0 picks
+ * the chunk size: a power of two from 2^16 to 2^18 vectors, near 8 MiB of input
+ * (small vectors get larger chunks, since every copy has a fixed cost; psd 2^18);
+ * streams 0 picks their number (3; psd 4, whose chunks last as long as their hardest
+ * problem). detect_device() cuts chunks of chunk_vectors, or of at most 2^16 vectors
+ * when chunk_vectors is 0. detect_device() runs on
  * device-resident data, for GPU stages in a chain: ordered on the caller's stream, its
  * chunks forked onto the detector's streams (so that their kernels overlap) and joined
  * back.
@@ -63,8 +68,8 @@ public:
                  const detector_params& params = detector_params(),
                  int device = 0,
                  gpu_precision precision = gpu_precision::single,
-                 std::size_t chunk_vectors = 1 << 16,
-                 int streams = 3);
+                 std::size_t chunk_vectors = 0,
+                 int streams = 0);
     ~gpu_detector();
     gpu_detector(const gpu_detector&) = delete;
     gpu_detector& operator=(const gpu_detector&) = delete;
@@ -74,6 +79,19 @@ public:
 
     /*! Host to host; batch and llr in ordinary (or pinned) host memory. */
     void detect(const mimo_batch& batch, float* llr);
+
+    /*! Streaming host to host, for callers that hand over one batch after another:
+     *  submit() is detect() without waiting for the batch's last chunks, so that they
+     *  overlap the next submit()'s first ones instead of leaving the bus idle at each
+     *  call's start and end. Until finish(), every submitted batch and its llr must stay
+     *  valid and the LLRs are not final. finish() waits for all of them, then throws
+     *  std::invalid_argument for the first bad input among them, its index counted over
+     *  the submitted batches laid end to end (y, H and noise_var each; a scalar N0 is
+     *  one value). detect() is submit() then finish(). A failure of a CUDA call throws
+     *  from the call that meets it, after waiting for everything in flight.
+     *  detect_device() throws std::logic_error between submit() and finish(). */
+    void submit(const mimo_batch& batch, float* llr);
+    void finish();
 
     /*! Device to device on `stream` (a cudaStream_t; nullptr for the default stream):
      *  batch.y, batch.h, batch.noise_var and llr are device pointers. Returns without

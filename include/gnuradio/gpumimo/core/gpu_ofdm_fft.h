@@ -69,6 +69,18 @@ public:
     /*! As cpu_ofdm_fft::process: returns the (channel, symbol) pairs zeroed for
      *  non-finite input. */
     std::size_t process(const ofdm_fft_io& io);
+    /*! Streaming host to host, for callers that hand over one block of samples after
+     *  another: submit() is process() without waiting for the call's last chunks, so
+     *  they overlap the next submit()'s first ones instead of leaving the bus idle at
+     *  each call's start and end. Until finish(), the buffers of every submitted call
+     *  must stay valid and their outputs are not final. finish() waits for all of them
+     *  and returns the (channel, symbol) pairs they zeroed, together. process() is
+     *  submit() then finish(). A failure throws from the call that meets it, after
+     *  waiting for everything in flight; the counts of unfinished calls are then lost.
+     *  process_device() and enqueue_device() throw std::logic_error while submitted
+     *  chunks are pending. */
+    void submit(const ofdm_fft_io& io);
+    std::size_t finish();
     /*! The same with io.in and io.out in the first device's memory (channels at their
      *  strides), for GPU stages that keep their data on the device: the work is ordered
      *  after what `stream` (a cudaStream_t; null: the default stream) holds and before

@@ -287,6 +287,34 @@ struct gpu_detector::impl {
         return a;
     }
 
+    // Where a batch's indices start among the batches whose errors are gathered
+    // together (submit() to finish()): its first vector, matrix and N0 value.
+    struct batch_offsets {
+        unsigned long long vectors = 0, channels = 0, noise = 0;
+    };
+
+    // A chunk of b: vectors [v0, v1), the matrices they use (from v0 / b.group) and the
+    // indices its error reports give, b counted from `at`. The data pointers are the
+    // caller's to set.
+    gc::chunk_args args_for(const slot& s,
+                            const mimo_batch& b,
+                            std::size_t v0,
+                            std::size_t v1,
+                            const batch_offsets& at) const
+    {
+        gc::chunk_args a = args_for(s);
+        const std::size_t c0 = v0 / b.group, c1 = (v1 - 1) / b.group + 1;
+        a.scalar_noise = b.scalar_noise;
+        a.n = v1 - v0;
+        a.nch = c1 - c0;
+        a.group = b.group;
+        a.first_offset = v0 - c0 * b.group;
+        a.base_vector = at.vectors + v0;
+        a.base_channel = at.channels + c0;
+        a.base_noise = at.noise + (b.scalar_noise ? 0 : c0);
+        return a;
+    }
+
     void run_chunk(const gc::chunk_args& a, slot& s, cudaStream_t st)
     {
         gc::launch_check_channels(a, st);
@@ -365,10 +393,10 @@ struct gpu_detector::impl {
     // (next_chunk), so a call's first chunks take the slots its predecessor used longest
     // ago and overlap that call's last ones. Errors gather in the slots' records from
     // the first submit() after a finish() (errors_reset) to the next finish(), indices
-    // counted over the batches submitted in between (the offsets below).
+    // counted over the batches submitted in between (`submitted`).
     std::size_t next_chunk = 0;
     bool errors_reset = false;
-    unsigned long long vector_offset = 0, channel_offset = 0, noise_offset = 0;
+    batch_offsets submitted;
 
     void detect(const mimo_batch& b, float* llr)
     {
@@ -423,7 +451,7 @@ struct gpu_detector::impl {
     {
         next_chunk = 0;
         errors_reset = false;
-        vector_offset = channel_offset = noise_offset = 0;
+        submitted = batch_offsets();
     }
 
     void submit_chunks(const mimo_batch& b, float* llr)
@@ -452,9 +480,9 @@ struct gpu_detector::impl {
             slot& s = slots[next_chunk % slots.size()];
             drain(s);
             const std::size_t v0 = index * chunk;
-            const std::size_t v1 = std::min(b.batch, v0 + chunk);
-            const std::size_t c0 = v0 / b.group, c1 = (v1 - 1) / b.group + 1;
-            const std::size_t n = v1 - v0, nch = c1 - c0;
+            gc::chunk_args a =
+                args_for(s, b, v0, std::min(b.batch, v0 + chunk), submitted);
+            const std::size_t n = a.n, nch = a.nch, c0 = v0 / b.group;
             const cudaStream_t st = s.s.get();
 
             const std::size_t nn = b.scalar_noise ? 1 : nch;
@@ -477,19 +505,10 @@ struct gpu_detector::impl {
                     pinned.noise,
                     st);
 
-            gc::chunk_args a = args_for(s);
             a.y = s.y.get();
             a.h = s.h.get();
             a.noise = s.noise.get();
-            a.scalar_noise = b.scalar_noise;
             a.llr = s.llr.get();
-            a.n = n;
-            a.nch = nch;
-            a.group = b.group;
-            a.first_offset = v0 - c0 * b.group;
-            a.base_vector = vector_offset + v0;
-            a.base_channel = channel_offset + c0;
-            a.base_noise = noise_offset + (b.scalar_noise ? 0 : c0);
             run_chunk(a, s, st);
 
             float* out = pinned.llr ? llr + v0 * bits : s.host_llr.get();
@@ -509,9 +528,9 @@ struct gpu_detector::impl {
             s.pending_out = llr + v0 * bits;
             s.pending_floats = pinned.llr ? 0 : n * bits; // pinned: nothing left to copy
         }
-        vector_offset += b.batch;
-        channel_offset += b.num_channels();
-        noise_offset += b.scalar_noise ? 1 : b.num_channels();
+        submitted.vectors += b.batch;
+        submitted.channels += b.num_channels();
+        submitted.noise += b.scalar_noise ? 1 : b.num_channels();
     }
 
     static void copy_in(void* dev,
@@ -572,22 +591,14 @@ struct gpu_detector::impl {
             slot& s = slots[index % used];
             const cudaStream_t run_on = used > 1 ? s.s.get() : st;
             const std::size_t v0 = index * chunk;
-            const std::size_t v1 = std::min(b.batch, v0 + chunk);
-            const std::size_t c0 = v0 / b.group, c1 = (v1 - 1) / b.group + 1;
-            gc::chunk_args a = args_for(s);
+            gc::chunk_args a =
+                args_for(s, b, v0, std::min(b.batch, v0 + chunk), batch_offsets());
+            const std::size_t c0 = v0 / b.group;
             a.errors = slots[0].errors.get();
             a.y = reinterpret_cast<const float2*>(b.y) + v0 * nr;
             a.h = reinterpret_cast<const float2*>(b.h) + c0 * nr * nt;
             a.noise = b.noise_var + (b.scalar_noise ? 0 : c0);
-            a.scalar_noise = b.scalar_noise;
             a.llr = llr + v0 * bits;
-            a.n = v1 - v0;
-            a.nch = c1 - c0;
-            a.group = b.group;
-            a.first_offset = v0 - c0 * b.group;
-            a.base_vector = v0;
-            a.base_channel = c0;
-            a.base_noise = b.scalar_noise ? 0 : c0;
             run_chunk(a, s, run_on);
         }
         if (used > 1)

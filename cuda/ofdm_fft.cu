@@ -837,9 +837,14 @@ struct gpu_ofdm_fft::impl {
             throw;
         }
         const std::size_t zeroed = zeroed_since_finish;
+        restart_stream();
+        return zeroed;
+    }
+
+    void restart_stream()
+    {
         zeroed_since_finish = 0;
         next_chunk = 0;
-        return zeroed;
     }
 
     // After a failure: nothing in flight may outlive the call that reports it, since
@@ -856,8 +861,7 @@ struct gpu_ofdm_fft::impl {
                     // A chunk cut short may have counted without publishing.
                     cudaMemset(s.zeroed.get(), 0, sizeof(unsigned));
                 }
-        zeroed_since_finish = 0;
-        next_chunk = 0;
+        restart_stream();
     }
 
     std::size_t process(const ofdm_fft_io& io)

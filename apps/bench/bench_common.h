@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * What the benchmarks share: CUDA error checks, medians, and the copy ceilings they
+ * What the benchmarks share: CUDA error checks, medians (of wall-clock runs), and the copy ceilings they
  * report beside their figures (pinned host to device, device to host, both at once on
  * two streams, device to device; GB/s, medians of 7 copies of 256 MiB).
  */
@@ -12,7 +12,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,6 +31,20 @@ double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
+}
+
+// Seconds of one run of `body` by the wall clock: the median of `runs` after a warm-up.
+double wall_median(int runs, const std::function<void()>& body)
+{
+    body(); // warm-up
+    std::vector<double> t;
+    for (int i = 0; i < runs; i++) {
+        const auto t0 = std::chrono::steady_clock::now();
+        body();
+        t.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return median(t);
 }
 
 struct ceilings {

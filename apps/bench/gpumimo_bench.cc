@@ -9,9 +9,10 @@
  *   kernel-only: inputs already on the device, detect_device() on one stream, CUDA
  *                events, median of 21 runs after 3 warm-up runs, 4 input sets rotated
  *                so that no run finds its inputs in L2;
- *   end to end:  detect() host to host (3 streams), wall clock, median of 5 runs, with
- *                the caller's buffers pinned (cudaMallocHost), registered
- *                (cudaHostRegister) or pageable (through detect()'s pinned staging).
+ *   end to end:  detect() host to host (default chunks and streams), wall clock,
+ *                median of 5 runs, with the caller's buffers pinned (cudaMallocHost),
+ *                registered (cudaHostRegister) or pageable (through detect()'s pinned
+ *                staging); streamed: 16 batches through submit(), then finish().
  * Every channel matrix is used by one vector (group 1): the QR or filter of each
  * matrix is part of the time. Mbit/s counts detected bits.
  */
@@ -208,9 +209,7 @@ double host_mbps(gpu_detector& det,
         check(cudaHostRegister(llr, nllr * sizeof(float), 0), "cudaHostRegister");
     }
     const mimo_batch mb = per_vector_batch(y, h, noise, batch, nt, nr);
-    std::vector<double> t;
-    for (int run = 0; run < 6; run++) {
-        const auto t0 = std::chrono::steady_clock::now();
+    const double t = wall_median(5, [&] {
         if (streamed == 1) {
             det.detect(mb, llr);
         } else {
@@ -219,10 +218,7 @@ double host_mbps(gpu_detector& det,
                 det.submit(mb, p);
             det.finish();
         }
-        const auto t1 = std::chrono::steady_clock::now();
-        if (run >= 1)
-            t.push_back(std::chrono::duration<double>(t1 - t0).count());
-    }
+    });
     if (kind == host_memory::allocated_pinned) {
         cudaFreeHost(y);
         cudaFreeHost(h);
@@ -236,7 +232,7 @@ double host_mbps(gpu_detector& det,
         cudaHostUnregister(noise);
         cudaHostUnregister(llr);
     }
-    return streamed * batch * double(det.bits_per_vector()) / median(t) / 1e6;
+    return streamed * batch * double(det.bits_per_vector()) / t / 1e6;
 }
 
 double cpu_mbps(const row& r, const host_data& d, std::size_t batch)
@@ -504,22 +500,6 @@ int main(int argc, char** argv)
         for (const row& r : rows)
             if (r.label == pipeline) {
                 host_data d = make_data(1 << 20, r.nt, r.nt, r.mod, r.snr_db, rng);
-                {
-                    // The host's share of detect(): the N0 check before the pipeline.
-                    const mimo_batch mb = per_vector_batch(
-                        d.y.data(), d.h.data(), d.noise.data(), 1 << 20, r.nt, r.nt);
-                    std::vector<double> t;
-                    for (int run = 0; run < 11; run++) {
-                        const auto t0 = std::chrono::steady_clock::now();
-                        validate_noise(mb);
-                        t.push_back(std::chrono::duration<double>(
-                                        std::chrono::steady_clock::now() - t0)
-                                        .count());
-                    }
-                    std::printf("%s: validate_noise of 2^20 values: %.3f ms (median)\n",
-                                r.label.c_str(),
-                                1e3 * median(t));
-                }
                 for (int streams : { 2, 3, 4, 6 })
                     for (std::size_t chunk :
                          { 1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18 }) {

@@ -20,7 +20,6 @@
  */
 #include "bench_common.h"
 
-#include <chrono>
 #include <cstdio>
 #include <vector>
 
@@ -54,10 +53,8 @@ double items_per_second(const std::vector<std::size_t>& in,
     auto* const hout = static_cast<unsigned char*>(host_out);
     auto* const din = static_cast<unsigned char*>(dev_in);
     auto* const dout = static_cast<unsigned char*>(dev_out);
-    std::vector<double> t;
-    for (int run = 0; run < 6; run++) {
+    const double t = wall_median(5, [&] {
         std::vector<bool> pending(streams, false);
-        const auto t0 = std::chrono::steady_clock::now();
         std::size_t k = 0;
         for (std::size_t i0 = 0; i0 < total; i0 += per_chunk, k++) {
             const int s = int(k % streams);
@@ -85,10 +82,7 @@ double items_per_second(const std::vector<std::size_t>& in,
             pending[s] = true;
         }
         check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-        if (run > 0)
-            t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                            .count());
-    }
+    });
     for (int i = 0; i < streams; i++) {
         cudaStreamDestroy(st[i]);
         cudaEventDestroy(done[i]);
@@ -97,7 +91,7 @@ double items_per_second(const std::vector<std::size_t>& in,
     cudaFreeHost(host_out);
     cudaFree(dev_in);
     cudaFree(dev_out);
-    return total / median(t);
+    return total / t;
 }
 
 } // namespace

@@ -40,19 +40,6 @@ using namespace gr::gpumimo::core;
 
 namespace {
 
-double wall_median(int runs, const std::function<void()>& body)
-{
-    body(); // warm-up
-    std::vector<double> t;
-    for (int i = 0; i < runs; i++) {
-        const auto t0 = std::chrono::steady_clock::now();
-        body();
-        t.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return median(t);
-}
-
 namespace gc = gr::gpumimo::cuda;
 
 // Pinned host bytes holding a fixed pattern, and zeroed device bytes.

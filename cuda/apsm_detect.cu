@@ -2,22 +2,35 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * APSM detection of all users at once (core::gpu_apsm_detector). One thread per
- * received vector holds its two real vectors (r1, r2) in registers; the block walks a
- * slice of the shared dictionary through shared memory, computes each entry's Gaussian
- * kernel values once and weights them by every user's coefficient. The dictionary is
- * cut into slices over gridDim.y so that a few thousand vectors still fill the GPU; the
- * slices' sums meet by atomicAdd in the zeroed output.
+ * APSM detection of all users at once (core::gpu_apsm_detector). Two threads per
+ * received vector hold its real vector r1 in registers, half the antennas each; the
+ * block walks a slice of the shared dictionary through shared memory, computes each
+ * entry's Gaussian kernel values once and weights them by every user's coefficient. The
+ * dictionary is cut into slices over gridDim.y so that a few thousand vectors still
+ * fill the GPU; the slices' sums meet by atomicAdd in the zeroed output. (One thread per
+ * vector left too few warps per scheduler to hide the waits on shared memory: 12.3 us
+ * against 10.5-10.8 on the ofdm recordings, about the same on the time recordings.)
  *
- * Vectors are stored interleaved, [Re r_0, Im r_0, Re r_1, ...] for r1 and
- * [Im r_0, -Re r_0, ...] for r2, and the dictionary and linear filters with them:
- * distances and dot products do not depend on the order of the components, and the
- * interleaved order lets the register array be indexed by compile-time constants.
+ * The dictionary holds training vectors in pairs: r1 = [Re t; Im t] and its second real
+ * vector r2 = J r1 = [Im t; -Re t], and so do the received vectors (x1, x2 = J x1). J is
+ * orthogonal and J^T = -J, so of the four dot products between a received pair and a
+ * dictionary pair only two differ: x2.r2 = x1.r1 and x2.r1 = -x1.r2. A pair's four
+ * kernel values therefore cost two dot products, not four, and three distinct
+ * exponentials (k(x1, r1) = k(x2, r2)): half the multiply-adds of taking the entries one
+ * by one. The detector finds the pairs when it takes the filters; an entry whose
+ * partner is missing or weighted 0 by every user is a single row, which still costs two
+ * dot products (x1.e and x2.e) but half the users' multiply-adds.
+ *
+ * Vectors are stored interleaved, [Re t_0, Im t_0, Re t_1, ...]: distances and dot
+ * products do not depend on the order of the components, and the interleaved order
+ * lets the register array be indexed by compile-time constants.
  */
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
 
 #include <gnuradio/gpumimo/core/gpu_apsm.h>
+
+#include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <cmath>
@@ -32,14 +45,15 @@ namespace {
 
 constexpr int max_dim = 32;  // 16 antennas, two reals each
 constexpr int max_users = 8;
-constexpr int tile = 64;     // dictionary entries per shared-memory slice
-constexpr int threads = 64;  // received vectors per block (r1 and r2 of each)
+constexpr int tile = 64;     // dictionary pairs per shared-memory slice
+constexpr int threads = 128; // per block: two per received vector
+constexpr int block_vectors = threads / 2;
 // The dictionary is cut into slices so that the grid is about blocks_per_sm deep on
-// every multiprocessor, no slice under min_slice_entries. Measured on an H200 (3,840
-// vectors, 6 users, kernel us, gr-gpumimo / library defaults, time recordings): depth 6
-// 19.4 / 36.7, 8 19.5 / 35.4, 11 19.8 / 34.3, 16 23.0 / 38.0, 24 23.0 / 39.9.
-constexpr int blocks_per_sm = 8;
-constexpr int min_slice_entries = 16;
+// every multiprocessor, no slice under min_slice_pairs. Measured on an H200 (3,840
+// vectors, 6 users, kernel us, gr-gpumimo / library defaults, 16-QAM time recording):
+// depth 4 17.2 / 25.3, 6 16.4 / 24.3, 8 17.4 / 24.5, 12 18.0 / 25.0, 16 19.2 / 25.4.
+constexpr int blocks_per_sm = 6;
+constexpr int min_slice_pairs = 8;
 constexpr int max_slices = 64;
 
 // 2^x by the special-function unit alone (relative error ~2^-22; results below 2^-126,
@@ -51,17 +65,21 @@ __device__ float fast_exp2(float x)
     return y;
 }
 
-// A thread takes both real vectors of one received vector, r1 and r2: they have the
-// same norm and meet every dictionary entry loaded once from shared memory. The squared
-// distance is ||x||^2 + ||e||^2 - 2 x.e: one FMA per dimension instead of a difference
-// and an FMA (the kernel is issue-bound). Its cancellation error is a few float ulps of
-// ||x||^2 + ||e||^2, within the GPU tests' bound; clamped at 0. U: the number of users,
-// so that no multiply-add goes to an absent user.
+// exp(-max(d, 0) / (2 sigma^2)) with gamma = -log2(e) / (2 sigma^2): the squared
+// distance d = ||x||^2 + ||e||^2 - 2 x.e can come out a few ulps below 0.
+__device__ float gaussian(float d, float gamma) { return fast_exp2(fmaxf(d, 0.0f) * gamma); }
+
+// The squared distance is ||x||^2 + ||e||^2 - 2 x.e: one FMA per dimension instead of a
+// difference and an FMA (the kernel is issue-bound). Its cancellation error is a few
+// float ulps of ||x||^2 + ||e||^2, within the GPU tests' bound. U: the number of users,
+// so that no multiply-add goes to an absent user. Dictionary entries [0, full_pairs)
+// are pairs, the rest single vectors (three exponentials and four multiply-adds per user
+// for a pair, two and two for a single).
 //
-// Tried and measured slower (H200): the dot products x.e as tensor-core products
-// (mma.sync m16n8k8 TF32, split into head and tail for float accuracy: three products
-// per tile): correct, but 27.3 us against 23.6 (defaults) and 52.8 against 36.2
-// (library defaults); the legacy TF32 MMA rate, tripled, bounds it.
+// Tried and measured slower (H200, entries one by one): the dot products as tensor-core
+// products (mma.sync m16n8k8 TF32, split into head and tail for float accuracy: three
+// products per tile): correct, but 27.3 us against 23.6 (defaults) and 52.8 against
+// 36.2 (library defaults); the legacy TF32 MMA rate, tripled, bounds it.
 template <int U>
 __global__ void apsm_detect_kernel(const float2* __restrict__ rx,
                                    int n,
@@ -69,113 +87,185 @@ __global__ void apsm_detect_kernel(const float2* __restrict__ rx,
                                    float scale,
                                    const float4* __restrict__ dict,
                                    const float* __restrict__ dict_norm,
-                                   const float* __restrict__ coef,
-                                   int entries,
+                                   const float4* __restrict__ coef,
+                                   int pairs,
+                                   int full_pairs,
                                    int slice_len,
                                    const float* __restrict__ lin,
                                    float wl,
                                    float wg,
-                                   float neg_half_inv_var_log2e,
+                                   float gamma,
                                    float* __restrict__ soft)
 {
-    __shared__ float4 s_dict[tile][max_dim / 4];
+    constexpr int quads = max_dim / 4;        // float4s per vector
+    constexpr int half_quads = quads / 2;     // float4s per half (8 antennas)
+    constexpr int coef_quads = max_users / 2; // (c1, c2) of two users per float4
+    constexpr unsigned warp = 0xffffffffu;
+    __shared__ float4 s_dict[tile][quads];
     __shared__ float s_norm[tile];
-    __shared__ float s_coef[tile][max_users];
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    __shared__ float4 s_coef[tile][coef_quads];
+    // Two threads per received vector, h = 0 and 1: each takes half the antennas of every
+    // dot product (their partial sums meet by a shuffle) and one of the vector's two real
+    // outputs, f(x1) for h = 0 and f(x2) for h = 1.
+    const int h = threadIdx.x & 1;
+    const int t = blockIdx.x * (blockDim.x / 2) + (threadIdx.x >> 1);
     const bool active = t < n;
+    const int first = blockIdx.y * slice_len;
+    const int last = min(pairs, first + slice_len);
 
-    float x1[max_dim], x2[max_dim]; // interleaved: [Re r_0, Im r_0, ...], [Im r_0, -Re r_0, ...]
+    // A tile of dictionary rows into shared memory by asynchronous copies: all of them in
+    // flight at once, and the first tile's beside the loads of the received vector. (With
+    // copies through registers, each thread's loads waited one after another: with few
+    // warps per scheduler these waits were much of a short kernel's time.)
+    auto stage = [&](int base) {
+        const int count = min(tile, last - base);
+        for (int i = threadIdx.x; i < count * quads; i += blockDim.x)
+            __pipeline_memcpy_async(&s_dict[i / quads][i % quads],
+                                    &dict[std::size_t(base) * quads + i], sizeof(float4));
+        for (int i = threadIdx.x; i < count * coef_quads; i += blockDim.x)
+            __pipeline_memcpy_async(&s_coef[i / coef_quads][i % coef_quads],
+                                    &coef[std::size_t(base) * coef_quads + i], sizeof(float4));
+        for (int i = threadIdx.x; i < count; i += blockDim.x)
+            __pipeline_memcpy_async(&s_norm[i], &dict_norm[base + i], sizeof(float));
+        __pipeline_commit();
+    };
+    if (first < last)
+        stage(first);
+
+    // This thread's half of x1, interleaved: [Re r_m, Im r_m, ...] for antennas
+    // m = 8h .. 8h + 7.
+    float x[max_dim / 2];
     float norm = 0.0f;
 #pragma unroll
-    for (int d = 0; d < max_dim / 2; d++) {
-        float2 r = (active && d < antennas) ? rx[std::size_t(t) * antennas + d]
+    for (int d = 0; d < max_dim / 4; d++) {
+        const int m = h * (max_dim / 4) + d;
+        float2 r = (active && m < antennas) ? rx[std::size_t(t) * antennas + m]
                                             : make_float2(0.0f, 0.0f);
-        r.x *= scale;
-        r.y *= scale;
-        x1[2 * d] = r.x;
-        x1[2 * d + 1] = r.y;
-        x2[2 * d] = r.y;
-        x2[2 * d + 1] = -r.x;
-        norm = fmaf(r.x, r.x, fmaf(r.y, r.y, norm));
+        x[2 * d] = r.x * scale;
+        x[2 * d + 1] = r.y * scale;
+        norm = fmaf(x[2 * d], x[2 * d], fmaf(x[2 * d + 1], x[2 * d + 1], norm));
     }
+    norm += __shfl_xor_sync(warp, norm, 1); // both threads add the same two numbers
 
-    float g1[U], g2[U];
+    float g[U]; // the Gaussian sums at x1 (h = 0) or x2 (h = 1)
 #pragma unroll
     for (int u = 0; u < U; u++)
-        g1[u] = g2[u] = 0.0f;
-    const int first = blockIdx.y * slice_len;
-    const int last = min(entries, first + slice_len);
+        g[u] = 0.0f;
+    const float b_sign = h ? 2.0f : -2.0f;
     for (int base = first; base < last; base += tile) {
         const int count = min(tile, last - base);
-        __syncthreads(); // the previous tile is used up
-        for (int i = threadIdx.x; i < count * (max_dim / 4); i += blockDim.x)
-            s_dict[i / (max_dim / 4)][i % (max_dim / 4)] =
-                dict[std::size_t(base) * (max_dim / 4) + i];
-        for (int i = threadIdx.x; i < count; i += blockDim.x)
-            s_norm[i] = dict_norm[base + i];
-        for (int i = threadIdx.x; i < count * max_users; i += blockDim.x)
-            s_coef[i / max_users][i % max_users] = coef[std::size_t(base) * max_users + i];
+        if (base != first) {
+            __syncthreads(); // the previous tile is used up
+            stage(base);
+        }
+        __pipeline_wait_prior(0);
         __syncthreads();
         for (int e = 0; e < count; e++) {
-            // Two partial sums per dot product: four independent FMA chains of 16.
-            float dot1a = 0.0f, dot1b = 0.0f, dot2a = 0.0f, dot2b = 0.0f;
+            // a = x1.r1, b = x1.r2 with r2 = [Im t; -Re t], over this thread's half: two
+            // partial sums each, four independent FMA chains of 8.
+            float a0 = 0.0f, a1 = 0.0f, b0 = 0.0f, b1 = 0.0f;
 #pragma unroll
-            for (int q = 0; q < max_dim / 4; q++) {
-                const float4 v = s_dict[e][q];
-                dot1a = fmaf(v.x, x1[4 * q], dot1a);
-                dot1b = fmaf(v.y, x1[4 * q + 1], dot1b);
-                dot1a = fmaf(v.z, x1[4 * q + 2], dot1a);
-                dot1b = fmaf(v.w, x1[4 * q + 3], dot1b);
-                dot2a = fmaf(v.x, x2[4 * q], dot2a);
-                dot2b = fmaf(v.y, x2[4 * q + 1], dot2b);
-                dot2a = fmaf(v.z, x2[4 * q + 2], dot2a);
-                dot2b = fmaf(v.w, x2[4 * q + 3], dot2b);
+            for (int q = 0; q < half_quads; q++) {
+                const float4 v = s_dict[e][h * half_quads + q]; // Re t, Im t of 2 antennas
+                a0 = fmaf(v.x, x[4 * q], a0);
+                a1 = fmaf(v.y, x[4 * q + 1], a1);
+                a0 = fmaf(v.z, x[4 * q + 2], a0);
+                a1 = fmaf(v.w, x[4 * q + 3], a1);
+                b0 = fmaf(v.y, x[4 * q], b0);
+                b1 = fmaf(-v.x, x[4 * q + 1], b1);
+                b0 = fmaf(v.w, x[4 * q + 2], b0);
+                b1 = fmaf(-v.z, x[4 * q + 3], b1);
             }
-            const float dot1 = dot1a + dot1b, dot2 = dot2a + dot2b;
+            float a = a0 + a1, b = b0 + b1;
+            a += __shfl_xor_sync(warp, a, 1);
+            b += __shfl_xor_sync(warp, b, 1);
             const float base2 = norm + s_norm[e];
-            const float k1 =
-                fast_exp2(fmaxf(fmaf(-2.0f, dot1, base2), 0.0f) * neg_half_inv_var_log2e);
-            const float k2 =
-                fast_exp2(fmaxf(fmaf(-2.0f, dot2, base2), 0.0f) * neg_half_inv_var_log2e);
+            // k11 = k(x1, r1) = k(x2, r2); kb = k(x1, r2) for h = 0, k(x2, r1) for h = 1.
+            const float k11 = gaussian(fmaf(-2.0f, a, base2), gamma);
+            const float kb = gaussian(fmaf(b_sign, b, base2), gamma);
+            // f(x1) = sum c1 k(x1, r1) + c2 k(x1, r2); f(x2) = sum c1 k(x2, r1) + c2 k(x2, r2).
+            const float k_r1 = h ? kb : k11, k_r2 = h ? k11 : kb;
+            if (base + e < full_pairs) { // the same branch for the whole block
 #pragma unroll
-            for (int u = 0; u < U; u++) {
-                g1[u] = fmaf(s_coef[e][u], k1, g1[u]);
-                g2[u] = fmaf(s_coef[e][u], k2, g2[u]);
+                for (int hq = 0; hq < (U + 1) / 2; hq++) {
+                    const float4 c = s_coef[e][hq]; // c1, c2 of user 2hq, then of 2hq + 1
+                    g[2 * hq] = fmaf(c.x, k_r1, fmaf(c.y, k_r2, g[2 * hq]));
+                    if (2 * hq + 1 < U)
+                        g[2 * hq + 1] = fmaf(c.z, k_r1, fmaf(c.w, k_r2, g[2 * hq + 1]));
+                }
+            } else { // a single entry r1: c2 is 0
+#pragma unroll
+                for (int hq = 0; hq < (U + 1) / 2; hq++) {
+                    const float4 c = s_coef[e][hq];
+                    g[2 * hq] = fmaf(c.x, k_r1, g[2 * hq]);
+                    if (2 * hq + 1 < U)
+                        g[2 * hq + 1] = fmaf(c.z, k_r1, g[2 * hq + 1]);
+                }
             }
         }
     }
-    if (!active)
-        return;
 #pragma unroll
     for (int u = 0; u < U; u++) {
-        float v1 = wg * g1[u], v2 = wg * g2[u];
-        if (blockIdx.y == 0) { // the linear part, once
+        float v = wg * g[u];
+        if (blockIdx.y == 0) { // the linear part, once: lin.x1 (h = 0) or lin.x2, x2 = J x1
             float dot1 = 0.0f, dot2 = 0.0f;
 #pragma unroll
-            for (int k = 0; k < max_dim; k++) {
-                dot1 = fmaf(lin[u * max_dim + k], x1[k], dot1);
-                dot2 = fmaf(lin[u * max_dim + k], x2[k], dot2);
+            for (int k = 0; k < max_dim / 2; k += 2) {
+                const float l0 = lin[u * max_dim + h * (max_dim / 2) + k];
+                const float l1 = lin[u * max_dim + h * (max_dim / 2) + k + 1];
+                dot1 = fmaf(l0, x[k], fmaf(l1, x[k + 1], dot1));
+                dot2 = fmaf(l0, x[k + 1], fmaf(-l1, x[k], dot2));
             }
-            v1 += wl * dot1;
-            v2 += wl * dot2;
+            dot1 += __shfl_xor_sync(warp, dot1, 1);
+            dot2 += __shfl_xor_sync(warp, dot2, 1);
+            v += wl * (h ? dot2 : dot1);
         }
-        atomicAdd(&soft[2 * (std::size_t(u) * n + t)], v1);
-        atomicAdd(&soft[2 * (std::size_t(u) * n + t) + 1], v2);
+        if (active)
+            atomicAdd(&soft[2 * (std::size_t(u) * n + t) + h], v);
+    }
+}
+
+using kernel_fn = void (*)(const float2*, int, int, float, const float4*, const float*,
+                           const float4*, int, int, int, const float*, float, float, float,
+                           float*);
+
+kernel_fn kernel_for(int users)
+{
+    switch (users) {
+    case 1: return apsm_detect_kernel<1>;
+    case 2: return apsm_detect_kernel<2>;
+    case 3: return apsm_detect_kernel<3>;
+    case 4: return apsm_detect_kernel<4>;
+    case 5: return apsm_detect_kernel<5>;
+    case 6: return apsm_detect_kernel<6>;
+    case 7: return apsm_detect_kernel<7>;
+    default: return apsm_detect_kernel<max_users>;
     }
 }
 
 // Component d of a [first half; second half] vector of dimension 2M, interleaved.
 int interleaved(int d, int antennas) { return d < antennas ? 2 * d : 2 * (d - antennas) + 1; }
 
+// Whether entry f is the second real vector of entry e: f = J e = [e's second half;
+// -e's first half].
+bool is_second_of(const float* e, const float* f, int antennas)
+{
+    for (int m = 0; m < antennas; m++)
+        if (f[m] != e[antennas + m] || f[antennas + m] != -e[m])
+            return false;
+    return true;
+}
+
 } // namespace
 
 struct gpu_apsm_detector::impl {
     int device;
-    int antennas, max_user_count, users = 0, entries = 0;
-    int sms = 1; // multiprocessors of the device
+    int antennas, max_user_count, users = 0;
+    int pairs = 0, full_pairs = 0; // dictionary rows: full pairs first, then singles
+    int sms = 1;                   // multiprocessors of the device
     std::size_t max_entries, max_symbols;
     float scale = 1, wl = 0, wg = 0;
-    float neg_half_inv_var = 0; // -1 / (2 sigma^2) in base 2 (times log2(e)), for exp2f
+    float gamma = 0; // -log2(e) / (2 sigma^2), for 2^x
     cuda::device_buffer<float> dict, dict_norm, coef, lin;
     cuda::device_buffer<float2> rx;
     cuda::device_buffer<float> soft;
@@ -197,80 +287,122 @@ struct gpu_apsm_detector::impl {
         cuda::device_guard guard;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         GPUMIMO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        // At most one dictionary row per entry.
         dict = cuda::device_buffer<float>(std::max<std::size_t>(1, max_entries * max_dim));
         dict_norm = cuda::device_buffer<float>(std::max<std::size_t>(1, max_entries));
-        coef = cuda::device_buffer<float>(std::max<std::size_t>(1, max_entries * max_users));
+        coef = cuda::device_buffer<float>(std::max<std::size_t>(1, max_entries * 2 * max_users));
         lin = cuda::device_buffer<float>(max_users * max_dim);
         rx = cuda::device_buffer<float2>(std::max<std::size_t>(1, max_symbols * antennas));
         soft = cuda::device_buffer<float>(std::max<std::size_t>(1, 2 * max_symbols * max_users));
     }
 
-    void set_filters(const std::vector<apsm_filter>& f)
+    void set_filters(const std::vector<apsm_filter>& f);
+};
+
+namespace {
+
+// The detector's dictionary rows on the host: t (interleaved), ||t||^2 and the users'
+// coefficients (c1, c2) of r1 = t and r2 = J t.
+struct dictionary_rows {
+    std::vector<float> dict, norm, coef;
+    int count = 0;
+
+    void add(const float* r1, const std::vector<float>& c, int antennas)
     {
-        if (f.empty() || f.size() > std::size_t(max_user_count))
-            throw std::invalid_argument("gpu_apsm_detector: 1 to " +
-                                        std::to_string(max_user_count) + " users");
-        for (const apsm_filter& u : f)
-            if (u.antennas != antennas || u.input_scale != f[0].input_scale ||
-                u.variance != f[0].variance || u.linear_weight != f[0].linear_weight ||
-                u.gaussian_weight != f[0].gaussian_weight || u.dict != f[0].dict ||
-                u.gauss.size() != f[0].gauss.size() || u.lin.size() != std::size_t(2 * antennas))
-                throw std::invalid_argument(
-                    "gpu_apsm_detector: the users' filters must come from one training set "
-                    "with the same parameters (same antennas, scale, kernel, dictionary)");
-        if (f[0].gauss.size() > max_entries)
-            throw std::invalid_argument("gpu_apsm_detector: more dictionary entries than "
-                                        "max_entries");
-
-        // Entries no user weights add nothing: leave them out.
-        const int dim = 2 * antennas;
-        std::vector<float> h_dict, h_norm, h_coef;
-        int count = 0;
-        for (std::size_t e = 0; e < f[0].gauss.size(); e++) {
-            bool used = false;
-            for (const apsm_filter& u : f)
-                used |= u.gauss[e] != 0;
-            if (!used)
-                continue;
-            std::vector<float> entry(max_dim, 0.0f), c(max_users, 0.0f);
-            for (int d = 0; d < dim; d++)
-                entry[interleaved(d, antennas)] = f[0].dict[e * dim + d];
-            for (std::size_t u = 0; u < f.size(); u++)
-                c[u] = float(f[u].gauss[e]);
-            float norm = 0.0f; // as the kernel sums ||x||^2: float, in antenna order
-            for (int m = 0; m < antennas; m++)
-                norm = std::fma(entry[2 * m], entry[2 * m], std::fma(entry[2 * m + 1], entry[2 * m + 1], norm));
-            h_dict.insert(h_dict.end(), entry.begin(), entry.end());
-            h_norm.push_back(norm);
-            h_coef.insert(h_coef.end(), c.begin(), c.end());
-            count++;
-        }
-        std::vector<float> h_lin(max_users * max_dim, 0.0f);
-        for (std::size_t u = 0; u < f.size(); u++)
-            for (int d = 0; d < dim; d++)
-                h_lin[u * max_dim + interleaved(d, antennas)] = float(f[u].lin[d]);
-
-        cuda::device_guard guard;
-        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
-        if (!h_dict.empty()) {
-            GPUMIMO_CUDA_CHECK(cudaMemcpy(dict.get(), h_dict.data(), h_dict.size() * 4,
-                                          cudaMemcpyHostToDevice));
-            GPUMIMO_CUDA_CHECK(cudaMemcpy(dict_norm.get(), h_norm.data(), h_norm.size() * 4,
-                                          cudaMemcpyHostToDevice));
-            GPUMIMO_CUDA_CHECK(cudaMemcpy(coef.get(), h_coef.data(), h_coef.size() * 4,
-                                          cudaMemcpyHostToDevice));
-        }
-        GPUMIMO_CUDA_CHECK(cudaMemcpy(lin.get(), h_lin.data(), h_lin.size() * 4,
-                                      cudaMemcpyHostToDevice));
-        users = int(f.size());
-        entries = count;
-
-        scale = float(f[0].input_scale);
-        wl = float(f[0].linear_weight);
-        wg = float(f[0].gaussian_weight);
-        neg_half_inv_var = float(-0.5 / f[0].variance * 1.4426950408889634); // exp2f's
+        std::vector<float> entry(max_dim, 0.0f);
+        for (int d = 0; d < 2 * antennas; d++)
+            entry[interleaved(d, antennas)] = r1[d];
+        float n = 0.0f; // as the kernel sums ||x||^2: float, in antenna order
+        for (int m = 0; m < antennas; m++)
+            n = std::fma(entry[2 * m], entry[2 * m], std::fma(entry[2 * m + 1], entry[2 * m + 1], n));
+        dict.insert(dict.end(), entry.begin(), entry.end());
+        norm.push_back(n);
+        coef.insert(coef.end(), c.begin(), c.end());
+        count++;
     }
 };
+
+} // namespace
+
+void gpu_apsm_detector::impl::set_filters(const std::vector<apsm_filter>& f)
+{
+    if (f.empty() || f.size() > std::size_t(max_user_count))
+        throw std::invalid_argument("gpu_apsm_detector: 1 to " + std::to_string(max_user_count) +
+                                    " users");
+    for (const apsm_filter& u : f)
+        if (u.antennas != antennas || u.input_scale != f[0].input_scale ||
+            u.variance != f[0].variance || u.linear_weight != f[0].linear_weight ||
+            u.gaussian_weight != f[0].gaussian_weight || u.dict != f[0].dict ||
+            u.gauss.size() != f[0].gauss.size() || u.lin.size() != std::size_t(2 * antennas))
+            throw std::invalid_argument(
+                "gpu_apsm_detector: the users' filters must come from one training set "
+                "with the same parameters (same antennas, scale, kernel, dictionary)");
+    if (f[0].gauss.size() > max_entries)
+        throw std::invalid_argument("gpu_apsm_detector: more dictionary entries than "
+                                    "max_entries");
+
+    // Pairs (an entry and its second real vector) where the dictionary has them one after
+    // the other, as training adds them, and some user weights both; an entry alone, or
+    // the one of a pair that some user weights, is a single row (c2 = 0). Entries no user
+    // weights add nothing: they are left out.
+    const int dim = 2 * antennas;
+    const std::size_t entries = f[0].gauss.size();
+    dictionary_rows full, single;
+    auto weighted = [&](std::size_t e) {
+        for (const apsm_filter& u : f)
+            if (u.gauss[e] != 0)
+                return true;
+        return false;
+    };
+    auto coefficients = [&](std::size_t e1, std::size_t e2) { // e2 == entries: none
+        std::vector<float> c(2 * max_users, 0.0f);
+        for (std::size_t u = 0; u < f.size(); u++) {
+            c[2 * u] = float(f[u].gauss[e1]);
+            c[2 * u + 1] = e2 < entries ? float(f[u].gauss[e2]) : 0.0f;
+        }
+        return c;
+    };
+    for (std::size_t e = 0; e < entries;) {
+        const float* r1 = &f[0].dict[e * dim];
+        const bool paired = e + 1 < entries && is_second_of(r1, r1 + dim, antennas);
+        const bool w1 = weighted(e), w2 = paired && weighted(e + 1);
+        if (w1 && w2)
+            full.add(r1, coefficients(e, e + 1), antennas);
+        else if (w1)
+            single.add(r1, coefficients(e, entries), antennas);
+        else if (w2)
+            single.add(r1 + dim, coefficients(e + 1, entries), antennas);
+        e += paired ? 2 : 1;
+    }
+    full.dict.insert(full.dict.end(), single.dict.begin(), single.dict.end());
+    full.norm.insert(full.norm.end(), single.norm.begin(), single.norm.end());
+    full.coef.insert(full.coef.end(), single.coef.begin(), single.coef.end());
+    std::vector<float> h_lin(max_users * max_dim, 0.0f);
+    for (std::size_t u = 0; u < f.size(); u++)
+        for (int d = 0; d < dim; d++)
+            h_lin[u * max_dim + interleaved(d, antennas)] = float(f[u].lin[d]);
+
+    cuda::device_guard guard;
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+    if (!full.dict.empty()) {
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(
+            dict.get(), full.dict.data(), full.dict.size() * 4, cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(
+            dict_norm.get(), full.norm.data(), full.norm.size() * 4, cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(
+            coef.get(), full.coef.data(), full.coef.size() * 4, cudaMemcpyHostToDevice));
+    }
+    GPUMIMO_CUDA_CHECK(
+        cudaMemcpy(lin.get(), h_lin.data(), h_lin.size() * 4, cudaMemcpyHostToDevice));
+    users = int(f.size());
+    full_pairs = full.count;
+    pairs = full.count + single.count;
+
+    scale = float(f[0].input_scale);
+    wl = float(f[0].linear_weight);
+    wg = float(f[0].gaussian_weight);
+    gamma = float(-0.5 / f[0].variance * 1.4426950408889634);
+}
 
 gpu_apsm_detector::gpu_apsm_detector(const std::vector<apsm_filter>& users,
                                      std::size_t max_symbols,
@@ -324,29 +456,16 @@ void gpu_apsm_detector::detect(const std::complex<float>* rx,
     const std::size_t out_floats = 2 * n * d.users;
     GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d.soft.get(), 0, out_floats * sizeof(float), s));
     GPUMIMO_CUDA_CHECK(cudaEventRecord(d.start.get(), s));
-    const int blocks_x = int((n + threads - 1) / threads);
+    const int blocks_x = int((n + block_vectors - 1) / block_vectors);
     const int slices = std::max(
         1, std::min({ max_slices, (blocks_per_sm * d.sms + blocks_x - 1) / blocks_x,
-                      (d.entries + min_slice_entries - 1) / min_slice_entries }));
-    const int slice_len = (d.entries + slices - 1) / slices;
+                      (d.pairs + min_slice_pairs - 1) / min_slice_pairs }));
+    const int slice_len = std::max(1, (d.pairs + slices - 1) / slices);
     const dim3 grid{ unsigned(blocks_x), unsigned(slices) };
-    auto launch = [&](auto kernel) {
-        kernel<<<grid, threads, 0, s>>>(
-            d.rx.get(), int(n), d.antennas, d.scale,
-            reinterpret_cast<const float4*>(d.dict.get()), d.dict_norm.get(), d.coef.get(),
-            d.entries, std::max(1, slice_len), d.lin.get(), d.wl, d.wg, d.neg_half_inv_var,
-            d.soft.get());
-    };
-    switch (d.users) {
-    case 1: launch(apsm_detect_kernel<1>); break;
-    case 2: launch(apsm_detect_kernel<2>); break;
-    case 3: launch(apsm_detect_kernel<3>); break;
-    case 4: launch(apsm_detect_kernel<4>); break;
-    case 5: launch(apsm_detect_kernel<5>); break;
-    case 6: launch(apsm_detect_kernel<6>); break;
-    case 7: launch(apsm_detect_kernel<7>); break;
-    default: launch(apsm_detect_kernel<max_users>); break;
-    }
+    kernel_for(d.users)<<<grid, threads, 0, s>>>(
+        d.rx.get(), int(n), d.antennas, d.scale, reinterpret_cast<const float4*>(d.dict.get()),
+        d.dict_norm.get(), reinterpret_cast<const float4*>(d.coef.get()), d.pairs,
+        d.full_pairs, slice_len, d.lin.get(), d.wl, d.wg, d.gamma, d.soft.get());
     GPUMIMO_CUDA_CHECK_LAUNCH("apsm_detect_kernel");
     GPUMIMO_CUDA_CHECK(cudaEventRecord(d.stop.get(), s));
     GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(

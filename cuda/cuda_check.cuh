@@ -20,6 +20,9 @@ namespace cuda {
 [[noreturn]] inline void
 throw_cuda_error(cudaError_t err, const char* call, const char* file, int line)
 {
+    // Clear the error unless it is sticky, so that a later launch check (which peeks at
+    // the last error) does not report this one again after the caller handled it.
+    cudaGetLastError();
     throw std::runtime_error(std::string(call) + " failed at " + file + ":" +
                              std::to_string(line) + ": " + cudaGetErrorName(err) + ": " +
                              cudaGetErrorString(err));

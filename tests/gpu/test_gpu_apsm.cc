@@ -21,6 +21,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <numeric>
+#include <random>
 
 using namespace gr::gpumimo::core;
 using gpumimo_test::make_rng;
@@ -60,36 +62,87 @@ double value_bound(const apsm_filter& f, const float* x)
     return 1e-6 + 1.2e-4 * s + cancellation;
 }
 
-// Compares the GPU's soft symbols with the reference's for every user and vector.
+// The reference's soft symbols of n vectors for every user (users x n) and each one's
+// error bound (value_bound), real and imaginary part.
+struct expected {
+    std::size_t n = 0;
+    std::vector<cf> soft;
+    std::vector<double> bound_re, bound_im;
+};
+
+expected reference(const std::vector<apsm_filter>& filters, const cf* rx, std::size_t n)
+{
+    const int M = filters[0].antennas, K = int(filters.size());
+    expected r;
+    r.n = n;
+    r.soft.resize(K * n);
+    r.bound_re.resize(K * n);
+    r.bound_im.resize(K * n);
+    std::vector<float> x1(2 * M), x2(2 * M);
+    for (int u = 0; u < K; u++) {
+        apsm_detect(filters[u], rx, n, &r.soft[u * n]);
+        for (std::size_t t = 0; t < n; t++) {
+            apsm_real_pair(&rx[t * M], M, filters[u].input_scale, x1.data(), x2.data());
+            r.bound_re[u * n + t] = value_bound(filters[u], x1.data());
+            r.bound_im[u * n + t] = value_bound(filters[u], x2.data());
+        }
+    }
+    return r;
+}
+
+// Checks the GPU's soft symbols of the first n vectors (got: users x n) against the
+// reference's, every user and vector.
+void check_soft(const expected& want, std::size_t n, const cf* got, const std::string& what)
+{
+    const std::size_t K = want.soft.size() / want.n;
+    double worst = 0;
+    for (std::size_t u = 0; u < K; u++) {
+        for (std::size_t t = 0; t < n; t++) {
+            const cf g = got[u * n + t], w = want.soft[u * want.n + t];
+            ASSERT_TRUE(std::isfinite(g.real()) && std::isfinite(g.imag()))
+                << what << ": user " << u << " vector " << t << " not written";
+            const double b1 = want.bound_re[u * want.n + t], b2 = want.bound_im[u * want.n + t];
+            worst = std::max({ worst, std::abs(g.real() - w.real()) / b1,
+                               std::abs(g.imag() - w.imag()) / b2 });
+            ASSERT_NEAR(g.real(), w.real(), b1) << what << ": user " << u << " vector " << t;
+            ASSERT_NEAR(g.imag(), w.imag(), b2) << what << ": user " << u << " vector " << t;
+        }
+    }
+    std::cout << "[ info     ] detection, " << what << ": largest error " << worst
+              << " of its bound" << std::endl;
+}
+
+// Compares the GPU's soft symbols from pageable buffers with the reference's.
 void compare(const std::vector<apsm_filter>& filters,
              const std::vector<cf>& rx,
              std::size_t n,
              const std::string& what)
 {
-    const int M = filters[0].antennas, K = int(filters.size());
     gpu_apsm_detector gpu(filters, n + 7);
-    std::vector<cf> got(K * n, cf(std::numeric_limits<float>::quiet_NaN(), 12345.0f));
+    std::vector<cf> got(filters.size() * n, cf(std::numeric_limits<float>::quiet_NaN(), 12345.0f));
     gpu.detect(rx.data(), n, got.data());
-    std::vector<cf> want(n);
-    std::vector<float> x1(2 * M), x2(2 * M);
-    double worst = 0;
+    check_soft(reference(filters, rx.data(), n), n, got.data(), what);
+}
+
+// K users' filters trained by the reference on the first n_train vectors of rx, each
+// with its own random 16-QAM training symbols.
+std::vector<apsm_filter> train_users(const apsm_params& p,
+                                     const std::vector<cf>& rx,
+                                     int n_train,
+                                     int M,
+                                     int K,
+                                     std::mt19937_64& rng)
+{
+    const constellation c(modulation::qam16);
+    std::uniform_int_distribution<int> pick(0, c.size() - 1);
+    std::vector<apsm_filter> filters;
     for (int u = 0; u < K; u++) {
-        apsm_detect(filters[u], rx.data(), n, want.data());
-        for (std::size_t t = 0; t < n; t++) {
-            apsm_real_pair(&rx[t * M], M, filters[u].input_scale, x1.data(), x2.data());
-            const cf g = got[u * n + t];
-            ASSERT_TRUE(std::isfinite(g.real()) && std::isfinite(g.imag()))
-                << what << ": user " << u << " vector " << t << " not written";
-            const double b1 = value_bound(filters[u], x1.data());
-            const double b2 = value_bound(filters[u], x2.data());
-            worst = std::max({ worst, std::abs(g.real() - want[t].real()) / b1,
-                               std::abs(g.imag() - want[t].imag()) / b2 });
-            ASSERT_NEAR(g.real(), want[t].real(), b1) << what << ": user " << u << " vector " << t;
-            ASSERT_NEAR(g.imag(), want[t].imag(), b2) << what << ": user " << u << " vector " << t;
-        }
+        std::vector<cf> sent(n_train);
+        for (auto& s : sent)
+            s = cf(c.point(pick(rng)));
+        filters.push_back(apsm_train(p, rx.data(), n_train, M, sent.data()));
     }
-    std::cout << "[ info     ] detection, " << what << ": largest error " << worst
-              << " of its bound" << std::endl;
+    return filters;
 }
 
 } // namespace
@@ -98,8 +151,6 @@ TEST_F(GpuApsm, AllUsersEqualTheReferenceOnRandomMixtures)
 {
     auto rng = make_rng(801);
     std::normal_distribution<float> g(0.0f, 1.0f);
-    const constellation c(modulation::qam16);
-    std::uniform_int_distribution<int> pick(0, c.size() - 1);
     for (const auto& [M, K, n_train] : { std::tuple<int, int, int>(16, 6, 211),
                                          { 4, 2, 57 }, { 7, 8, 120 }, { 1, 1, 30 } }) {
         const std::size_t n = 1009; // prime, not a multiple of the block
@@ -107,13 +158,7 @@ TEST_F(GpuApsm, AllUsersEqualTheReferenceOnRandomMixtures)
         for (auto& v : rx)
             v = { g(rng), g(rng) };
         for (const apsm_params& p : { apsm_params::library_defaults(), apsm_params() }) {
-            std::vector<apsm_filter> filters;
-            for (int u = 0; u < K; u++) {
-                std::vector<cf> sent(n_train);
-                for (auto& s : sent)
-                    s = cf(c.point(pick(rng)));
-                filters.push_back(apsm_train(p, rx.data(), n_train, M, sent.data()));
-            }
+            const std::vector<apsm_filter> filters = train_users(p, rx, n_train, M, K, rng);
             const std::vector<cf> data(rx.begin() + n_train * M, rx.end());
             const std::string what = std::to_string(M) + " antennas, " + std::to_string(K) +
                                      " users, " + (p.ls_init ? "defaults" : "library defaults");
@@ -121,6 +166,65 @@ TEST_F(GpuApsm, AllUsersEqualTheReferenceOnRandomMixtures)
             compare(filters, data, 1, what + ", one vector");
         }
     }
+}
+
+// The kernel takes the dictionary in pairs (an entry and its second real vector J r1,
+// as training adds them). Dictionaries that start with a lone second vector, end with a
+// lone first one, are shuffled out of pairs, or have pairs half or wholly unweighted
+// must give the reference's values too.
+TEST_F(GpuApsm, DictionariesOutOfPairsEqualTheReference)
+{
+    auto rng = make_rng(804);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    const int M = 16, K = 6, n_train = 119;
+    const std::size_t n = 777;
+    std::vector<cf> rx((n_train + n) * M);
+    for (auto& v : rx)
+        v = { g(rng), g(rng) };
+    const std::vector<cf> data(rx.begin() + n_train * M, rx.end());
+
+    // Three real samples a step, 102 in the dictionary: 238 samples, the last step ends
+    // at 237, so it keeps samples 135 to 236: it starts with a second vector (checked)
+    // and ends with a first one.
+    apsm_params odd;
+    odd.sample_step = 3;
+    odd.dictionary_size = 51;
+    std::vector<apsm_filter> filters = train_users(odd, rx, n_train, M, K, rng);
+    ASSERT_EQ(filters[0].entries(), 102u);
+    std::vector<float> x1(2 * M), x2(2 * M); // sample 135: symbol 67's second vector
+    apsm_real_pair(&rx[67 * M], M, filters[0].input_scale, x1.data(), x2.data());
+    ASSERT_TRUE(std::equal(x2.begin(), x2.end(), filters[0].dict.begin()));
+    compare(filters, data, n, "dictionary at an odd offset");
+
+    // The defaults' dictionary with some entries' coefficients zeroed for every user
+    // (pairs weighted in full, in their first or second vector only, or not at all),
+    // then the same shuffled (the same order for every user): no pairs left.
+    filters = train_users(apsm_params(), rx, n_train, M, K, rng);
+    const std::size_t E = filters[0].entries(), dim = 2 * M;
+    std::bernoulli_distribution drop(0.3);
+    std::vector<bool> dropped(E);
+    for (std::size_t e = 0; e < E; e++)
+        dropped[e] = e < 2 || drop(rng);
+    for (apsm_filter& f : filters)
+        for (std::size_t e = 0; e < E; e++)
+            if (dropped[e])
+                f.gauss[e] = 0.0;
+    compare(filters, data, n, "some entries unweighted");
+    std::vector<std::size_t> order(E);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (apsm_filter& f : filters) {
+        std::vector<float> dict(E * dim);
+        std::vector<double> gauss(E);
+        for (std::size_t e = 0; e < E; e++) {
+            std::copy_n(&f.dict[order[e] * dim], dim, &dict[e * dim]);
+            gauss[e] = f.gauss[order[e]];
+        }
+        f.dict = dict;
+        f.gauss = gauss;
+    }
+    compare(filters, data, n, "shuffled dictionary, some entries unweighted");
+    compare(filters, data, 1, "shuffled dictionary, one vector");
 }
 
 TEST_F(GpuApsm, NonFiniteVectorsGiveNaNAndOthersStayExact)

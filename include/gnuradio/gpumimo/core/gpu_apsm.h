@@ -25,7 +25,10 @@ namespace core {
  * vectors) and differ only in coefficients, so one pass over the dictionary serves
  * them all: each real received vector's distance to an entry and its Gaussian kernel
  * value are computed once and weighted by every user's coefficient (the paper's
- * "several vectors per block, dictionary slices in shared memory"). Same result as
+ * "several vectors per block, dictionary slices in shared memory"). The dictionary's
+ * entries come in pairs (a training vector's r1 and r2), and so do the received
+ * vector's: the four kernel values of two pairs need only two dot products, which the
+ * detector uses wherever some user weights both entries of a pair. Same result as
  * apsm_detect per user, in float32.
  *
  * The filters must agree in antennas (at most 16), input scale, kernel variance,

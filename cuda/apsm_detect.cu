@@ -33,6 +33,7 @@
 #include <cuda_pipeline.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -65,16 +66,16 @@ __device__ float fast_exp2(float x)
     return y;
 }
 
-// exp(-max(d, 0) / (2 sigma^2)) with gamma = -log2(e) / (2 sigma^2): the squared
-// distance d = ||x||^2 + ||e||^2 - 2 x.e can come out a few ulps below 0.
-__device__ float gaussian(float d, float gamma) { return fast_exp2(fmaxf(d, 0.0f) * gamma); }
-
 // The squared distance is ||x||^2 + ||e||^2 - 2 x.e: one FMA per dimension instead of a
 // difference and an FMA (the kernel is issue-bound). Its cancellation error is a few
-// float ulps of ||x||^2 + ||e||^2, within the GPU tests' bound. U: the number of users,
-// so that no multiply-add goes to an absent user. Dictionary entries [0, full_pairs)
-// are pairs, the rest single vectors (three exponentials and four multiply-adds per user
-// for a pair, two and two for a single).
+// float ulps of ||x||^2 + ||e||^2, within the GPU tests' bound. The kernel value
+// exp(-d / (2 sigma^2)) is 2^(gamma d) with gamma = -log2(e) / (2 sigma^2), and the
+// norms come scaled by gamma (dict_norm already, the received vector's here), so that
+// it is one FMA and one 2^x: 2^(gamma ||x||^2 + gamma ||e||^2 - 2 gamma x.e). A distance
+// a few ulps below 0 gives a value a few ulps above 1, inside the same bound. U: the
+// number of users, so that no multiply-add goes to an absent user. Dictionary rows
+// [0, full_pairs) are pairs, the rest single vectors (four and two multiply-adds per
+// user and pair of threads).
 //
 // Tried and measured slower (H200, entries one by one): the dot products as tensor-core
 // products (mma.sync m16n8k8 TF32, split into head and tail for float accuracy: three
@@ -146,12 +147,13 @@ __global__ void apsm_detect_kernel(const float2* __restrict__ rx,
         norm = fmaf(x[2 * d], x[2 * d], fmaf(x[2 * d + 1], x[2 * d + 1], norm));
     }
     norm += __shfl_xor_sync(warp, norm, 1); // both threads add the same two numbers
+    const float norm_g = gamma * norm;
 
     float g[U]; // the Gaussian sums at x1 (h = 0) or x2 (h = 1)
 #pragma unroll
     for (int u = 0; u < U; u++)
         g[u] = 0.0f;
-    const float b_sign = h ? 2.0f : -2.0f;
+    const float a_coef = -2.0f * gamma, b_coef = h ? 2.0f * gamma : -2.0f * gamma;
     for (int base = first; base < last; base += tile) {
         const int count = min(tile, last - base);
         if (base != first) {
@@ -179,10 +181,11 @@ __global__ void apsm_detect_kernel(const float2* __restrict__ rx,
             float a = a0 + a1, b = b0 + b1;
             a += __shfl_xor_sync(warp, a, 1);
             b += __shfl_xor_sync(warp, b, 1);
-            const float base2 = norm + s_norm[e];
-            // k11 = k(x1, r1) = k(x2, r2); kb = k(x1, r2) for h = 0, k(x2, r1) for h = 1.
-            const float k11 = gaussian(fmaf(-2.0f, a, base2), gamma);
-            const float kb = gaussian(fmaf(b_sign, b, base2), gamma);
+            const float base_g = norm_g + s_norm[e];
+            // k11 = k(x1, r1) = k(x2, r2); kb = k(x1, r2) for h = 0, k(x2, r1) for h = 1
+            // (distances base - 2b and base + 2b).
+            const float k11 = fast_exp2(fmaf(a_coef, a, base_g));
+            const float kb = fast_exp2(fmaf(b_coef, b, base_g));
             // f(x1) = sum c1 k(x1, r1) + c2 k(x1, r2); f(x2) = sum c1 k(x2, r1) + c2 k(x2, r2).
             const float k_r1 = h ? kb : k11, k_r2 = h ? k11 : kb;
             if (base + e < full_pairs) { // the same branch for the whole block
@@ -265,12 +268,19 @@ struct gpu_apsm_detector::impl {
     int sms = 1;                   // multiprocessors of the device
     std::size_t max_entries, max_symbols;
     float scale = 1, wl = 0, wg = 0;
-    float gamma = 0; // -log2(e) / (2 sigma^2), for 2^x
+    float gamma = 0; // -log2(e) / (2 sigma^2), for 2^x; dict_norm holds gamma ||t||^2
     cuda::device_buffer<float> dict, dict_norm, coef, lin;
-    cuda::device_buffer<float2> rx;
-    cuda::device_buffer<float> soft;
-    cuda::stream stream;
-    cuda::event start{ true }, stop{ true };
+    // One call's stream and device buffers: submitted calls take them in turn, so that
+    // one call's copies overlap another's kernel.
+    struct slot {
+        cuda::device_buffer<float2> rx;
+        cuda::device_buffer<float> soft;
+        cuda::stream stream;
+        cuda::event start{ true }, stop{ true }; // around the kernel
+        bool pending = false;
+    };
+    std::array<slot, 3> slots;
+    int next_slot = 0, last_slot = -1;
     float kernel_ms = 0;
 
     impl(int antennas_, int users_, std::size_t max_entries_, std::size_t max_symbols_, int device_)
@@ -292,11 +302,21 @@ struct gpu_apsm_detector::impl {
         dict_norm = cuda::device_buffer<float>(std::max<std::size_t>(1, max_entries));
         coef = cuda::device_buffer<float>(std::max<std::size_t>(1, max_entries * 2 * max_users));
         lin = cuda::device_buffer<float>(max_users * max_dim);
-        rx = cuda::device_buffer<float2>(std::max<std::size_t>(1, max_symbols * antennas));
-        soft = cuda::device_buffer<float>(std::max<std::size_t>(1, 2 * max_symbols * max_users));
+        for (slot& sl : slots) {
+            sl.rx = cuda::device_buffer<float2>(std::max<std::size_t>(1, max_symbols * antennas));
+            sl.soft =
+                cuda::device_buffer<float>(std::max<std::size_t>(1, 2 * max_symbols * max_users));
+        }
     }
 
     void set_filters(const std::vector<apsm_filter>& f);
+    void submit(const std::complex<float>* rx, std::size_t n, std::complex<float>* soft);
+    void wait(slot& sl)
+    {
+        sl.pending = false; // even if the wait throws: the slot is not waited for twice
+        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(sl.stream.get()));
+    }
+    void finish();
 };
 
 namespace {
@@ -340,6 +360,9 @@ void gpu_apsm_detector::impl::set_filters(const std::vector<apsm_filter>& f)
     if (f[0].gauss.size() > max_entries)
         throw std::invalid_argument("gpu_apsm_detector: more dictionary entries than "
                                     "max_entries");
+    cuda::device_guard guard;
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+    finish(); // submitted calls' kernels read the dictionary being replaced
 
     // Pairs (an entry and its second real vector) where the dictionary has them one after
     // the other, as training adds them, and some user weights both; an entry alone, or
@@ -376,14 +399,15 @@ void gpu_apsm_detector::impl::set_filters(const std::vector<apsm_filter>& f)
     }
     full.dict.insert(full.dict.end(), single.dict.begin(), single.dict.end());
     full.norm.insert(full.norm.end(), single.norm.begin(), single.norm.end());
+    const float new_gamma = float(-0.5 / f[0].variance * 1.4426950408889634);
+    for (float& v : full.norm) // the kernel takes them scaled (see the kernel)
+        v *= new_gamma;
     full.coef.insert(full.coef.end(), single.coef.begin(), single.coef.end());
     std::vector<float> h_lin(max_users * max_dim, 0.0f);
     for (std::size_t u = 0; u < f.size(); u++)
         for (int d = 0; d < dim; d++)
             h_lin[u * max_dim + interleaved(d, antennas)] = float(f[u].lin[d]);
 
-    cuda::device_guard guard;
-    GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
     if (!full.dict.empty()) {
         GPUMIMO_CUDA_CHECK(cudaMemcpy(
             dict.get(), full.dict.data(), full.dict.size() * 4, cudaMemcpyHostToDevice));
@@ -401,7 +425,7 @@ void gpu_apsm_detector::impl::set_filters(const std::vector<apsm_filter>& f)
     scale = float(f[0].input_scale);
     wl = float(f[0].linear_weight);
     wg = float(f[0].gaussian_weight);
-    gamma = float(-0.5 / f[0].variance * 1.4426950408889634);
+    gamma = new_gamma;
 }
 
 gpu_apsm_detector::gpu_apsm_detector(const std::vector<apsm_filter>& users,
@@ -437,41 +461,81 @@ int gpu_apsm_detector::users() const { return d_impl->users; }
 
 float gpu_apsm_detector::last_kernel_ms() const { return d_impl->kernel_ms; }
 
+void gpu_apsm_detector::impl::submit(const std::complex<float>* host_rx,
+                                     std::size_t n,
+                                     std::complex<float>* host_soft)
+{
+    if (n > max_symbols)
+        throw std::invalid_argument("gpu_apsm_detector::detect: more symbols than max_symbols");
+    if (users == 0)
+        throw std::logic_error("gpu_apsm_detector::detect: no filters (set_filters)");
+    if (n == 0)
+        return;
+    slot& sl = slots[next_slot];
+    if (sl.pending)
+        wait(sl); // its call's soft symbols are down: the slot is free
+    sl.pending = true;
+    last_slot = next_slot;
+    next_slot = (next_slot + 1) % int(slots.size());
+
+    const cudaStream_t s = sl.stream.get();
+    GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(
+        sl.rx.get(), host_rx, n * antennas * sizeof(float2), cudaMemcpyHostToDevice, s));
+    const std::size_t out_floats = 2 * n * users;
+    // Zeroed just before the kernel adds into it: measured 15.7 us against 17.9-19.0
+    // for the kernel when each call zeroed its part after its copy down instead (off
+    // the next call's path, but the kernel's atomics then ran ~3 us slower).
+    GPUMIMO_CUDA_CHECK(cudaMemsetAsync(sl.soft.get(), 0, out_floats * sizeof(float), s));
+    GPUMIMO_CUDA_CHECK(cudaEventRecord(sl.start.get(), s));
+    const int blocks_x = int((n + block_vectors - 1) / block_vectors);
+    const int slices = std::max(
+        1, std::min({ max_slices, (blocks_per_sm * sms + blocks_x - 1) / blocks_x,
+                      (pairs + min_slice_pairs - 1) / min_slice_pairs }));
+    const int slice_len = std::max(1, (pairs + slices - 1) / slices);
+    const dim3 grid{ unsigned(blocks_x), unsigned(slices) };
+    kernel_for(users)<<<grid, threads, 0, s>>>(
+        sl.rx.get(), int(n), antennas, scale, reinterpret_cast<const float4*>(dict.get()),
+        dict_norm.get(), reinterpret_cast<const float4*>(coef.get()), pairs, full_pairs,
+        slice_len, lin.get(), wl, wg, gamma, sl.soft.get());
+    GPUMIMO_CUDA_CHECK_LAUNCH("apsm_detect_kernel");
+    GPUMIMO_CUDA_CHECK(cudaEventRecord(sl.stop.get(), s));
+    GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(
+        host_soft, sl.soft.get(), out_floats * sizeof(float), cudaMemcpyDeviceToHost, s));
+}
+
+void gpu_apsm_detector::impl::finish()
+{
+    for (slot& sl : slots)
+        if (sl.pending)
+            wait(sl);
+    if (last_slot >= 0) {
+        const slot& sl = slots[last_slot];
+        GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, sl.start.get(), sl.stop.get()));
+    }
+}
+
+void gpu_apsm_detector::submit(const std::complex<float>* rx,
+                               std::size_t n,
+                               std::complex<float>* soft)
+{
+    cuda::device_guard guard;
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(d_impl->device));
+    d_impl->submit(rx, n, soft);
+}
+
+void gpu_apsm_detector::finish()
+{
+    cuda::device_guard guard;
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(d_impl->device));
+    d_impl->finish();
+}
+
 void gpu_apsm_detector::detect(const std::complex<float>* rx,
                                std::size_t n,
                                std::complex<float>* soft)
 {
-    impl& d = *d_impl;
-    if (n > d.max_symbols)
-        throw std::invalid_argument("gpu_apsm_detector::detect: more symbols than max_symbols");
-    if (d.users == 0)
-        throw std::logic_error("gpu_apsm_detector::detect: no filters (set_filters)");
-    if (n == 0)
-        return;
-    cuda::device_guard guard;
-    GPUMIMO_CUDA_CHECK(cudaSetDevice(d.device));
-    const cudaStream_t s = d.stream.get();
-    GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(
-        d.rx.get(), rx, n * d.antennas * sizeof(float2), cudaMemcpyHostToDevice, s));
-    const std::size_t out_floats = 2 * n * d.users;
-    GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d.soft.get(), 0, out_floats * sizeof(float), s));
-    GPUMIMO_CUDA_CHECK(cudaEventRecord(d.start.get(), s));
-    const int blocks_x = int((n + block_vectors - 1) / block_vectors);
-    const int slices = std::max(
-        1, std::min({ max_slices, (blocks_per_sm * d.sms + blocks_x - 1) / blocks_x,
-                      (d.pairs + min_slice_pairs - 1) / min_slice_pairs }));
-    const int slice_len = std::max(1, (d.pairs + slices - 1) / slices);
-    const dim3 grid{ unsigned(blocks_x), unsigned(slices) };
-    kernel_for(d.users)<<<grid, threads, 0, s>>>(
-        d.rx.get(), int(n), d.antennas, d.scale, reinterpret_cast<const float4*>(d.dict.get()),
-        d.dict_norm.get(), reinterpret_cast<const float4*>(d.coef.get()), d.pairs,
-        d.full_pairs, slice_len, d.lin.get(), d.wl, d.wg, d.gamma, d.soft.get());
-    GPUMIMO_CUDA_CHECK_LAUNCH("apsm_detect_kernel");
-    GPUMIMO_CUDA_CHECK(cudaEventRecord(d.stop.get(), s));
-    GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(
-        soft, d.soft.get(), out_floats * sizeof(float), cudaMemcpyDeviceToHost, s));
-    GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(s));
-    GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&d.kernel_ms, d.start.get(), d.stop.get()));
+    submit(rx, n, soft);
+    finish();
 }
 
 } // namespace core

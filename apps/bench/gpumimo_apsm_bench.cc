@@ -7,7 +7,8 @@
  * apsm-ota (default: the 16-QAM time file, 6 users, 16 antennas, 685 training and
  * 3,840 data symbols), or on a random mixture of the same size when none is given.
  * GPU figures are medians of 21 runs after a warm-up: kernel-only (CUDA events) and
- * host to host (wall clock, from and to page-locked host memory); CPU figures are
+ * host to host (wall clock, from and to page-locked host memory; detection also
+ * streamed: 16 calls submitted, then finish(), per call); CPU figures are
  * medians of --cpu-runs runs, all users one after another. Also the floor of detection
  * host to host (a 4-byte memset launched and waited for, its input up, its input up and
  * output down, nothing else) and whether the GPU's
@@ -126,6 +127,27 @@ void bench(const apsm_recording& rec, const apsm_params& p, const char* name, in
         detect_kernel.push_back(detector.last_kernel_ms());
     }
 
+    // Streamed: 16 calls submitted one after another, as a receiver hands over block
+    // after block, each into its own output, then finish(): the time per call, host to
+    // host. One call's copies overlap another's kernel.
+    constexpr int streamed_calls = 16;
+    gr::gpumimo::cuda::pinned_buffer<cf> streamed_soft(streamed_calls * K * nd);
+    std::vector<double> streamed, submit_host;
+    for (int r = 0; r < runs + 1; r++) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int c = 0; c < streamed_calls; c++)
+            detector.submit(rx_data.get(), nd, streamed_soft.get() + c * K * nd);
+        detector.finish();
+        if (r > 0)
+            streamed.push_back(ms_since(t0) / streamed_calls);
+        // The host's own cost of one call: a submit() whose stream is free, alone.
+        const auto t1 = std::chrono::steady_clock::now();
+        detector.submit(rx_data.get(), nd, streamed_soft.get());
+        if (r > 0)
+            submit_host.push_back(ms_since(t1));
+        detector.finish();
+    }
+
     // The floor of detection host to host: a 4-byte memset launched and waited for (what
     // any call to the GPU pays), its input up alone, and its input up and output down, one stream.
     std::vector<double> copy_floor, round_trip, input_up;
@@ -161,10 +183,13 @@ void bench(const apsm_recording& rec, const apsm_params& p, const char* name, in
         detector.detect(rx_data.get(), nd, soft.get()); // soft again after the copies above
     }
 
-    std::size_t worst_gap = 0, ref_errors = 0, gpu_errors = 0;
+    std::size_t worst_gap = 0, ref_errors = 0, gpu_errors = 0, streamed_errors = 0;
     for (int u = 0; u < K; u++) {
         const auto e_ref = count_symbol_errors(c, &ref_soft[u * nd], rec.sent_data[u].data(), nd);
         const auto e_gpu = count_symbol_errors(c, soft.get() + u * nd, rec.sent_data[u].data(), nd);
+        for (int call : { 0, streamed_calls - 1 })
+            streamed_errors += count_symbol_errors(
+                c, streamed_soft.get() + (call * K + u) * nd, rec.sent_data[u].data(), nd).symbols;
         ref_errors += e_ref.symbols;
         gpu_errors += e_gpu.symbols;
         worst_gap = std::max<std::size_t>(worst_gap, e_ref.symbols > e_gpu.symbols
@@ -181,6 +206,9 @@ void bench(const apsm_recording& rec, const apsm_params& p, const char* name, in
                 median(train_kernel), median(train_total), 2.0);
     std::printf("  %-10s %14.2f %11.1f us %15.1f us %7.1f us\n", "detection",
                 median(cpu_detect), 1e3 * median(detect_kernel), 1e3 * median(detect_total), 20.0);
+    std::printf("  detection streamed (%d calls submitted, pinned): %.1f us per call host to "
+                "host; the host's part of a call (one submit() returning): %.1f us\n",
+                streamed_calls, 1e3 * median(streamed), 1e3 * median(submit_host));
     std::printf("  GPU training by stage: Gram matrix %.3f ms, steps %.3f ms, residuals %.3f ms\n",
                 median(gram_ms), median(steps_ms), median(residual_ms));
     std::printf("  detection's floor host to host (pinned, one stream): a 4-byte memset %.1f us, "
@@ -190,8 +218,8 @@ void bench(const apsm_recording& rec, const apsm_params& p, const char* name, in
                 "(host to host)\n",
                 median(cpu_train) / median(train_total), median(cpu_detect) / median(detect_total));
     std::printf("  symbol errors, all users: reference %zu, GPU %zu (largest gap for a user "
-                "%zu)\n",
-                ref_errors, gpu_errors, worst_gap);
+                "%zu; streamed calls 1 and %d: %zu)\n",
+                ref_errors, gpu_errors, worst_gap, streamed_calls, streamed_errors / 2);
 }
 
 } // namespace

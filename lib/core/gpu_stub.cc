@@ -110,6 +110,11 @@ void gpu_apsm_detector::detect(const std::complex<float>*, std::size_t, std::com
     throw std::runtime_error(not_built);
 }
 float gpu_apsm_detector::last_kernel_ms() const { return 0; }
+void gpu_apsm_detector::submit(const std::complex<float>*, std::size_t, std::complex<float>*)
+{
+    throw std::runtime_error(not_built);
+}
+void gpu_apsm_detector::finish() { throw std::runtime_error(not_built); }
 gpu_apsm_detector::gpu_apsm_detector(int, int, std::size_t, std::size_t, int)
 {
     throw std::runtime_error(not_built);

@@ -13,6 +13,7 @@
 #include <gnuradio/gpumimo/core/apsm_recording.h>
 #include <gnuradio/gpumimo/core/gpu_apsm.h>
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <random>
 
@@ -225,6 +227,68 @@ TEST_F(GpuApsm, DictionariesOutOfPairsEqualTheReference)
     }
     compare(filters, data, n, "shuffled dictionary, some entries unweighted");
     compare(filters, data, 1, "shuffled dictionary, one vector");
+}
+
+// submit() queues a call on one of three streams without waiting; finish() waits for
+// all. Five calls of different sizes (more than the streams: the fourth waits for the
+// first), from page-locked and pageable memory, each into its own poisoned output, give
+// the reference's values; set_filters() between submit() and finish() lets the calls
+// before it finish with the old filters.
+TEST_F(GpuApsm, StreamedCallsEqualTheReference)
+{
+    auto rng = make_rng(806);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    const int M = 16, K = 6, n_train = 211;
+    const std::size_t sizes[] = { 3840, 1009, 1, 3840, 777 };
+    std::size_t total = 0;
+    for (std::size_t n : sizes)
+        total += n;
+    std::vector<cf> rx((n_train + total) * M);
+    for (auto& v : rx)
+        v = { g(rng), g(rng) };
+    cf *in = nullptr, *out = nullptr; // page-locked: the copies can overlap
+    ASSERT_EQ(cudaMallocHost(&in, total * M * sizeof(cf)), cudaSuccess);
+    ASSERT_EQ(cudaMallocHost(&out, K * total * sizeof(cf)), cudaSuccess);
+    std::unique_ptr<cf, cudaError_t (*)(void*)> free_in(in, cudaFreeHost), free_out(out, cudaFreeHost);
+    std::copy(rx.begin() + n_train * M, rx.end(), in);
+    std::vector<cf> pageable_out(K * sizes[2]);
+
+    for (const apsm_params& p : { apsm_params(), apsm_params::library_defaults() }) {
+        const std::string params = p.ls_init ? "defaults" : "library defaults";
+        const std::vector<apsm_filter> first = train_users(p, rx, n_train, M, K, rng);
+        const std::vector<apsm_filter> second = train_users(p, rx, n_train, M, K, rng);
+        gpu_apsm_detector gpu(first, 3840);
+        std::fill_n(out, K * total, cf(std::numeric_limits<float>::quiet_NaN(), 12345.0f));
+        std::fill(pageable_out.begin(), pageable_out.end(), out[0]);
+        std::vector<cf*> outputs;
+        for (std::size_t c = 0, v0 = 0; c < std::size(sizes); v0 += sizes[c], c++) {
+            // Call 2 from pageable memory: the vector and its output.
+            cf* o = c == 2 ? pageable_out.data() : out + K * v0;
+            const cf* i = c == 2 ? &rx[(n_train + v0) * M] : in + v0 * M;
+            gpu.submit(i, sizes[c], o);
+            outputs.push_back(o);
+        }
+        EXPECT_THROW(gpu.submit(in, 3841, out), std::invalid_argument);
+        gpu.finish();
+        EXPECT_GT(gpu.last_kernel_ms(), 0.0f);
+        for (std::size_t c = 0, v0 = 0; c < std::size(sizes); v0 += sizes[c], c++) {
+            check_soft(reference(first, in + v0 * M, sizes[c]), sizes[c], outputs[c],
+                       params + ", streamed call " + std::to_string(c));
+            if (::testing::Test::HasFatalFailure())
+                return;
+        }
+
+        // New filters between submit() and finish().
+        std::fill_n(out, K * total, cf(std::numeric_limits<float>::quiet_NaN(), 12345.0f));
+        gpu.submit(in, sizes[0], out);
+        gpu.set_filters(second);
+        gpu.submit(in + sizes[0] * M, sizes[1], out + K * sizes[0]);
+        gpu.finish();
+        check_soft(reference(first, in, sizes[0]), sizes[0], out,
+                   params + ", submitted before set_filters");
+        check_soft(reference(second, in + sizes[0] * M, sizes[1]), sizes[1],
+                   out + K * sizes[0], params + ", submitted after set_filters");
+    }
 }
 
 TEST_F(GpuApsm, NonFiniteVectorsGiveNaNAndOthersStayExact)

@@ -63,7 +63,18 @@ public:
     /*! rx: n vectors (symbol x antenna, row-major); soft: users x n, user-major.
      *  n <= max_symbols. Non-finite input gives NaN soft symbols for that vector. */
     void detect(const std::complex<float>* rx, std::size_t n, std::complex<float>* soft);
-    /*! The kernel time of the last detect(), CUDA events, in milliseconds. */
+    /*! detect() without waiting: the call's copy up, kernel and copy down are queued on
+     *  one of three streams, each with its own device buffers, so that successive calls
+     *  overlap (one's copies with another's kernel; page-locked rx and soft are needed
+     *  for that: from pageable memory the copies do not overlap). Until finish(), rx and
+     *  soft must stay valid and soft is not final. A fourth submit() first waits for the
+     *  first. Throws std::invalid_argument as detect() does, before queuing anything.
+     *  detect() is submit() then finish(). */
+    void submit(const std::complex<float>* rx, std::size_t n, std::complex<float>* soft);
+    /*! Waits for every submitted call; set_filters() calls it first. */
+    void finish();
+    /*! The kernel time of the last detect() (or the last call submitted before
+     *  finish()), CUDA events, in milliseconds. */
     float last_kernel_ms() const;
 
 private:

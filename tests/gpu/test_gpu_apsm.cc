@@ -229,10 +229,12 @@ TEST_F(GpuApsm, DictionariesOutOfPairsEqualTheReference)
     compare(filters, data, 1, "shuffled dictionary, one vector");
 }
 
-// submit() queues a call on one of three streams without waiting; finish() waits for
-// all. Five calls of different sizes (more than the streams: the fourth waits for the
-// first), from page-locked and pageable memory, each into its own poisoned output, give
-// the reference's values; set_filters() between submit() and finish() lets the calls
+// submit() queues a call on one of four streams without waiting (from page-locked
+// memory as the stream's CUDA graph); finish() waits for all. Five calls of different
+// sizes (more than the streams: the fifth waits for the first, and remakes its graph
+// for its size), from page-locked and pageable memory, each into its own poisoned
+// output, give the reference's values; so do calls whose graphs are pointed at other
+// buffers, and reused; set_filters() between submit() and finish() lets the calls
 // before it finish with the old filters.
 TEST_F(GpuApsm, StreamedCallsEqualTheReference)
 {
@@ -270,13 +272,34 @@ TEST_F(GpuApsm, StreamedCallsEqualTheReference)
         }
         EXPECT_THROW(gpu.submit(in, 3841, out), std::invalid_argument);
         gpu.finish();
-        EXPECT_GT(gpu.last_kernel_ms(), 0.0f);
         for (std::size_t c = 0, v0 = 0; c < std::size(sizes); v0 += sizes[c], c++) {
             check_soft(reference(first, in + v0 * M, sizes[c]), sizes[c], outputs[c],
                        params + ", streamed call " + std::to_string(c));
             if (::testing::Test::HasFatalFailure())
                 return;
         }
+
+        // Calls of one size from page-locked memory run as each stream's graph: twelve
+        // calls of 1009 vectors over the four streams, the first four making the graphs,
+        // the next four pointing their copies at other buffers (other input, other
+        // output), the last four reusing those.
+        const std::size_t n = sizes[1];
+        auto region = [](int c) { return std::size_t(c < 4 ? c : 4 + c % 4); };
+        auto input = [&](int c) { return in + region(c) * 9 * M; };
+        auto output = [&](int c) { return out + region(c) * K * n; };
+        auto calls = [&](int c0, int c1) { // submitted, finished, checked
+            std::fill_n(out, K * total, cf(std::numeric_limits<float>::quiet_NaN(), 12345.0f));
+            for (int c = c0; c < c1; c++)
+                gpu.submit(input(c), n, output(c));
+            gpu.finish();
+            for (int c = c0; c < c1; c++)
+                check_soft(reference(first, input(c), n), n, output(c),
+                           params + ", graph call " + std::to_string(c));
+        };
+        calls(0, 8);
+        calls(8, 12); // the same buffers as calls 4 to 7
+        gpu.detect(in, 10, out); // detect() is timed
+        EXPECT_GT(gpu.last_kernel_ms(), 0.0f);
 
         // New filters between submit() and finish().
         std::fill_n(out, K * total, cf(std::numeric_limits<float>::quiet_NaN(), 12345.0f));

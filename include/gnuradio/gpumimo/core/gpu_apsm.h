@@ -64,17 +64,19 @@ public:
      *  n <= max_symbols. Non-finite input gives NaN soft symbols for that vector. */
     void detect(const std::complex<float>* rx, std::size_t n, std::complex<float>* soft);
     /*! detect() without waiting: the call's copy up, kernel and copy down are queued on
-     *  one of three streams, each with its own device buffers, so that successive calls
+     *  one of four streams, each with its own device buffers, so that successive calls
      *  overlap (one's copies with another's kernel; page-locked rx and soft are needed
-     *  for that: from pageable memory the copies do not overlap). Until finish(), rx and
-     *  soft must stay valid and soft is not final. A fourth submit() first waits for the
-     *  first. Throws std::invalid_argument as detect() does, before queuing anything.
-     *  detect() is submit() then finish(). */
+     *  for that: from pageable memory the copies do not overlap). From page-locked
+     *  memory the call is one launch of the stream's CUDA graph, made by its first call
+     *  of a given n (and again after set_filters) and pointed at each call's buffers.
+     *  Until finish(), rx and soft must stay valid and soft is not final. A fifth
+     *  submit() first waits for the first. Throws std::invalid_argument as detect()
+     *  does, before queuing anything. */
     void submit(const std::complex<float>* rx, std::size_t n, std::complex<float>* soft);
     /*! Waits for every submitted call; set_filters() calls it first. */
     void finish();
-    /*! The kernel time of the last detect() (or the last call submitted before
-     *  finish()), CUDA events, in milliseconds. */
+    /*! The kernel time of the last detect() (submitted calls are not timed), CUDA
+     *  events, in milliseconds. */
     float last_kernel_ms() const;
 
 private:

@@ -335,7 +335,7 @@ struct gpu_apsm_detector::impl {
     }
 
     // The kernel's launch for n vectors in slot sl: its grid and its arguments, in the
-    // kernel's order (a graph's kernel node takes their addresses).
+    // kernel's order (cudaLaunchKernel and a graph's kernel node take their addresses).
     struct launch {
         dim3 grid;
         const float2* rx;
@@ -625,10 +625,8 @@ void gpu_apsm_detector::impl::submit(const std::complex<float>* host_rx,
     GPUMIMO_CUDA_CHECK(cudaEventRecord(sl.start.get(), s));
     launch k;
     prepare(k, sl, n);
-    kernel_for(users)<<<k.grid, threads, 0, s>>>(k.rx, k.n, k.antennas, k.scale, k.dict,
-                                                   k.dict_norm, k.coef, k.pairs, k.full_pairs,
-                                                   k.slice_len, k.lin, k.wl, k.wg, k.gamma,
-                                                   k.soft);
+    GPUMIMO_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_for(users)),
+                                        k.grid, dim3(threads), k.args, 0, s));
     GPUMIMO_CUDA_CHECK_LAUNCH("apsm_detect_kernel");
     GPUMIMO_CUDA_CHECK(cudaEventRecord(sl.stop.get(), s));
     GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(host_soft, sl.soft.get(), out_bytes, cudaMemcpyDeviceToHost, s));

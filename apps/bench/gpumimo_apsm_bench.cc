@@ -132,52 +132,47 @@ void bench(const apsm_recording& rec, const apsm_params& p, const char* name, in
     // host. One call's copies overlap another's kernel.
     constexpr int streamed_calls = 16;
     gr::gpumimo::cuda::pinned_buffer<cf> streamed_soft(streamed_calls * K * nd);
-    std::vector<double> streamed, submit_host;
-    for (int r = 0; r < runs + 1; r++) {
-        const auto t0 = std::chrono::steady_clock::now();
+    const double streamed_us = 1e6 / streamed_calls * wall_median(runs, [&] {
         for (int c = 0; c < streamed_calls; c++)
             detector.submit(rx_data.get(), nd, streamed_soft.get() + c * K * nd);
         detector.finish();
-        if (r > 0)
-            streamed.push_back(ms_since(t0) / streamed_calls);
-        // The host's own cost of one call: a submit() whose stream is free, alone.
-        const auto t1 = std::chrono::steady_clock::now();
+    });
+    // The host's own cost of one call: a submit() whose stream is free, alone.
+    std::vector<double> submit_host;
+    for (int r = 0; r < runs; r++) {
+        const auto t0 = std::chrono::steady_clock::now();
         detector.submit(rx_data.get(), nd, streamed_soft.get());
-        if (r > 0)
-            submit_host.push_back(ms_since(t1));
+        submit_host.push_back(ms_since(t0));
         detector.finish();
     }
 
     // The floor of detection host to host: a 4-byte memset launched and waited for (what
-    // any call to the GPU pays), its input up alone, and its input up and output down, one stream.
-    std::vector<double> copy_floor, round_trip, input_up;
+    // any call to the GPU pays), its input up alone, and its input up and output down,
+    // one stream (microseconds).
+    double round_trip_us, input_up_us, copy_floor_us;
     {
         cf *d_in, *d_out;
         check(cudaMalloc(&d_in, nd * M * sizeof(cf)), "cudaMalloc");
         check(cudaMalloc(&d_out, K * nd * sizeof(cf)), "cudaMalloc");
-        for (int r = 0; r < runs + 1; r++) {
-            const auto t0 = std::chrono::steady_clock::now();
+        auto input_up = [&] {
             check(cudaMemcpyAsync(d_in, rx_data.get(), nd * M * sizeof(cf), cudaMemcpyHostToDevice),
                   "cudaMemcpyAsync");
+        };
+        auto wait = [] { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); };
+        round_trip_us = 1e6 * wall_median(runs, [&] {
+            check(cudaMemsetAsync(d_out, 0, 4), "cudaMemsetAsync");
+            wait();
+        });
+        input_up_us = 1e6 * wall_median(runs, [&] {
+            input_up();
+            wait();
+        });
+        copy_floor_us = 1e6 * wall_median(runs, [&] {
+            input_up();
             check(cudaMemcpyAsync(soft.get(), d_out, K * nd * sizeof(cf), cudaMemcpyDeviceToHost),
                   "cudaMemcpyAsync");
-            check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-            if (r > 0)
-                copy_floor.push_back(ms_since(t0));
-        }
-        for (int r = 0; r < runs + 1; r++) {
-            auto t0 = std::chrono::steady_clock::now();
-            check(cudaMemsetAsync(d_out, 0, 4), "cudaMemsetAsync");
-            check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-            if (r > 0)
-                round_trip.push_back(ms_since(t0));
-            t0 = std::chrono::steady_clock::now();
-            check(cudaMemcpyAsync(d_in, rx_data.get(), nd * M * sizeof(cf), cudaMemcpyHostToDevice),
-                  "cudaMemcpyAsync");
-            check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-            if (r > 0)
-                input_up.push_back(ms_since(t0));
-        }
+            wait();
+        });
         cudaFree(d_in);
         cudaFree(d_out);
         detector.detect(rx_data.get(), nd, soft.get()); // soft again after the copies above
@@ -208,12 +203,12 @@ void bench(const apsm_recording& rec, const apsm_params& p, const char* name, in
                 median(cpu_detect), 1e3 * median(detect_kernel), 1e3 * median(detect_total), 20.0);
     std::printf("  detection streamed (%d calls submitted, pinned): %.1f us per call host to "
                 "host; the host's part of a call (one submit() returning): %.1f us\n",
-                streamed_calls, 1e3 * median(streamed), 1e3 * median(submit_host));
+                streamed_calls, streamed_us, 1e3 * median(submit_host));
     std::printf("  GPU training by stage: Gram matrix %.3f ms, steps %.3f ms, residuals %.3f ms\n",
                 median(gram_ms), median(steps_ms), median(residual_ms));
     std::printf("  detection's floor host to host (pinned, one stream): a 4-byte memset %.1f us, "
                 "input up %.1f us, input up and output down %.1f us\n",
-                1e3 * median(round_trip), 1e3 * median(input_up), 1e3 * median(copy_floor));
+                round_trip_us, input_up_us, copy_floor_us);
     std::printf("  speed-up over the CPU reference: training %.0fx, detection %.0fx "
                 "(host to host)\n",
                 median(cpu_train) / median(train_total), median(cpu_detect) / median(detect_total));

@@ -64,50 +64,31 @@ double value_bound(const apsm_filter& f, const float* x)
     return 1e-6 + 1.2e-4 * s + cancellation;
 }
 
-// The reference's soft symbols of n vectors for every user (users x n) and each one's
-// error bound (value_bound), real and imaginary part.
-struct expected {
-    std::size_t n = 0;
-    std::vector<cf> soft;
-    std::vector<double> bound_re, bound_im;
-};
-
-expected reference(const std::vector<apsm_filter>& filters, const cf* rx, std::size_t n)
+// Checks the GPU's soft symbols of n vectors rx (got: users x n) against the
+// reference's, every user and vector.
+void check_soft(const std::vector<apsm_filter>& filters,
+                const cf* rx,
+                std::size_t n,
+                const cf* got,
+                const std::string& what)
 {
     const int M = filters[0].antennas, K = int(filters.size());
-    expected r;
-    r.n = n;
-    r.soft.resize(K * n);
-    r.bound_re.resize(K * n);
-    r.bound_im.resize(K * n);
+    std::vector<cf> want(n);
     std::vector<float> x1(2 * M), x2(2 * M);
+    double worst = 0;
     for (int u = 0; u < K; u++) {
-        apsm_detect(filters[u], rx, n, &r.soft[u * n]);
+        apsm_detect(filters[u], rx, n, want.data());
         for (std::size_t t = 0; t < n; t++) {
             apsm_real_pair(&rx[t * M], M, filters[u].input_scale, x1.data(), x2.data());
-            r.bound_re[u * n + t] = value_bound(filters[u], x1.data());
-            r.bound_im[u * n + t] = value_bound(filters[u], x2.data());
-        }
-    }
-    return r;
-}
-
-// Checks the GPU's soft symbols of the first n vectors (got: users x n) against the
-// reference's, every user and vector.
-void check_soft(const expected& want, std::size_t n, const cf* got, const std::string& what)
-{
-    const std::size_t K = want.soft.size() / want.n;
-    double worst = 0;
-    for (std::size_t u = 0; u < K; u++) {
-        for (std::size_t t = 0; t < n; t++) {
-            const cf g = got[u * n + t], w = want.soft[u * want.n + t];
+            const cf g = got[u * n + t];
             ASSERT_TRUE(std::isfinite(g.real()) && std::isfinite(g.imag()))
                 << what << ": user " << u << " vector " << t << " not written";
-            const double b1 = want.bound_re[u * want.n + t], b2 = want.bound_im[u * want.n + t];
-            worst = std::max({ worst, std::abs(g.real() - w.real()) / b1,
-                               std::abs(g.imag() - w.imag()) / b2 });
-            ASSERT_NEAR(g.real(), w.real(), b1) << what << ": user " << u << " vector " << t;
-            ASSERT_NEAR(g.imag(), w.imag(), b2) << what << ": user " << u << " vector " << t;
+            const double b1 = value_bound(filters[u], x1.data());
+            const double b2 = value_bound(filters[u], x2.data());
+            worst = std::max({ worst, std::abs(g.real() - want[t].real()) / b1,
+                               std::abs(g.imag() - want[t].imag()) / b2 });
+            ASSERT_NEAR(g.real(), want[t].real(), b1) << what << ": user " << u << " vector " << t;
+            ASSERT_NEAR(g.imag(), want[t].imag(), b2) << what << ": user " << u << " vector " << t;
         }
     }
     std::cout << "[ info     ] detection, " << what << ": largest error " << worst
@@ -123,7 +104,7 @@ void compare(const std::vector<apsm_filter>& filters,
     gpu_apsm_detector gpu(filters, n + 7);
     std::vector<cf> got(filters.size() * n, cf(std::numeric_limits<float>::quiet_NaN(), 12345.0f));
     gpu.detect(rx.data(), n, got.data());
-    check_soft(reference(filters, rx.data(), n), n, got.data(), what);
+    check_soft(filters, rx.data(), n, got.data(), what);
 }
 
 // K users' filters trained by the reference on the first n_train vectors of rx, each
@@ -273,7 +254,7 @@ TEST_F(GpuApsm, StreamedCallsEqualTheReference)
         EXPECT_THROW(gpu.submit(in, 3841, out), std::invalid_argument);
         gpu.finish();
         for (std::size_t c = 0, v0 = 0; c < std::size(sizes); v0 += sizes[c], c++) {
-            check_soft(reference(first, in + v0 * M, sizes[c]), sizes[c], outputs[c],
+            check_soft(first, in + v0 * M, sizes[c], outputs[c],
                        params + ", streamed call " + std::to_string(c));
             if (::testing::Test::HasFatalFailure())
                 return;
@@ -293,7 +274,7 @@ TEST_F(GpuApsm, StreamedCallsEqualTheReference)
                 gpu.submit(input(c), n, output(c));
             gpu.finish();
             for (int c = c0; c < c1; c++)
-                check_soft(reference(first, input(c), n), n, output(c),
+                check_soft(first, input(c), n, output(c),
                            params + ", graph call " + std::to_string(c));
         };
         calls(0, 8);
@@ -307,9 +288,9 @@ TEST_F(GpuApsm, StreamedCallsEqualTheReference)
         gpu.set_filters(second);
         gpu.submit(in + sizes[0] * M, sizes[1], out + K * sizes[0]);
         gpu.finish();
-        check_soft(reference(first, in, sizes[0]), sizes[0], out,
+        check_soft(first, in, sizes[0], out,
                    params + ", submitted before set_filters");
-        check_soft(reference(second, in + sizes[0] * M, sizes[1]), sizes[1],
+        check_soft(second, in + sizes[0] * M, sizes[1],
                    out + K * sizes[0], params + ", submitted after set_filters");
     }
 }

@@ -10,6 +10,7 @@ and gives what it promises."""
 import importlib.util
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -109,14 +110,54 @@ def test_replay_sigmf(tmp_path):
     assert 0 < tb.sink.ber() < 0.15  # 22 dB, 4x4 MMSE: docs/frame.md's 9.2e-2
 
 
-@pytest.mark.parametrize("name", ["n310_rx_16ch", "n310_record_16ch", "n310_tx"])
+# Tests send packets to the loopback address only: the radio flowgraphs' user-facing
+# defaults name the N310s' usual private addresses, so the tests give them these instead
+# (nothing answers there, and UHD's probes never leave the machine).
+LOOPBACK_RADIOS = {
+    "n310_rx_16ch": "addr0=127.0.0.2,addr1=127.0.0.3,addr2=127.0.0.4,addr3=127.0.0.5",
+    "n310_record_16ch": "addr0=127.0.0.2,addr1=127.0.0.3,addr2=127.0.0.4,addr3=127.0.0.5",
+    "n310_tx": "addr=127.0.0.2",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOPBACK_RADIOS))
 def test_radio_flowgraphs_build_up_to_the_radios(tmp_path, name):
-    """Without N310s on the network the flowgraph compiles and stops where the radios
-    are needed, with UHD's own error; with them it would run."""
+    """Without N310s the flowgraph compiles and stops where the radios are needed, with
+    UHD's own error; with them it would run. The radios are looked for on loopback
+    addresses only."""
     module = compile_example(name, tmp_path)
+    kwargs = {"addresses": LOOPBACK_RADIOS[name]}
+    if name == "n310_record_16ch":
+        kwargs["prefix"] = str(tmp_path / "rec")
     with pytest.raises(RuntimeError, match="No devices found"):
-        getattr(module, name)(prefix=str(tmp_path / "rec")) if name == "n310_record_16ch" \
-            else getattr(module, name)()
+        getattr(module, name)(**kwargs)
+
+
+IPV4 = re.compile(r"(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\w.])")
+
+
+def test_tests_and_tools_name_only_loopback_addresses():
+    """No test, CI script or tool names a network address other than the loopback range
+    127.0.0.0/8, and every radio flowgraph a test builds gets loopback addresses (the
+    examples' own defaults are for users and are not scanned)."""
+    checked = [p for pattern in ("python/gpumimo/qa_*.py", "tests/**/*", "scripts/*",
+                                 ".ci/*", "apps/*", "apps/**/*")
+               for p in SOURCE.glob(pattern) if p.is_file()]
+    assert len(checked) > 20, checked
+    offenders = []
+    for path in checked:
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:
+            continue
+        for match in IPV4.finditer(text):
+            octets = [int(o) for o in match.groups()]
+            if max(octets) <= 255 and octets[0] != 127:
+                offenders.append(f"{path.relative_to(SOURCE)}: {match.group(0)}")
+    assert not offenders, offenders
+    for name, addresses in LOOPBACK_RADIOS.items():
+        hosts = [kv.split("=", 1)[1] for kv in addresses.split(",")]
+        assert hosts and all(h.startswith("127.") for h in hosts), (name, hosts)
 
 
 def test_ofdm_fft_loopback(tmp_path):

@@ -59,7 +59,7 @@ __global__ void frame_finite_kernel(const float2* samples,
          i += std::size_t(gridDim.x) * blockDim.x) {
         const std::size_t t = i % per_slot, af = i / per_slot;
         const int f = int(af % used), a = int(af / used);
-        if (!gc::finite2(samples[(std::size_t(a) * slots + f) * per_slot + t]))
+        if (!gc::usable2(samples[(std::size_t(a) * slots + f) * per_slot + t]))
             damaged[f] = 1; // racing writers all write 1
     }
 }

@@ -120,6 +120,7 @@ struct slot {
     gc::device_buffer<float2> y, h;
     gc::device_buffer<float> noise, llr;
     gc::device_buffer<unsigned char> bad, ws;
+    gc::device_buffer<float> y_power_limit;
     gc::device_buffer<gc::device_errors> errors;
     gc::device_buffer<unsigned> work_counter; // psd's persistent grid
     gc::pinned_buffer<float2> host_y, host_h;
@@ -254,6 +255,7 @@ struct gpu_detector::impl {
             s.noise = gc::device_buffer<float>(chunk);
             s.llr = gc::device_buffer<float>(chunk * bits);
             s.bad = gc::device_buffer<unsigned char>(chunk);
+            s.y_power_limit = gc::device_buffer<float>(chunk);
             s.ws = gc::device_buffer<unsigned char>(
                 std::max<std::size_t>(1, chunk * ws_per_channel));
             s.errors = gc::device_buffer<gc::device_errors>(1);
@@ -283,6 +285,8 @@ struct gpu_detector::impl {
         a.q_levels = q_levels.get();
         a.pam_scale = config.constel().scale();
         a.channel_bad = s.bad.get();
+        a.y_power_limit = s.y_power_limit.get();
+        a.max_symbol_energy = config.constel().max_energy();
         a.errors = s.errors.get();
         return a;
     }
@@ -367,17 +371,19 @@ struct gpu_detector::impl {
         into.first_singular_channel =
             std::min(into.first_singular_channel, e.first_singular_channel);
         into.first_bad_noise = std::min(into.first_bad_noise, e.first_bad_noise);
+        into.first_out_of_range_vector =
+            std::min(into.first_out_of_range_vector, e.first_out_of_range_vector);
     }
 
     static void throw_if_bad(const gc::device_errors& e)
     {
         if (e.first_nonfinite_vector != kNone)
             throw std::invalid_argument("y[" + std::to_string(e.first_nonfinite_vector) +
-                                        "] is not finite (its LLRs were set to 0)");
+                                        "] is not finite or beyond +-1e15 (its LLRs were set to 0)");
         if (e.first_nonfinite_channel != kNone)
             throw std::invalid_argument(
                 "H[" + std::to_string(e.first_nonfinite_channel) +
-                "] is not finite (its vectors' LLRs were set to 0)");
+                "] is not finite or beyond +-1e15 (its vectors' LLRs were set to 0)");
         if (e.first_singular_channel != kNone)
             throw std::invalid_argument(
                 "H[" + std::to_string(e.first_singular_channel) +
@@ -386,6 +392,11 @@ struct gpu_detector::impl {
             throw std::invalid_argument(
                 "noise_var[" + std::to_string(e.first_bad_noise) +
                 "] must be finite and > 0 (its vectors' LLRs were set to 0)");
+        if (e.first_out_of_range_vector != kNone)
+            throw std::invalid_argument(
+                "y[" + std::to_string(e.first_out_of_range_vector) +
+                "] has more than 1e8 times the power its H and N0 allow: it is not "
+                "y = H s + n (its LLRs were set to 0)");
     }
 
 

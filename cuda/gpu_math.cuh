@@ -8,6 +8,8 @@
 #ifndef INCLUDED_GPUMIMO_CUDA_GPU_MATH_CUH
 #define INCLUDED_GPUMIMO_CUDA_GPU_MATH_CUH
 
+#include <gnuradio/gpumimo/core/limits.h>
+
 #include <cuda_runtime.h>
 
 namespace gr {
@@ -62,6 +64,28 @@ __host__ __device__ inline real norm2(cplx<real> a)
 }
 
 __device__ inline bool finite2(float2 v) { return isfinite(v.x) && isfinite(v.y); }
+
+/*! core::is_usable on the device: both parts finite and within +-max_sample_magnitude
+ *  (core/limits.h), the test every input check makes on a sample. */
+__device__ inline bool usable2(float2 v)
+{
+    return core::usable_part(v.x) && core::usable_part(v.y);
+}
+
+/*! The smallest positive normal number of the type: a floor for variances that a
+ *  degenerate N0 would make 0. */
+template <typename real>
+__host__ __device__ inline real smallest_normal();
+template <>
+__host__ __device__ inline float smallest_normal<float>()
+{
+    return 1.17549435e-38f;
+}
+template <>
+__host__ __device__ inline double smallest_normal<double>()
+{
+    return 2.2250738585072014e-308;
+}
 
 } // namespace cuda
 } // namespace gpumimo

@@ -23,6 +23,7 @@ struct device_errors {
     unsigned long long first_nonfinite_channel;
     unsigned long long first_singular_channel;
     unsigned long long first_bad_noise; // index into noise_var (one value when scalar)
+    unsigned long long first_out_of_range_vector; // ||y||^2 beyond its model's range
 };
 
 /*! One chunk: vectors [0, n) of it belong to local channel (i + first_offset) / group. */
@@ -51,6 +52,8 @@ struct chunk_args {
     const unsigned char* q_levels; // [Q]: quadrature PAM level of each point
     double pam_scale;              // half the PAM level spacing
     unsigned char* channel_bad;    // [nch] workspace: 1 where H is not usable
+    float* y_power_limit;          // [nch] workspace: the largest ||y||^2 of its vectors
+    double max_symbol_energy;      // the constellation's largest |s|^2
     device_errors* errors;
 };
 
@@ -60,10 +63,11 @@ __host__ __device__ inline std::size_t channel_of(const chunk_args& a, std::size
 }
 
 /*! Marks non-finite and rank-deficient channels (double precision, the criterion of
- *  core::validate_batch). */
+ *  core::validate_batch) and sets each channel's y_power_limit. */
 void launch_check_channels(const chunk_args& a, cudaStream_t s);
-/*! Zeroes the LLRs of vectors with non-finite samples or bad channels, applies
- *  llr_clip, and records the first of each kind of bad input. */
+/*! Zeroes the LLRs of vectors with unusable samples, out of their model's range or of
+ *  bad channels, saturates every LLR at +-core::llr_limit (NaN to 0), applies llr_clip,
+ *  and records the first of each kind of bad input. */
 void launch_finish(const chunk_args& a, cudaStream_t s);
 
 } // namespace cuda

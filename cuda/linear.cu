@@ -111,10 +111,23 @@ __global__ void linear_prep_kernel(chunk_args a, bool mmse, linear_workspace<rea
             }
             w.w[(c * nt + k) * nr + r] = acc;
         }
+        // mu_k = (A H^H H)_kk summed, not 1 - N0 A_kk, which cancels to 0 or below at
+        // a very low SNR (the CPU reference, linear_ref.cc, says more).
+        real gain = real(1);
+        if (mmse) {
+            gain = 0;
+            for (int j = 0; j < nt; j++) {
+                cplx<real> gjk{ 0, 0 }; // (H^H H)_jk
+                for (int r = 0; r < nr; r++)
+                    gjk = gjk + conj_mul(from_float2<real>(h[r * nt + j]),
+                                         from_float2<real>(h[r * nt + k]));
+                gain += (inv[k][j] * gjk).re;
+            }
+            gain = fmin(fmax(gain, smallest_normal<real>()), real(1));
+        }
         const real akk = inv[k][k].re;
-        const real gain = mmse ? real(1) - n0 * akk : real(1);
         w.gain[c * nt + k] = gain;
-        w.var[c * nt + k] = n0 * akk / gain;
+        w.var[c * nt + k] = fmax(n0 * akk / gain, smallest_normal<real>());
     }
 }
 
@@ -140,7 +153,7 @@ __global__ void linear_kernel(chunk_args a, linear_workspace<real> w)
         min1[b] = INFINITY;
     }
     for (int q = 0; q < (1 << m); q++) {
-        const real d = norm2(x - point_of<real>(a, q)) / var;
+        const real d = norm2(x - point_of<real>(a, q));
 #pragma unroll
         for (int b = 0; b < 8; b++)
             if (b < m) {
@@ -154,7 +167,7 @@ __global__ void linear_kernel(chunk_args a, linear_workspace<real> w)
 #pragma unroll
     for (int b = 0; b < 8; b++)
         if (b < m)
-            out[b] = float(min0[b] - min1[b]);
+            out[b] = float((min0[b] - min1[b]) / var); // saturated by launch_finish
 }
 
 template <typename real>

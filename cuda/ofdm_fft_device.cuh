@@ -13,6 +13,7 @@
 
 #include "fast_divmod.cuh"
 
+#include <gnuradio/gpumimo/core/limits.h>
 #include <gnuradio/gpumimo/core/ofdm_fft.h>
 
 #include <cuda_fp16.h>
@@ -118,9 +119,11 @@ __device__ __forceinline__ void encode(int fmt, float2 v, void* base, std::size_
     }
 }
 
-__device__ __forceinline__ bool finite2(float2 v)
+/*! A usable input sample (core::is_usable): both parts finite and within
+ *  +-core::max_sample_magnitude, so that no transform of it can overflow. */
+__device__ __forceinline__ bool usable_sample(float2 v)
 {
-    return isfinite(v.x) && isfinite(v.y);
+    return core::usable_part(v.x) && core::usable_part(v.y);
 }
 
 

@@ -41,12 +41,17 @@ __global__ void check_channels_kernel(chunk_args a)
     if (bad_noise)
         atomicMin(&a.errors->first_bad_noise, a.base_noise + (a.scalar_noise ? 0 : c));
     double frob2 = 0.0;
-    bool finite = true;
+    bool finite = true; // core::is_usable: finite and within +-max_sample_magnitude
     for (int e = 0; e < nr * nt; e++) {
         const cplx<double> v = h[e];
-        finite &= isfinite(v.re) && isfinite(v.im);
+        finite &= fabs(v.re) <= core::max_sample_magnitude &&
+                  fabs(v.im) <= core::max_sample_magnitude;
         frob2 += norm2(v);
     }
+    // The power y = H s + n can explain, times max_vector_power_ratio (core/limits.h).
+    a.y_power_limit[c] = float(fmin(core::max_vector_power_ratio *
+                                        (frob2 * a.max_symbol_energy + nr * double(n0)),
+                                    double(FLT_MAX)));
     if (!finite) {
         a.channel_bad[c] = 1;
         atomicMin(&a.errors->first_nonfinite_channel, a.base_channel + c);
@@ -93,19 +98,31 @@ __global__ void finish_kernel(chunk_args a)
     if (i >= a.n)
         return;
     bool finite = true;
-    for (int r = 0; r < a.nr; r++)
-        finite &= finite2(a.y[i * a.nr + r]);
+    float power = 0.0f; // at most 16 * 2e30 for usable samples: finite
+    for (int r = 0; r < a.nr; r++) {
+        const float2 v = a.y[i * a.nr + r];
+        finite &= usable2(v);
+        power += v.x * v.x + v.y * v.y;
+    }
+    const std::size_t c = channel_of(a, i);
     if (!finite)
         atomicMin(&a.errors->first_nonfinite_vector, a.base_vector + i);
-    const bool bad = !finite || a.channel_bad[channel_of(a, i)];
-    if (!bad && a.llr_clip <= 0.0f)
-        return; // the common case: nothing to rewrite
+    const bool channel_bad = a.channel_bad[c];
+    // Only for a usable channel: a bad one's limit may be NaN.
+    const bool out_of_range = finite && !channel_bad && !(power <= a.y_power_limit[c]);
+    if (out_of_range)
+        atomicMin(&a.errors->first_out_of_range_vector, a.base_vector + i);
+    const bool bad = !finite || channel_bad || out_of_range;
+    // Every LLR read back: saturation (a degenerate N0 makes Inf) costs one read of the
+    // LLRs, a few per cent of the cheapest detector's time.
     float* out = a.llr + i * std::size_t(a.nt * a.m);
     for (int k = 0; k < a.nt * a.m; k++) {
-        float v = bad ? 0.0f : out[k];
+        const float in = out[k];
+        float v = bad ? 0.0f : core::saturate_llr(in);
         if (a.llr_clip > 0.0f)
             v = fminf(fmaxf(v, -a.llr_clip), a.llr_clip);
-        out[k] = v;
+        if (v != in || bad)
+            out[k] = v;
     }
 }
 

@@ -140,7 +140,7 @@ private:
     static bool all_finite(const gr_complex* x, std::size_t n)
     {
         for (std::size_t i = 0; i < n; i++)
-            if (!core::is_finite(x[i]))
+            if (!core::is_usable(x[i]))
                 return false;
         return true;
     }

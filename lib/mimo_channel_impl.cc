@@ -56,14 +56,14 @@ private:
     {
         std::size_t bad = 0;
         for (std::size_t t = 0; t < n; t++)
-            bad += !core::is_finite(x[t]);
+            bad += !core::is_usable(x[t]);
         if (bad == 0)
             return x;
         if (d_clean.size() <= k)
             d_clean.resize(k + 1);
         d_clean[k].assign(x, x + n);
         for (auto& v : d_clean[k])
-            if (!core::is_finite(v))
+            if (!core::is_usable(v))
                 v = 0;
         d_logger->warn("{} non-finite samples on input {} taken as 0", bad, k);
         d_bad += bad;

@@ -101,7 +101,7 @@ private:
         b.nt = d_nt;
         b.nr = d_nr;
         try {
-            core::validate_batch(b, d_nt, d_nr);
+            core::validate_batch(b, d_nt, d_nr, 1.0); // y is zero here
             d_have_channel = true;
         } catch (const std::exception& e) {
             d_logger->warn("the frame's channel estimate is unusable, its symbols leave "
@@ -125,7 +125,7 @@ private:
             for (std::size_t s = 0; s < count; s++)
                 for (std::size_t c = 0; c < d_carriers; c++) {
                     gr_complex v = x[s * d_carriers + c];
-                    if (!core::is_finite(v)) {
+                    if (!core::is_usable(v)) {
                         d_erase[s] = 1;
                         v = 0;
                     }

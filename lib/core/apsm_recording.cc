@@ -137,6 +137,8 @@ apsm_recording load_apsm_recording(const std::string& rx_path, const std::string
     r.antennas = rx_train.dims[1];
     r.training_symbols = std::size_t(rx_train.dims[0]);
     r.data_symbols = std::size_t(std::min(rx_data.dims[0], tx_data.dims[0]));
+    if (r.data_symbols == 0) // nothing to detect or score: error rates would be 0 / 0
+        throw std::runtime_error(rx_path + " and " + tx_path + ": no data symbols");
     auto complex_rows = [&](const named_array& a, std::size_t rows, const std::string& path) {
         std::vector<std::complex<float>> out(rows * std::size_t(a.dims[1]));
         for (std::size_t i = 0; i < out.size(); i++) {

@@ -12,6 +12,7 @@
 #include <gnuradio/gpumimo/core/apsm.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -49,23 +50,27 @@ void validate(const apsm_params& p)
     auto bad = [](const std::string& what) {
         throw std::invalid_argument("apsm_params: " + what);
     };
-    if (!(p.linear_weight >= 0) || !(p.gaussian_weight >= 0) ||
+    // x >= 0 && x <= FLT_MAX: finite and not negative (NaN fails both).
+    auto finite_non_negative = [](float x) { return x >= 0 && x <= FLT_MAX; };
+    if (!finite_non_negative(p.linear_weight) || !finite_non_negative(p.gaussian_weight) ||
         p.linear_weight + p.gaussian_weight <= 0)
-        bad("linear_weight and gaussian_weight must be >= 0, not both 0");
-    if (p.gaussian_weight > 0 && !(p.gaussian_variance > 0))
-        bad("gaussian_variance must be > 0");
-    if (p.window < 1)
-        bad("window must be >= 1");
-    if (p.sample_step < 1)
-        bad("sample_step must be >= 1");
-    if (p.passes < 1)
-        bad("passes must be >= 1");
-    if (p.dictionary_size < p.window)
-        bad("dictionary_size must be >= window (the window's samples are in it)");
-    if (!(p.epsilon >= 0))
-        bad("epsilon must be >= 0");
-    if (!(p.norm_bound >= 0))
-        bad("norm_bound must be >= 0");
+        bad("linear_weight and gaussian_weight must be finite and >= 0, not both 0");
+    if (p.gaussian_weight > 0 &&
+        !(finite_non_negative(p.gaussian_variance) && p.gaussian_variance > 0))
+        bad("gaussian_variance must be finite and > 0");
+    if (p.window < 1 || p.window > max_apsm_dictionary)
+        bad("window must be 1 to " + std::to_string(max_apsm_dictionary));
+    if (p.sample_step < 1 || p.sample_step > 2 * max_apsm_dictionary)
+        bad("sample_step must be 1 to " + std::to_string(2 * max_apsm_dictionary));
+    if (p.passes < 1 || p.passes > max_apsm_passes)
+        bad("passes must be 1 to " + std::to_string(max_apsm_passes));
+    if (p.dictionary_size < p.window || p.dictionary_size > max_apsm_dictionary)
+        bad("dictionary_size must be window (the window's samples are in it) to " +
+            std::to_string(max_apsm_dictionary));
+    if (!finite_non_negative(p.epsilon))
+        bad("epsilon must be finite and >= 0");
+    if (!finite_non_negative(p.norm_bound))
+        bad("norm_bound must be finite and >= 0");
     if (p.ls_init && !(p.linear_weight > 0))
         bad("ls_init needs linear_weight > 0");
 }

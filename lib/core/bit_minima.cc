@@ -5,7 +5,6 @@
 #include "reference.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace gr {
 namespace gpumimo {
@@ -52,16 +51,15 @@ void bit_minima::write_llr(double n0,
         const bool have0 = d_min0[k] < inf;
         const bool have1 = d_min1[k] < inf;
         double llr;
-        if (have0 && have1) {
+        if (have0 && have1)
             llr = (d_min0[k] - d_min1[k]) / n0;
-        } else {
-            if (missing_llr <= 0.0f)
-                throw std::logic_error("bit_minima: a bit has no candidate on one side");
+        else if (missing_llr > 0.0f) // a list detector's list lacks one side
             llr = have1 ? missing_llr : -missing_llr;
-        }
+        else // no finite metric on one side: nothing is known of this bit
+            llr = 0.0;
         if (list_clip > 0.0f)
             llr = std::clamp(llr, -double(list_clip), double(list_clip));
-        out[k] = static_cast<float>(llr);
+        out[k] = saturate_llr(llr); // finite whatever n0 (core/limits.h)
     }
 }
 

@@ -130,7 +130,7 @@ cpu_detector::~cpu_detector() = default;
 
 void cpu_detector::detect(const mimo_batch& batch, float* llr, unsigned threads) const
 {
-    validate_batch(batch, d_nt, d_nr);
+    validate_batch(batch, d_nt, d_nr, d_const.max_energy());
     if (batch.batch == 0)
         return;
     const ref::group_detector_fn detect_group = reference_of(d_algo);

@@ -138,8 +138,10 @@ void frame_format::validate() const
                                     "fft_len");
     if (streams < 1 || streams > 8)
         throw std::invalid_argument("frame_format: streams must be 1 to 8");
-    if (payload_symbols < 1)
-        throw std::invalid_argument("frame_format: payload_symbols must be >= 1");
+    if (payload_symbols < 1 || payload_symbols > max_payload_symbols)
+        throw std::invalid_argument("frame_format: payload_symbols must be 1 to " +
+                                    std::to_string(max_payload_symbols) + ", not " +
+                                    std::to_string(payload_symbols));
 }
 
 frame_format make_frame_format(const std::string& preset,

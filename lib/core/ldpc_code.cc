@@ -108,6 +108,24 @@ ldpc_code parse_alist(std::istream& in, const std::string& name)
     code.m = next_int(in, "m");
     if (code.n < 2 || code.m < 1)
         throw std::invalid_argument("alist: needs n >= 2 and m >= 1");
+    // Bounded before anything is sized by them: a 17-byte header must not allocate
+    // gigabytes.
+    if (code.n > max_alist_bits || code.m > code.n)
+        throw std::invalid_argument("alist: n = " + std::to_string(code.n) + ", m = " +
+                                    std::to_string(code.m) + " out of range (n <= " +
+                                    std::to_string(max_alist_bits) + ", m <= n)");
+    const std::streampos here = in.tellg();
+    if (here != std::streampos(-1) && in.seekg(0, std::ios::end)) {
+        const std::streamoff left = in.tellg() - here;
+        in.seekg(here);
+        // Each of the n + m weights takes at least two characters ("1 ").
+        if (left < 2 * (std::streamoff(code.n) + code.m))
+            throw std::invalid_argument("alist: declares n = " + std::to_string(code.n) +
+                                        " and m = " + std::to_string(code.m) +
+                                        " but holds only " + std::to_string(left) +
+                                        " more bytes");
+    }
+    in.clear();
     const int max_col = next_int(in, "the largest column weight");
     const int max_row = next_int(in, "the largest row weight");
     if (max_col < 1 || max_row < 2 || max_col > code.m || max_row > code.n)

@@ -78,8 +78,12 @@ ldpc_encoder::ldpc_encoder(const ldpc_code& code) : d_n(code.n)
 void ldpc_encoder::encode(const std::uint8_t* info, std::uint8_t* codeword) const
 {
     std::vector<std::uint64_t> packed(d_words, 0);
+    for (std::size_t i = 0; i < d_info.size(); i++)
+        if (info[i] > 1)
+            throw std::invalid_argument("ldpc_encoder: information bit " + std::to_string(i) +
+                                        " is " + std::to_string(info[i]) + ", not 0 or 1");
     for (std::size_t i = 0; i < d_info.size(); i++) {
-        const std::uint8_t b = info[i] & 1u;
+        const std::uint8_t b = info[i];
         packed[i / word_bits] |= std::uint64_t(b) << (i % word_bits);
         codeword[d_info[i]] = b;
     }

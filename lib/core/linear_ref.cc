@@ -8,6 +8,9 @@
 #include "linalg.h"
 #include "reference.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace gr {
 namespace gpumimo {
 namespace core {
@@ -22,6 +25,9 @@ using linalg::cd;
 //  MMSE: (W y)_k = mu_k s_k + e_k with mu_k = (A H^H H)_kk = 1 - N0 A_kk; dividing by
 //        mu_k removes the bias, leaving var = (1 - mu_k) / mu_k = N0 A_kk / mu_k
 //        (post-equalisation SINR mu_k / (1 - mu_k) for unit-energy symbols).
+//        mu_k is summed as (A H^H H)_kk: at a very low SNR 1 - N0 A_kk cancels to 0 or
+//        below (N0 1e16 times the signal, as a frame with a far louder preamble gives),
+//        while the sum stays positive, and the LLRs go to 0 as they should.
 void linear_detect(bool mmse, const constellation& c, const group_problem& p, float* llr)
 {
     const int m = c.bits_per_symbol();
@@ -34,11 +40,20 @@ void linear_detect(bool mmse, const constellation& c, const group_problem& p, fl
     const linalg::cmatrix a = linalg::inverse(gram);
     const linalg::cmatrix w = linalg::multiply(a, hh);
 
+    const linalg::cmatrix hh_h = mmse ? linalg::multiply(hh, h) : linalg::cmatrix();
     std::vector<double> gain(p.nt), var(p.nt);
     for (int k = 0; k < p.nt; k++) {
         const double akk = a(k, k).real();
-        gain[k] = mmse ? 1.0 - p.n0 * akk : 1.0;
-        var[k] = p.n0 * akk / gain[k];
+        double mu = 1.0;
+        if (mmse) {
+            mu = 0.0;
+            for (int j = 0; j < p.nt; j++)
+                mu += (a(k, j) * hh_h(j, k)).real();
+            mu = std::clamp(mu, std::numeric_limits<double>::min(), 1.0);
+        }
+        gain[k] = mu;
+        // At least the smallest normal double: N0 = 1e-38 must not make a metric 0/0.
+        var[k] = std::max(p.n0 * akk / mu, std::numeric_limits<double>::min());
     }
 
     bit_minima minima(c, 1);
@@ -48,11 +63,11 @@ void linear_detect(bool mmse, const constellation& c, const group_problem& p, fl
         for (int k = 0; k < p.nt; k++) {
             const cd xk = x[k] / gain[k];
             minima.reset();
-            // Scaling each metric by 1/var here and passing n0 = 1 gives
-            // LLR = (min0 - min1) / var_k.
+            // LLR = (min0 - min1) / var_k: the metrics' difference divided once (a
+            // degenerate var_k then saturates the LLR instead of making Inf - Inf).
             for (int q = 0; q < c.size(); q++)
-                minima.offer(0, q, std::norm(xk - c.point(q)) / var[k]);
-            minima.write_llr(1.0, 0.0f, 0.0f, llr + (v * p.nt + k) * m);
+                minima.offer(0, q, std::norm(xk - c.point(q)));
+            minima.write_llr(var[k], 0.0f, 0.0f, llr + (v * p.nt + k) * m);
         }
     }
 }

@@ -77,7 +77,7 @@ void mimo_channel::check_finite(const std::complex<float>* const* in, std::size_
 {
     for (int k = 0; k < d_p.tx; k++)
         for (std::size_t t = 0; t < n; t++)
-            if (!is_finite(in[k][t]))
+            if (!is_usable(in[k][t]))
                 throw std::invalid_argument("mimo_channel: non-finite input sample " +
                                             std::to_string(t) + " of stream " +
                                             std::to_string(k));

@@ -7,6 +7,7 @@
  * FFTW plan executed on each symbol in turn.
  */
 #include <gnuradio/gpumimo/core/fftw_ofdm_fft.h>
+#include <gnuradio/gpumimo/core/limits.h>
 
 #include <fftw3.h>
 
@@ -83,14 +84,14 @@ struct fftw_ofdm_fft::impl {
         if (forward) {
             for (int t = 0; t < n; t++) {
                 const std::complex<float> v = decode_sample(c.input, in, t0 + cp + t);
-                finite &= std::isfinite(v.real()) && std::isfinite(v.imag());
+                finite &= usable_part(v.real()) && usable_part(v.imag()); // core/limits.h
                 symbol[t] = v * window(t);
             }
         } else {
             std::fill(symbol, symbol + n, std::complex<float>(0));
             for (int j = 0; j < ncar; j++) {
                 const std::complex<float> v = decode_sample(c.input, in, s * ncar + j);
-                finite &= std::isfinite(v.real()) && std::isfinite(v.imag());
+                finite &= usable_part(v.real()) && usable_part(v.imag()); // core/limits.h
                 symbol[layout.bin_of(j)] = v;
             }
         }

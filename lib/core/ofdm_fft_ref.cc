@@ -5,6 +5,7 @@
  * The CPU reference of the OFDM FFT (ofdm_fft.h): every step of the definition, one
  * symbol of one channel at a time, the transform in double precision.
  */
+#include <gnuradio/gpumimo/core/limits.h>
 #include <gnuradio/gpumimo/core/ofdm_fft.h>
 
 #include <cmath>
@@ -86,13 +87,13 @@ std::size_t cpu_ofdm_fft::process(const ofdm_fft_io& io) const
             if (forward) {
                 for (int t = 0; t < n; t++) {
                     const std::complex<float> v = decode_sample(c.input, in, t0 + cp + t);
-                    finite &= std::isfinite(v.real()) && std::isfinite(v.imag());
+                    finite &= usable_part(v.real()) && usable_part(v.imag()); // core/limits.h
                     x[t] = cd(v) * window(t);
                 }
             } else {
                 for (int j = 0; j < ncar; j++) {
                     const std::complex<float> v = decode_sample(c.input, in, s * ncar + j);
-                    finite &= std::isfinite(v.real()) && std::isfinite(v.imag());
+                    finite &= usable_part(v.real()) && usable_part(v.imag()); // core/limits.h
                     x[d_layout.bin_of(j)] = cd(v);
                 }
             }

@@ -85,9 +85,11 @@ public:
     /*! A candidate vector (point index per stream) with metric d. */
     void offer_vector(const int* points, double d);
     /*!
-     * LLR_k = (min0_k - min1_k) / n0. Where a side is missing the LLR is
-     * +-missing_llr (towards the side present); missing_llr = 0 asserts that no side may
-     * be missing. list_clip > 0 clips every LLR to +-list_clip.
+     * LLR_k = (min0_k - min1_k) / n0, saturated at +-llr_limit (core/limits.h). Where
+     * a side is missing the LLR is +-missing_llr (towards the side present), or 0 when
+     * missing_llr is 0 (exact detectors miss a side only when its metrics were not
+     * finite: nothing is known of the bit). list_clip > 0 clips every LLR to
+     * +-list_clip.
      */
     void write_llr(double n0, float missing_llr, float list_clip, float* out) const;
 

@@ -58,7 +58,7 @@ void validate_noise(const mimo_batch& b)
                    " must be finite and > 0");
 }
 
-void validate_batch(const mimo_batch& b, int nt, int nr)
+void validate_batch(const mimo_batch& b, int nt, int nr, double max_symbol_energy)
 {
     validate_layout(b, nt, nr);
     if (b.batch == 0)
@@ -66,9 +66,9 @@ void validate_batch(const mimo_batch& b, int nt, int nr)
 
     for (std::size_t v = 0; v < b.batch; v++)
         for (int r = 0; r < nr; r++)
-            if (!is_finite(b.y[v * nr + r]))
+            if (!is_usable(b.y[v * nr + r]))
                 reject("y[" + std::to_string(v) + "][" + std::to_string(r) +
-                       "] is not finite");
+                       "] is not finite or beyond +-1e15");
 
     validate_noise(b);
 
@@ -77,9 +77,9 @@ void validate_batch(const mimo_batch& b, int nt, int nr)
         const cf32* h = b.h + c * nr * nt;
         double frob2 = 0.0;
         for (int i = 0; i < nr * nt; i++) {
-            if (!is_finite(h[i]))
+            if (!is_usable(h[i]))
                 reject("H[" + std::to_string(c) + "][" + std::to_string(i / nt) + "][" +
-                       std::to_string(i % nt) + "] is not finite");
+                       std::to_string(i % nt) + "] is not finite or beyond +-1e15");
             frob2 += std::norm(std::complex<double>(h[i]));
         }
         // Full column rank: every R_ii of the QR clearly above rounding level.
@@ -91,6 +91,20 @@ void validate_batch(const mimo_batch& b, int nt, int nr)
             reject("H[" + std::to_string(c) +
                    "] is rank-deficient (its columns are linearly dependent); "
                    "no detector can separate the streams");
+        // y = H s + n explains at most this much power (core/limits.h says why).
+        const double limit = max_vector_power_ratio *
+                             (frob2 * max_symbol_energy + nr * double(b.noise_of_channel(c)));
+        const std::size_t v0 = c * b.group, v1 = std::min(b.batch, v0 + b.group);
+        for (std::size_t v = v0; v < v1; v++) {
+            double power = 0.0;
+            for (int r = 0; r < nr; r++)
+                power += std::norm(std::complex<double>(b.y[v * nr + r]));
+            if (!(power <= limit))
+                reject("y[" + std::to_string(v) + "] has power " + std::to_string(power) +
+                       ", more than 1e8 times the " +
+                       std::to_string(limit / max_vector_power_ratio) + " that H[" +
+                       std::to_string(c) + "] and N0 allow: it is not y = H s + n");
+        }
     }
 }
 

@@ -34,6 +34,23 @@ def constellation(modulation="16qam"):
     return Constellation(str(modulation).lower(), points, labels, labels.shape[1])
 
 
+def _whole_number(name, value, minimum):
+    """value as an int >= minimum; ValueError for 2.7, "3", None, -5 and the like (int()
+    would truncate 2.7 silently and pass -5 on to a C++ unsigned)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if not (isinstance(value, (float, np.floating)) and float(value).is_integer()):
+            raise ValueError(f"{name} must be a whole number, not {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, not {value!r}")
+    return int(value)
+
+
+def _real_number(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a real number, not {value!r}")
+    return float(value)
+
+
 def _complex_array(name, value, ndim):
     try:
         arr = np.asarray(value)
@@ -100,14 +117,18 @@ def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
             raise ValueError(f"cannot infer group: {batch} vectors are not a whole "
                              f"multiple of {nch} channel matrices; pass group=")
         group = max(1, batch // nch)
-    group = int(group)
-    if group < 1:
-        raise ValueError("group must be at least 1")
+    group = _whole_number("group", group, minimum=1)
     if nch != -(-batch // group) and batch > 0:
         raise ValueError(f"{batch} vectors in groups of {group} need "
                          f"{-(-batch // group)} channel matrices, H has {nch}")
 
-    noise = np.atleast_1d(np.asarray(noise_var, dtype=np.float64))
+    try:
+        noise = np.atleast_1d(np.asarray(noise_var))
+    except Exception as exc:  # e.g. ragged nested lists
+        raise ValueError(f"noise_var is not an array: {exc}") from None
+    if noise.dtype.kind not in "biuf":
+        raise ValueError(f"noise_var must be real numbers, not {noise.dtype} "
+                         f"({type(noise_var).__name__})")
     if noise.ndim != 1 or noise.size not in (1, nch):
         raise ValueError(f"noise_var must be a scalar or hold {nch} values")
     noise = np.ascontiguousarray(noise, dtype=np.float32)
@@ -115,15 +136,23 @@ def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
     p = _core.detector_params()
     for key, value in params.items():
         if key in ("psd_lvl", "psd_exp"):
-            value = [int(v) for v in value]
+            value = [_whole_number(key, v, minimum=0) for v in value]
+        elif key in ("kbest_k", "nway_passes"):
+            value = _whole_number(key, value, minimum=0)
+        elif key in ("list_llr_clip", "llr_clip"):
+            value = _real_number(key, value)
+        elif key == "psd_block_search":
+            value = bool(value)
         setattr(p, key, value)
 
+    threads = _whole_number("threads", threads, minimum=0)
+    device = _whole_number("device", device, minimum=0)
     det = _core.batch_detector(str(algorithm), str(modulation), int(nt), int(nr), p,
-                               str(backend), int(device), precision == "double")
+                               str(backend), device, precision == "double")
     if batch == 0:
         return np.zeros((0, det.bits_per_vector()),
                         dtype={"llr": np.float32, "int8": np.int8, "hard": np.uint8}[output])
-    llr = det.detect(y, H, noise, group, int(threads))
+    llr = det.detect(y, H, noise, group, threads)
     if output == "int8":
         scale = _core.default_int8_scale if int8_scale is None else float(int8_scale)
         return _core._llr_to_int8(llr, scale)

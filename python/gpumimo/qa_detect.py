@@ -169,7 +169,9 @@ def _bad(**overrides):
     "y_1d", "y_wrong_nr", "H_wrong_count", "H_4d", "noise_count", "nan_y", "inf_y", "nan_H",
     "rank_deficient", "zero_H", "noise_zero", "noise_negative", "noise_nan", "modulation",
     "algorithm", "output", "unknown_param", "psd_levels", "psd_exp", "kbest_k", "nway_passes",
-    "group_zero", "text_y", "too_many_streams", "nt_gt_nr", "ml_too_big"])
+    "group_zero", "text_y", "too_many_streams", "nt_gt_nr", "ml_too_big", "threads_negative",
+    "noise_none", "group_fraction", "kbest_k_fraction", "y_far_beyond_its_model",
+    "y_beyond_sample_range"])
 def test_bad_input_raises_value_error(case):
     args = _bad()
     y, H = args["y"], args["H"]
@@ -226,8 +228,42 @@ def test_bad_input_raises_value_error(case):
     elif case == "ml_too_big":
         args.update(y=np.ones((1, 5)), H=np.eye(5)[None], noise_var=1.0,
                     modulation="64qam", algorithm="ml")
-    with pytest.raises(ValueError):
+    elif case == "threads_negative":
+        args["threads"] = -5
+    elif case == "noise_none":
+        args["noise_var"] = None
+    elif case == "group_fraction":
+        args["group"] = 2.7
+    elif case == "kbest_k_fraction":
+        args.update(algorithm="kbest", kbest_k=4.5)
+    elif case == "y_far_beyond_its_model":
+        y[3] *= 1e12
+    elif case == "y_beyond_sample_range":
+        y[3, 0] = 1e19
+    with pytest.raises(ValueError) as error:
         gpumimo.detect(**args)
+    # A message a user can act on: never empty, never pybind11's signature dump.
+    assert str(error.value) and "incompatible function arguments" not in str(error.value)
+
+
+@pytest.mark.parametrize("algorithm", gpumimo.ALGORITHMS)
+@pytest.mark.parametrize("noise_var", [1e-38, 1e16])
+def test_degenerate_noise_gives_finite_llrs(algorithm, noise_var):
+    """Every finite input gives finite LLRs: N0 = 1e-38 overflowed to Inf, N0 = 1e16
+    (a -150 dB estimate) made mmse raise an internal error."""
+    args = _bad(algorithm=algorithm, noise_var=noise_var)
+    llr = gpumimo.detect(**args, backend="cpu")
+    assert np.all(np.isfinite(llr))
+
+
+def test_ldpc_encoder_takes_bits_only():
+    enc = gpumimo.ldpc_encoder(gpumimo.wimax_rate_half_code(576))
+    for value in (2, -1, 0.5, np.nan):
+        info = np.zeros(enc.k)
+        info[7] = value
+        with pytest.raises(ValueError, match=r"info\[7\]"):
+            enc.encode(info)
+    assert enc.encode(np.ones(enc.k, dtype=bool)).shape == (576,)
 
 
 if __name__ == "__main__":

@@ -197,6 +197,29 @@ TEST(Apsm, BadInputIsRefused)
     EXPECT_THROW(ls_train(rx.data(), 4, 2, sent.data()), std::invalid_argument);
 }
 
+// Parameters that are not finite, or counts no one could mean (2e9 passes), are refused
+// before any work.
+TEST(Apsm, ParametersOutOfRangeAreRefused)
+{
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    auto refused = [](auto edit) {
+        apsm_params p = apsm_params::library_defaults();
+        edit(p);
+        EXPECT_THROW(validate(p), std::invalid_argument);
+    };
+    refused([&](apsm_params& p) { p.linear_weight = inf; });
+    refused([&](apsm_params& p) { p.gaussian_weight = inf; });
+    refused([&](apsm_params& p) { p.gaussian_weight = nan; });
+    refused([&](apsm_params& p) { p.gaussian_variance = inf; });
+    refused([&](apsm_params& p) { p.epsilon = inf; });
+    refused([&](apsm_params& p) { p.norm_bound = nan; });
+    refused([&](apsm_params& p) { p.passes = 2000000000; });
+    refused([&](apsm_params& p) { p.dictionary_size = max_apsm_dictionary + 1; });
+    refused([&](apsm_params& p) { p.sample_step = 1 << 30; });
+    EXPECT_NO_THROW(validate(apsm_params::library_defaults()));
+}
+
 TEST(SoftSymbols, LlrSignsAgreeWithNearestPointAndNaNIsErased)
 {
     auto rng = make_rng(704);
@@ -284,4 +307,58 @@ TEST(ApsmRecording, CorruptContainersAreRefusedWithTheFileName)
     }
     EXPECT_THROW(read_array_container(path + ".missing"), std::runtime_error);
     std::remove(path.c_str());
+}
+
+namespace {
+
+// A container of several named arrays, each filled with `value`.
+std::vector<char>
+named_containers(const std::vector<std::pair<std::string, std::vector<std::int32_t>>>& arrays,
+                 float value)
+{
+    std::vector<char> b;
+    put<std::int32_t>(b, std::int32_t(arrays.size()));
+    for (const auto& [name, dims] : arrays) {
+        put<std::int32_t>(b, std::int32_t(name.size()));
+        b.insert(b.end(), name.begin(), name.end());
+    }
+    for (const auto& [name, dims] : arrays) {
+        put<std::int32_t>(b, std::int32_t(dims.size()));
+        std::size_t count = 1;
+        for (auto d : dims) {
+            put(b, d);
+            count *= std::size_t(d);
+        }
+        for (std::size_t i = 0; i < count; i++)
+            put(b, value);
+    }
+    return b;
+}
+
+} // namespace
+
+// A recording without data symbols cannot be scored: an error naming the files, not
+// error rates of 0 / 0 (gpumimo_apsm_ota printed -nan and exited 0).
+TEST(ApsmRecording, NoDataSymbolsIsAnError)
+{
+    const std::string rx = ::testing::TempDir() + "gpumimo_rx_nodata.bin";
+    const std::string tx = ::testing::TempDir() + "gpumimo_tx_nodata.bin";
+    write_bytes(rx, named_containers({ { "rxSigTraining", { 4, 2, 2 } },
+                                       { "rxSigData", { 0, 2, 2 } } }, 0.5f));
+    write_bytes(tx, named_containers({ { "mod_training", { 4, 1, 2 } },
+                                       { "mod_data", { 0, 1, 2 } } }, 1.0f));
+    try {
+        load_apsm_recording(rx, tx);
+        ADD_FAILURE() << "a recording without data symbols was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("no data symbols"), std::string::npos) << e.what();
+    }
+    // The same with one data symbol loads.
+    write_bytes(rx, named_containers({ { "rxSigTraining", { 4, 2, 2 } },
+                                       { "rxSigData", { 1, 2, 2 } } }, 0.5f));
+    write_bytes(tx, named_containers({ { "mod_training", { 4, 1, 2 } },
+                                       { "mod_data", { 1, 1, 2 } } }, 1.0f));
+    EXPECT_EQ(load_apsm_recording(rx, tx).data_symbols, 1u);
+    std::remove(rx.c_str());
+    std::remove(tx.c_str());
 }

@@ -119,3 +119,77 @@ TEST(BadInput, EmptyBatchIsFine)
     b.nr = 2;
     EXPECT_NO_THROW(det.detect(b, nullptr));
 }
+
+// Every detector gives finite LLRs for every finite input, degenerate N0 included
+// (N0 = 1e-38 overflowed ml, zf, mmse and mtt to Inf; N0 1e16 times the signal made
+// mmse's gain 1 - N0 A_kk cancel to 0 and bit_minima throw, which killed the fused
+// receiver's thread).
+TEST(BadInput, DegenerateNoiseGivesFiniteLlrs)
+{
+    for (double n0 : { 1e-38, 1e-30, 1e16, 1e30 })
+        for (algorithm a : all_algos) {
+            problems p = good(61);
+            std::fill(p.noise.begin(), p.noise.end(), float(n0));
+            const cpu_detector det(a, modulation::qam16, p.nt, p.nr);
+            const std::vector<float> llr = run_detector(det, p); // NaN-poisoned, checked
+            for (float v : llr)
+                ASSERT_LE(std::fabs(v), llr_limit) << to_string(a) << " N0 " << n0;
+            if (n0 >= 1e16 && (a == algorithm::zf || a == algorithm::mmse || a == algorithm::ml))
+                for (float v : llr) // no information left at -150 dB
+                    ASSERT_LT(std::fabs(v), 1e-6f) << to_string(a) << " N0 " << n0;
+        }
+}
+
+// At -150 dB the MMSE LLRs are those of the exact formula, near zero but signed as
+// ZF's (both equalisers' outputs point the same way for one stream).
+TEST(BadInput, MmseAtVeryLowSnrStaysCalibrated)
+{
+    problems p = good(62);
+    std::fill(p.noise.begin(), p.noise.end(), 1e16f);
+    const cpu_detector mmse(algorithm::mmse, modulation::qam16, p.nt, p.nr);
+    const std::vector<float> llr = run_detector(mmse, p);
+    std::size_t nonzero = 0;
+    for (float v : llr)
+        nonzero += v != 0.0f;
+    EXPECT_GT(nonzero, llr.size() / 2) << "the LLRs are tiny, not erased";
+}
+
+// y far beyond what H and N0 explain (1e12 times in amplitude, within the sample range)
+// loses the hypotheses' differences to rounding: refused, never all-zero LLRs.
+TEST(BadInput, VectorOutOfItsModelsRange)
+{
+    problems p = good(63);
+    for (int r = 0; r < p.nr; r++)
+        p.y[4 * p.nr + r] *= 1e12f;
+    expect_refused(p, "y 1e12 times too large");
+    for (algorithm a : all_algos) {
+        const cpu_detector det(a, modulation::qam16, p.nt, p.nr);
+        std::vector<float> llr(p.batch * det.bits_per_vector());
+        try {
+            det.detect(p.view(), llr.data());
+            ADD_FAILURE() << "accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("y[4]"), std::string::npos) << e.what();
+        }
+    }
+    // 60 dB above its model (an interferer the model does not know) is still detected.
+    problems q = good(64);
+    for (int r = 0; r < q.nr; r++)
+        q.y[4 * q.nr + r] *= 1e3f;
+    for (algorithm a : all_algos)
+        run_detector(cpu_detector(a, modulation::qam16, q.nt, q.nr), q);
+}
+
+TEST(BadInput, SamplesBeyondTheSampleRange)
+{
+    for (float big : { 3e38f, -2e15f }) {
+        problems p = good(65);
+        p.y[3] = cf32(big, 0.0f);
+        expect_refused(p, "huge y");
+        p = good(66);
+        p.h[5] = cf32(0.0f, big);
+        expect_refused(p, "huge H");
+    }
+    EXPECT_TRUE(is_usable(cf32(1e15f, -1e15f)));
+    EXPECT_FALSE(is_usable(cf32(1.01e15f, 0.0f)));
+}

@@ -221,4 +221,10 @@ TEST(Frame, BadFramesAreRefused)
     EXPECT_THROW(frame_grid(f, bits.data()), std::invalid_argument);
     f.num.used_carriers = 63;
     EXPECT_THROW(f.validate(), std::invalid_argument);
+    // A frame description's sizes are bounded before anything is allocated for them
+    // (payload_symbols 2e9 took 6.6 s to fail with bad_alloc).
+    EXPECT_THROW(make_frame_format("lte20", 4, "16qam", 2000000000), std::invalid_argument);
+    EXPECT_THROW(make_frame_format("small", 1, "qpsk", max_payload_symbols + 1),
+                 std::invalid_argument);
+    EXPECT_NO_THROW(make_frame_format("small", 1, "qpsk", max_payload_symbols));
 }

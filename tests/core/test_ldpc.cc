@@ -239,6 +239,42 @@ TEST(Ldpc, BadAlistTextIsRefusedWithAReason)
     EXPECT_THROW(ldpc_algorithm_from_string("bp"), std::invalid_argument);
 }
 
+// What an alist header declares is bounded before anything is allocated for it: the
+// 17-byte "1073741824 1 ..." allocated 4.2 GB before failing.
+TEST(Ldpc, AlistSizesAreBoundedBeforeAllocating)
+{
+    auto reason = [](const std::string& t) {
+        std::istringstream in(t);
+        try {
+            parse_alist(in, "hostile");
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_NE(reason("1073741824 1\n1 2\n").find("out of range"), std::string::npos);
+    EXPECT_NE(reason("1048576 1000\n1 2\n").find("holds only"), std::string::npos);
+    EXPECT_NE(reason("4 5\n1 2\n").find("out of range"), std::string::npos); // m > n
+    EXPECT_NE(reason("2147483647 2\n").find("out of range"), std::string::npos);
+}
+
+// The encoder takes bits: 2 is not 0 (2 & 1), and nothing else wraps into a bit.
+TEST(Ldpc, EncoderRefusesValuesOtherThanZeroAndOne)
+{
+    const ldpc_encoder enc(wimax_rate_half_code(576));
+    std::vector<std::uint8_t> info(std::size_t(enc.k()), 1), cw(576);
+    EXPECT_NO_THROW(enc.encode(info.data(), cw.data()));
+    info[17] = 2;
+    try {
+        enc.encode(info.data(), cw.data());
+        ADD_FAILURE() << "2 accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("bit 17"), std::string::npos) << e.what();
+    }
+    info[17] = 255; // what -1 becomes as a byte
+    EXPECT_THROW(enc.encode(info.data(), cw.data()), std::invalid_argument);
+}
+
 namespace {
 
 struct fer_point {

@@ -35,6 +35,23 @@ std::size_t frames_of(const py::buffer_info& b, int width, const char* what)
                           ",) or (frames, " + std::to_string(width) + ")");
 }
 
+// Bits given in any numeric dtype, as uint8; ValueError naming the first value that is
+// not exactly 0 or 1 (2, -1, 0.5 and NaN among them: a cast to uint8 would wrap or
+// truncate them into bits silently).
+u8_array bit_array(const py::array& a, const char* what)
+{
+    const py::module_ np = py::module_::import("numpy");
+    const py::array ok = np.attr("isin")(a, py::make_tuple(0, 1));
+    if (!ok.attr("all")().cast<bool>()) {
+        const py::object flat = np.attr("ravel")(a);
+        const py::ssize_t first = np.attr("argmin")(np.attr("ravel")(ok)).cast<py::ssize_t>();
+        throw py::value_error(std::string(what) + "[" + std::to_string(first) + "] is " +
+                              py::repr(flat[py::int_(first)]).cast<std::string>() +
+                              ": bits must be 0 or 1");
+    }
+    return u8_array::ensure(a);
+}
+
 py::dict point_dict(const core::link_point& p)
 {
     py::dict d;
@@ -80,7 +97,8 @@ void bind_link(py::module& m)
         .def_property_readonly("info_positions", &core::ldpc_encoder::info_positions)
         .def(
             "encode",
-            [](const core::ldpc_encoder& e, u8_array info) {
+            [](const core::ldpc_encoder& e, const py::array& given) {
+                const u8_array info = bit_array(given, "info");
                 const py::buffer_info b = info.request();
                 const std::size_t frames = frames_of(b, e.k(), "info");
                 py::array_t<std::uint8_t> out(b.ndim == 1 ? std::vector<py::ssize_t>{ e.n() }

@@ -77,7 +77,14 @@ struct apsm_params {
     double kernel_variance(int antennas) const;
 };
 
-/*! Throws std::invalid_argument naming the first bad parameter. */
+/*! Bounds on what apsm_params may ask for (memory and time a parameter file or a GRC
+ *  field can claim): the dictionary and window at most max_apsm_dictionary entries,
+ *  passes at most max_apsm_passes. */
+constexpr int max_apsm_dictionary = 1 << 20;
+constexpr int max_apsm_passes = 1000;
+
+/*! Throws std::invalid_argument naming the first bad parameter: weights, variance,
+ *  epsilon and norm_bound must be finite, the counts within the bounds above. */
 void validate(const apsm_params& p);
 
 /*! One user's learned filter: f(r) = wL lin.r + wG sum_i gauss[i] kG(dict[i], r), over

@@ -52,6 +52,12 @@ public:
     int pam_size() const { return 1 << (d_bits / 2); }
     /*! Distance between neighbouring PAM levels is 2 * scale(). */
     double scale() const { return d_scale; }
+    /*! The largest symbol energy |s|^2, a corner point's: 2 ((P - 1) scale())^2. */
+    double max_energy() const
+    {
+        const double a = (pam_size() - 1) * d_scale;
+        return 2.0 * a * a;
+    }
 
     /*! Point with index i (see class description), unit average energy. */
     std::complex<double> point(int i) const { return d_points[i]; }

@@ -9,6 +9,7 @@
 #define INCLUDED_GPUMIMO_CORE_DETECTOR_H
 
 #include <gnuradio/gpumimo/core/constellation.h>
+#include <gnuradio/gpumimo/core/limits.h>
 
 #include <cmath>
 #include <complex>
@@ -24,8 +25,12 @@ namespace core {
 
 using cf32 = std::complex<float>;
 
-/*! Both parts finite: the test every input check of the module makes on a sample. */
-inline bool is_finite(const cf32& v) { return std::isfinite(v.real()) && std::isfinite(v.imag()); }
+/*! Both parts finite and within +-max_sample_magnitude (core/limits.h): the test every
+ *  input check of the module makes on a sample. */
+inline bool is_usable(const cf32& v)
+{
+    return usable_part(v.real()) && usable_part(v.imag());
+}
 
 /*! The MIMO detectors of the core; docs/detectors/ has one page each. */
 enum class algorithm { ml, zf, mmse, kbest, mtt, nway, psd };
@@ -143,11 +148,13 @@ private:
 };
 
 /*!
- * \brief Checks a batch: dimensions against nt/nr, y and H finite, N0 finite and > 0,
- * every H of full column rank (smallest |R_ii| of its QR above 1e-6 times its
- * Frobenius norm). \throws std::invalid_argument naming the first offending element.
+ * \brief Checks a batch: dimensions against nt/nr, y and H usable samples (is_usable),
+ * N0 finite and > 0, every H of full column rank (smallest |R_ii| of its QR above 1e-6
+ * times its Frobenius norm), and every y within its model's range:
+ * ||y||^2 <= max_vector_power_ratio (||H||_F^2 max_symbol_energy + nr N0)
+ * (core/limits.h). \throws std::invalid_argument naming the first offending element.
  */
-void validate_batch(const mimo_batch& batch, int nt, int nr);
+void validate_batch(const mimo_batch& batch, int nt, int nr, double max_symbol_energy);
 
 /*! The parts of validate_batch that read no sample: dimensions, group, null pointers
  *  (validate_layout), and N0 finite and > 0 (validate_noise, host memory). The GPU

@@ -89,13 +89,20 @@ void unpack_bytes(const std::uint8_t* bytes, std::size_t n_bytes, std::uint8_t* 
  * ((s * used_carriers + c) * streams + k) * m + b, m bits per symbol: the order of the
  * core detectors' LLRs (one vector of streams per resource element, carriers fastest).
  */
+/*! The most payload symbols a frame may have (a 5G NR slot has 14): a frame of the
+ *  largest numerology (lte20) is then at most 2.2 Msample per stream and, with 8
+ *  streams of 256-QAM, 77 Mbit, so that what a frame description declares is bounded
+ *  before anything is allocated for it. */
+constexpr int max_payload_symbols = 1000;
+
 struct frame_format {
     numerology num;
     int streams = 1;
     modulation mod = modulation::qpsk;
     int payload_symbols = 1;
 
-    /*! Throws std::invalid_argument naming the first field out of range. */
+    /*! Throws std::invalid_argument naming the first field out of range
+     *  (payload_symbols 1..max_payload_symbols, streams 1..8). */
     void validate() const;
     int pilot_symbols() const { return streams; }
     /*! OFDM symbols in a frame: preamble, pilots, payload. */

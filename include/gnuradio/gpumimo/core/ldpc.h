@@ -58,8 +58,12 @@ void finish_ldpc_code(ldpc_code& code);
  * lines of 1-based row indices per column and m lines of 1-based column indices per row
  * (zeros pad short lines and are skipped). The row lists define the code; the column
  * lists must agree with them. std::invalid_argument naming what is wrong for text that
- * is not such a file (truncated, out-of-range or inconsistent indices).
+ * is not such a file (truncated, out-of-range or inconsistent indices). The sizes a file
+ * declares are checked before anything is allocated for them: n at most
+ * max_alist_bits, m at most n, and (where the stream can tell its length) n + m weights
+ * fitting in what is left of it.
  */
+constexpr int max_alist_bits = 1 << 20;
 ldpc_code parse_alist(std::istream& in, const std::string& name = "alist");
 /*! parse_alist of the file at `path`; std::runtime_error when it cannot be read. */
 ldpc_code load_alist(const std::string& path);

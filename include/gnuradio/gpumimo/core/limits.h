@@ -1,0 +1,71 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: no GNU Radio, Boost or Python dependency. Plain constants
+ * and inline functions, usable from CUDA device code as well.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_LIMITS_H
+#define INCLUDED_GPUMIMO_CORE_LIMITS_H
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*!
+ * The input range of every engine and block (docs/reliability.md). A complex sample is
+ * usable when both parts are finite and at most this large in magnitude: squares and
+ * sums of squares over a frame then stay finite in single precision, and an FFT of any
+ * supported size cannot overflow. Samples outside it are treated as NaN or Inf are: the
+ * vector, symbol or frame holding one is refused or erased and counted.
+ */
+constexpr float max_sample_magnitude = 1e15f;
+
+/*!
+ * Every LLR the detectors write is finite and at most this large in magnitude: a
+ * degenerate noise variance (1e-38, say) saturates here instead of overflowing to Inf.
+ * No meaningful LLR comes near it.
+ */
+constexpr float llr_limit = 1e30f;
+
+/*!
+ * A received vector y may carry at most this many times the power its model allows:
+ * ||y||^2 <= max_vector_power_ratio * (||H||_F^2 * E_max + nr * N0), E_max the
+ * constellation's largest symbol energy (80 dB above any y = H s + n). Beyond it y is
+ * not explained by H and N0, and the metrics |y - H s|^2 lose the differences between
+ * hypotheses to rounding (all LLRs 0 in double, garbage in single precision): such a
+ * vector is refused as bad input, as a non-finite one is.
+ */
+constexpr double max_vector_power_ratio = 1e8;
+
+/*! |x| <= max_sample_magnitude; false for NaN and +-Inf. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline bool usable_part(float x)
+{
+    return x <= max_sample_magnitude && x >= -max_sample_magnitude;
+}
+
+/*! The LLR value written for a computed one: NaN (no information) becomes 0, anything
+ *  beyond +-llr_limit (Inf included) becomes +-llr_limit. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline float saturate_llr(double llr)
+{
+    if (llr != llr)
+        return 0.0f;
+    if (llr > double(llr_limit))
+        return llr_limit;
+    if (llr < -double(llr_limit))
+        return -llr_limit;
+    return float(llr);
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

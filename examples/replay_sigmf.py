@@ -46,7 +46,7 @@ class replay_sigmf(gr.top_block):
         ##################################################
 
         self.sync = gpumimo.mimo_ofdm_sync('small', 4, '16qam', 10, 4, 0.7)
-        self.source = gpumimo.sigmf_source(collection, False)
+        self.source = gpumimo.sigmf_source(collection, False, True)
         self.sink = gpumimo.llr_sink('small', 4, '16qam', 10, False, 8.0, '', prbs_seed, 0, '')
         self.fft = gpumimo.ofdm_fft(
             num['fft_len'], num['cp_lengths'], num['carriers'], True,
@@ -60,23 +60,23 @@ class replay_sigmf(gr.top_block):
         ##################################################
         # Connections
         ##################################################
-        self.connect((self.chanest, 1), (self.detector, 1))
         self.connect((self.chanest, 2), (self.detector, 2))
+        self.connect((self.chanest, 1), (self.detector, 1))
         self.connect((self.chanest, 0), (self.detector, 0))
         self.connect((self.chanest, 3), (self.detector, 3))
         self.connect((self.detector, 0), (self.sink, 0))
-        self.connect((self.fft, 1), (self.chanest, 1))
         self.connect((self.fft, 0), (self.chanest, 0))
+        self.connect((self.fft, 1), (self.chanest, 1))
         self.connect((self.fft, 2), (self.chanest, 2))
         self.connect((self.fft, 3), (self.chanest, 3))
-        self.connect((self.source, 1), (self.sync, 1))
-        self.connect((self.source, 3), (self.sync, 3))
         self.connect((self.source, 2), (self.sync, 2))
+        self.connect((self.source, 3), (self.sync, 3))
         self.connect((self.source, 0), (self.sync, 0))
-        self.connect((self.sync, 3), (self.fft, 3))
-        self.connect((self.sync, 1), (self.fft, 1))
-        self.connect((self.sync, 2), (self.fft, 2))
+        self.connect((self.source, 1), (self.sync, 1))
         self.connect((self.sync, 0), (self.fft, 0))
+        self.connect((self.sync, 3), (self.fft, 3))
+        self.connect((self.sync, 2), (self.fft, 2))
+        self.connect((self.sync, 1), (self.fft, 1))
 
 
     def get_collection(self):

@@ -11,9 +11,11 @@
 #include "gpu_backend.h"
 
 #include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/detector.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -54,10 +56,13 @@ void gather_vectors(const gr_vector_const_void_star& input_items,
                     std::size_t count,
                     gr_complex* dst)
 {
+    // A sample outside the input range (core/limits.h) goes in as NaN: its vector then
+    // becomes an erasure, and a training set holding one is refused, as for NaN input.
+    const gr_complex nan(std::numeric_limits<float>::quiet_NaN(), 0.0f);
     for (int m = 0; m < antennas; m++) {
         const gr_complex* in = static_cast<const gr_complex*>(input_items[m]) + at;
         for (std::size_t t = 0; t < count; t++)
-            dst[t * antennas + m] = in[t];
+            dst[t * antennas + m] = core::is_usable(in[t]) ? in[t] : nan;
     }
 }
 
@@ -301,10 +306,13 @@ void apsm_detector_impl::detect(std::size_t pos,
                                                                              : gr_complex(0, 0);
             }
         }
-        if (erased > 0 && d_erased == 0)
-            d_logger->warn("vectors with NaN or Inf samples give zero soft symbols and "
-                           "LLRs (counted in erased())");
         d_erased += erased;
+        if (erased > 0)
+            d_log.warn("erased vectors", [&] {
+                return "vectors with NaN, Inf or out-of-range samples give zero soft "
+                       "symbols and LLRs (" + std::to_string(d_erased) +
+                       " so far, counted in erased())";
+            });
         d_detected += c - erased;
     }
 }
@@ -312,6 +320,28 @@ void apsm_detector_impl::detect(std::size_t pos,
 int apsm_detector_impl::work(int noutput_items,
                              gr_vector_const_void_star& input_items,
                              gr_vector_void_star& output_items)
+{
+    try {
+        return detect_and_train(noutput_items, input_items, output_items);
+    } catch (...) { // the vectors at hand leave as erasures, counted
+        d_faults.caught("its " + std::to_string(noutput_items) +
+                        " vectors leave as zero soft symbols and LLRs");
+        const int bits = d_constellation.bits_per_symbol();
+        for (int u = 0; u < d_users; u++) {
+            std::fill_n(static_cast<gr_complex*>(output_items[u]), noutput_items,
+                        gr_complex(0, 0));
+            std::fill_n(static_cast<float*>(output_items[d_users + u]),
+                        std::size_t(noutput_items) * bits, 0.0f);
+        }
+        d_erased += std::uint64_t(noutput_items);
+        d_collecting = false; // a training set cut by the failure is not used
+        return noutput_items;
+    }
+}
+
+int apsm_detector_impl::detect_and_train(int noutput_items,
+                                         gr_vector_const_void_star& input_items,
+                                         gr_vector_void_star& output_items)
 {
     const std::uint64_t base = nitems_read(0);
     const std::size_t n = noutput_items;
@@ -328,10 +358,13 @@ int apsm_detector_impl::work(int noutput_items,
             next_tag++;
         }
         if (start) {
-            if (d_collecting)
-                d_logger->warn("training restarted after {} of {} pilots",
-                               d_collected,
-                               d_training_len);
+            if (d_collecting) {
+                const std::size_t collected = d_collected;
+                d_log.warn("training restarted", [&] {
+                    return "training restarted after " + std::to_string(collected) + " of " +
+                           std::to_string(d_training_len) + " pilots";
+                });
+            }
             d_collecting = true;
             d_collected = 0;
         }

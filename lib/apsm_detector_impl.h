@@ -6,6 +6,8 @@
 #ifndef INCLUDED_GPUMIMO_APSM_DETECTOR_IMPL_H
 #define INCLUDED_GPUMIMO_APSM_DETECTOR_IMPL_H
 
+#include "block_faults.h"
+
 #include <gnuradio/gpumimo/apsm_detector.h>
 #include <gnuradio/gpumimo/core/apsm.h>
 #include <gnuradio/gpumimo/core/gpu_apsm.h>
@@ -39,6 +41,7 @@ public:
     std::uint64_t detected() const override { return d_detected; }
     std::uint64_t untrained() const override { return d_untrained; }
     std::uint64_t erased() const override { return d_erased; }
+    std::uint64_t work_failures() const override { return d_faults.count(); }
     std::vector<double> noise_variances() const override;
     double last_training_ms() const override { return d_last_training_ms; }
 
@@ -58,6 +61,10 @@ private:
                 std::size_t n,
                 gr_vector_const_void_star& input_items,
                 gr_vector_void_star& output_items);
+    // work() without its guard.
+    int detect_and_train(int noutput_items,
+                         gr_vector_const_void_star& input_items,
+                         gr_vector_void_star& output_items);
 
     const int d_antennas, d_users, d_training_len;
     const core::constellation d_constellation;
@@ -79,6 +86,8 @@ private:
     std::uint64_t d_trainings = 0, d_failed_trainings = 0, d_detected = 0, d_untrained = 0,
                   d_erased = 0;
     double d_last_training_ms = 0;
+    rate_limited_log d_log{ d_logger };
+    work_faults d_faults{ d_log };
 };
 
 } // namespace gpumimo

@@ -6,6 +6,7 @@
  * The fused receiver block: whole frames from the synchroniser to the core's fused
  * receiver (GPU or CPU), LLRs out, frame tags moved along.
  */
+#include "block_faults.h"
 #include "gpu_backend.h"
 
 #include <gnuradio/gpumimo/core/detector.h>
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -55,6 +57,7 @@ public:
     std::uint64_t frames() const override { return d_frames; }
     std::uint64_t damaged_frames() const override { return d_damaged; }
     std::uint64_t unusable_estimates() const override { return d_unusable; }
+    std::uint64_t work_failures() const override { return d_faults.count(); }
     double last_noise_var() const override { return d_last_noise; }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
@@ -80,7 +83,16 @@ public:
             in[a] = static_cast<const gr_complex*>(input_items[a]);
         float* llr = d_int8 ? scratch(frames * d_bits) : static_cast<float*>(output_items[0]);
         d_noise.resize(frames);
-        const core::fused_receiver_report rep = run(in.data(), frames, llr);
+        core::fused_receiver_report rep;
+        try {
+            rep = run(in.data(), frames, llr);
+        } catch (...) { // the CPU path too: its frames leave as erasures, counted
+            d_faults.caught("its " + std::to_string(frames) + " frames leave as zero LLRs");
+            std::fill(llr, llr + frames * d_bits, 0.0f);
+            std::fill(d_noise.begin(), d_noise.end(), 0.0f);
+            rep = core::fused_receiver_report();
+            rep.unusable_estimates = frames;
+        }
         if (d_int8)
             core::llr_to_int8(llr, frames * d_bits, d_int8_scale,
                               static_cast<std::int8_t*>(output_items[0]));
@@ -104,8 +116,11 @@ private:
             try {
                 return d_gpu->process(in, frames, llr, d_noise.data());
             } catch (const std::exception& e) {
-                d_logger->error("GPU call failed, its {} frames go through the CPU: {}",
-                                frames, e.what());
+                const std::string what = e.what();
+                d_log.error("gpu failure", [&] {
+                    return "GPU call failed, its " + std::to_string(frames) +
+                           " frames go through the CPU: " + what;
+                });
             }
         }
         return d_cpu.process(in, frames, llr, d_noise.data());
@@ -117,13 +132,19 @@ private:
         d_last_noise = d_noise[frames - 1];
         if (rep.damaged_frames) {
             d_damaged += rep.damaged_frames;
-            d_logger->warn("{} frames held non-finite samples and left as zero LLRs ({} "
-                           "so far)", rep.damaged_frames, d_damaged);
+            d_log.warn("damaged frame", [&] {
+                return std::to_string(rep.damaged_frames) +
+                       " frames held non-finite or out-of-range samples and left as zero "
+                       "LLRs (" + std::to_string(d_damaged) + " so far)";
+            });
         }
         if (rep.unusable_estimates) {
             d_unusable += rep.unusable_estimates;
-            d_logger->warn("unusable channel estimates (not finite, no noise, rank "
-                           "deficient): their LLRs are zero ({} so far)", d_unusable);
+            d_log.warn("unusable estimate", [&] {
+                return "unusable channel estimates (not finite, rank deficient, or the "
+                       "payload out of their range): their LLRs are zero (" +
+                       std::to_string(d_unusable) + " so far)";
+            });
         }
     }
 
@@ -145,6 +166,8 @@ private:
     core::cpu_fused_receiver d_cpu;
     std::unique_ptr<core::gpu_fused_receiver> d_gpu;
     const pmt::pmt_t d_frame_key;
+    rate_limited_log d_log{ d_logger };
+    work_faults d_faults{ d_log };
     std::vector<float> d_llr, d_noise;
     std::uint64_t d_frames = 0, d_damaged = 0, d_unusable = 0;
     double d_last_noise = 0;

@@ -7,6 +7,8 @@
  * core::prbs_error_counter or core::reference_error_counter, statistics through
  * core::llr_statistics.
  */
+#include "block_faults.h"
+
 #include <gnuradio/gpumimo/core/error_counter.h>
 #include <gnuradio/gpumimo/core/frame.h>
 #include <gnuradio/gpumimo/llr_sink.h>
@@ -156,16 +158,37 @@ public:
         s << d_frames << " frames (" << d_partial << " partial), " << d_stats.count
           << " LLRs, mean |LLR| " << mean_abs_llr() << ", " << d_stats.zeros << " zero, "
           << d_stats.non_finite << " non-finite, " << llr_rate() / 1e6 << " MLLR/s";
-        if (d_counter)
+        if (d_counter) {
             s << "; BER " << ber() << " (" << bit_errors() << " of " << bits() << "), FER "
               << fer() << " (" << frame_errors() << " of " << frames() << ")";
+            if (unsynchronised_frames())
+                s << "; " << unsynchronised_frames()
+                  << " frames could not be compared with the payload (no candidate better "
+                     "than a guess: left out of the BER, counted as frame errors)";
+        }
         d_logger->info("{}", s.str());
         return true;
     }
 
+    std::uint64_t work_failures() const override { return d_faults.count(); }
+
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
-             gr_vector_void_star&) override
+             gr_vector_void_star& output_items) override
+    {
+        try {
+            return take_llrs(noutput_items, input_items, output_items);
+        } catch (...) { // the frame being assembled is lost, counted as partial
+            d_faults.caught("the frame being assembled is dropped");
+            if (d_fill > 0)
+                d_partial++;
+            d_fill = 0;
+            return noutput_items;
+        }
+    }
+
+private:
+    int take_llrs(int noutput_items, gr_vector_const_void_star& input_items, gr_vector_void_star&)
     {
         const std::size_t n = noutput_items;
         if (d_stats.count == 0)
@@ -202,7 +225,6 @@ public:
         return noutput_items;
     }
 
-private:
     // LLRs [from, to) of this call into the frame being assembled, scoring it when whole.
     void take(std::size_t from, std::size_t to)
     {
@@ -289,6 +311,8 @@ private:
     std::size_t d_fill = 0;
     std::uint64_t d_frames = 0, d_partial = 0;
     clock::time_point d_first{}, d_last{};
+    rate_limited_log d_log{ d_logger };
+    work_faults d_faults{ d_log };
 };
 
 llr_sink::sptr llr_sink::make(const std::string& preset,

@@ -6,6 +6,8 @@
  * The channel estimation block: frame bookkeeping on the "frame_start" tags around
  * core::estimate_channel, and the channel-estimate tag for the detector.
  */
+#include "block_faults.h"
+
 #include <gnuradio/gpumimo/core/detector.h>
 #include <gnuradio/gpumimo/core/frame.h>
 #include <gnuradio/gpumimo/core/frame_receiver.h>
@@ -43,6 +45,7 @@ public:
 
     std::uint64_t frames() const override { return d_frames; }
     std::uint64_t dropped_frames() const override { return d_dropped; }
+    std::uint64_t work_failures() const override { return d_faults.count(); }
     double last_noise_var() const override { return d_last_noise; }
 
     void forecast(int, gr_vector_int& ninput_items_required) override
@@ -76,7 +79,14 @@ public:
                 consumed += 1 + std::size_t(next);
                 continue;
             }
-            if (estimate_and_pass(input_items, consumed, output_items, produced))
+            bool passed = false;
+            try {
+                passed = estimate_and_pass(input_items, consumed, output_items, produced);
+            } catch (...) { // the frame is dropped, counted; the stream goes on
+                d_faults.caught("the frame is dropped");
+                d_dropped++;
+            }
+            if (passed)
                 produced += payload;
             consumed += d_symbols;
         }
@@ -112,7 +122,7 @@ private:
         for (int r = 0; r < d_antennas; r++) {
             const gr_complex* x = static_cast<const gr_complex*>(in[r]) + at * d_carriers;
             if (!all_finite(x, d_symbols * d_carriers))
-                return drop("holds non-finite carrier values");
+                return drop("holds non-finite or out-of-range carrier values");
             std::copy(x, x + d_training * d_carriers,
                       d_training_rx.begin() + r * d_training * d_carriers);
         }
@@ -148,7 +158,10 @@ private:
     bool drop(const char* why)
     {
         d_dropped++;
-        d_logger->warn("dropped a frame that {} ({} dropped so far)", why, d_dropped);
+        d_log.warn("dropped frame", [&] {
+            return std::string("dropped a frame that ") + why + " (" +
+                   std::to_string(d_dropped) + " dropped so far)";
+        });
         return false;
     }
 
@@ -160,6 +173,8 @@ private:
     std::vector<gr_complex> d_training_rx;
     std::uint64_t d_frames = 0, d_dropped = 0;
     double d_last_noise = 0;
+    rate_limited_log d_log{ d_logger };
+    work_faults d_faults{ d_log };
 };
 
 mimo_chanest::sptr mimo_chanest::make(const std::string& preset,

@@ -6,12 +6,16 @@
  * The channel simulator block: the core's streaming channel, plus the guard that keeps
  * non-finite input out of it.
  */
+#include "block_faults.h"
+
 #include <gnuradio/gpumimo/core/detector.h>
 #include <gnuradio/gpumimo/core/mimo_channel.h>
 #include <gnuradio/gpumimo/mimo_channel.h>
 #include <gnuradio/io_signature.h>
 
 #include <cmath>
+#include <algorithm>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -32,6 +36,7 @@ public:
     std::vector<gr_complex> taps() const override { return d_channel.taps(); }
     double noise_var() const override { return d_noise_var; }
     std::uint64_t bad_samples() const override { return d_bad; }
+    std::uint64_t work_failures() const override { return d_faults.count(); }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -46,7 +51,13 @@ public:
         std::vector<gr_complex*> out(output_items.size());
         for (std::size_t r = 0; r < out.size(); r++)
             out[r] = static_cast<gr_complex*>(output_items[r]);
-        d_channel.process(in.data(), out.data(), n, d_noise_var);
+        try {
+            d_channel.process(in.data(), out.data(), n, d_noise_var);
+        } catch (...) { // zeros out, counted; the stream goes on
+            d_faults.caught("its " + std::to_string(n) + " output samples are zeros");
+            for (gr_complex* o : out)
+                std::fill(o, o + n, gr_complex(0));
+        }
         return noutput_items;
     }
 
@@ -65,8 +76,11 @@ private:
         for (auto& v : d_clean[k])
             if (!core::is_usable(v))
                 v = 0;
-        d_logger->warn("{} non-finite samples on input {} taken as 0", bad, k);
         d_bad += bad;
+        d_log.warn("bad samples", [&] {
+            return std::to_string(bad) + " non-finite or out-of-range samples on input " +
+                   std::to_string(k) + " taken as 0 (" + std::to_string(d_bad) + " so far)";
+        });
         return d_clean[k].data();
     }
 
@@ -74,6 +88,8 @@ private:
     const double d_noise_var;
     std::vector<std::vector<gr_complex>> d_clean;
     std::uint64_t d_bad = 0;
+    rate_limited_log d_log{ d_logger };
+    work_faults d_faults{ d_log };
 };
 
 mimo_channel::sptr mimo_channel::make(int tx,

@@ -7,6 +7,8 @@
  * channel estimate regrouped into one core batch (carrier-major, one H per carrier),
  * detected by batch_detector, the LLRs put back in the frame's bit order.
  */
+#include "block_faults.h"
+
 #include <gnuradio/gpumimo/batch_detector.h>
 #include <gnuradio/gpumimo/core/frame.h>
 #include <gnuradio/gpumimo/mimo_detector.h>
@@ -14,6 +16,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -55,9 +59,31 @@ public:
     std::uint64_t symbols() const override { return d_symbols; }
     std::uint64_t erased_symbols() const override { return d_erased; }
 
+    std::uint64_t work_failures() const override { return d_faults.count(); }
+
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override
+    {
+        try {
+            return detect_symbols(noutput_items, input_items, output_items);
+        } catch (...) { // the symbols at hand leave as erasures, counted
+            const std::size_t n = std::size_t(noutput_items) / d_bits;
+            d_faults.caught("its " + std::to_string(n) + " symbols leave as zero LLRs");
+            if (d_int8)
+                std::fill_n(static_cast<std::int8_t*>(output_items[0]), noutput_items, 0);
+            else
+                std::fill_n(static_cast<float*>(output_items[0]), noutput_items, 0.0f);
+            d_erased += n;
+            d_symbols += n;
+            return noutput_items;
+        }
+    }
+
+private:
+    int detect_symbols(int noutput_items,
+                       gr_vector_const_void_star& input_items,
+                       gr_vector_void_star& output_items)
     {
         const std::size_t n = std::size_t(noutput_items) / d_bits;
         const std::uint64_t first = nitems_read(0);
@@ -76,7 +102,6 @@ public:
         return noutput_items;
     }
 
-private:
     void take_estimate(const pmt::pmt_t& est)
     {
         d_have_channel = false;
@@ -84,8 +109,10 @@ private:
         const pmt::pmt_t nv = pmt::dict_ref(est, pmt::intern("noise_var"), pmt::PMT_NIL);
         if (!pmt::is_c32vector(h) || !pmt::is_number(nv) ||
             pmt::length(h) != d_carriers * d_nr * d_nt) {
-            d_logger->warn("ignored a mimo_chan_est tag of the wrong form (want h: {} "
-                           "complex values, noise_var)", d_carriers * d_nr * d_nt);
+            d_log.warn("bad tag", [&] {
+                return "ignored a mimo_chan_est tag of the wrong form (want h: " +
+                       std::to_string(d_carriers * d_nr * d_nt) + " complex values, noise_var)";
+            });
             return;
         }
         d_h = pmt::c32vector_elements(h);
@@ -104,8 +131,11 @@ private:
             core::validate_batch(b, d_nt, d_nr, 1.0); // y is zero here
             d_have_channel = true;
         } catch (const std::exception& e) {
-            d_logger->warn("the frame's channel estimate is unusable, its symbols leave "
-                           "as zero LLRs: {}", e.what());
+            const std::string what = e.what();
+            d_log.warn("unusable estimate", [&] {
+                return "the frame's channel estimate is unusable, its symbols leave as "
+                       "zero LLRs: " + what;
+            });
         }
     }
 
@@ -133,8 +163,8 @@ private:
                 }
         }
         d_llr_cm.assign(d_carriers * count * (d_bits / d_carriers), 0.0f);
-        if (d_have_channel)
-            detect(count);
+        if (d_have_channel && !detect(count))
+            std::fill(d_erase.begin(), d_erase.end(), 1);
         // Back to the frame's order, symbol-major, erasing what must be erased.
         const std::size_t per_vector = d_bits / d_carriers;
         d_llr.resize(count * d_bits);
@@ -150,9 +180,12 @@ private:
         }
         if (erased) {
             d_erased += erased;
-            d_logger->warn("{} payload symbols left as zero LLRs ({} in all): {}", erased,
-                           d_erased,
-                           d_have_channel ? "non-finite carriers" : "no usable channel estimate");
+            d_log.warn("erased symbols", [&] {
+                return std::to_string(erased) + " payload symbols left as zero LLRs (" +
+                       std::to_string(d_erased) + " in all): " +
+                       (d_have_channel ? "non-finite, out-of-range or out-of-model carriers"
+                                       : "no usable channel estimate");
+            });
         }
         if (d_int8)
             core::llr_to_int8(d_llr.data(), d_llr.size(), d_int8_scale,
@@ -161,7 +194,9 @@ private:
             std::copy(d_llr.begin(), d_llr.end(), static_cast<float*>(out[0]) + at * d_bits);
     }
 
-    void detect(std::size_t count)
+    // False when the run's carriers are refused as bad input (one of them out of its
+    // model's range: core/limits.h); the run is then erased.
+    bool detect(std::size_t count)
     {
         core::mimo_batch b;
         b.y = d_y.data();
@@ -173,11 +208,27 @@ private:
         b.group = count;
         try {
             d_detector.detect(b, d_llr_cm.data());
+            return true;
+        } catch (const std::invalid_argument& e) {
+            const std::string what = e.what();
+            d_log.warn("refused run", [&] {
+                return "a run of " + std::to_string(count) + " symbols was refused, its "
+                       "LLRs are zero: " + what;
+            });
+            return false;
         } catch (const std::exception& e) {
             if (d_detector.backend() != "cuda")
-                throw; // the CPU reference refusing checked input is a bug: let it show
-            d_logger->error("GPU detection failed, this run goes to the CPU: {}", e.what());
-            d_detector.reference().detect(b, d_llr_cm.data());
+                throw; // work() counts and erases it
+            const std::string what = e.what();
+            d_log.error("gpu failure", [&] {
+                return "GPU detection failed, this run goes to the CPU: " + what;
+            });
+            try {
+                d_detector.reference().detect(b, d_llr_cm.data());
+                return true;
+            } catch (const std::invalid_argument&) {
+                return false;
+            }
         }
     }
 
@@ -196,6 +247,8 @@ private:
     const bool d_int8;
     const float d_int8_scale;
     const pmt::pmt_t d_frame_key, d_est_key;
+    rate_limited_log d_log{ d_logger };
+    work_faults d_faults{ d_log };
     std::vector<gr_complex> d_h, d_y;
     float d_noise = 0;
     bool d_have_channel = false;

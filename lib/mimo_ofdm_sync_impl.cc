@@ -6,12 +6,15 @@
  * The frame synchroniser block: core::search_step over its input buffers in place,
  * carrier-offset correction, frame tags, and the drops that keep damage downstream out.
  */
+#include "block_faults.h"
+
 #include <gnuradio/gpumimo/core/frame.h>
 #include <gnuradio/gpumimo/core/frame_receiver.h>
 #include <gnuradio/gpumimo/mimo_ofdm_sync.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
+#include <string>
 #include <cmath>
 #include <vector>
 
@@ -43,6 +46,7 @@ public:
 
     std::uint64_t frames() const override { return d_frames; }
     std::uint64_t dropped_frames() const override { return d_dropped; }
+    std::uint64_t work_failures() const override { return d_faults.count(); }
     double last_cfo() const override { return d_last_cfo; }
 
     void forecast(int, gr_vector_int& ninput_items_required) override
@@ -66,15 +70,20 @@ public:
             // frame's own samples are checked as they are corrected.
             for (int a = 0; a < d_antennas; a++)
                 window[a] = static_cast<const gr_complex*>(input_items[a]) + consumed;
-            const core::frame_search_step step =
-                core::search_step(d_format, window.data(), d_antennas, n, d_threshold);
-            if (step.whole) {
-                const std::size_t start = consumed + step.sync.start;
-                if (!spans_overflow(start) &&
-                    emit(input_items, output_items, start, produced, step.sync))
-                    produced += d_frame_len;
+            try {
+                const core::frame_search_step step =
+                    core::search_step(d_format, window.data(), d_antennas, n, d_threshold);
+                if (step.whole) {
+                    const std::size_t start = consumed + step.sync.start;
+                    if (!spans_gap(start) &&
+                        emit(input_items, output_items, start, produced, step.sync))
+                        produced += d_frame_len;
+                }
+                consumed += std::max<std::size_t>(1, step.advance);
+            } catch (...) { // the searched window is passed over; the stream goes on
+                d_faults.caught("the " + std::to_string(n) + " samples searched are passed over");
+                consumed += n;
             }
-            consumed += step.advance;
         }
         consume_each(int(consumed));
         return int(produced);
@@ -82,23 +91,31 @@ public:
 
 private:
     // True, counted and logged, when the frame starting at input `start` (relative to
-    // this call) spans an overflow gap (an rx_time tag after its first sample).
-    bool spans_overflow(std::size_t start)
+    // this call) spans a gap in time: an rx_time tag after its first sample, as a radio
+    // overflow, a recording's capture boundary or a looping recording's restart gives.
+    bool spans_gap(std::size_t start)
     {
         const uint64_t abs = nitems_read(0) + start;
         std::vector<tag_t> tags;
         get_tags_in_range(tags, 0, abs + 1, abs + d_frame_len, d_rx_time);
         if (tags.empty())
             return false;
-        drop("spans a radio overflow (rx_time tag)", start);
+        drop("spans a gap in time (an rx_time tag: a radio overflow, a capture "
+             "boundary or a looping recording's restart)",
+             start);
         return true;
     }
 
+    // Counted always; logged at most every few seconds (a looping recording drops a
+    // frame on every pass, many times a second).
     void drop(const char* why, std::size_t start)
     {
         d_dropped++;
-        d_logger->warn("dropped the frame at input sample {}: it {} ({} dropped so far)",
-                       nitems_read(0) + start, why, d_dropped);
+        d_log.warn(why, [&] {
+            return "dropped the frame at input sample " +
+                   std::to_string(nitems_read(0) + start) + ": it " + why + " (" +
+                   std::to_string(d_dropped) + " dropped so far)";
+        });
     }
 
     // Corrects the frame at input `start` into the output at `produced` and tags it;
@@ -141,6 +158,8 @@ private:
     core::frame_corrector d_corrector;
     std::uint64_t d_frames = 0, d_dropped = 0;
     double d_last_cfo = 0;
+    rate_limited_log d_log{ d_logger };
+    work_faults d_faults{ d_log };
 };
 
 mimo_ofdm_sync::sptr mimo_ofdm_sync::make(const std::string& preset,

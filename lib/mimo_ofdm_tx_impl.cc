@@ -6,6 +6,8 @@
  * The MIMO-OFDM frame source: core::frame_samples, frame after frame, the payload from
  * a PRBS or from an input of packed bytes.
  */
+#include "block_faults.h"
+
 #include <gnuradio/gpumimo/core/frame.h>
 #include <gnuradio/gpumimo/mimo_ofdm_tx.h>
 #include <gnuradio/io_signature.h>
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -54,10 +57,26 @@ public:
             n = d_pos == frame_len() ? int(frame_bytes()) : 0;
     }
 
+    std::uint64_t work_failures() const override { return d_faults.count(); }
+
     int general_work(int noutput_items,
                      gr_vector_int& ninput_items,
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items) override
+    {
+        try {
+            return send(noutput_items, ninput_items, input_items, output_items);
+        } catch (...) { // a transmitter that cannot build its frame ends its stream
+            d_faults.caught("the transmission ends after frame " + std::to_string(d_frames));
+            return WORK_DONE;
+        }
+    }
+
+private:
+    int send(int noutput_items,
+             gr_vector_int& ninput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items)
     {
         const std::size_t n = noutput_items, len = frame_len();
         const std::size_t per_stream = d_format.samples();
@@ -95,7 +114,6 @@ public:
         return int(done);
     }
 
-private:
     const core::frame_format d_format;
     const std::size_t d_gap;
     std::optional<core::prbs> d_prbs; //!< payload "prbs"; empty: payload "bytes"
@@ -104,6 +122,8 @@ private:
     const pmt::pmt_t d_key;
     std::size_t d_pos = 0; //!< samples of the current frame sent; frame_len(): none begun
     std::uint64_t d_frames = 0;
+    rate_limited_log d_log{ d_logger };
+    work_faults d_faults{ d_log };
 };
 
 mimo_ofdm_tx::sptr mimo_ofdm_tx::make(const std::string& preset,

@@ -16,6 +16,7 @@
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace gr {
@@ -249,19 +250,32 @@ void ofdm_fft_impl::transform(std::size_t nsym,
     if (d_gpu) {
         try {
             zeroed = d_gpu->process(io);
-        } catch (const std::runtime_error& e) {
+        } catch (const std::exception& e) {
             d_logger->error("CUDA failed, going on with the CPU (FFTW): {}", e.what());
             d_gpu.reset();
-            d_fftw = std::make_unique<core::fftw_ofdm_fft>(d_config);
         }
     }
-    if (!d_gpu)
-        zeroed = d_fftw->process(io);
-    if (zeroed && d_zeroed == 0)
-        d_logger->warn("symbols with NaN or Inf samples come out as zeros ({} so far; "
-                       "zeroed_symbols() counts them)",
-                       zeroed);
-    d_zeroed += zeroed;
+    if (!d_gpu) {
+        try {
+            if (!d_fftw)
+                d_fftw = std::make_unique<core::fftw_ofdm_fft>(d_config);
+            zeroed = d_fftw->process(io);
+        } catch (...) { // the symbols leave as zeros, counted: the stream stays aligned
+            d_faults.caught("its " + std::to_string(nsym) + " symbols leave as zeros");
+            const std::size_t items = d_forward ? nsym : d_layout.time_samples(d_phase, nsym);
+            for (int c = 0; c < C; c++)
+                std::memset(output_items[c], 0, items * output_signature()->sizeof_stream_item(c));
+            zeroed = nsym;
+        }
+    }
+    if (zeroed) {
+        d_zeroed += zeroed;
+        d_log.warn("zeroed symbols", [&] {
+            return "symbols with NaN, Inf or out-of-range samples (beyond +-1e15) come out "
+                   "as zeros (" + std::to_string(d_zeroed) + " so far; zeroed_symbols() "
+                   "counts them)";
+        });
+    }
 
     // Each tag to the output of the symbol it arrived in: forward, symbol k holds input
     // [time_offset(k), time_offset(k + 1)); inverse, vector k starts at time_offset(k).
@@ -325,12 +339,12 @@ int ofdm_fft_impl::work_forward(int noutput_items,
         if (tag > 0) { // the next frame starts inside this symbol: drop what came
             drop(limit);
             d_dropped_symbols++;
-            d_logger->warn("dropped an incomplete symbol of {} samples before sync tag "
-                           "'{}' at item {} ({} dropped so far)",
-                           limit,
-                           pmt::symbol_to_string(d_sync_key),
-                           now + limit,
-                           d_dropped_symbols);
+            d_log.warn("incomplete symbol", [&] {
+                return "dropped an incomplete symbol of " + std::to_string(limit) +
+                       " samples before sync tag '" + pmt::symbol_to_string(d_sync_key) +
+                       "' at item " + std::to_string(now + limit) + " (" +
+                       std::to_string(d_dropped_symbols) + " dropped so far)";
+            });
         }
         return 0;
     }
@@ -369,8 +383,15 @@ int ofdm_fft_impl::general_work(int noutput_items,
 {
     const std::size_t available =
         std::size_t(*std::min_element(ninput_items.begin(), ninput_items.end()));
-    return d_forward ? work_forward(noutput_items, available, input_items, output_items)
-                     : work_inverse(noutput_items, available, input_items, output_items);
+    try {
+        return d_forward ? work_forward(noutput_items, available, input_items, output_items)
+                         : work_inverse(noutput_items, available, input_items, output_items);
+    } catch (...) { // what is at hand is dropped, counted, and the pattern waits to realign
+        d_faults.caught("its " + std::to_string(available) + " input items are dropped");
+        drop(available);
+        d_aligned = pmt::is_null(d_sync_key) || !d_forward; // a sync tag realigns
+        return 0;
+    }
 }
 
 } // namespace gpumimo

@@ -9,6 +9,8 @@
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/fftw_ofdm_fft.h>
 #include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
+#include "block_faults.h"
+
 #include <gnuradio/gpumimo/ofdm_fft.h>
 
 #include <pmt/pmt.h>
@@ -34,6 +36,7 @@ public:
     std::uint64_t dropped_samples() const override { return d_dropped_samples; }
     std::uint64_t dropped_symbols() const override { return d_dropped_symbols; }
     std::uint64_t zeroed_symbols() const override { return d_zeroed; }
+    std::uint64_t work_failures() const override { return d_faults.count(); }
 
     bool start() override;
     bool stop() override;
@@ -85,6 +88,8 @@ private:
 
     std::uint64_t d_symbols = 0, d_dropped_samples = 0, d_dropped_symbols = 0,
                   d_zeroed = 0;
+    rate_limited_log d_log{ d_logger };
+    work_faults d_faults{ d_log };
 };
 
 } // namespace gpumimo

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -18,6 +20,7 @@
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace gr {
 namespace gpumimo {
@@ -33,79 +36,176 @@ namespace {
     throw std::runtime_error("SigMF: " + file + ": " + what);
 }
 
-json read_json(const std::string& path)
+// A metadata file's text, refused unread when it is larger than any metadata can be.
+std::string read_text(const std::string& path)
 {
-    std::ifstream in(path);
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec)
+        fail(path, "cannot be opened");
+    if (size > max_metadata_bytes)
+        fail(path, "is " + std::to_string(size) + " bytes, more than metadata can be (" +
+                       std::to_string(max_metadata_bytes) + ")");
+    std::ifstream in(path, std::ios::binary);
     if (!in)
         fail(path, "cannot be opened");
+    std::string text(static_cast<std::size_t>(size), '\0');
+    if (!in.read(text.data(), std::streamsize(text.size())))
+        fail(path, "cannot be read");
+    return text;
+}
+
+json parse_json(const std::string& text, const std::string& label)
+{
     try {
-        return json::parse(in);
+        return json::parse(text);
     } catch (const json::exception& e) {
-        fail(path, std::string("is not valid JSON (") + e.what() + ")");
+        fail(label, std::string("is not valid JSON (") + e.what() + ")");
     }
 }
 
 template <typename T>
 T field(const json& j, const char* key, const std::string& file)
 {
-    if (!j.contains(key))
+    if (!j.is_object() || !j.contains(key))
         fail(file, std::string("has no ") + key);
-    try {
-        return j.at(key).get<T>();
-    } catch (const json::exception&) {
+    const json& v = j.at(key);
+    // nlohmann converts between number kinds silently (-5 to 18446744073709551611 as an
+    // unsigned): each kind is checked first.
+    bool right_kind;
+    if constexpr (std::is_same_v<T, std::string>)
+        right_kind = v.is_string();
+    else if constexpr (std::is_same_v<T, std::uint64_t>)
+        right_kind = v.is_number_unsigned();
+    else if constexpr (std::is_same_v<T, double>)
+        right_kind = v.is_number();
+    else
+        right_kind = false;
+    if (!right_kind)
         fail(file, std::string(key) + " has the wrong type");
-    }
+    return v.get<T>();
 }
 
-channel read_channel(const fs::path& folder, const std::string& name)
+// An optional field: `fallback` when absent, the field's checks when present.
+template <typename T>
+T optional_field(const json& j, const char* key, const std::string& file, T fallback)
 {
-    channel ch;
-    ch.name = name;
-    ch.meta_path = (folder / (name + ".sigmf-meta")).string();
-    ch.data_path = (folder / (name + ".sigmf-data")).string();
-    const json meta = read_json(ch.meta_path);
-    if (!meta.contains("global") || !meta["global"].is_object())
-        fail(ch.meta_path, "has no global object");
-    const json& g = meta["global"];
-    ch.datatype = field<std::string>(g, "core:datatype", ch.meta_path);
-    try {
-        sample_bytes(ch.datatype);
-    } catch (const std::runtime_error& e) {
-        fail(ch.meta_path, e.what());
-    }
-    ch.sample_rate = field<double>(g, "core:sample_rate", ch.meta_path);
-    if (!(ch.sample_rate > 0) || !std::isfinite(ch.sample_rate))
-        fail(ch.meta_path, "core:sample_rate must be positive");
-    if (g.contains("core:num_channels") && g["core:num_channels"] != 1)
-        fail(ch.meta_path, "holds several channels in one file; this source reads one "
-                           "channel per recording (a collection of them)");
-    if (meta.contains("captures") && meta["captures"].is_array())
-        for (const json& c : meta["captures"]) {
-            capture cap;
-            cap.sample_start = field<std::uint64_t>(c, "core:sample_start", ch.meta_path);
-            cap.frequency = c.value("core:frequency", 0.0);
-            cap.datetime = c.value("core:datetime", std::string());
-            std::int64_t s;
-            double f;
-            if (!cap.datetime.empty() && !parse_iso8601(cap.datetime, s, f))
-                fail(ch.meta_path, "core:datetime '" + cap.datetime + "' is not ISO 8601 UTC");
-            if (!ch.captures.empty() && cap.sample_start <= ch.captures.back().sample_start)
-                fail(ch.meta_path, "captures are not in ascending core:sample_start");
-            ch.captures.push_back(cap);
-        }
-    if (ch.captures.empty())
-        ch.captures.push_back(capture());
-    std::error_code ec;
-    const auto bytes = fs::file_size(ch.data_path, ec);
-    if (ec)
-        fail(ch.data_path, "is missing (" + ec.message() + ")");
-    const std::size_t per = sample_bytes(ch.datatype);
-    ch.samples = bytes / per;
-    ch.trailing_bytes = bytes % per;
-    return ch;
+    return j.contains(key) ? field<T>(j, key, file) : fallback;
+}
+
+bool is_lower_hex(const std::string& s, std::size_t length)
+{
+    return s.size() == length && std::all_of(s.begin(), s.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+           });
 }
 
 } // namespace
+
+void check_stream_name(const std::string& name, const std::string& label)
+{
+    const fs::path p(name);
+    bool escapes = name.empty() || p.is_absolute() || p.has_root_name() ||
+                   p.has_root_directory() || name.find('\0') != std::string::npos;
+    for (const auto& part : p)
+        escapes |= part == "..";
+    if (escapes)
+        fail(label, "a core:streams name leaves the collection's folder (refused)");
+}
+
+std::vector<stream_entry> parse_collection(const std::string& text, const std::string& label)
+{
+    const json c = parse_json(text, label);
+    if (!c.is_object() || !c.contains("collection") || !c["collection"].is_object())
+        fail(label, "has no collection object");
+    const json& col = c["collection"];
+    if (!col.contains("core:streams") || !col["core:streams"].is_array() ||
+        col["core:streams"].empty())
+        fail(label, "has no core:streams");
+    std::vector<stream_entry> streams;
+    for (const json& s : col["core:streams"]) {
+        // SigMF 1.x: {"name": ..., "hash": ...}; older drafts: [name, hash].
+        stream_entry e;
+        if (s.is_object()) {
+            e.name = field<std::string>(s, "name", label);
+            e.hash = optional_field<std::string>(s, "hash", label, "");
+        } else if (s.is_array() && !s.empty() && s[0].is_string()) {
+            e.name = s[0].get<std::string>();
+            if (s.size() > 1 && s[1].is_string())
+                e.hash = s[1].get<std::string>();
+        } else {
+            fail(label, "a core:streams entry is neither {name, hash} nor [name, hash]");
+        }
+        check_stream_name(e.name, label);
+        for (const stream_entry& before : streams)
+            if (before.name == e.name)
+                fail(label, "lists the stream '" + e.name + "' twice");
+        streams.push_back(std::move(e));
+    }
+    return streams;
+}
+
+channel parse_meta(const std::string& text, const std::string& label)
+{
+    channel ch;
+    const json meta = parse_json(text, label);
+    if (!meta.is_object() || !meta.contains("global") || !meta["global"].is_object())
+        fail(label, "has no global object");
+    const json& g = meta["global"];
+    ch.datatype = field<std::string>(g, "core:datatype", label);
+    try {
+        sample_bytes(ch.datatype);
+    } catch (const std::runtime_error& e) {
+        fail(label, e.what());
+    }
+    ch.sample_rate = field<double>(g, "core:sample_rate", label);
+    if (!(ch.sample_rate > 0) || !std::isfinite(ch.sample_rate))
+        fail(label, "core:sample_rate must be positive");
+    if (g.contains("core:num_channels") && g["core:num_channels"] != 1)
+        fail(label, "holds several channels in one file; this source reads one "
+                    "channel per recording (a collection of them)");
+    ch.data_sha512 = optional_field<std::string>(g, "core:sha512", label, "");
+    for (char& c : ch.data_sha512)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (!ch.data_sha512.empty() && !is_lower_hex(ch.data_sha512, 128))
+        fail(label, "core:sha512 is not 128 hexadecimal digits");
+    if (meta.contains("captures")) {
+        if (!meta["captures"].is_array())
+            fail(label, "captures is not an array");
+        for (const json& c : meta["captures"]) {
+            if (!c.is_object())
+                fail(label, "a capture is not an object");
+            capture cap;
+            cap.sample_start = field<std::uint64_t>(c, "core:sample_start", label);
+            cap.frequency = optional_field<double>(c, "core:frequency", label, 0.0);
+            if (!std::isfinite(cap.frequency))
+                fail(label, "core:frequency is not finite");
+            cap.datetime = optional_field<std::string>(c, "core:datetime", label, "");
+            std::int64_t s;
+            double f;
+            if (!cap.datetime.empty() && !parse_iso8601(cap.datetime, s, f))
+                fail(label, "core:datetime '" + cap.datetime + "' is not ISO 8601 UTC");
+            if (!ch.captures.empty() && cap.sample_start <= ch.captures.back().sample_start)
+                fail(label, "captures are not in ascending core:sample_start");
+            ch.captures.push_back(cap);
+        }
+    }
+    if (ch.captures.empty())
+        ch.captures.push_back(capture());
+    return ch;
+}
+
+void apply_data_layout(channel& ch, std::uint64_t data_bytes)
+{
+    const std::size_t per = sample_bytes(ch.datatype);
+    ch.samples = data_bytes / per;
+    ch.trailing_bytes = data_bytes % per;
+    for (const capture& c : ch.captures)
+        if (c.sample_start > 0 && c.sample_start >= ch.samples)
+            fail(ch.meta_path, "a capture starts at sample " + std::to_string(c.sample_start) +
+                                   ", past the data's " + std::to_string(ch.samples) +
+                                   " samples");
+}
 
 std::size_t sample_bytes(const std::string& datatype)
 {
@@ -119,32 +219,33 @@ std::size_t sample_bytes(const std::string& datatype)
 
 std::vector<channel> read_collection(const std::string& path)
 {
-    const json c = read_json(path);
-    if (!c.contains("collection") || !c["collection"].is_object())
-        fail(path, "has no collection object");
-    const json& col = c["collection"];
-    if (!col.contains("core:streams") || !col["core:streams"].is_array() ||
-        col["core:streams"].empty())
-        fail(path, "has no core:streams");
+    const std::vector<stream_entry> streams = parse_collection(read_text(path), path);
     const fs::path folder = fs::path(path).parent_path();
+    std::error_code ec;
+    const fs::path real_folder = fs::weakly_canonical(folder.empty() ? "." : folder, ec);
     std::vector<channel> channels;
-    for (const json& s : col["core:streams"]) {
-        // SigMF 1.x: {"name": ..., "hash": ...}; older drafts: [name, hash].
-        std::string name, hash;
-        if (s.is_object()) {
-            name = field<std::string>(s, "name", path);
-            hash = s.value("hash", std::string());
-        } else if (s.is_array() && !s.empty() && s[0].is_string()) {
-            name = s[0].get<std::string>();
-            if (s.size() > 1 && s[1].is_string())
-                hash = s[1].get<std::string>();
-        } else {
-            fail(path, "a core:streams entry is neither {name, hash} nor [name, hash]");
+    for (const stream_entry& s : streams) {
+        const fs::path meta = folder / (s.name + ".sigmf-meta");
+        const fs::path data = folder / (s.name + ".sigmf-data");
+        // The name stays inside lexically (parse_collection); through symbolic links it
+        // must still resolve inside, with the same message whether a file exists.
+        for (const fs::path& f : { meta, data }) {
+            const fs::path real = fs::weakly_canonical(f, ec);
+            const auto rel = real.lexically_relative(real_folder);
+            if (ec || rel.empty() || *rel.begin() == "..")
+                fail(path, "a core:streams name leaves the collection's folder (refused)");
         }
-        channels.push_back(read_channel(folder, name));
-        if (!hash.empty() && sha512_file(channels.back().meta_path) != hash)
-            fail(channels.back().meta_path, "does not match its SHA-512 in " + path +
-                                                " (edited or corrupt)");
+        channel ch = parse_meta(read_text(meta.string()), meta.string());
+        ch.name = s.name;
+        ch.meta_path = meta.string();
+        ch.data_path = data.string();
+        if (!s.hash.empty() && sha512_file(ch.meta_path) != s.hash)
+            fail(ch.meta_path, "does not match its SHA-512 in " + path + " (edited or corrupt)");
+        const auto bytes = fs::file_size(ch.data_path, ec);
+        if (ec)
+            fail(ch.data_path, "is missing (" + ec.message() + ")");
+        apply_data_layout(ch, bytes);
+        channels.push_back(std::move(ch));
     }
     for (const channel& ch : channels) {
         if (ch.datatype != channels[0].datatype)
@@ -158,6 +259,14 @@ std::vector<channel> read_collection(const std::string& path)
     return channels;
 }
 
+void verify_data_hashes(const std::vector<channel>& channels)
+{
+    for (const channel& ch : channels)
+        if (!ch.data_sha512.empty() && sha512_file(ch.data_path) != ch.data_sha512)
+            fail(ch.data_path, "does not match core:sha512 in " + ch.meta_path +
+                                   " (corrupt or changed since it was recorded)");
+}
+
 void write_meta(const channel& ch, const std::string& description)
 {
     json caps = json::array();
@@ -169,7 +278,7 @@ void write_meta(const channel& ch, const std::string& description)
             j["core:datetime"] = c.datetime;
         caps.push_back(j);
     }
-    const json meta = {
+    json meta = {
         { "global",
           { { "core:datatype", ch.datatype },
             { "core:sample_rate", ch.sample_rate },
@@ -181,6 +290,8 @@ void write_meta(const channel& ch, const std::string& description)
         { "captures", caps },
         { "annotations", json::array() }
     };
+    if (!ch.data_sha512.empty())
+        meta["global"]["core:sha512"] = ch.data_sha512;
     std::ofstream out(ch.meta_path, std::ios::trunc);
     if (!out)
         fail(ch.meta_path, "cannot be written");
@@ -204,26 +315,46 @@ void write_collection(const std::string& path,
     out << c.dump(2) << "\n";
 }
 
+sha512_stream::sha512_stream() : d_ctx(EVP_MD_CTX_new())
+{
+    if (!d_ctx || !EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(d_ctx), EVP_sha512(), nullptr))
+        throw std::runtime_error("SigMF: OpenSSL's SHA-512 could not be set up");
+}
+
+sha512_stream::~sha512_stream() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(d_ctx)); }
+
+void sha512_stream::update(const void* data, std::size_t n)
+{
+    EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(d_ctx), data, n);
+}
+
+std::string sha512_stream::finish()
+{
+    EVP_MD_CTX* ctx = static_cast<EVP_MD_CTX*>(d_ctx);
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_DigestFinal_ex(ctx, md, &len);
+    EVP_DigestInit_ex(ctx, EVP_sha512(), nullptr);
+    std::ostringstream hex;
+    for (unsigned i = 0; i < len; i++)
+        hex << std::hex << std::setw(2) << std::setfill('0') << int(md[i]);
+    return hex.str();
+}
+
 std::string sha512_file(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         fail(path, "cannot be opened to hash");
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha512(), nullptr);
+    sha512_stream hash;
     std::vector<char> buf(1 << 16);
     while (in) {
         in.read(buf.data(), std::streamsize(buf.size()));
-        EVP_DigestUpdate(ctx, buf.data(), std::size_t(in.gcount()));
+        hash.update(buf.data(), std::size_t(in.gcount()));
     }
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx, md, &len);
-    EVP_MD_CTX_free(ctx);
-    std::ostringstream hex;
-    for (unsigned i = 0; i < len; i++)
-        hex << std::hex << std::setw(2) << std::setfill('0') << int(md[i]);
-    return hex.str();
+    if (in.bad())
+        fail(path, "cannot be read to hash");
+    return hash.finish();
 }
 
 std::string iso8601(std::int64_t seconds, double fraction)
@@ -245,14 +376,28 @@ bool parse_iso8601(const std::string& text, std::int64_t& seconds, double& fract
     if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
                     &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6)
         return false;
+    // Each field within its calendar range (timegm would carry month 13 into a year).
+    static const int days_in[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    const int y = tm.tm_year;
+    const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (y < 1 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+        tm.tm_mday > days_in[tm.tm_mon - 1] || (tm.tm_mon == 2 && !leap && tm.tm_mday > 28) ||
+        tm.tm_hour < 0 || tm.tm_hour > 23 || tm.tm_min < 0 || tm.tm_min > 59 ||
+        tm.tm_sec < 0 || tm.tm_sec > 60) // 60: a leap second
+        return false;
     tm.tm_year -= 1900;
     tm.tm_mon -= 1;
     const char* rest = text.c_str() + consumed;
     fraction = 0;
     if (*rest == '.') {
-        char* end = nullptr;
-        fraction = std::strtod(rest, &end); // ".25" parses as 0.25
-        rest = end;
+        // Digits only (strtod would also take ".5e3" or ".inf").
+        const char* digits = rest + 1;
+        while (*digits >= '0' && *digits <= '9')
+            digits++;
+        if (digits == rest + 1)
+            return false;
+        fraction = std::strtod(std::string(rest, digits).c_str(), nullptr); // ".25": 0.25
+        rest = digits;
     }
     if (std::string(rest) != "Z")
         return false;

@@ -6,14 +6,18 @@
  * The SigMF multi-channel sink: one data file per channel, captures from UHD's tags,
  * metadata and collection at stop.
  */
+#include "block_faults.h"
 #include "sigmf_files.h"
 
 #include <gnuradio/gpumimo/sigmf_sink.h>
 #include <gnuradio/io_signature.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <memory>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -55,6 +59,7 @@ public:
             d_files.emplace_back(ch.data_path, std::ios::binary | std::ios::trunc);
             if (!d_files.back())
                 throw std::runtime_error("sigmf_sink: cannot write " + ch.data_path);
+            d_hashes.push_back(std::make_unique<sigmf::sha512_stream>());
         }
     }
 
@@ -62,6 +67,7 @@ public:
     std::uint64_t samples() const override { return d_samples; }
     std::uint64_t clipped_samples() const override { return d_clipped; }
     std::uint64_t non_finite_samples() const override { return d_non_finite; }
+    std::uint64_t work_failures() const override { return d_faults.count(); }
 
     bool start() override
     {
@@ -75,9 +81,13 @@ public:
     {
         for (auto& f : d_files)
             f.flush();
-        for (auto& ch : d_channels) {
+        for (std::size_t c = 0; c < d_channels.size(); c++) {
+            sigmf::channel& ch = d_channels[c];
             if (ch.captures[0].datetime.empty())
                 ch.captures[0].datetime = d_wall_clock;
+            // The data's SHA-512, hashed as it was written, so that a player can tell a
+            // corrupted file; none when a write failed (the file is not what was sent).
+            ch.data_sha512 = d_unwritten ? std::string() : d_hashes[c]->finish();
             sigmf::write_meta(ch, d_description);
         }
         sigmf::write_collection(collection(), d_channels, d_description);
@@ -92,23 +102,32 @@ public:
              gr_vector_void_star&) override
     {
         const std::size_t n = noutput_items;
-        follow_tags(n);
-        for (std::size_t c = 0; c < d_channels.size(); c++) {
-            const gr_complex* x = static_cast<const gr_complex*>(input_items[c]);
-            if (!write(c, x, n))
-                throw std::runtime_error("sigmf_sink: writing " + d_channels[c].data_path +
-                                         " failed (disk full?)");
+        try {
+            follow_tags(n);
+            for (std::size_t c = 0; c < d_channels.size(); c++) {
+                const gr_complex* x = static_cast<const gr_complex*>(input_items[c]);
+                if (!write(c, x, n))
+                    throw std::runtime_error("sigmf_sink: writing " + d_channels[c].data_path +
+                                             " failed (disk full?)");
+            }
+            d_samples += n;
+        } catch (...) { // the samples are lost, counted; the flowgraph goes on
+            d_faults.caught(std::to_string(n) + " samples per channel are not recorded");
+            d_unwritten += n;
         }
-        d_samples += n;
         return noutput_items;
     }
 
 private:
     bool write(std::size_t c, const gr_complex* x, std::size_t n)
     {
-        if (!d_ci16)
-            return bool(d_files[c].write(reinterpret_cast<const char*>(x),
-                                         std::streamsize(n * sizeof(gr_complex))));
+        if (!d_ci16) {
+            if (!d_files[c].write(reinterpret_cast<const char*>(x),
+                                  std::streamsize(n * sizeof(gr_complex))))
+                return false;
+            d_hashes[c]->update(x, n * sizeof(gr_complex));
+            return true;
+        }
         d_raw.resize(2 * n);
         for (std::size_t i = 0; i < 2 * n; i++) {
             const float v = (i % 2 ? x[i / 2].imag() : x[i / 2].real()) * d_to_int;
@@ -121,8 +140,12 @@ private:
             d_clipped += r > 32767.0f || r < -32767.0f;
             d_raw[i] = std::int16_t(std::max(-32767.0f, std::min(32767.0f, r)));
         }
-        return bool(d_files[c].write(reinterpret_cast<const char*>(d_raw.data()),
-                                     std::streamsize(d_raw.size() * sizeof(std::int16_t))));
+        const std::size_t bytes = d_raw.size() * sizeof(std::int16_t);
+        if (!d_files[c].write(reinterpret_cast<const char*>(d_raw.data()),
+                              std::streamsize(bytes)))
+            return false;
+        d_hashes[c]->update(d_raw.data(), bytes);
+        return true;
     }
 
     // UHD's rx_time tags on input 0 open captures; rx_freq sets the frequency.
@@ -163,7 +186,10 @@ private:
     std::vector<std::ofstream> d_files;
     std::vector<std::int16_t> d_raw;
     std::string d_wall_clock;
-    std::uint64_t d_samples = 0, d_clipped = 0, d_non_finite = 0;
+    std::vector<std::unique_ptr<sigmf::sha512_stream>> d_hashes; // of each data file
+    std::uint64_t d_samples = 0, d_clipped = 0, d_non_finite = 0, d_unwritten = 0;
+    rate_limited_log d_log{ d_logger };
+    work_faults d_faults{ d_log };
 };
 
 sigmf_sink::sptr sigmf_sink::make(const std::string& prefix,

@@ -5,6 +5,7 @@
  *
  * The SigMF multi-channel source: one file per channel, read in step, UHD-style tags.
  */
+#include "block_faults.h"
 #include "sigmf_files.h"
 
 #include <gnuradio/gpumimo/sigmf_source.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -55,9 +57,22 @@ public:
     std::string start_time() const override { return d_channels[0].captures[0].datetime; }
     std::uint64_t samples() const override { return d_samples; }
 
+    std::uint64_t work_failures() const override { return d_faults.count(); }
+
     int work(int noutput_items,
-             gr_vector_const_void_star&,
+             gr_vector_const_void_star& input,
              gr_vector_void_star& output_items) override
+    {
+        try {
+            return play(noutput_items, input, output_items);
+        } catch (...) { // a file that cannot be read ends the stream, said in the log
+            d_faults.caught("the recording ends here, at sample " + std::to_string(d_pos));
+            return WORK_DONE;
+        }
+    }
+
+private:
+    int play(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& output_items)
     {
         if (d_pos == d_samples) {
             if (!d_repeat || d_samples == 0)
@@ -80,7 +95,6 @@ public:
         return int(n);
     }
 
-private:
     bool read(std::size_t c, gr_complex* out, std::size_t n)
     {
         if (!d_ci16)
@@ -129,12 +143,17 @@ private:
     std::vector<std::ifstream> d_files;
     std::vector<std::int16_t> d_raw;
     std::uint64_t d_samples = 0, d_pos = 0;
+    rate_limited_log d_log{ d_logger };
+    work_faults d_faults{ d_log };
 };
 
-sigmf_source::sptr sigmf_source::make(const std::string& collection, bool repeat)
+sigmf_source::sptr
+sigmf_source::make(const std::string& collection, bool repeat, bool verify_hashes)
 {
-    return gnuradio::make_block_sptr<sigmf_source_impl>(sigmf::read_collection(collection),
-                                                        repeat);
+    std::vector<sigmf::channel> channels = sigmf::read_collection(collection);
+    if (verify_hashes)
+        sigmf::verify_data_hashes(channels);
+    return gnuradio::make_block_sptr<sigmf_source_impl>(std::move(channels), repeat);
 }
 
 } // namespace gpumimo

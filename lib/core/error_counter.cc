@@ -23,13 +23,37 @@ payload_error_counter::payload_error_counter(std::size_t frame_bits)
         throw std::invalid_argument("payload_error_counter: frame_bits must be > 0");
 }
 
+double payload_error_counter::comparable_fraction(std::size_t n)
+{
+    return std::max(0.25, 0.5 - 3.0 / std::sqrt(double(std::max<std::size_t>(n, 1))));
+}
+
+bool payload_error_counter::comparable(std::size_t errors) const
+{
+    return double(errors) < comparable_fraction(d_frame_bits) * double(d_frame_bits);
+}
+
+std::size_t payload_error_counter::screen_bits() const
+{
+    return std::min<std::size_t>(d_frame_bits, 1024);
+}
+
+std::size_t payload_error_counter::screen_limit() const
+{
+    const std::size_t n = screen_bits();
+    return std::size_t(comparable_fraction(n) * double(n));
+}
+
 std::size_t payload_error_counter::record(std::size_t errors, bool resynchronised)
 {
-    d_resyncs += resynchronised && d_frames > 0;
     d_frames++;
-    d_bit_errors += errors;
     d_frame_errors += errors > 0;
-    d_unsynced += errors * 5 > d_frame_bits;
+    if (!comparable(errors)) { // a guess: its bits say nothing about the link
+        d_unsynced++;
+        return errors;
+    }
+    d_resyncs += resynchronised && d_frames > 1;
+    d_bit_errors += errors;
     return errors;
 }
 
@@ -37,42 +61,64 @@ prbs_error_counter::prbs_error_counter(int order, std::uint32_t seed, std::size_
     : payload_error_counter(frame_bits),
       d_order(order),
       d_expected(order, seed),
-      d_ref(frame_bits)
+      d_frame_jump(d_expected.jump_map(frame_bits))
 {
     if (frame_bits <= std::size_t(order))
         throw std::invalid_argument("prbs_error_counter: a frame must hold more bits than "
                                     "the PRBS order");
 }
 
-std::size_t prbs_error_counter::errors_against(prbs& gen, const std::uint8_t* bits, std::size_t from)
+std::size_t prbs_error_counter::errors_against(prbs& gen,
+                                               const std::uint8_t* bits,
+                                               std::size_t from,
+                                               std::size_t to,
+                                               std::size_t limit)
 {
-    gen.fill(d_ref.data() + from, d_frame_bits - from);
     std::size_t errors = 0;
-    for (std::size_t i = from; i < d_frame_bits; i++)
-        errors += (bits[i] & 1u) != d_ref[i];
+    for (std::size_t i = from; i < to && errors <= limit; i++)
+        errors += (bits[i] & 1u) != gen.next();
     return errors;
 }
 
 std::size_t prbs_error_counter::add_frame(const std::uint8_t* bits)
 {
+    const std::size_t F = d_frame_bits;
     prbs continued = d_expected;
-    std::size_t errors = errors_against(continued, bits, 0);
-    bool all_zero = true;
-    for (int i = 0; i < d_order; i++)
-        all_zero &= (bits[i] & 1u) == 0;
+    std::size_t best = errors_against(continued, bits, 0, F, F);
+    prbs best_next = continued; // the register after the best candidate's frame
     bool resynchronised = false;
-    if (errors > 0 && !all_zero) {
-        // The first `order` decisions are the resynchronised candidate's by definition.
-        prbs resynced = prbs::following(d_order, bits);
-        const std::size_t resync_errors = errors_against(resynced, bits, std::size_t(d_order));
-        if (resync_errors < errors) {
-            errors = resync_errors;
-            continued = resynced;
+    auto consider = [&](const prbs& start, std::size_t from) {
+        prbs screen = start;
+        if (errors_against(screen, bits, from, std::max(from, screen_bits()), screen_limit()) >
+            screen_limit())
+            return;
+        prbs full = start;
+        const std::size_t e = errors_against(full, bits, from, F, best);
+        if (e < best) {
+            best = e;
+            best_next = full;
             resynchronised = true;
         }
+    };
+    if (best * 4 > F) { // frames were lost before this one: search the frame boundaries
+        prbs candidate = d_expected;
+        for (std::size_t k = 1; k <= max_lost_frames && best > 0; k++) {
+            candidate.apply_jump(d_frame_jump);
+            consider(candidate, 0);
+        }
+        bool all_zero = true;
+        for (int i = 0; i < d_order; i++)
+            all_zero &= (bits[i] & 1u) == 0;
+        if (!all_zero) // a longer loss: the register its first decisions give
+            consider(prbs::following(d_order, bits), std::size_t(d_order));
     }
-    d_expected = continued;
-    return record(errors, resynchronised);
+    if (!comparable(best)) { // nothing matched: expect the next frame to follow this one
+        best_next = d_expected;
+        best_next.apply_jump(d_frame_jump);
+        resynchronised = false;
+    }
+    d_expected = best_next;
+    return record(best, resynchronised);
 }
 
 namespace {
@@ -116,37 +162,53 @@ std::uint32_t reference_error_counter::key_at(std::uint64_t at) const
 
 std::size_t reference_error_counter::errors_at(std::uint64_t start,
                                                const std::uint8_t* bits,
+                                               std::size_t length,
                                                std::size_t limit) const
 {
-    // Stops once `limit` is passed: a candidate worse than the best so far is dropped.
     std::size_t errors = 0;
-    for (std::size_t i = 0; i < d_frame_bits && errors <= limit; i++)
+    for (std::size_t i = 0; i < length && errors <= limit; i++)
         errors += (bits[i] & 1u) != ref_bit(start + i);
     return errors;
 }
 
 std::size_t reference_error_counter::add_frame(const std::uint8_t* bits)
 {
+    const std::size_t F = d_frame_bits;
     std::uint64_t best_start = d_next;
-    std::size_t best = errors_at(d_next, bits, d_frame_bits);
-    if (best > 0) {
+    std::size_t best = errors_at(d_next, bits, F, F);
+    auto consider = [&](std::uint64_t start) {
+        if (start == best_start || errors_at(start, bits, screen_bits(), screen_limit()) >
+                                       screen_limit())
+            return;
+        const std::size_t e = errors_at(start, bits, F, best);
+        if (e < best) {
+            best = e;
+            best_start = start;
+        }
+    };
+    if (best * 4 > F) { // frames were lost before this one: search the frame boundaries
+        const std::uint64_t starts = d_ref_bits / std::gcd(std::uint64_t(F), d_ref_bits);
+        const std::uint64_t step = std::uint64_t(F) % d_ref_bits;
+        std::uint64_t start = d_next;
+        for (std::uint64_t k = 1; k <= std::min<std::uint64_t>(max_lost_frames, starts - 1) &&
+                                  best > 0;
+             k++) {
+            start = (start + step) % d_ref_bits;
+            consider(start);
+        }
+        // A longer loss: the frame starts whose first 32 bits match its decisions.
         std::uint32_t key = 0;
         for (int i = 0; i < key_bits; i++)
             key = (key << 1) | (bits[i] & 1u);
         auto it = std::lower_bound(d_index.begin(), d_index.end(),
                                    std::make_pair(key, std::uint64_t(0)));
         for (std::size_t tried = 0;
-             it != d_index.end() && it->first == key && tried < max_candidates;
-             ++it, tried++) {
-            if (it->second == d_next)
-                continue;
-            const std::size_t e = errors_at(it->second, bits, best);
-            if (e < best) {
-                best = e;
-                best_start = it->second;
-            }
-        }
+             it != d_index.end() && it->first == key && tried < max_candidates && best > 0;
+             ++it, tried++)
+            consider(it->second);
     }
+    if (!comparable(best)) // nothing matched: expect the next frame to follow this one
+        best_start = d_next;
     const bool resynchronised = best_start != d_next;
     d_next = (best_start + d_frame_bits) % d_ref_bits;
     return record(best, resynchronised);

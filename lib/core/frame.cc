@@ -117,6 +117,54 @@ prbs prbs::following(int order, const std::uint8_t* last_bits)
     return prbs(order, state);
 }
 
+namespace {
+
+// A GF(2)-linear map of `order`-bit registers, as the images of the unit registers.
+std::uint32_t apply_map(const std::vector<std::uint32_t>& cols, std::uint32_t x)
+{
+    std::uint32_t y = 0;
+    for (std::size_t i = 0; i < cols.size(); i++)
+        if ((x >> i) & 1u)
+            y ^= cols[i];
+    return y;
+}
+
+std::vector<std::uint32_t> compose(const std::vector<std::uint32_t>& a,
+                                   const std::vector<std::uint32_t>& b) // a after b
+{
+    std::vector<std::uint32_t> c(b.size());
+    for (std::size_t i = 0; i < b.size(); i++)
+        c[i] = apply_map(a, b[i]);
+    return c;
+}
+
+} // namespace
+
+std::vector<std::uint32_t> prbs::jump_map(std::uint64_t n) const
+{
+    // One step (next()): bit i moves to i + 1, and bits order-1 and tap-1 feed bit 0.
+    std::vector<std::uint32_t> step(static_cast<std::size_t>(d_order)),
+        result(static_cast<std::size_t>(d_order));
+    for (int i = 0; i < d_order; i++) {
+        step[std::size_t(i)] = (i + 1 < d_order ? 1u << (i + 1) : 0u) |
+                               (i == d_order - 1 || i == d_tap - 1 ? 1u : 0u);
+        result[std::size_t(i)] = 1u << i;
+    }
+    for (; n; n >>= 1) { // square and multiply
+        if (n & 1u)
+            result = compose(step, result);
+        step = compose(step, step);
+    }
+    return result;
+}
+
+void prbs::apply_jump(const std::vector<std::uint32_t>& map)
+{
+    if (map.size() != std::size_t(d_order))
+        throw std::invalid_argument("prbs: a jump map of another order");
+    d_state = apply_map(map, d_state) & d_mask;
+}
+
 void prbs::fill(std::uint8_t* out, std::size_t n)
 {
     for (std::size_t i = 0; i < n; i++)

@@ -10,6 +10,7 @@ and validates what the sink writes; bad recordings are refused with a clear erro
 truncated, played as far as they go."""
 
 import datetime
+import hashlib
 import json
 import os
 import pathlib
@@ -44,9 +45,10 @@ def record(prefix, x, datatype, gap_at=None, rate=30.72e6, freq=3.5e9):
     return sink
 
 
-def play(collection, repeat_items=None):
+def play(collection, repeat_items=None, verify_hashes=True):
     tb = gr.top_block()
-    src = gpumimo.sigmf_source(str(collection), repeat=repeat_items is not None)
+    src = gpumimo.sigmf_source(str(collection), repeat=repeat_items is not None,
+                               verify_hashes=verify_hashes)
     sinks = []
     for c in range(src.channels()):
         s = blocks.vector_sink_c()
@@ -160,9 +162,92 @@ def test_a_truncated_channel_plays_to_the_shortest_whole_sample(tmp_path):
     record(tmp_path / "t", x, "cf32_le")
     data0 = tmp_path / "t_ch0.sigmf-data"
     data0.write_bytes(data0.read_bytes()[:-8 * 100 - 3])  # 100 samples and 3 bytes short
-    src, y, _ = play(tmp_path / "t.sigmf-collection")
+    # The recording's own hash tells the data was cut; told not to look, it plays.
+    with pytest.raises(RuntimeError, match="t_ch0.sigmf-data: does not match core:sha512"):
+        play(tmp_path / "t.sigmf-collection")
+    src, y, _ = play(tmp_path / "t.sigmf-collection", verify_hashes=False)
     assert src.samples() == 899
     np.testing.assert_array_equal(y, x[:, :899])
+
+
+def test_the_data_hash_is_written_and_checked(tmp_path):
+    """core:sha512 is the SHA-512 of the data file as written (hashlib agrees), and a
+    data file changed after recording is refused before anything plays."""
+    rng = np.random.default_rng(SEED + 6)
+    x = noise(rng, 2, 500)
+    record(tmp_path / "h", x, "ci16_le")
+    for c in range(2):
+        meta = json.loads((tmp_path / f"h_ch{c}.sigmf-meta").read_text())
+        data = (tmp_path / f"h_ch{c}.sigmf-data").read_bytes()
+        assert meta["global"]["core:sha512"] == hashlib.sha512(data).hexdigest()
+    _, y, _ = play(tmp_path / "h.sigmf-collection")
+    assert y.shape == (2, 500)
+    data1 = tmp_path / "h_ch1.sigmf-data"
+    corrupted = bytearray(data1.read_bytes())
+    corrupted[1234] ^= 0x10  # one bit
+    data1.write_bytes(bytes(corrupted))
+    with pytest.raises(RuntimeError, match="h_ch1.sigmf-data: does not match core:sha512"):
+        gpumimo.sigmf_source(str(tmp_path / "h.sigmf-collection"))
+    assert gpumimo.sigmf_source(str(tmp_path / "h.sigmf-collection"),
+                                verify_hashes=False).samples() == 500
+
+
+def test_hostile_collections_are_refused_without_telling_what_exists(tmp_path):
+    """A stream name may not leave the collection's folder: absolute, "..", or a link out
+    of it are refused with one message whether or not the file exists, before any file
+    is opened."""
+    rng = np.random.default_rng(SEED + 7)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    record(outside / "secret", noise(rng, 1, 100), "cf32_le")  # a real recording there
+    inside = tmp_path / "in" / "deep"
+    inside.mkdir(parents=True)
+    record(inside / "ok", noise(rng, 1, 100), "cf32_le")
+    (inside / "link.sigmf-meta").symlink_to(outside / "secret_ch0.sigmf-meta")
+    (inside / "link.sigmf-data").symlink_to(outside / "secret_ch0.sigmf-data")
+    col = inside / "hostile.sigmf-collection"
+    messages = set()
+    for name in ["../../outside/secret_ch0", "../../outside/nothing_here",
+                 str(outside / "secret_ch0"), str(outside / "nothing_here"), "link",
+                 "a/../../b", ""]:
+        col.write_text(json.dumps({"collection": {"core:streams": [{"name": name}]}}))
+        with pytest.raises(RuntimeError, match="leaves the collection's folder") as e:
+            gpumimo.sigmf_source(str(col))
+        messages.add(str(e.value))
+    assert len(messages) == 1, messages  # the same words whatever lies there
+
+    def refused(match, streams=None, meta_edit=None):
+        meta_path = inside / "ok_ch0.sigmf-meta"
+        original = meta_path.read_text()
+        if meta_edit:
+            meta = json.loads(original)
+            meta_edit(meta)
+            meta_path.write_text(json.dumps(meta))
+        col.write_text(json.dumps({"collection": {"core:streams": streams or [{"name": "ok_ch0"}]}}))
+        try:
+            with pytest.raises(RuntimeError, match=match):
+                gpumimo.sigmf_source(str(col))
+        finally:
+            meta_path.write_text(original)
+
+    refused("lists the stream 'ok_ch0' twice", [{"name": "ok_ch0"}, {"name": "ok_ch0"}])
+    refused("core:sample_start has the wrong type",
+            meta_edit=lambda m: m["captures"][0].update({"core:sample_start": -5}))
+    refused("is not ISO 8601 UTC",
+            meta_edit=lambda m: m["captures"][0].update({"core:datetime": "2026-13-45T99:61:00Z"}))
+    refused("is not ISO 8601 UTC",
+            meta_edit=lambda m: m["captures"][0].update({"core:datetime": "2025-02-29T00:00:00Z"}))
+    refused("past the data's 100 samples",
+            meta_edit=lambda m: m["captures"].append({"core:sample_start": 100}))
+    refused("core:sha512 is not 128 hexadecimal digits",
+            meta_edit=lambda m: m["global"].update({"core:sha512": "not a hash"}))
+    # A binary metadata file: an error whose message arrives (bytes escaped), not an
+    # empty RuntimeError().
+    (inside / "ok_ch0.sigmf-meta").write_bytes(b"\xff\xfe{\x00\x81garbage\x00")
+    col.write_text(json.dumps({"collection": {"core:streams": [{"name": "ok_ch0"}]}}))
+    with pytest.raises(RuntimeError) as e:
+        gpumimo.sigmf_source(str(col))
+    assert "ok_ch0.sigmf-meta: is not valid JSON" in str(e.value)
 
 
 def test_repeat_plays_again_with_a_time_tag_at_each_start(tmp_path):

@@ -206,3 +206,108 @@ TEST(ErrorCounter, ReferenceFileRefusesWhatItCannotFollow)
     }
     EXPECT_EQ(counter.unsynchronised_frames(), 5u);
 }
+
+// The register jumped by a GF(2) map equals stepping it bit by bit.
+TEST(ErrorCounter, PrbsJumpEqualsStepping)
+{
+    for (std::uint64_t n : { 1ull, 23ull, 7680ull, 1000003ull }) {
+        prbs stepped(23, 0x5A5A5u), jumped(23, 0x5A5A5u);
+        for (std::uint64_t i = 0; i < n; i++)
+            stepped.next();
+        jumped.apply_jump(jumped.jump_map(n));
+        EXPECT_EQ(jumped.state(), stepped.state()) << n;
+        EXPECT_EQ(jumped.next(), stepped.next()) << n;
+    }
+}
+
+namespace {
+
+// Frames of a PRBS-23 payload at raw bit-error rate `ber`, some lost: what the counter
+// gives, and the errors placed in the frames it received.
+struct noisy_link {
+    std::size_t placed = 0, received = 0;
+};
+
+template <typename Counter, typename Next>
+noisy_link run_noisy(Counter& counter, Next&& next_frame, std::size_t frame, double ber,
+                     std::size_t frames, const std::vector<std::size_t>& lost,
+                     std::mt19937_64& rng)
+{
+    std::bernoulli_distribution flip(ber);
+    std::vector<std::uint8_t> bits(frame);
+    noisy_link link;
+    for (std::size_t f = 0; f < frames; f++) {
+        next_frame(bits.data());
+        if (std::find(lost.begin(), lost.end(), f) != lost.end())
+            continue;
+        for (auto& b : bits)
+            if (flip(rng)) {
+                b ^= 1u;
+                link.placed++;
+            }
+        counter.add_frame(bits.data());
+        link.received++;
+    }
+    return link;
+}
+
+} // namespace
+
+// At 10% raw BER a frame's first 23 decisions are rarely all right, so resynchronising
+// on an error-free run never happens; on frame boundaries it does at the next frame.
+// The counted errors are exactly the placed ones (the right candidate is found for
+// every frame), the BER is 0.1, not the 0.37 of a tester that stays lost.
+TEST(ErrorCounter, FollowsLostFramesAtTenPercentRawBer)
+{
+    auto rng = make_rng(1503);
+    const std::size_t frame = 7680; // the small preset, 4 streams of 16-QAM, 10 symbols
+    prbs_error_counter counter(23, 2026, frame);
+    prbs tx(23, 2026);
+    const std::vector<std::size_t> lost = { 3, 10, 11, 12, 13, 14, 40, 41 };
+    const noisy_link link =
+        run_noisy(counter, [&](std::uint8_t* b) { tx.fill(b, frame); }, frame, 0.1, 60, lost, rng);
+    EXPECT_EQ(counter.frames(), link.received);
+    EXPECT_EQ(counter.unsynchronised_frames(), 0u);
+    EXPECT_EQ(counter.resynchronisations(), 3u); // after frames 3, 10..14 and 40..41
+    EXPECT_EQ(counter.bit_errors(), link.placed);
+    EXPECT_NEAR(counter.ber(), 0.1, 0.005);
+
+    // The same through a byte reference repeated by the transmitter.
+    std::vector<std::uint8_t> bytes(3001);
+    for (auto& b : bytes)
+        b = std::uint8_t(rng());
+    reference_error_counter ref(bytes, frame);
+    repeating_file file;
+    file.bits.resize(bytes.size() * 8);
+    unpack_bytes(bytes.data(), bytes.size(), file.bits.data());
+    const noisy_link link2 = run_noisy(
+        ref, [&](std::uint8_t* b) { file.next(b, frame); }, frame, 0.1, 60, lost, rng);
+    EXPECT_EQ(ref.unsynchronised_frames(), 0u);
+    EXPECT_EQ(ref.resynchronisations(), 3u);
+    EXPECT_EQ(ref.bit_errors(), link2.placed);
+}
+
+// A frame that is noise cannot be compared: it is a frame error, named, and left out of
+// the BER; the frames around it are scored as usual.
+TEST(ErrorCounter, UncomparableFramesStayOutOfTheBer)
+{
+    auto rng = make_rng(1504);
+    const std::size_t frame = 4000;
+    prbs_error_counter counter(23, 99, frame);
+    prbs tx(23, 99);
+    std::vector<std::uint8_t> bits(frame);
+    std::bernoulli_distribution coin(0.5);
+    for (int f = 0; f < 6; f++) {
+        tx.fill(bits.data(), frame);
+        if (f == 2)
+            for (auto& b : bits)
+                b = coin(rng);
+        counter.add_frame(bits.data());
+    }
+    EXPECT_EQ(counter.frames(), 6u);
+    EXPECT_EQ(counter.unsynchronised_frames(), 1u);
+    EXPECT_EQ(counter.frame_errors(), 1u);
+    EXPECT_EQ(counter.bits(), 5u * frame);
+    EXPECT_EQ(counter.bit_errors(), 0u);
+    EXPECT_DOUBLE_EQ(counter.fer(), 1.0 / 6.0);
+}

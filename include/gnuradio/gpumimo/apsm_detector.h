@@ -92,6 +92,10 @@ public:
     virtual std::vector<double> noise_variances() const = 0;
     /*! Milliseconds the last training took (host to host). */
     virtual double last_training_ms() const = 0;
+    /*! Calls of work() that caught an exception: logged through the block's logger, and
+     *  the block went on with the items at hand dropped or erased (docs/reliability.md
+     *  says how, block by block). */
+    virtual std::uint64_t work_failures() const = 0;
 };
 
 } // namespace gpumimo

@@ -65,6 +65,10 @@ public:
     virtual std::uint64_t unusable_estimates() const = 0;
     /*! The noise variance the last frame's empty preamble carriers showed. */
     virtual double last_noise_var() const = 0;
+    /*! Calls of work() that caught an exception: logged through the block's logger, and
+     *  the block went on with the items at hand dropped or erased (docs/reliability.md
+     *  says how, block by block). */
+    virtual std::uint64_t work_failures() const = 0;
 };
 
 } // namespace gpumimo

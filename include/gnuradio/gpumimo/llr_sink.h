@@ -35,9 +35,13 @@ namespace gpumimo {
  * construction; core::reference_error_counter, which follows lost frames and a
  * transmitter repeating the file); otherwise prbs_seed, when not 0, is the seed of
  * mimo_ofdm_tx's PRBS-23 (core::prbs_error_counter); with neither the payload is
- * unknown and nothing is scored. report_every: every that many frames a dict of the
- * counters leaves through the "stats" message port (0: only at stop()). stop() logs a
- * summary.
+ * unknown and nothing is scored. Lost frames are followed on frame boundaries (the
+ * counters try the payload one, two, ... frames further on; core::payload_error_counter),
+ * so a loss at 10% raw BER is found again at the next frame; a frame that matches no
+ * candidate better than a guess is not compared: it counts in frame_errors() and
+ * unsynchronised_frames(), its bits stay out of bits() and ber(). report_every: every
+ * that many frames a dict of the counters leaves through the "stats" message port (0:
+ * only at stop()). stop() logs a summary, naming the frames that could not be compared.
  */
 class GPUMIMO_API llr_sink : virtual public gr::sync_block
 {
@@ -60,16 +64,21 @@ public:
     virtual std::uint64_t frames() const = 0;
     /*! Frames cut short by the next frame_start tag. */
     virtual std::uint64_t partial_frames() const = 0;
+    /*! Bits of the compared frames (not those of unsynchronised_frames()). */
     virtual std::uint64_t bits() const = 0;
     virtual std::uint64_t bit_errors() const = 0;
+    /*! Frames with a bit error, and the frames that could not be compared. */
     virtual std::uint64_t frame_errors() const = 0;
+    /*! bit_errors() / bits(). */
     virtual double ber() const = 0;
+    /*! frame_errors() / frames(). */
     virtual double fer() const = 0;
-    /*! Frames that matched a resynchronised payload better than the continuation of
-     *  the frame before (frames were lost before them). */
+    /*! Frames that matched the payload further on than the continuation of the frame
+     *  before (frames were lost before them). */
     virtual std::uint64_t resynchronisations() const = 0;
-    /*! Scored frames wrong in more than a fifth of their bits: no payload candidate
-     *  matched (a wrong seed or reference, or a frame that is noise). */
+    /*! Frames that could not be compared: no payload candidate matched better than a
+     *  guess (a wrong seed or reference, a frame that is noise, or a loss longer than
+     *  the counters follow). */
     virtual std::uint64_t unsynchronised_frames() const = 0;
     virtual std::uint64_t llrs() const = 0;
     virtual double mean_abs_llr() const = 0;
@@ -82,6 +91,10 @@ public:
     virtual double llr_rate() const = 0;
     /*! The counters as a PMT dict, as the "stats" port sends them. */
     virtual pmt::pmt_t stats() const = 0;
+    /*! Calls of work() that caught an exception: logged through the block's logger, and
+     *  the block went on with the items at hand dropped or erased (docs/reliability.md
+     *  says how, block by block). */
+    virtual std::uint64_t work_failures() const = 0;
 };
 
 } // namespace gpumimo

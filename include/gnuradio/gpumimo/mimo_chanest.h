@@ -50,6 +50,10 @@ public:
     virtual std::uint64_t dropped_frames() const = 0;
     /*! The last frame's noise variance estimate. */
     virtual double last_noise_var() const = 0;
+    /*! Calls of work() that caught an exception: logged through the block's logger, and
+     *  the block went on with the items at hand dropped or erased (docs/reliability.md
+     *  says how, block by block). */
+    virtual std::uint64_t work_failures() const = 0;
 };
 
 } // namespace gpumimo

@@ -47,6 +47,10 @@ public:
     virtual double noise_var() const = 0;
     /*! Non-finite input samples replaced by 0 so far. */
     virtual std::uint64_t bad_samples() const = 0;
+    /*! Calls of work() that caught an exception: logged through the block's logger, and
+     *  the block went on with the items at hand dropped or erased (docs/reliability.md
+     *  says how, block by block). */
+    virtual std::uint64_t work_failures() const = 0;
 };
 
 } // namespace gpumimo

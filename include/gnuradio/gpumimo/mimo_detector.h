@@ -61,6 +61,10 @@ public:
     virtual std::uint64_t symbols() const = 0;
     /*! Payload symbols that left as zero LLRs (no channel, bad samples, bad channel). */
     virtual std::uint64_t erased_symbols() const = 0;
+    /*! Calls of work() that caught an exception: logged through the block's logger, and
+     *  the block went on with the items at hand dropped or erased (docs/reliability.md
+     *  says how, block by block). */
+    virtual std::uint64_t work_failures() const = 0;
 };
 
 } // namespace gpumimo

@@ -59,6 +59,10 @@ public:
     virtual std::size_t frame_bytes() const = 0;
     /*! Frames started so far. */
     virtual std::uint64_t frames() const = 0;
+    /*! Calls of work() that caught an exception: logged through the block's logger, and
+     *  the block went on with the items at hand dropped or erased (docs/reliability.md
+     *  says how, block by block). */
+    virtual std::uint64_t work_failures() const = 0;
 };
 
 } // namespace gpumimo

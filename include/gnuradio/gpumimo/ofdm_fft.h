@@ -84,6 +84,10 @@ public:
     virtual std::uint64_t dropped_symbols() const = 0;
     /*! (channel, symbol) pairs output as zeros for NaN or Inf input. */
     virtual std::uint64_t zeroed_symbols() const = 0;
+    /*! Calls of work() that caught an exception: logged through the block's logger, and
+     *  the block went on with the items at hand dropped or erased (docs/reliability.md
+     *  says how, block by block). */
+    virtual std::uint64_t work_failures() const = 0;
 };
 
 } // namespace gpumimo

@@ -47,6 +47,10 @@ public:
     /*! ci16: samples clamped to full scale; non-finite samples written as 0. */
     virtual std::uint64_t clipped_samples() const = 0;
     virtual std::uint64_t non_finite_samples() const = 0;
+    /*! Calls of work() that caught an exception: logged through the block's logger, and
+     *  the block went on with the items at hand dropped or erased (docs/reliability.md
+     *  says how, block by block). */
+    virtual std::uint64_t work_failures() const = 0;
 };
 
 } // namespace gpumimo

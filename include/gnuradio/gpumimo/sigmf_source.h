@@ -28,17 +28,24 @@ namespace gpumimo {
  * each start).
  *
  * Refused with std::runtime_error naming the file: unreadable or malformed metadata, a
- * missing data file, a metadata file that does not match its hash in the collection, an
- * unsupported datatype, channels that disagree in datatype or sample rate. Logged: a data
- * file that ends inside a sample (the partial sample is ignored), channels of different
- * lengths (play stops at the shortest).
+ * missing data file, a metadata file that does not match its hash in the collection, a
+ * data file that does not match the core:sha512 of its metadata (verify_hashes: each
+ * data file is read once through SHA-512 before playing; false skips that for huge
+ * recordings), an unsupported datatype, channels that disagree in datatype or sample
+ * rate, a stream name that leaves the collection's folder (absolute, "..", or a link
+ * out of it: one message whatever exists there), the same stream listed twice, a capture
+ * starting past the data's end, a negative core:sample_start or an impossible
+ * core:datetime. Logged: a data file that ends inside a sample (the partial sample is
+ * ignored), channels of different lengths (play stops at the shortest). A data file
+ * that cannot be read while playing ends the stream (logged, work_failures()).
  */
 class GPUMIMO_API sigmf_source : virtual public gr::sync_block
 {
 public:
     typedef std::shared_ptr<sigmf_source> sptr;
 
-    static sptr make(const std::string& collection, bool repeat = false);
+    static sptr
+    make(const std::string& collection, bool repeat = false, bool verify_hashes = true);
 
     virtual int channels() const = 0;
     virtual double sample_rate() const = 0;
@@ -47,6 +54,10 @@ public:
     virtual std::string start_time() const = 0;
     /*! Samples per channel played in one pass (the shortest channel's). */
     virtual std::uint64_t samples() const = 0;
+    /*! Calls of work() that caught an exception: logged through the block's logger, and
+     *  the block went on with the items at hand dropped or erased (docs/reliability.md
+     *  says how, block by block). */
+    virtual std::uint64_t work_failures() const = 0;
 };
 
 } // namespace gpumimo

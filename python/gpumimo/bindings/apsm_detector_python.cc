@@ -100,7 +100,8 @@ void bind_apsm_detector(py::module& m)
         .def("untrained", &apsm_detector::untrained)
         .def("erased", &apsm_detector::erased)
         .def("noise_variances", &apsm_detector::noise_variances)
-        .def("last_training_ms", &apsm_detector::last_training_ms);
+        .def("last_training_ms", &apsm_detector::last_training_ms)
+        .def("work_failures", &apsm_detector::work_failures);
 
     m.def(
         "apsm_reference",

@@ -12,6 +12,8 @@
 #include <gnuradio/gpumimo/core/frame.h>
 #include <gnuradio/gpumimo/mimo_ofdm_tx.h>
 
+#include "frame_description.h"
+
 #include <stdexcept>
 
 namespace py = pybind11;
@@ -19,6 +21,41 @@ using namespace gr::gpumimo;
 
 void bind_frame(py::module& m)
 {
+    m.def(
+        "read_frame_description",
+        [](const std::string& path) {
+            frame_description f;
+            try {
+                f = read_frame_description(path);
+            } catch (const std::runtime_error& e) { // a bad file is a bad argument
+                throw py::value_error(e.what());
+            }
+            py::dict d;
+            d["preset"] = f.preset;
+            d["streams"] = f.streams;
+            d["antennas"] = f.antennas;
+            d["modulation"] = f.modulation;
+            d["payload_symbols"] = f.payload_symbols;
+            d["prbs_order"] = f.prbs_order;
+            d["prbs_seed"] = f.prbs_seed;
+            if (f.frames)
+                d["frames"] = *f.frames;
+            if (f.gap)
+                d["gap"] = *f.gap;
+            if (f.delay)
+                d["delay"] = *f.delay;
+            if (f.snr_db)
+                d["snr_db"] = *f.snr_db;
+            if (f.cfo_spacings)
+                d["cfo_spacings"] = *f.cfo_spacings;
+            if (!f.taps.empty())
+                d["taps"] = f.taps;
+            return d;
+        },
+        py::arg("path"),
+        "A recording's NAME.frame.json as a dict, every field checked (ValueError naming "
+        "the file and the field otherwise).");
+
     py::class_<mimo_ofdm_tx, gr::block, gr::basic_block,
                std::shared_ptr<mimo_ofdm_tx>>(
         m,
@@ -36,7 +73,8 @@ void bind_frame(py::module& m)
         .def("frame_len", &mimo_ofdm_tx::frame_len)
         .def("frame_bits", &mimo_ofdm_tx::frame_bits)
         .def("frame_bytes", &mimo_ofdm_tx::frame_bytes)
-        .def("frames", &mimo_ofdm_tx::frames);
+        .def("frames", &mimo_ofdm_tx::frames)
+        .def("work_failures", &mimo_ofdm_tx::work_failures);
 
     m.def(
         "numerology",

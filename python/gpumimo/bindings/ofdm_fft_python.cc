@@ -37,5 +37,6 @@ void bind_ofdm_fft(py::module& m)
         .def("symbols", &ofdm_fft::symbols)
         .def("dropped_samples", &ofdm_fft::dropped_samples)
         .def("dropped_symbols", &ofdm_fft::dropped_symbols)
-        .def("zeroed_symbols", &ofdm_fft::zeroed_symbols);
+        .def("zeroed_symbols", &ofdm_fft::zeroed_symbols)
+        .def("work_failures", &ofdm_fft::work_failures);
 }

@@ -35,7 +35,8 @@ void bind_receiver(py::module& m)
              py::arg("seed") = 1)
         .def("taps", &mimo_channel::taps)
         .def("noise_var", &mimo_channel::noise_var)
-        .def("bad_samples", &mimo_channel::bad_samples);
+        .def("bad_samples", &mimo_channel::bad_samples)
+        .def("work_failures", &mimo_channel::work_failures);
 
     py::class_<mimo_ofdm_sync, gr::block, gr::basic_block, std::shared_ptr<mimo_ofdm_sync>>(
         m, "mimo_ofdm_sync", "Multi-antenna frame synchroniser (see mimo_ofdm_sync.h).")
@@ -48,7 +49,8 @@ void bind_receiver(py::module& m)
              py::arg("threshold") = 0.7)
         .def("frames", &mimo_ofdm_sync::frames)
         .def("dropped_frames", &mimo_ofdm_sync::dropped_frames)
-        .def("last_cfo", &mimo_ofdm_sync::last_cfo);
+        .def("last_cfo", &mimo_ofdm_sync::last_cfo)
+        .def("work_failures", &mimo_ofdm_sync::work_failures);
 
     py::class_<mimo_chanest, gr::block, gr::basic_block, std::shared_ptr<mimo_chanest>>(
         m, "mimo_chanest", "Least-squares MIMO channel estimation (see mimo_chanest.h).")
@@ -60,7 +62,8 @@ void bind_receiver(py::module& m)
              py::arg("antennas"))
         .def("frames", &mimo_chanest::frames)
         .def("dropped_frames", &mimo_chanest::dropped_frames)
-        .def("last_noise_var", &mimo_chanest::last_noise_var);
+        .def("last_noise_var", &mimo_chanest::last_noise_var)
+        .def("work_failures", &mimo_chanest::work_failures);
 
     py::class_<mimo_detector, gr::sync_interpolator, gr::sync_block, gr::block,
                gr::basic_block, std::shared_ptr<mimo_detector>>(
@@ -82,7 +85,8 @@ void bind_receiver(py::module& m)
         .def("bits_per_symbol", &mimo_detector::bits_per_symbol)
         .def("backend", &mimo_detector::backend)
         .def("symbols", &mimo_detector::symbols)
-        .def("erased_symbols", &mimo_detector::erased_symbols);
+        .def("erased_symbols", &mimo_detector::erased_symbols)
+        .def("work_failures", &mimo_detector::work_failures);
 
     py::class_<fused_receiver, gr::block, gr::basic_block, std::shared_ptr<fused_receiver>>(
         m, "fused_receiver",
@@ -108,7 +112,8 @@ void bind_receiver(py::module& m)
         .def("frames", &fused_receiver::frames)
         .def("damaged_frames", &fused_receiver::damaged_frames)
         .def("unusable_estimates", &fused_receiver::unusable_estimates)
-        .def("last_noise_var", &fused_receiver::last_noise_var);
+        .def("last_noise_var", &fused_receiver::last_noise_var)
+        .def("work_failures", &fused_receiver::work_failures);
 
     py::class_<llr_sink, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<llr_sink>>(
         m, "llr_sink", "LLR file, error counting and statistics (see llr_sink.h).")
@@ -138,5 +143,6 @@ void bind_receiver(py::module& m)
         .def("zero_llrs", &llr_sink::zero_llrs)
         .def("non_finite_llrs", &llr_sink::non_finite_llrs)
         .def("llr_rate", &llr_sink::llr_rate)
-        .def("stats", &llr_sink::stats);
+        .def("stats", &llr_sink::stats)
+        .def("work_failures", &llr_sink::work_failures);
 }

@@ -18,12 +18,16 @@ void bind_sigmf(py::module& m)
     py::class_<sigmf_source, gr::sync_block, gr::block, gr::basic_block,
                std::shared_ptr<sigmf_source>>(
         m, "sigmf_source", "Multi-channel SigMF recording player (see sigmf_source.h).")
-        .def(py::init(&sigmf_source::make), py::arg("collection"), py::arg("repeat") = false)
+        .def(py::init(&sigmf_source::make),
+             py::arg("collection"),
+             py::arg("repeat") = false,
+             py::arg("verify_hashes") = true)
         .def("channels", &sigmf_source::channels)
         .def("sample_rate", &sigmf_source::sample_rate)
         .def("center_freq", &sigmf_source::center_freq)
         .def("start_time", &sigmf_source::start_time)
-        .def("samples", &sigmf_source::samples);
+        .def("samples", &sigmf_source::samples)
+        .def("work_failures", &sigmf_source::work_failures);
 
     py::class_<sigmf_sink, gr::sync_block, gr::block, gr::basic_block,
                std::shared_ptr<sigmf_sink>>(
@@ -39,5 +43,6 @@ void bind_sigmf(py::module& m)
         .def("collection", &sigmf_sink::collection)
         .def("samples", &sigmf_sink::samples)
         .def("clipped_samples", &sigmf_sink::clipped_samples)
-        .def("non_finite_samples", &sigmf_sink::non_finite_samples);
+        .def("non_finite_samples", &sigmf_sink::non_finite_samples)
+        .def("work_failures", &sigmf_sink::work_failures);
 }

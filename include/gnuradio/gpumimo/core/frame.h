@@ -67,6 +67,16 @@ public:
      *  synchronises to a received stream. std::invalid_argument when they are all 0. */
     static prbs following(int order, const std::uint8_t* last_bits);
 
+    int order() const { return d_order; }
+    /*! The register: the next `order` output bits, first in its highest bit. */
+    std::uint32_t state() const { return d_state; }
+    /*! The register after n more output bits as a GF(2)-linear map of the register now:
+     *  column i (of `order`) is the image of register bit i. apply_jump() applies it,
+     *  so a receiver can jump ahead a whole frame in `order` operations. */
+    std::vector<std::uint32_t> jump_map(std::uint64_t n) const;
+    /*! This sequence moved on as jump_map(n) says, without producing the bits. */
+    void apply_jump(const std::vector<std::uint32_t>& map);
+
 private:
     int d_order, d_tap;
     std::uint32_t d_state, d_mask;

@@ -1,0 +1,146 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * NAME.frame.json through nlohmann::json, every field checked before use.
+ */
+#include "frame_description.h"
+
+#include <gnuradio/gpumimo/core/frame.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+
+namespace gr {
+namespace gpumimo {
+
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void fail(const std::string& label, const std::string& what)
+{
+    throw std::runtime_error(label + ": " + what);
+}
+
+const json* find(const json& j, const char* key) { return j.contains(key) ? &j.at(key) : nullptr; }
+
+std::int64_t integer(const json& j, const char* key, const std::string& label,
+                     std::int64_t lo, std::int64_t hi)
+{
+    const json* v = find(j, key);
+    if (!v)
+        fail(label, std::string("has no ") + key);
+    if (!v->is_number_integer())
+        fail(label, std::string(key) + " must be a whole number");
+    // A huge unsigned value does not fit an int64: compared as unsigned first.
+    if (v->is_number_unsigned() && v->get<std::uint64_t>() > std::uint64_t(hi))
+        fail(label, std::string(key) + " is out of range (" + std::to_string(lo) + ".." +
+                        std::to_string(hi) + ")");
+    const std::int64_t x = v->get<std::int64_t>();
+    if (x < lo || x > hi)
+        fail(label, std::string(key) + " = " + std::to_string(x) + " is out of range (" +
+                        std::to_string(lo) + ".." + std::to_string(hi) + ")");
+    return x;
+}
+
+std::string text(const json& j, const char* key, const std::string& label)
+{
+    const json* v = find(j, key);
+    if (!v)
+        fail(label, std::string("has no ") + key);
+    if (!v->is_string())
+        fail(label, std::string(key) + " must be a string");
+    return v->get<std::string>();
+}
+
+std::optional<double> real(const json& j, const char* key, const std::string& label)
+{
+    const json* v = find(j, key);
+    if (!v)
+        return std::nullopt;
+    if (!v->is_number() || !std::isfinite(v->get<double>()))
+        fail(label, std::string(key) + " must be a finite number");
+    return v->get<double>();
+}
+
+std::optional<std::int64_t> optional_integer(const json& j, const char* key,
+                                             const std::string& label, std::int64_t hi)
+{
+    if (!find(j, key))
+        return std::nullopt;
+    return integer(j, key, label, 0, hi);
+}
+
+} // namespace
+
+frame_description parse_frame_description(const std::string& input, const std::string& label)
+{
+    json j;
+    try {
+        j = json::parse(input);
+    } catch (const json::exception& e) {
+        fail(label, std::string("is not valid JSON (") + e.what() + ")");
+    }
+    if (!j.is_object())
+        fail(label, "is not a JSON object");
+    frame_description d;
+    d.preset = text(j, "preset", label);
+    d.streams = int(integer(j, "streams", label, 1, 8));
+    d.antennas = int(integer(j, "antennas", label, 1, 16));
+    d.modulation = text(j, "modulation", label);
+    d.payload_symbols = int(integer(j, "payload_symbols", label, 1, core::max_payload_symbols));
+    if (d.antennas < d.streams)
+        fail(label, "antennas (" + std::to_string(d.antennas) + ") must be at least streams (" +
+                        std::to_string(d.streams) + ")");
+    try { // the preset and modulation names, and the frame as a whole
+        core::make_frame_format(d.preset, d.streams, d.modulation, d.payload_symbols);
+    } catch (const std::invalid_argument& e) {
+        fail(label, e.what());
+    }
+    d.prbs_order = find(j, "prbs_order") ? int(integer(j, "prbs_order", label, 23, 23)) : 23;
+    const std::int64_t seed =
+        integer(j, "prbs_seed", label, 1, std::numeric_limits<std::uint32_t>::max());
+    if ((seed & 0x7FFFFF) == 0)
+        fail(label, "prbs_seed's low 23 bits must not all be 0");
+    d.prbs_seed = std::uint32_t(seed);
+    d.frames = optional_integer(j, "frames", label, std::numeric_limits<std::int64_t>::max());
+    d.gap = optional_integer(j, "gap", label, std::numeric_limits<int>::max());
+    d.delay = optional_integer(j, "delay", label, std::numeric_limits<int>::max());
+    d.snr_db = real(j, "snr_db", label);
+    d.cfo_spacings = real(j, "cfo_spacings", label);
+    if (const json* taps = find(j, "taps")) {
+        if (!taps->is_array() || taps->size() > 64)
+            fail(label, "taps must be an array of at most 64 powers");
+        for (const json& t : *taps) {
+            if (!t.is_number() || !(t.get<double>() >= 0) || !std::isfinite(t.get<double>()))
+                fail(label, "taps must be finite powers >= 0");
+            d.taps.push_back(t.get<double>());
+        }
+    }
+    return d;
+}
+
+frame_description read_frame_description(const std::string& path)
+{
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec)
+        fail(path, "cannot be read (" + ec.message() + ")");
+    if (size > max_frame_description_bytes)
+        fail(path, "is " + std::to_string(size) + " bytes: not a frame description");
+    std::ifstream in(path, std::ios::binary);
+    std::string content(static_cast<std::size_t>(size), '\0');
+    if (!in || !in.read(content.data(), std::streamsize(content.size())))
+        fail(path, "cannot be read");
+    return parse_frame_description(content, path);
+}
+
+} // namespace gpumimo
+} // namespace gr

@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -17,9 +18,23 @@ namespace gr {
 namespace gpumimo {
 namespace cuda {
 
+/*! A source path as errors show it: relative to the source tree (GPUMIMO_SOURCE_DIR,
+ *  set by the build), never the build machine's absolute folder. */
+inline const char* source_relative(const char* file)
+{
+#ifdef GPUMIMO_SOURCE_DIR
+    const char* root = GPUMIMO_SOURCE_DIR;
+    const std::size_t n = std::char_traits<char>::length(root);
+    if (std::char_traits<char>::compare(file, root, n) == 0)
+        return file + n;
+#endif
+    return file;
+}
+
 [[noreturn]] inline void
 throw_cuda_error(cudaError_t err, const char* call, const char* file, int line)
 {
+    file = source_relative(file);
     // Clear the error unless it is sticky, so that a later launch check (which peeks at
     // the last error) does not report this one again after the caller handled it.
     cudaGetLastError();

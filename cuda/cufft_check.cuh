@@ -9,6 +9,8 @@
 #ifndef INCLUDED_GPUMIMO_CUFFT_CHECK_CUH
 #define INCLUDED_GPUMIMO_CUFFT_CHECK_CUH
 
+#include "cuda_check.cuh"
+
 #include <cufft.h>
 
 #include <stdexcept>
@@ -43,7 +45,7 @@ inline const char* cufft_error_name(cufftResult r)
 [[noreturn]] inline void
 throw_cufft_error(cufftResult r, const char* call, const char* file, int line)
 {
-    throw std::runtime_error(std::string(call) + " failed at " + file + ":" +
+    throw std::runtime_error(std::string(call) + " failed at " + source_relative(file) + ":" +
                              std::to_string(line) + ": " + cufft_error_name(r) + " (" +
                              std::to_string(int(r)) + ")");
 }

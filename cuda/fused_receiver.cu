@@ -96,34 +96,48 @@ __global__ void estimate_kernel(const float2* carriers,
 }
 
 // One block per frame: the mean power of the preamble's empty carriers over the
-// antennas, written for every carrier of the frame (the detector's per-channel N0).
+// antennas, floored at Nt times the pilots' mean power over core::max_estimated_snr (as
+// core::estimate_channel), written for every carrier of the frame (the detector's
+// per-channel N0).
 __global__ void noise_kernel(const float2* carriers,
                              const int* damaged,
                              const int* empty, // the preamble's empty carrier indices
                              int nempty,
                              int slots,
                              int rx,
+                             int streams,
                              int U,
                              int symbols,
                              float* noise_per_carrier,
                              float* noise_per_frame)
 {
-    __shared__ float partial[kThreads];
+    __shared__ float partial[kThreads], pilot_partial[kThreads];
     const int f = blockIdx.x;
-    float acc = 0;
+    float acc = 0, pilot_acc = 0;
     for (int i = threadIdx.x; i < nempty * rx; i += blockDim.x) {
         const int r = i / nempty, c = empty[i % nempty];
         const float2 y = carriers[((std::size_t(r) * slots + f) * symbols) * U + c];
         acc += y.x * y.x + y.y * y.y;
     }
+    for (int i = threadIdx.x; i < rx * streams * U; i += blockDim.x) {
+        const int r = i / (streams * U), k = (i / U) % streams, c = i % U;
+        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + 1 + k) * U + c];
+        pilot_acc += y.x * y.x + y.y * y.y;
+    }
     partial[threadIdx.x] = acc;
+    pilot_partial[threadIdx.x] = pilot_acc;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s)
+        if (threadIdx.x < s) {
             partial[threadIdx.x] += partial[threadIdx.x + s];
+            pilot_partial[threadIdx.x] += pilot_partial[threadIdx.x + s];
+        }
         __syncthreads();
     }
-    const float n0 = damaged[f] ? 1.0f : partial[0] / float(max(1, nempty * rx));
+    const float floor = float(streams * double(pilot_partial[0]) /
+                              (double(rx) * streams * U) / core::max_estimated_snr);
+    const float n0 =
+        damaged[f] ? 1.0f : fmaxf(partial[0] / float(max(1, nempty * rx)), floor);
     for (int c = threadIdx.x; c < U; c += blockDim.x)
         noise_per_carrier[std::size_t(f) * U + c] = n0;
     if (threadIdx.x == 0)
@@ -328,7 +342,7 @@ struct gpu_fused_receiver::impl {
             L.symbols, s.h.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("estimate_kernel");
         noise_kernel<<<unsigned(nf), kThreads, 0, st>>>(s.carriers.get(), s.damaged.get(), empty.get(), nempty,
-                                                         int(F), rx, U, L.symbols,
+                                                         int(F), rx, config.frame.streams, U, L.symbols,
                                                          s.noise.get(), s.noise_frame.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("noise_kernel");
         gather_payload_kernel<<<blocks_for(nf * L.payload_vectors()), kThreads, 0, st>>>(

@@ -303,7 +303,15 @@ channel_estimate estimate_channel(const frame_format& frame,
             noise += std::norm(std::complex<double>(y(r, 0, c)));
             count++;
         }
-    e.noise_var = float(noise / double(std::max<std::size_t>(1, count)));
+    // The floor: the payload's power per antenna is Nt times a pilot's (one stream each).
+    double pilot_power = 0;
+    for (int r = 0; r < rx; r++)
+        for (int k = 0; k < K; k++)
+            for (int c = 0; c < U; c++)
+                pilot_power += std::norm(std::complex<double>(y(r, 1 + k, c)));
+    pilot_power /= double(rx) * K * U;
+    e.noise_var = float(std::max(noise / double(std::max<std::size_t>(1, count)),
+                                 K * pilot_power / max_estimated_snr));
     return e;
 }
 

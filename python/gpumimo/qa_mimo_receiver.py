@@ -88,6 +88,29 @@ def test_loopback_gives_every_bit_back_with_every_detector(algorithm):
     assert rx.detector.erased_symbols() == 0
 
 
+@pytest.mark.parametrize("fused", [False, True])
+def test_noise_free_input_decodes_every_bit(fused):
+    """The transmitter wired straight into the receiver: the noise estimate is 0, and is
+    floored relative to the signal (max_estimated_snr) instead of marking every estimate
+    unusable (BER 0.5 before)."""
+    frames, streams, nsym = 4, 2, 3
+    tb = gr.top_block()
+    tx = gpumimo.mimo_ofdm_tx("small", streams, "16qam", nsym, seed=7, gap=40)
+    rx = gpumimo.mimo_ofdm_rx("small", streams, "16qam", nsym, streams, "mmse",
+                              backend="cpu", fft_backend="cpu", fused=fused)
+    sink = gpumimo.llr_sink("small", streams, "16qam", nsym, prbs_seed=7)
+    n = (frames + 1) * tx.frame_len()
+    for k in range(streams):
+        tb.connect((tx, k), blocks.head(gr.sizeof_gr_complex, n), (rx, k))
+    tb.connect(rx, sink)
+    tb.run()
+    assert sink.frames() >= frames - 1
+    assert sink.bit_errors() == 0 and sink.bits() == sink.frames() * streams * 48 * 4 * nsym
+    assert sink.zero_llrs() == 0 and sink.non_finite_llrs() == 0
+    detector = rx.fused if fused else rx.detector
+    assert (detector.unusable_estimates() if fused else detector.erased_symbols()) == 0
+
+
 @pytest.mark.parametrize("spacing", [-0.8, -0.45, 0.45, 0.8])
 def test_frames_are_found_under_carrier_and_timing_offsets(spacing):
     rng = np.random.default_rng(SEED + 2)

@@ -230,7 +230,8 @@ expect_two_symbols_zeroed(const ofdm_fft_config& c,
     rel = std::sqrt(err / pow);
 }
 
-// NaN and Inf in two symbols' bodies (and an Inf in a prefix, which is dropped): those
+// NaN and a finite sample beyond the input range (3e38: its transform overflowed to
+// NaN carriers) in two symbols' bodies, and an Inf in a prefix, which is dropped: those
 // two symbols come out as zeros and are counted, the others as the reference's.
 // `make` builds the implementation under test for the configuration it is given.
 inline void
@@ -245,7 +246,7 @@ check_non_finite_symbols(std::mt19937_64& rng,
     std::vector<unsigned char> in = random_input(rng, c.input, 2 * len, 0.5f);
     cf* x = reinterpret_cast<cf*>(in.data());
     x[len + lay.time_offset(0, 6) + lay.cp_of(6) + 3] = cf(NAN, 0.f);   // ch 1, symbol 6
-    x[lay.time_offset(0, 2) + lay.cp_of(2) + 100] = cf(0.f, -INFINITY); // ch 0, symbol 2
+    x[lay.time_offset(0, 2) + lay.cp_of(2) + 100] = cf(0.f, -3e38f); // ch 0, symbol 2
     x[lay.time_offset(0, 4) + 1] = cf(INFINITY, 0.f); // ch 0, symbol 4's prefix: ignored
     const std::size_t out_len = lay.out_samples(0, nsym), ncar = lay.carriers();
     double rel = 1;
@@ -262,9 +263,9 @@ check_non_finite_symbols(std::mt19937_64& rng,
     EXPECT_LT(rel, 1e-5);
 }
 
-// The inverse's counterpart: NaN in one carrier of one symbol, Inf in another's: those
-// two symbols come out as zeros over their prefix and body and are counted, the others
-// as the reference's.
+// The inverse's counterpart: a value just beyond the input range (2e15) in one
+// carrier of one symbol, Inf in another's: those two symbols come out as zeros over
+// their prefix and body and are counted, the others as the reference's.
 inline void
 check_non_finite_carriers(std::mt19937_64& rng,
                           const std::function<ofdm_process(const ofdm_fft_config&)>& make)
@@ -277,7 +278,7 @@ check_non_finite_carriers(std::mt19937_64& rng,
     const std::size_t nsym = 9, len = lay.in_samples(0, nsym), ncar = lay.carriers();
     std::vector<unsigned char> in = random_input(rng, c.input, 2 * len, 0.5f);
     cf* x = reinterpret_cast<cf*>(in.data());
-    x[len + 3 * ncar + 5] = cf(NAN, 1.f);       // ch 1, symbol 3
+    x[len + 3 * ncar + 5] = cf(2e15f, 1.f);     // ch 1, symbol 3
     x[7 * ncar + ncar - 1] = cf(0.f, INFINITY); // ch 0, symbol 7, last carrier
     const std::size_t out_len = lay.out_samples(0, nsym);
     auto inside = [&](std::size_t i, std::size_t ch, std::size_t s) {

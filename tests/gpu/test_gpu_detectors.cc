@@ -18,6 +18,7 @@
  * rounding) can send the float kernel down another path, so 99% of their vectors must
  * meet it and 99% of their hard decisions agree.
  */
+#include "cuda_check.cuh"
 #include "gpu_test.h"
 #include "test_util.h"
 
@@ -623,4 +624,55 @@ TEST_F(Gpu, BadInputIsReportedAndZeroed)
         std::invalid_argument);
     EXPECT_THROW(gpu_detector(algorithm::ml, modulation::qam64, 4, 4),
                  std::invalid_argument);
+}
+
+// Every GPU detector gives finite LLRs for every finite input (N0 = 1e-38 overflowed to
+// Inf; N0 1e16 times the signal cancelled mmse's gain), and a vector far beyond what its
+// H and N0 explain is refused by name with its LLRs zeroed, the rest as in a clean run.
+TEST_F(Gpu, DegenerateInputGivesFiniteLlrsOrARefusal)
+{
+    auto rng = make_rng(131);
+    const constellation con(modulation::qam16);
+    for (algorithm algo : { algorithm::ml, algorithm::zf, algorithm::mmse, algorithm::kbest,
+                            algorithm::mtt, algorithm::nway, algorithm::psd }) {
+        for (gpu_precision prec : { gpu_precision::single, gpu_precision::double_ }) {
+            gpu_detector det(algo, modulation::qam16, 2, 3, detector_params(), 0, prec);
+            for (float n0 : { 1e-38f, 1e16f }) {
+                problems p = make_problems(rng, con, 2, 3, 257, 15.0, 1);
+                std::fill(p.noise.begin(), p.noise.end(), n0);
+                const std::vector<float> llr = run_gpu(det, p); // NaN-poisoned, checked
+                for (float v : llr)
+                    ASSERT_LE(std::fabs(v), llr_limit) << to_string(algo) << " N0 " << n0;
+            }
+            problems p = make_problems(rng, con, 2, 3, 257, 15.0, 1);
+            const std::vector<float> clean = run_gpu(det, p);
+            for (int r = 0; r < 3; r++)
+                p.y[40 * 3 + r] *= 1e12f;
+            std::vector<float> llr(clean.size(), std::nanf(""));
+            try {
+                det.detect(p.view(), llr.data());
+                ADD_FAILURE() << to_string(algo) << ": y 1e12 beyond its model accepted";
+            } catch (const std::invalid_argument& e) {
+                EXPECT_NE(std::string(e.what()).find("y[40]"), std::string::npos) << e.what();
+            }
+            const std::size_t bits = clean.size() / 257;
+            for (std::size_t i = 0; i < llr.size(); i++)
+                ASSERT_EQ(llr[i], i / bits == 40 ? 0.0f : clean[i]) << to_string(algo) << " " << i;
+        }
+    }
+}
+
+// Error messages name source files relative to the source tree, never by the build
+// machine's absolute path (no device needed).
+TEST(CudaErrors, NameSourcesRelativeToTheTree)
+{
+    try {
+        GPUMIMO_CUDA_CHECK(cudaErrorInvalidValue);
+        ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("at tests/gpu/test_gpu_detectors.cc:"), std::string::npos) << what;
+        EXPECT_EQ(what.find(GPUMIMO_SOURCE_DIR), std::string::npos) << what;
+        EXPECT_NE(what.find("cudaErrorInvalidValue"), std::string::npos) << what;
+    }
 }

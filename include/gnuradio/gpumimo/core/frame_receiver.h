@@ -140,9 +140,16 @@ struct channel_estimate {
     /*! [carrier][rx][tx]: one row-major nr x nt matrix per used carrier, the layout of
      *  core::mimo_batch's h. */
     std::vector<std::complex<float>> h;
-    /*! E|n|^2 per carrier and antenna, from the preamble's empty carriers. */
+    /*! E|n|^2 per carrier and antenna, from the preamble's empty carriers, at least
+     *  the signal's power divided by max_estimated_snr. */
     float noise_var = 0;
 };
+
+/*! The highest SNR a channel estimate reports: the noise variance is floored at the
+ *  received payload power (per antenna, as the pilots measure it) divided by this, 60 dB
+ *  (beyond any radio's dynamic range). A noise-free input (a transmitter wired straight
+ *  to the receiver) then gives large, finite LLRs instead of an unusable N0 = 0. */
+constexpr double max_estimated_snr = 1e6;
 
 /*!
  * From the frame's first 1 + Nt symbols after the receiver's forward OFDM FFT
@@ -150,7 +157,8 @@ struct channel_estimate {
  * carriers_rx + r * symbols_per_antenna * used carriers (symbols_per_antenna 0: 1 + Nt,
  * just those symbols; frame.symbols(): the whole frame's carriers): column k of H on carrier c is
  * Y_{1+k}(c) / P_k(c) on every antenna (the pilots are orthogonal in time); the noise
- * variance is the mean power on the preamble's odd carriers, which carry nothing.
+ * variance is the mean power on the preamble's odd carriers, which carry nothing,
+ * floored at Nt times the pilots' mean received power over max_estimated_snr.
  */
 channel_estimate estimate_channel(const frame_format& frame,
                                   const std::complex<float>* carriers_rx,

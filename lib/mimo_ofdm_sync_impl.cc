@@ -134,7 +134,7 @@ private:
         }
         const double cfo = d_corrector.correct(from.data(), d_antennas, s.cfo, to.data());
         if (!d_corrector.last_input_finite()) {
-            drop("holds non-finite samples", start);
+            drop("holds non-finite or out-of-range samples", start);
             return false; // what was written there is overwritten by the next frame
         }
         pmt::pmt_t info = pmt::make_dict();

@@ -122,6 +122,19 @@ private:
     bool write(std::size_t c, const gr_complex* x, std::size_t n)
     {
         if (!d_ci16) {
+            // Non-finite samples are written as 0 and counted, as for ci16: a recording
+            // holds no NaN or Inf for a player to trip over.
+            std::size_t bad = 0;
+            for (std::size_t i = 0; i < n; i++)
+                bad += !(std::isfinite(x[i].real()) && std::isfinite(x[i].imag()));
+            if (bad) {
+                d_clean.assign(x, x + n);
+                for (auto& v : d_clean)
+                    if (!(std::isfinite(v.real()) && std::isfinite(v.imag())))
+                        v = 0;
+                d_non_finite += bad;
+                x = d_clean.data();
+            }
             if (!d_files[c].write(reinterpret_cast<const char*>(x),
                                   std::streamsize(n * sizeof(gr_complex))))
                 return false;
@@ -185,6 +198,7 @@ private:
     std::vector<sigmf::channel> d_channels;
     std::vector<std::ofstream> d_files;
     std::vector<std::int16_t> d_raw;
+    std::vector<gr_complex> d_clean; // cf32: a call's samples with the non-finite ones 0
     std::string d_wall_clock;
     std::vector<std::unique_ptr<sigmf::sha512_stream>> d_hashes; // of each data file
     std::uint64_t d_samples = 0, d_clipped = 0, d_non_finite = 0, d_unwritten = 0;

@@ -6,6 +6,7 @@
  * channel estimation (docs/frame.md).
  */
 #include <gnuradio/gpumimo/core/frame_receiver.h>
+#include <gnuradio/gpumimo/core/limits.h>
 
 #include <algorithm>
 #include <cmath>
@@ -79,12 +80,13 @@ frame_sync_result find_frame(const numerology& num,
     // symbol on (a stream's next preamble is usually near the start of the window).
     std::complex<double> p = 0;
     double r = 0;
-    // Non-finite samples count as zeros (the running sums would carry them on), the
-    // same on the way in and out of the sums.
+    // Samples outside the input range (NaN, Inf, beyond +-1e15: core/limits.h) count as
+    // zeros (the running sums would carry them on, or lose everything else to rounding
+    // once they leave), the same on the way in and out of the sums.
     auto sample = [&](int a, std::size_t i) {
         const std::complex<float> x = rx[a][i];
-        return std::isfinite(x.real()) && std::isfinite(x.imag()) ? std::complex<double>(x)
-                                                                  : std::complex<double>(0);
+        return usable_part(x.real()) && usable_part(x.imag()) ? std::complex<double>(x)
+                                                              : std::complex<double>(0);
     };
     for (int a = 0; a < antennas; a++)
         for (std::size_t m = 0; m < half; m++) {
@@ -256,19 +258,22 @@ double frame_corrector::correct(const std::complex<float>* const* in,
     const double cfo = coarse_cfo + residual;
     make_phasors(cfo);
     // x * 0 is 0 for finite x and NaN for Inf or NaN: one sum per antenna tells whether
-    // any sample was not finite, in the same pass (and vectorised with it).
-    float poison = 0;
+    // any sample was not finite, and the largest magnitude whether one is beyond the
+    // input range (core/limits.h), in the same pass (and vectorised with it).
+    float poison = 0, largest = 0;
     for (int a = 0; a < antennas; a++) {
         const std::complex<float>* x = in[a];
         std::complex<float>* y = out[a];
-        float sum = 0;
+        float sum = 0, big = 0;
         for (std::size_t t = 0; t < n; t++) {
             y[t] = mul(x[t], d_phasors[t]);
             sum += x[t].real() * 0.f + x[t].imag() * 0.f;
+            big = std::max(big, std::max(std::fabs(x[t].real()), std::fabs(x[t].imag())));
         }
         poison += sum;
+        largest = std::max(largest, big);
     }
-    d_finite = poison == 0.f;
+    d_finite = poison == 0.f && largest <= max_sample_magnitude;
     return cfo;
 }
 

@@ -22,7 +22,10 @@ namespace gpumimo {
  * \ingroup gpumimo
  *
  * datatype ci16_le (q = round(x / full_scale * 32767), clamped; clipped and non-finite
- * samples counted and logged, non-finite written as 0) or cf32_le (as is). The
+ * samples counted and logged, non-finite written as 0) or cf32_le (as is, but for
+ * non-finite samples, written as 0 and counted). Each metadata file carries core:sha512,
+ * the SHA-512 of its data file as written (none when a write failed), which
+ * sigmf_source checks. The
  * captures follow UHD's rx_time tags on input 0: the first gives the recording's
  * core:datetime (else the wall clock at start), each later one opens a capture (a gap in
  * time, e.g. an overflow); rx_freq tags set core:frequency, else center_freq. The
@@ -44,8 +47,9 @@ public:
     /*! The collection's path: prefix + ".sigmf-collection". */
     virtual std::string collection() const = 0;
     virtual std::uint64_t samples() const = 0;
-    /*! ci16: samples clamped to full scale; non-finite samples written as 0. */
+    /*! ci16: samples clamped to full scale. */
     virtual std::uint64_t clipped_samples() const = 0;
+    /*! Non-finite sample parts (ci16) or samples (cf32) written as 0. */
     virtual std::uint64_t non_finite_samples() const = 0;
     /*! Calls of work() that caught an exception: logged through the block's logger, and
      *  the block went on with the items at hand dropped or erased (docs/reliability.md

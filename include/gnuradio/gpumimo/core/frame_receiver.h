@@ -123,7 +123,8 @@ public:
                    int antennas,
                    double coarse_cfo,
                    std::complex<float>* const* out);
-    /*! Whether every input sample of the last correct() was finite (if not, its output
+    /*! Whether every input sample of the last correct() was usable (finite and within
+     *  +-max_sample_magnitude, core/limits.h; if not, its output
      *  and offset are not to be used: the frame is damaged). */
     bool last_input_finite() const { return d_finite; }
 

@@ -1,0 +1,294 @@
+#
+# Copyright 2026 gr-gpumimo authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""Every streaming block fed what a radio, a disk or a bug can hand it: NaN, Inf,
+zeros, 3e38, a stream that ends inside a frame, a frame 1e10 louder than the rest.
+Whatever comes in, the flowgraph finishes within a time bound, never emits a NaN or Inf,
+counts what it dropped, and no block's work() fails (bad input is handled by design,
+not by the blocks' last-resort exception guard). docs/reliability.md lists these
+promises."""
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pmt
+import pytest
+
+from gnuradio import blocks, gr, gpumimo
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qa_common import seeded_rng  # noqa: E402
+
+# The time a flowgraph of this suite may take; each takes well under a second when it
+# works, so a flowgraph still running after this has stalled.
+BOUND_S = 60
+STREAMS, ANTENNAS, MOD, NSYM = 2, 4, "16qam", 3
+SMALL = gpumimo.numerology("small")
+SYMBOL = SMALL["fft_len"] + SMALL["cp_lengths"][0]  # the preamble's samples
+BACKEND = "auto"  # the GPU where there is one (the GPU machine runs this suite too)
+
+
+def run_bounded(tb, what):
+    """tb.run() within BOUND_S seconds, or a test failure (and the flowgraph stopped)."""
+    done = threading.Event()
+
+    def target():
+        tb.run()
+        done.set()
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    if not done.wait(BOUND_S):
+        tb.stop()
+        pytest.fail(f"{what}: the flowgraph did not finish within {BOUND_S} s")
+
+
+def clean_signal(frames, seed, delay=37):
+    """`frames` frames (and one more, the synchroniser's margin) through a 3-tap channel
+    at 30 dB: [antennas, n] complex64, and the transmitter's frame length."""
+    tb = gr.top_block()
+    tx = gpumimo.mimo_ofdm_tx("small", STREAMS, MOD, NSYM, seed=7, gap=40)
+    info = gpumimo.frame_info("small", STREAMS, MOD, NSYM)
+    ch = gpumimo.mimo_channel(STREAMS, ANTENNAS, [0.7, 0.2, 0.1], 30.0,
+                              info["payload_power"], 0.1 / 64, delay, seed)
+    n = (frames + 1) * tx.frame_len() + delay
+    sinks = [blocks.vector_sink_c() for _ in range(ANTENNAS)]
+    for k in range(STREAMS):
+        tb.connect((tx, k), blocks.head(gr.sizeof_gr_complex, n), (ch, k))
+    for a in range(ANTENNAS):
+        tb.connect((ch, a), sinks[a])
+    tb.run()
+    return np.array([s.data() for s in sinks], dtype=np.complex64), tx.frame_len()
+
+
+def corrupt(x, kind, frame_len, delay=37):
+    """x with frame 2 (or its samples) damaged as `kind` says."""
+    x = x.copy()
+    start = delay + 2 * frame_len
+    body = slice(start + SYMBOL + 10, start + SYMBOL + 60)  # inside the pilots
+    if kind == "nan":
+        x[1, body] = np.nan
+    elif kind == "inf":
+        x[0, body] = np.inf
+    elif kind == "huge":
+        x[2, body] = 3e38
+    elif kind == "zeros":
+        x[:, start:start + frame_len] = 0
+    elif kind == "loud":  # the preamble 1e10 louder: an estimated SNR below -150 dB
+        x[:, start:start + SYMBOL] *= 1e10
+    elif kind == "truncated":  # the stream ends inside frame 2
+        x = x[:, :start + frame_len // 2]
+    elif kind != "clean":
+        raise ValueError(kind)
+    return x
+
+
+KINDS = ["clean", "nan", "inf", "huge", "zeros", "loud", "truncated"]
+
+
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("algorithm", ["mmse", "mtt"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_receiver_chain_survives(kind, algorithm, fused):
+    frames = 6
+    x, frame_len = clean_signal(frames, seeded_rng(11).integers(1, 1 << 30))
+    y = corrupt(x, kind, frame_len)
+    tb = gr.top_block()
+    rx = gpumimo.mimo_ofdm_rx("small", STREAMS, MOD, NSYM, ANTENNAS, algorithm,
+                              backend=BACKEND, fft_backend=BACKEND, fused=fused)
+    sink = gpumimo.llr_sink("small", STREAMS, MOD, NSYM, prbs_seed=7)
+    llrs = blocks.vector_sink_f()
+    for a in range(ANTENNAS):
+        tb.connect(blocks.vector_source_c(y[a].tolist()), (rx, a))
+    tb.connect(rx, sink)
+    tb.connect(rx, llrs)
+    run_bounded(tb, f"{kind} through the {'fused' if fused else 'block'} receiver")
+
+    got = np.array(llrs.data(), dtype=np.float32)
+    assert np.all(np.isfinite(got)), f"{kind}: non-finite LLRs"
+    assert sink.non_finite_llrs() == 0
+    stages = [rx.sync] + ([rx.fused] if fused else [rx.fft, rx.chanest, rx.detector])
+    assert [b.work_failures() for b in stages] == [0] * len(stages), kind
+    if fused:
+        dropped = rx.sync.dropped_frames() + rx.fused.damaged_frames() \
+            + rx.fused.unusable_estimates()
+    else:
+        dropped = rx.sync.dropped_frames() + rx.chanest.dropped_frames() \
+            + rx.detector.erased_symbols()
+    if kind in ("nan", "inf", "huge"):
+        # The damaged frame is dropped (or erased) and counted; the others decode.
+        assert dropped >= 1, kind
+        assert sink.frames() >= frames - 1
+    elif kind == "zeros":
+        assert sink.frames() >= frames - 1  # a silent frame is not found
+    elif kind == "truncated":
+        # Frames 0 and 1 whole; the synchroniser needs a margin past the last one.
+        assert 1 <= sink.frames() <= 2
+    else:  # clean, loud (its LLRs carry almost nothing: N0 is 1e20 times the rest)
+        assert sink.frames() >= frames - (1 if kind == "loud" else 0), sink.frames()
+    # Every frame the receiver did not damage itself decodes without errors at 30 dB
+    # (the damaged one may be compared and wrong, or not comparable).
+    assert sink.bit_errors() <= sink.frame_bits()
+    assert sink.frame_errors() <= (0 if kind == "clean" else 1)
+
+
+@pytest.mark.parametrize("kind", ["nan", "inf", "huge", "zeros"])
+def test_ofdm_fft_counts_and_zeroes_bad_symbols(kind):
+    rng = seeded_rng(12)
+    n = 80 * 20
+    x = (rng.normal(size=(2, n)) + 1j * rng.normal(size=(2, n))).astype(np.complex64)
+    bad = {"nan": np.nan, "inf": -np.inf, "huge": 3e38, "zeros": 0}[kind]
+    x[1, 5 * 80 + 30] = bad
+    tb = gr.top_block()
+    fft = gpumimo.ofdm_fft(64, [16], SMALL["carriers"], True, channels=2, backend=BACKEND)
+    sinks = [blocks.vector_sink_c(48) for _ in range(2)]
+    for c in range(2):
+        tb.connect(blocks.vector_source_c(x[c].tolist()), (fft, c), sinks[c])
+    run_bounded(tb, f"ofdm_fft fed {kind}")
+    out = np.array([s.data() for s in sinks])
+    assert out.shape == (2, 20 * 48)
+    assert np.all(np.isfinite(out))
+    assert fft.zeroed_symbols() == (0 if kind == "zeros" else 1)
+    assert fft.work_failures() == 0
+
+
+@pytest.mark.parametrize("kind", ["nan", "inf", "huge"])
+def test_mimo_channel_counts_bad_samples(kind):
+    x = np.ones((2, 1000), dtype=np.complex64)
+    x[0, 100:110] = {"nan": np.nan, "inf": np.inf, "huge": 3e38}[kind]
+    tb = gr.top_block()
+    ch = gpumimo.mimo_channel(2, 3, [1.0], 20.0, 1.0, 0.0, 0, 5)
+    sinks = [blocks.vector_sink_c() for _ in range(3)]
+    for k in range(2):
+        tb.connect(blocks.vector_source_c(x[k].tolist()), (ch, k))
+    for r in range(3):
+        tb.connect((ch, r), sinks[r])
+    run_bounded(tb, f"mimo_channel fed {kind}")
+    assert np.all(np.isfinite(np.array([s.data() for s in sinks])))
+    assert ch.bad_samples() == 10 and ch.work_failures() == 0
+
+
+@pytest.mark.parametrize("kind", ["nan", "inf", "huge", "zeros"])
+def test_apsm_detector_erases_bad_vectors(kind):
+    rng = seeded_rng(13)
+    users, antennas, pilots_n, n = 2, 4, 64, 400
+    points = np.array(gpumimo.constellation("qpsk").points)
+    sent = points[rng.integers(0, 4, size=(users, n))]
+    H = (rng.normal(size=(antennas, users)) + 1j * rng.normal(size=(antennas, users))) / 2
+    x = (H @ sent + 0.05 * (rng.normal(size=(antennas, n)) + 1j * rng.normal(size=(antennas, n))))
+    x = x.astype(np.complex64)
+    bad = {"nan": np.nan, "inf": np.inf, "huge": 3e38, "zeros": 0}[kind]
+    x[2, 200:205] = bad  # after training
+    tb = gr.top_block()
+    det = gpumimo.apsm_detector(antennas, users, "qpsk",
+                                pilots=sent[:, :pilots_n].ravel().tolist(),
+                                training_len=pilots_n, backend=BACKEND)
+    tag = gr.tag_utils.python_to_tag((0, pmt.intern("apsm_train"), pmt.PMT_T, pmt.PMT_NIL))
+    tb.connect(blocks.vector_source_c(x[0].tolist(), False, 1, [tag]), (det, 0))
+    for a in range(1, antennas):
+        tb.connect(blocks.vector_source_c(x[a].tolist()), (det, a))
+    soft = [blocks.vector_sink_c() for _ in range(users)]
+    llr = [blocks.vector_sink_f(2) for _ in range(users)]  # QPSK: 2 LLRs a symbol
+    for u in range(users):
+        tb.connect((det, u), soft[u])
+        tb.connect((det, users + u), llr[u])
+    run_bounded(tb, f"apsm_detector fed {kind}")
+    assert det.trainings() == 1
+    for u in range(users):
+        assert np.all(np.isfinite(np.array(soft[u].data())))
+        assert np.all(np.isfinite(np.array(llr[u].data())))
+    assert det.erased() == (0 if kind == "zeros" else 5)
+    assert det.work_failures() == 0
+
+
+@pytest.mark.parametrize("kind", ["nan", "inf", "huge"])
+def test_llr_sink_counts_non_finite_llrs(kind):
+    bits = gpumimo.frame_info("small", 1, "qpsk", 1)["payload_bits"]
+    llr = np.ones(3 * bits, dtype=np.float32)
+    llr[bits + 5] = {"nan": np.nan, "inf": np.inf, "huge": 3e38}[kind]
+    tb = gr.top_block()
+    sink = gpumimo.llr_sink("small", 1, "qpsk", 1)
+    tb.connect(blocks.vector_source_f(llr.tolist()), sink)
+    run_bounded(tb, f"llr_sink fed {kind}")
+    assert sink.frames() == 3 and sink.work_failures() == 0
+    assert sink.non_finite_llrs() == (0 if kind == "huge" else 1)
+
+
+@pytest.mark.parametrize("datatype", ["ci16_le", "cf32_le"])
+def test_sigmf_sink_records_bad_samples_as_zeros(tmp_path, datatype):
+    x = np.ones(500, dtype=np.complex64)
+    x[10], x[11], x[12] = np.nan, np.inf, 3e38
+    tb = gr.top_block()
+    sink = gpumimo.sigmf_sink(str(tmp_path / "r"), 1, 1e6, 0.0, datatype)
+    tb.connect(blocks.vector_source_c(x.tolist()), sink)
+    run_bounded(tb, f"sigmf_sink {datatype}")
+    src = gpumimo.sigmf_source(str(tmp_path / "r.sigmf-collection"))
+    tb2 = gr.top_block()
+    out = blocks.vector_sink_c()
+    tb2.connect(src, out)
+    run_bounded(tb2, "playing it back")
+    y = np.array(out.data())
+    assert y.size == 500 and np.all(np.isfinite(y))
+    assert sink.non_finite_samples() >= 2 and sink.work_failures() == 0
+
+
+def test_mimo_detector_erases_bad_carriers_standalone():
+    rng = seeded_rng(14)
+    tb = gr.top_block()
+    det = gpumimo.mimo_detector("small", 2, "qpsk", 2, "mmse", backend=BACKEND)
+    y = (rng.normal(size=(2, 4 * 48)) + 1j * rng.normal(size=(2, 4 * 48))).astype(np.complex64)
+    y[0, 48 + 3] = np.nan
+    y[1, 2 * 48 + 7] = 3e38
+    h = (np.eye(2)[None].repeat(48, axis=0)).astype(np.complex64).ravel()
+    est = pmt.make_dict()
+    est = pmt.dict_add(est, pmt.intern("h"), pmt.init_c32vector(h.size, h.tolist()))
+    est = pmt.dict_add(est, pmt.intern("noise_var"), pmt.from_double(0.1))
+    tag = gr.tag_utils.python_to_tag((0, pmt.intern("mimo_chan_est"), est, pmt.PMT_NIL))
+    out = blocks.vector_sink_f()
+    for a in range(2):
+        tb.connect(blocks.vector_source_c(y[a].tolist(), False, 48, [tag] if a == 0 else []),
+                   (det, a))
+    tb.connect(det, out)
+    run_bounded(tb, "mimo_detector fed NaN and 3e38")
+    llr = np.array(out.data())
+    assert llr.size == 4 * 48 * 4 and np.all(np.isfinite(llr))
+    assert det.erased_symbols() == 2 and det.work_failures() == 0
+
+
+def test_a_looping_recording_does_not_flood_the_log(tmp_path):
+    """A recording played in a loop drops the frame that spans each restart (a gap in
+    time): counted every time, logged at most once every few seconds (it was a warning
+    on every pass, ~20 a second)."""
+    x, frame_len = clean_signal(3, 5)
+    tb = gr.top_block()
+    sink = gpumimo.sigmf_sink(str(tmp_path / "loop"), ANTENNAS, 1e6, 0.0, "cf32_le")
+    for a in range(ANTENNAS):
+        tb.connect(blocks.vector_source_c(x[a, :-frame_len // 3].tolist()), (sink, a))
+    run_bounded(tb, "recording")
+    script = f"""
+import sys
+from gnuradio import blocks, gr, gpumimo
+tb = gr.top_block()
+src = gpumimo.sigmf_source({str(tmp_path / 'loop.sigmf-collection')!r}, True)
+sync = gpumimo.mimo_ofdm_sync("small", {STREAMS}, "{MOD}", {NSYM}, {ANTENNAS})
+for a in range({ANTENNAS}):
+    tb.connect((src, a), blocks.head(gr.sizeof_gr_complex, 60 * src.samples()), (sync, a))
+    tb.connect((sync, a), blocks.null_sink(gr.sizeof_gr_complex))
+tb.run()
+print("dropped", sync.dropped_frames(), "frames", sync.frames())
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=BOUND_S, env=os.environ)
+    assert out.returncode == 0, out.stderr
+    dropped = int(out.stdout.splitlines()[-1].split()[1])
+    # GNU Radio's console logger writes to either stream, by version.
+    lines = [line for line in (out.stdout + out.stderr).splitlines()
+             if "dropped the frame" in line]
+    print(f"{dropped} frames dropped over 60 passes, {len(lines)} log lines")
+    assert dropped >= 50  # one per restart
+    assert 1 <= len(lines) <= 3, lines

@@ -427,7 +427,7 @@ struct gpu_detector::impl {
 
     void finish()
     {
-        gc::device_errors all{ kNone, kNone, kNone, kNone };
+        gc::device_errors all = gc::no_device_errors();
         try {
             const gc::device_guard keep_device;
             GPUMIMO_CUDA_CHECK(cudaSetDevice(device));

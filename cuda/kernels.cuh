@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace gr {
 namespace gpumimo {
@@ -25,6 +26,16 @@ struct device_errors {
     unsigned long long first_bad_noise; // index into noise_var (one value when scalar)
     unsigned long long first_out_of_range_vector; // ||y||^2 beyond its model's range
 };
+
+/*! A record with nothing in it: every field ~0, as the device's reset (a memset of
+ *  0xff) leaves it; one definition, so that a field added later cannot be left 0
+ *  ("bad at index 0") by an initialiser list that does not know it. */
+inline device_errors no_device_errors()
+{
+    device_errors e;
+    std::memset(&e, 0xff, sizeof e);
+    return e;
+}
 
 /*! One chunk: vectors [0, n) of it belong to local channel (i + first_offset) / group. */
 struct chunk_args {

@@ -27,12 +27,9 @@ namespace {
 class byte_reader
 {
 public:
-    byte_reader(const std::string& path) : d_path(path)
+    byte_reader(std::vector<char> bytes, const std::string& label)
+        : d_path(label), d_bytes(std::move(bytes))
     {
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
-            throw std::runtime_error(path + ": cannot open");
-        d_bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
 
     std::int32_t int32(const char* what)
@@ -45,6 +42,8 @@ public:
     {
         if (n > d_bytes.size() - d_at)
             fail(std::string("truncated in ") + what);
+        if (n == 0) // an empty array: memcpy's pointers may not be null even for 0 bytes
+            return;
         std::memcpy(out, d_bytes.data() + d_at, n);
         d_at += n;
     }
@@ -78,7 +77,18 @@ const named_array& key(const std::map<std::string, named_array>& arrays,
 
 std::map<std::string, named_array> read_array_container(const std::string& path)
 {
-    byte_reader in(path);
+    std::ifstream file(path, std::ios::binary);
+    if (!file)
+        throw std::runtime_error(path + ": cannot open");
+    return parse_array_container(
+        std::vector<char>(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()),
+        path);
+}
+
+std::map<std::string, named_array> parse_array_container(std::vector<char> bytes,
+                                                         const std::string& label)
+{
+    byte_reader in(std::move(bytes), label);
     const std::int32_t keys = in.int32("the key count");
     if (keys < 1 || keys > 64)
         in.fail("implausible key count " + std::to_string(keys));
@@ -119,8 +129,15 @@ std::map<std::string, named_array> read_array_container(const std::string& path)
 
 apsm_recording load_apsm_recording(const std::string& rx_path, const std::string& tx_path)
 {
-    const auto rx = read_array_container(rx_path);
-    const auto tx = read_array_container(tx_path);
+    return apsm_recording_from(read_array_container(rx_path), read_array_container(tx_path),
+                               rx_path, tx_path);
+}
+
+apsm_recording apsm_recording_from(const std::map<std::string, named_array>& rx,
+                                   const std::map<std::string, named_array>& tx,
+                                   const std::string& rx_path,
+                                   const std::string& tx_path)
+{
     const named_array& rx_train = key(rx, "rxSigTraining", rx_path, 3);
     const named_array& rx_data = key(rx, "rxSigData", rx_path, 3);
     const named_array& tx_train = key(tx, "mod_training", tx_path, 3);

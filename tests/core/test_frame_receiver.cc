@@ -327,7 +327,7 @@ TEST(FrameReceiver, InPlaceSearchEqualsCopiedAndTakesNonFiniteAsZero)
     EXPECT_GE(whole, 3) << steps << " steps"; // damage may hide a frame, not most
 }
 
-TEST(FrameReceiver, CorrectorTakesTheOffsetOffAndFlagsNonFiniteFrames)
+TEST(FrameReceiver, CorrectorTakesTheOffsetOffAndFlagsUnusableFrames)
 {
     // A found frame corrected against an independent rotation by the offset it reports,
     // which must be the channel's within a hundredth of a carrier spacing; one NaN or
@@ -358,7 +358,9 @@ TEST(FrameReceiver, CorrectorTakesTheOffsetOffAndFlagsNonFiniteFrames)
                 << a << " " << t;
         }
     std::uniform_int_distribution<std::size_t> where(0, 2 * n - 1);
-    for (const cf bad : { cf(NAN, 0.f), cf(0.f, INFINITY), cf(-INFINITY, 1.f) }) {
+    // NaN and Inf, and finite samples beyond the input range (core/limits.h: +-1e15).
+    for (const cf bad : { cf(NAN, 0.f), cf(0.f, INFINITY), cf(-INFINITY, 1.f), cf(3e38f, 0.f),
+                          cf(0.f, -1.01e15f) }) {
         const std::size_t i = where(rng);
         const cf keep = frame[i];
         frame[i] = bad;
@@ -368,4 +370,9 @@ TEST(FrameReceiver, CorrectorTakesTheOffsetOffAndFlagsNonFiniteFrames)
         corr.correct(in, 2, sync.cfo, to);
         EXPECT_TRUE(corr.last_input_finite()) << i;
     }
+    // Within the range, however large: usable.
+    const std::size_t i = where(rng);
+    frame[i] = cf(-9.9e14f, 9.9e14f);
+    corr.correct(in, 2, sync.cfo, to);
+    EXPECT_TRUE(corr.last_input_finite()) << i;
 }

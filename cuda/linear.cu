@@ -111,21 +111,24 @@ __global__ void linear_prep_kernel(chunk_args a, bool mmse, linear_workspace<rea
             }
             w.w[(c * nt + k) * nr + r] = acc;
         }
-        // mu_k = (A H^H H)_kk summed, not 1 - N0 A_kk, which cancels to 0 or below at
-        // a very low SNR (the CPU reference, linear_ref.cc, says more).
+        const real akk = inv[k][k].re;
+        // mu_k = 1 - N0 A_kk, and where that cancels (below 1e-2: an SINR below -20 dB)
+        // (A H^H H)_kk summed instead, as the CPU reference (linear_ref.cc) does.
         real gain = real(1);
         if (mmse) {
-            gain = 0;
-            for (int j = 0; j < nt; j++) {
-                cplx<real> gjk{ 0, 0 }; // (H^H H)_jk
-                for (int r = 0; r < nr; r++)
-                    gjk = gjk + conj_mul(from_float2<real>(h[r * nt + j]),
-                                         from_float2<real>(h[r * nt + k]));
-                gain += (inv[k][j] * gjk).re;
+            gain = real(1) - n0 * akk;
+            if (!(gain > real(core::mmse_gain_exact_below))) {
+                gain = 0;
+                for (int j = 0; j < nt; j++) {
+                    cplx<real> gjk{ 0, 0 }; // (H^H H)_jk
+                    for (int r = 0; r < nr; r++)
+                        gjk = gjk + conj_mul(from_float2<real>(h[r * nt + j]),
+                                             from_float2<real>(h[r * nt + k]));
+                    gain += (inv[k][j] * gjk).re;
+                }
             }
             gain = fmin(fmax(gain, smallest_normal<real>()), real(1));
         }
-        const real akk = inv[k][k].re;
         w.gain[c * nt + k] = gain;
         w.var[c * nt + k] = fmax(n0 * akk / gain, smallest_normal<real>());
     }
@@ -167,7 +170,7 @@ __global__ void linear_kernel(chunk_args a, linear_workspace<real> w)
 #pragma unroll
     for (int b = 0; b < 8; b++)
         if (b < m)
-            out[b] = float((min0[b] - min1[b]) / var); // saturated by launch_finish
+            out[b] = core::saturate_llr((min0[b] - min1[b]) / var); // finite for any N0
 }
 
 template <typename real>

@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(kThreads) ml_kernel(chunk_args a)
             x1 = fmin(x1, s_min[1][wi][b]);
         }
         const real n0 = real(a.scalar_noise ? a.noise[0] : a.noise[c]);
-        a.llr[v * std::size_t(nbits) + b] = float((x0 - x1) / n0);
+        a.llr[v * std::size_t(nbits) + b] = core::saturate_llr((x0 - x1) / n0);
     }
 }
 

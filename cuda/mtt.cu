@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(Q* problems_per_block<Q>())
                     min0 = fmin(min0, dk);
             }
             const int stream = w.perm[c * nt + col];
-            a.llr[v * std::size_t(nt * m) + stream * m + q] = float((min0 - min1) / n0);
+            a.llr[v * std::size_t(nt * m) + stream * m + q] = core::saturate_llr((min0 - min1) / n0);
         }
         __syncthreads();
     }

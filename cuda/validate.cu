@@ -113,16 +113,14 @@ __global__ void finish_kernel(chunk_args a)
     if (out_of_range)
         atomicMin(&a.errors->first_out_of_range_vector, a.base_vector + i);
     const bool bad = !finite || channel_bad || out_of_range;
-    // Every LLR read back: saturation (a degenerate N0 makes Inf) costs one read of the
-    // LLRs, a few per cent of the cheapest detector's time.
+    if (!bad && a.llr_clip <= 0.0f)
+        return; // the common case: nothing to rewrite (the kernels saturate their stores)
     float* out = a.llr + i * std::size_t(a.nt * a.m);
     for (int k = 0; k < a.nt * a.m; k++) {
-        const float in = out[k];
-        float v = bad ? 0.0f : core::saturate_llr(in);
+        float v = bad ? 0.0f : out[k];
         if (a.llr_clip > 0.0f)
             v = fminf(fmaxf(v, -a.llr_clip), a.llr_clip);
-        if (v != in || bad)
-            out[k] = v;
+        out[k] = v;
     }
 }
 

@@ -25,9 +25,10 @@ using linalg::cd;
 //  MMSE: (W y)_k = mu_k s_k + e_k with mu_k = (A H^H H)_kk = 1 - N0 A_kk; dividing by
 //        mu_k removes the bias, leaving var = (1 - mu_k) / mu_k = N0 A_kk / mu_k
 //        (post-equalisation SINR mu_k / (1 - mu_k) for unit-energy symbols).
-//        mu_k is summed as (A H^H H)_kk: at a very low SNR 1 - N0 A_kk cancels to 0 or
-//        below (N0 1e16 times the signal, as a frame with a far louder preamble gives),
-//        while the sum stays positive, and the LLRs go to 0 as they should.
+//        Where 1 - N0 A_kk falls below mmse_gain_exact_below (core/limits.h) it has
+//        cancelled (N0 1e16 times the signal, as a frame with a far louder preamble
+//        gives, makes it 0 or negative): mu_k is then summed as (A H^H H)_kk, which stays
+//        positive, and the LLRs go to 0 as they should.
 void linear_detect(bool mmse, const constellation& c, const group_problem& p, float* llr)
 {
     const int m = c.bits_per_symbol();
@@ -46,9 +47,12 @@ void linear_detect(bool mmse, const constellation& c, const group_problem& p, fl
         const double akk = a(k, k).real();
         double mu = 1.0;
         if (mmse) {
-            mu = 0.0;
-            for (int j = 0; j < p.nt; j++)
-                mu += (a(k, j) * hh_h(j, k)).real();
+            mu = 1.0 - p.n0 * akk;
+            if (!(mu > mmse_gain_exact_below)) {
+                mu = 0.0;
+                for (int j = 0; j < p.nt; j++)
+                    mu += (a(k, j) * hh_h(j, k)).real();
+            }
             mu = std::clamp(mu, std::numeric_limits<double>::min(), 1.0);
         }
         gain[k] = mu;

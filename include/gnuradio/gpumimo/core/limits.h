@@ -39,6 +39,14 @@ constexpr float llr_limit = 1e30f;
  */
 constexpr double max_vector_power_ratio = 1e8;
 
+/*!
+ * MMSE's gain mu_k = (A H^H H)_kk (A = (H^H H + N0 I)^-1) is 1 - N0 A_kk, which cancels
+ * to 0 or below when N0 dwarfs the signal (an SINR of -150 dB, as a frame with a far
+ * louder preamble gives). Below this value the detectors sum (A H^H H)_kk itself, which
+ * stays positive; above it the difference costs nothing in accuracy.
+ */
+constexpr double mmse_gain_exact_below = 1e-2;
+
 /*! |x| <= max_sample_magnitude; false for NaN and +-Inf. */
 #ifdef __CUDACC__
 __host__ __device__
@@ -49,7 +57,8 @@ inline bool usable_part(float x)
 }
 
 /*! The LLR value written for a computed one: NaN (no information) becomes 0, anything
- *  beyond +-llr_limit (Inf included) becomes +-llr_limit. */
+ *  beyond +-llr_limit (Inf included) becomes +-llr_limit. Every detector's store goes
+ *  through it (the CPU's bit_minima, the GPU kernels' last line). */
 #ifdef __CUDACC__
 __host__ __device__
 #endif
@@ -62,6 +71,16 @@ inline float saturate_llr(double llr)
     if (llr < -double(llr_limit))
         return -llr_limit;
     return float(llr);
+}
+/*! The same in single precision (no conversion to double in float kernels). */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline float saturate_llr(float llr)
+{
+    if (llr != llr)
+        return 0.0f;
+    return llr > llr_limit ? llr_limit : (llr < -llr_limit ? -llr_limit : llr);
 }
 
 } // namespace core

@@ -66,7 +66,8 @@ __host__ __device__ inline real norm2(cplx<real> a)
 __device__ inline bool finite2(float2 v) { return isfinite(v.x) && isfinite(v.y); }
 
 /*! core::is_usable on the device: both parts finite and within +-max_sample_magnitude
- *  (core/limits.h), the test every input check makes on a sample. */
+ *  (core/limits.h), the test every input check makes on a sample (and the OFDM FFT's:
+ *  no transform of such a sample can overflow). */
 __device__ inline bool usable2(float2 v)
 {
     return core::usable_part(v.x) && core::usable_part(v.y);

@@ -79,7 +79,7 @@ __global__ void forward_in_kernel(chunk_geometry g,
         const int t = e.x;
         float2 v = decode(
             g.in_fmt, raw, place_of(g, true, e.c, e.s).in + t);
-        if (!usable_sample(v))
+        if (!usable2(v))
             bad[e.cs] = 1;
         if (window)
             v = make_float2(v.x * window[t], v.y * window[t]);
@@ -121,7 +121,7 @@ __global__ void inverse_in_kernel(chunk_geometry g,
         float2 v = make_float2(0.f, 0.f);
         if (j >= 0) {
             v = decode(g.in_fmt, raw, place_of(g, false, e.c, e.s).in + j);
-            if (!usable_sample(v))
+            if (!usable2(v))
                 bad[e.cs] = 1;
         }
         work[i] = v;

@@ -59,7 +59,7 @@ __device__ __forceinline__ place where(const gc::fft_callback_info& f,
 #ifdef GPUMIMO_FFT_LOADS
 __device__ __forceinline__ cufftComplex poisoned_if_not_finite(float2 v)
 {
-    if (!gc::usable_sample(v))
+    if (!gc::usable2(v))
         return make_float2(__int_as_float(0x7fc00000), __int_as_float(0x7fc00000));
     return v;
 }
@@ -70,7 +70,7 @@ __device__ __forceinline__ cufftComplex load_forward(void* data, unsigned long l
     const gc::fft_callback_info& f = *static_cast<const gc::fft_callback_info*>(info);
     const place p = where(f, data, offset);
     float2 v = gc::decode(int(F), f.in, f.in_rows[p.row] + p.x);
-    if (!gc::usable_sample(v))
+    if (!gc::usable2(v))
         return poisoned_if_not_finite(v);
     if (f.window) {
         const float w = f.window[p.x];
@@ -101,7 +101,7 @@ store_forward(void* data, unsigned long long offset, cufftComplex v, void* info)
     const int j = f.lookup[p.x];
     if (j < 0)
         return; // a bin no carrier uses
-    if (!gc::usable_sample(v)) {
+    if (!gc::usable2(v)) {
         v = make_float2(0.f, 0.f);
         if (j == 0)
             atomicAdd(f.zeroed, 1u);
@@ -118,7 +118,7 @@ store_inverse(void* data, unsigned long long offset, cufftComplex v, void* info)
     const gc::fft_callback_info& f = *static_cast<const gc::fft_callback_info*>(info);
     const place p = where(f, data, offset);
     const int cp = f.cp_rows[p.row], k = int(p.x), n = int(f.by_n.divisor);
-    if (!gc::usable_sample(v)) {
+    if (!gc::usable2(v)) {
         v = make_float2(0.f, 0.f);
         if (k == 0)
             atomicAdd(f.zeroed, 1u);

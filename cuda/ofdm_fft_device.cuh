@@ -12,8 +12,8 @@
 #define INCLUDED_GPUMIMO_OFDM_FFT_DEVICE_CUH
 
 #include "fast_divmod.cuh"
+#include "gpu_math.cuh" // usable2: an input sample no transform of can overflow
 
-#include <gnuradio/gpumimo/core/limits.h>
 #include <gnuradio/gpumimo/core/ofdm_fft.h>
 
 #include <cuda_fp16.h>
@@ -119,12 +119,7 @@ __device__ __forceinline__ void encode(int fmt, float2 v, void* base, std::size_
     }
 }
 
-/*! A usable input sample (core::is_usable): both parts finite and within
- *  +-core::max_sample_magnitude, so that no transform of it can overflow. */
-__device__ __forceinline__ bool usable_sample(float2 v)
-{
-    return core::usable_part(v.x) && core::usable_part(v.y);
-}
+
 
 
 // What the callbacks of a slot's plans read: written into the slot's device copy, with

@@ -235,7 +235,7 @@ __device__ __forceinline__ bool load_points(float2 (&v)[8],
     bool finite = true;
 #pragma unroll
     for (int r = 0; r < 8; r++)
-        finite &= usable_sample(v[r]);
+        finite &= usable2(v[r]);
     return finite;
 }
 

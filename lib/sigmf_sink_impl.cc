@@ -124,13 +124,14 @@ private:
         if (!d_ci16) {
             // Non-finite samples are written as 0 and counted, as for ci16: a recording
             // holds no NaN or Inf for a player to trip over.
-            std::size_t bad = 0;
-            for (std::size_t i = 0; i < n; i++)
-                bad += !(std::isfinite(x[i].real()) && std::isfinite(x[i].imag()));
+            auto finite = [](const gr_complex& v) {
+                return std::isfinite(v.real()) && std::isfinite(v.imag());
+            };
+            const std::size_t bad = n - std::size_t(std::count_if(x, x + n, finite));
             if (bad) {
                 d_clean.assign(x, x + n);
                 for (auto& v : d_clean)
-                    if (!(std::isfinite(v.real()) && std::isfinite(v.imag())))
+                    if (!finite(v))
                         v = 0;
                 d_non_finite += bad;
                 x = d_clean.data();

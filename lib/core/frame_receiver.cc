@@ -86,8 +86,7 @@ frame_sync_result find_frame(const numerology& num,
     // once they leave), the same on the way in and out of the sums.
     auto sample = [&](int a, std::size_t i) {
         const std::complex<float> x = rx[a][i];
-        return usable_part(x.real()) && usable_part(x.imag()) ? std::complex<double>(x)
-                                                              : std::complex<double>(0);
+        return is_usable(x) ? std::complex<double>(x) : std::complex<double>(0);
     };
     for (int a = 0; a < antennas; a++)
         for (std::size_t m = 0; m < half; m++) {

@@ -84,14 +84,14 @@ struct fftw_ofdm_fft::impl {
         if (forward) {
             for (int t = 0; t < n; t++) {
                 const std::complex<float> v = decode_sample(c.input, in, t0 + cp + t);
-                finite &= usable_part(v.real()) && usable_part(v.imag()); // core/limits.h
+                finite &= is_usable(v); // core/limits.h
                 symbol[t] = v * window(t);
             }
         } else {
             std::fill(symbol, symbol + n, std::complex<float>(0));
             for (int j = 0; j < ncar; j++) {
                 const std::complex<float> v = decode_sample(c.input, in, s * ncar + j);
-                finite &= usable_part(v.real()) && usable_part(v.imag()); // core/limits.h
+                finite &= is_usable(v); // core/limits.h
                 symbol[layout.bin_of(j)] = v;
             }
         }

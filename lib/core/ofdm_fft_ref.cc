@@ -87,13 +87,13 @@ std::size_t cpu_ofdm_fft::process(const ofdm_fft_io& io) const
             if (forward) {
                 for (int t = 0; t < n; t++) {
                     const std::complex<float> v = decode_sample(c.input, in, t0 + cp + t);
-                    finite &= usable_part(v.real()) && usable_part(v.imag()); // core/limits.h
+                    finite &= is_usable(v); // core/limits.h
                     x[t] = cd(v) * window(t);
                 }
             } else {
                 for (int j = 0; j < ncar; j++) {
                     const std::complex<float> v = decode_sample(c.input, in, s * ncar + j);
-                    finite &= usable_part(v.real()) && usable_part(v.imag()); // core/limits.h
+                    finite &= is_usable(v); // core/limits.h
                     x[d_layout.bin_of(j)] = cd(v);
                 }
             }

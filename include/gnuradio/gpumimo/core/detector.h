@@ -25,13 +25,6 @@ namespace core {
 
 using cf32 = std::complex<float>;
 
-/*! Both parts finite and within +-max_sample_magnitude (core/limits.h): the test every
- *  input check of the module makes on a sample. */
-inline bool is_usable(const cf32& v)
-{
-    return usable_part(v.real()) && usable_part(v.imag());
-}
-
 /*! The MIMO detectors of the core; docs/detectors/ has one page each. */
 enum class algorithm { ml, zf, mmse, kbest, mtt, nway, psd };
 

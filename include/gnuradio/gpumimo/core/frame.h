@@ -67,7 +67,6 @@ public:
      *  synchronises to a received stream. std::invalid_argument when they are all 0. */
     static prbs following(int order, const std::uint8_t* last_bits);
 
-    int order() const { return d_order; }
     /*! The register: the next `order` output bits, first in its highest bit. */
     std::uint32_t state() const { return d_state; }
     /*! The register after n more output bits as a GF(2)-linear map of the register now:

@@ -4,10 +4,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Part of the algorithm core: no GNU Radio, Boost or Python dependency. Plain constants
- * and inline functions, usable from CUDA device code as well.
+ * and inline functions, usable from CUDA device code as well (but is_usable, on
+ * std::complex, host only).
  */
 #ifndef INCLUDED_GPUMIMO_CORE_LIMITS_H
 #define INCLUDED_GPUMIMO_CORE_LIMITS_H
+
+#include <complex>
 
 namespace gr {
 namespace gpumimo {
@@ -56,31 +59,27 @@ inline bool usable_part(float x)
     return x <= max_sample_magnitude && x >= -max_sample_magnitude;
 }
 
-/*! The LLR value written for a computed one: NaN (no information) becomes 0, anything
- *  beyond +-llr_limit (Inf included) becomes +-llr_limit. Every detector's store goes
- *  through it (the CPU's bit_minima, the GPU kernels' last line). */
-#ifdef __CUDACC__
-__host__ __device__
-#endif
-inline float saturate_llr(double llr)
+/*! A complex sample with both parts usable: the test every input check of the module
+ *  makes on a sample (the GPU's twin: usable2 in cuda/gpu_math.cuh). */
+inline bool is_usable(const std::complex<float>& v)
 {
-    if (llr != llr)
-        return 0.0f;
-    if (llr > double(llr_limit))
-        return llr_limit;
-    if (llr < -double(llr_limit))
-        return -llr_limit;
-    return float(llr);
+    return usable_part(v.real()) && usable_part(v.imag());
 }
-/*! The same in single precision (no conversion to double in float kernels). */
+
+/*! The LLR value written for a computed one (float or double, compared in its own
+ *  precision): NaN (no information) becomes 0, anything beyond +-llr_limit (Inf
+ *  included) becomes +-llr_limit. Every detector's store goes through it (the CPU's
+ *  bit_minima, the GPU kernels' last line). */
+template <typename real>
 #ifdef __CUDACC__
 __host__ __device__
 #endif
-inline float saturate_llr(float llr)
+inline float saturate_llr(real llr)
 {
+    const real limit = real(llr_limit);
     if (llr != llr)
         return 0.0f;
-    return llr > llr_limit ? llr_limit : (llr < -llr_limit ? -llr_limit : llr);
+    return float(llr > limit ? limit : (llr < -limit ? -limit : llr));
 }
 
 } // namespace core

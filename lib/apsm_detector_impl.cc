@@ -11,7 +11,7 @@
 #include "gpu_backend.h"
 
 #include <gnuradio/gpumimo/core/backend.h>
-#include <gnuradio/gpumimo/core/detector.h>
+#include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>

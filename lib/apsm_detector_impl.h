@@ -9,8 +9,8 @@
 #include "block_faults.h"
 
 #include <gnuradio/gpumimo/apsm_detector.h>
-#include <gnuradio/gpumimo/core/apsm.h>
-#include <gnuradio/gpumimo/core/gpu_apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm.h>
+#include <gnuradio/gpumimo/core/apsm/gpu_apsm.h>
 
 #include <pmt/pmt.h>
 

@@ -7,7 +7,7 @@
  */
 #include "frame_description.h"
 
-#include <gnuradio/gpumimo/core/frame.h>
+#include <gnuradio/gpumimo/core/frame/frame.h>
 
 #include <nlohmann/json.hpp>
 

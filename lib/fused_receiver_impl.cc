@@ -9,8 +9,8 @@
 #include "block_faults.h"
 #include "gpu_backend.h"
 
-#include <gnuradio/gpumimo/core/detector.h>
-#include <gnuradio/gpumimo/core/fused_receiver.h>
+#include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/frame/fused_receiver.h>
 #include <gnuradio/gpumimo/fused_receiver.h>
 #include <gnuradio/io_signature.h>
 

@@ -9,8 +9,8 @@
  */
 #include "block_faults.h"
 
-#include <gnuradio/gpumimo/core/error_counter.h>
-#include <gnuradio/gpumimo/core/frame.h>
+#include <gnuradio/gpumimo/core/frame/error_counter.h>
+#include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/llr_sink.h>
 #include <gnuradio/io_signature.h>
 #include <nlohmann/json.hpp>

@@ -8,9 +8,9 @@
  */
 #include "block_faults.h"
 
-#include <gnuradio/gpumimo/core/detector.h>
-#include <gnuradio/gpumimo/core/frame.h>
-#include <gnuradio/gpumimo/core/frame_receiver.h>
+#include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/mimo_chanest.h>
 #include <gnuradio/io_signature.h>
 

@@ -8,8 +8,8 @@
  */
 #include "block_faults.h"
 
-#include <gnuradio/gpumimo/core/detector.h>
-#include <gnuradio/gpumimo/core/mimo_channel.h>
+#include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/link/mimo_channel.h>
 #include <gnuradio/gpumimo/mimo_channel.h>
 #include <gnuradio/io_signature.h>
 

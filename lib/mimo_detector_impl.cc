@@ -10,7 +10,7 @@
 #include "block_faults.h"
 
 #include <gnuradio/gpumimo/batch_detector.h>
-#include <gnuradio/gpumimo/core/frame.h>
+#include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/mimo_detector.h>
 #include <gnuradio/io_signature.h>
 

@@ -8,8 +8,8 @@
  */
 #include "block_faults.h"
 
-#include <gnuradio/gpumimo/core/frame.h>
-#include <gnuradio/gpumimo/core/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/mimo_ofdm_sync.h>
 #include <gnuradio/io_signature.h>
 

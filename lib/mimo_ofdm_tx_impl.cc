@@ -8,7 +8,7 @@
  */
 #include "block_faults.h"
 
-#include <gnuradio/gpumimo/core/frame.h>
+#include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/mimo_ofdm_tx.h>
 #include <gnuradio/io_signature.h>
 

@@ -7,8 +7,8 @@
 #define INCLUDED_GPUMIMO_OFDM_FFT_IMPL_H
 
 #include <gnuradio/gpumimo/core/backend.h>
-#include <gnuradio/gpumimo/core/fftw_ofdm_fft.h>
-#include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
+#include <gnuradio/gpumimo/core/ofdm/fftw_ofdm_fft.h>
+#include <gnuradio/gpumimo/core/ofdm/gpu_ofdm_fft.h>
 #include "block_faults.h"
 
 #include <gnuradio/gpumimo/ofdm_fft.h>

@@ -10,9 +10,9 @@
  *
  *   gpumimo_apsm_ota [--data DIR | --rx FILE --tx FILE] [options]
  */
-#include <gnuradio/gpumimo/core/apsm.h>
-#include <gnuradio/gpumimo/core/apsm_recording.h>
-#include <gnuradio/gpumimo/core/gpu_apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
+#include <gnuradio/gpumimo/core/apsm/gpu_apsm.h>
 
 #include <algorithm>
 #include <chrono>

@@ -15,11 +15,11 @@
  * decisions equal the reference's. Core only.
  */
 #include "bench_common.h"
-#include "device_memory.cuh"
+#include "common/device_memory.cuh"
 
-#include <gnuradio/gpumimo/core/apsm.h>
-#include <gnuradio/gpumimo/core/apsm_recording.h>
-#include <gnuradio/gpumimo/core/gpu_apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
+#include <gnuradio/gpumimo/core/apsm/gpu_apsm.h>
 
 #include <chrono>
 #include <cstdio>

@@ -16,8 +16,8 @@
  * Every channel matrix is used by one vector (group 1): the QR or filter of each
  * matrix is part of the time. Mbit/s counts detected bits.
  */
-#include <gnuradio/gpumimo/core/detector.h>
-#include <gnuradio/gpumimo/core/gpu_detector.h>
+#include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/detect/gpu_detector.h>
 
 #include "bench_common.h"
 

@@ -22,10 +22,10 @@
  *   gpumimo_fft_bench [--quick]
  */
 #include "bench_common.h"
-#include "cufft_check.cuh"
-#include "device_memory.cuh"
+#include "common/cufft_check.cuh"
+#include "common/device_memory.cuh"
 
-#include <gnuradio/gpumimo/core/gpu_ofdm_fft.h>
+#include <gnuradio/gpumimo/core/ofdm/gpu_ofdm_fft.h>
 
 #include <cufft.h>
 

@@ -18,8 +18,8 @@
  */
 #include "bench_common.h"
 
-#include <gnuradio/gpumimo/core/gpu_ldpc.h>
-#include <gnuradio/gpumimo/core/ldpc.h>
+#include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
+#include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 
 #include <chrono>
 #include <cmath>

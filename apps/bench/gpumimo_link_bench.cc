@@ -13,7 +13,7 @@
  *   gpumimo_link_bench [--quick] [--frames F] [--detector mtt]
  */
 #include <gnuradio/gpumimo/core/backend.h>
-#include <gnuradio/gpumimo/core/link_simulator.h>
+#include <gnuradio/gpumimo/core/link/link_simulator.h>
 
 #include <algorithm>
 #include <chrono>

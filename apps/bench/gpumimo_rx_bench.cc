@@ -21,9 +21,9 @@
  */
 #include "bench_common.h"
 
-#include <gnuradio/gpumimo/core/frame_receiver.h>
-#include <gnuradio/gpumimo/core/fused_receiver.h>
-#include <gnuradio/gpumimo/core/mimo_channel.h>
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/fused_receiver.h>
+#include <gnuradio/gpumimo/core/link/mimo_channel.h>
 
 #include <atomic>
 #include <chrono>

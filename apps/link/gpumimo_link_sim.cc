@@ -9,7 +9,7 @@
  *   gpumimo_link_sim --nt 4 --nr 4 --modulation 16qam --detectors mtt kbest:16 \
  *       --snr 8:1:14 --csv results.csv
  */
-#include <gnuradio/gpumimo/core/link_simulator.h>
+#include <gnuradio/gpumimo/core/link/link_simulator.h>
 
 #include <chrono>
 #include <cstdio>

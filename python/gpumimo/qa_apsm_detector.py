@@ -213,7 +213,7 @@ def test_gpu_equals_cpu():
     gpu, gpu_llr, det = run_block(rx, users, "16qam", sent[:, :L], tags=[0], backend="cuda")
     assert det.backend() == "cuda" and det.trainings() == 1
     # Float training and detection against double: the GPU tests bound the difference
-    # (tests/gpu/test_gpu_apsm.cc); here, far from decision boundaries, it decides alike.
+    # (tests/apsm/test_gpu_apsm.cc); here, far from decision boundaries, it decides alike.
     np.testing.assert_allclose(gpu[:, L:], cpu[:, L:], atol=2e-3)
     assert np.array_equal(nearest(gpu[:, L:], "16qam"), nearest(cpu[:, L:], "16qam"))
     assert np.array_equal(nearest(gpu[:, L:], "16qam"), nearest(sent[:, L:], "16qam"))

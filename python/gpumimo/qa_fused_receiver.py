@@ -134,7 +134,7 @@ def test_gpu_path_equals_the_cpu_path():
     assert gpu.size == cpu.size > 0
     # Within 1e-3 of each LLR's vector's largest |LLR| (at least 1): float rounding errs
     # in proportion to the squared distances an LLR is the difference of
-    # (tests/gpu/test_gpu_fused_receiver.cc, vector_scale).
+    # (tests/frame/test_gpu_fused_receiver.cc, vector_scale).
     per_vector = 4 * 4  # 4 streams of 16-QAM
     scale = np.maximum(1, np.abs(cpu).reshape(-1, per_vector).max(axis=1)).repeat(per_vector)
     assert np.all(np.abs(gpu - cpu) <= 1e-3 * scale), np.max(np.abs(gpu - cpu) / scale)

@@ -7,7 +7,7 @@
  */
 #include "fuzz_common.h"
 
-#include <gnuradio/gpumimo/core/ldpc.h>
+#include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 
 #include <sstream>
 #include <stdexcept>

@@ -7,7 +7,7 @@
  */
 #include "fuzz_common.h"
 
-#include <gnuradio/gpumimo/core/apsm_recording.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
 
 #include <algorithm>
 #include <stdexcept>

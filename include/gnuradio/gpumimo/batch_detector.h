@@ -7,8 +7,8 @@
 #define INCLUDED_GPUMIMO_BATCH_DETECTOR_H
 
 #include <gnuradio/gpumimo/api.h>
-#include <gnuradio/gpumimo/core/detector.h>
-#include <gnuradio/gpumimo/core/gpu_detector.h>
+#include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/detect/gpu_detector.h>
 #include <gnuradio/logger.h>
 
 #include <cstdint>

@@ -11,8 +11,8 @@
 #include <pybind11/stl.h>
 
 #include <gnuradio/gpumimo/apsm_detector.h>
-#include <gnuradio/gpumimo/core/apsm.h>
-#include <gnuradio/gpumimo/core/apsm_recording.h>
+#include <gnuradio/gpumimo/core/apsm/apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
 
 #include <stdexcept>
 

@@ -10,7 +10,7 @@
 #include <pybind11/stl.h>
 
 #include <gnuradio/gpumimo/core/backend.h>
-#include <gnuradio/gpumimo/core/detector.h>
+#include <gnuradio/gpumimo/core/detect/detector.h>
 
 namespace py = pybind11;
 using namespace gr::gpumimo;

@@ -9,7 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <gnuradio/gpumimo/core/frame.h>
+#include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/mimo_ofdm_tx.h>
 
 #include "frame_description.h"

@@ -10,9 +10,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <gnuradio/gpumimo/core/gpu_ldpc.h>
-#include <gnuradio/gpumimo/core/ldpc.h>
-#include <gnuradio/gpumimo/core/link_simulator.h>
+#include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
+#include <gnuradio/gpumimo/core/ldpc/ldpc.h>
+#include <gnuradio/gpumimo/core/link/link_simulator.h>
 
 #include <memory>
 

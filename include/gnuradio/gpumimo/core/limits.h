@@ -60,7 +60,7 @@ inline bool usable_part(float x)
 }
 
 /*! A complex sample with both parts usable: the test every input check of the module
- *  makes on a sample (the GPU's twin: usable2 in cuda/gpu_math.cuh). */
+ *  makes on a sample (the GPU's twin: usable2 in cuda/common/gpu_math.cuh). */
 inline bool is_usable(const std::complex<float>& v)
 {
     return usable_part(v.real()) && usable_part(v.imag());

@@ -1,0 +1,170 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Owning handles for device memory, pinned host memory, streams and events. They are
+ * made once (constructors, never in a steady-state call) and freed in destructors. And
+ * the test whether caller memory is pinned.
+ */
+#ifndef INCLUDED_GPUMIMO_CUDA_DEVICE_MEMORY_CUH
+#define INCLUDED_GPUMIMO_CUDA_DEVICE_MEMORY_CUH
+
+#include "common/cuda_check.cuh"
+
+#include <cstddef>
+#include <utility>
+
+namespace gr {
+namespace gpumimo {
+namespace cuda {
+
+template <typename T>
+class device_buffer
+{
+public:
+    device_buffer() = default;
+    explicit device_buffer(std::size_t n) : d_size(n)
+    {
+        if (n)
+            GPUMIMO_CUDA_CHECK(cudaMalloc(&d_ptr, n * sizeof(T)));
+    }
+    ~device_buffer()
+    {
+        if (d_ptr)
+            cudaFree(d_ptr);
+    }
+    device_buffer(device_buffer&& o) noexcept { swap(o); }
+    device_buffer& operator=(device_buffer&& o) noexcept
+    {
+        swap(o);
+        return *this;
+    }
+    device_buffer(const device_buffer&) = delete;
+    device_buffer& operator=(const device_buffer&) = delete;
+
+    T* get() const { return d_ptr; }
+    std::size_t size() const { return d_size; }
+
+private:
+    void swap(device_buffer& o) noexcept
+    {
+        std::swap(d_ptr, o.d_ptr);
+        std::swap(d_size, o.d_size);
+    }
+    T* d_ptr = nullptr;
+    std::size_t d_size = 0;
+};
+
+template <typename T>
+class pinned_buffer
+{
+public:
+    pinned_buffer() = default;
+    explicit pinned_buffer(std::size_t n) : d_size(n)
+    {
+        if (n)
+            GPUMIMO_CUDA_CHECK(cudaMallocHost(&d_ptr, n * sizeof(T)));
+    }
+    ~pinned_buffer()
+    {
+        if (d_ptr)
+            cudaFreeHost(d_ptr);
+    }
+    pinned_buffer(pinned_buffer&& o) noexcept { swap(o); }
+    pinned_buffer& operator=(pinned_buffer&& o) noexcept
+    {
+        swap(o);
+        return *this;
+    }
+    pinned_buffer(const pinned_buffer&) = delete;
+    pinned_buffer& operator=(const pinned_buffer&) = delete;
+
+    T* get() const { return d_ptr; }
+    std::size_t size() const { return d_size; }
+
+private:
+    void swap(pinned_buffer& o) noexcept
+    {
+        std::swap(d_ptr, o.d_ptr);
+        std::swap(d_size, o.d_size);
+    }
+    T* d_ptr = nullptr;
+    std::size_t d_size = 0;
+};
+
+class stream
+{
+public:
+    stream()
+    {
+        GPUMIMO_CUDA_CHECK(cudaStreamCreateWithFlags(&d_s, cudaStreamNonBlocking));
+    }
+    ~stream()
+    {
+        if (d_s)
+            cudaStreamDestroy(d_s);
+    }
+    stream(stream&& o) noexcept { std::swap(d_s, o.d_s); }
+    stream(const stream&) = delete;
+    stream& operator=(const stream&) = delete;
+    cudaStream_t get() const { return d_s; }
+
+private:
+    cudaStream_t d_s = nullptr;
+};
+
+class event
+{
+public:
+    /*! timing: an event cudaEventElapsedTime can measure between (else cheaper). */
+    explicit event(bool timing = false)
+    {
+        GPUMIMO_CUDA_CHECK(
+            cudaEventCreateWithFlags(&d_e, timing ? cudaEventDefault : cudaEventDisableTiming));
+    }
+    ~event()
+    {
+        if (d_e)
+            cudaEventDestroy(d_e);
+    }
+    event(event&& o) noexcept { std::swap(d_e, o.d_e); }
+    event(const event&) = delete;
+    event& operator=(const event&) = delete;
+    cudaEvent_t get() const { return d_e; }
+
+private:
+    cudaEvent_t d_e = nullptr;
+};
+
+/*! Restores the caller's current device when it goes out of scope: a call that works
+ *  on other devices leaves the caller where it was (its plans and streams belong to
+ *  that device). */
+class device_guard
+{
+public:
+    device_guard() { GPUMIMO_CUDA_CHECK(cudaGetDevice(&d_device)); }
+    ~device_guard() { cudaSetDevice(d_device); }
+    device_guard(const device_guard&) = delete;
+    device_guard& operator=(const device_guard&) = delete;
+
+private:
+    int d_device = 0;
+};
+
+/*! Whether host memory is page-locked (cudaMallocHost or cudaHostRegister), so that
+ *  asynchronous copies can go straight from or to it. */
+inline bool is_pinned(const void* p)
+{
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError(); // not memory CUDA knows: clear the error, treat as pageable
+        return false;
+    }
+    return attr.type == cudaMemoryTypeHost;
+}
+
+} // namespace cuda
+} // namespace gpumimo
+} // namespace gr
+
+#endif

@@ -1,0 +1,682 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The host runtime of the CUDA detectors: device selection, workspaces and pinned
+ * staging allocated once, a chunked pipeline over several streams (mtt paper, section
+ * 5.4: copies in, kernels and copies out of different chunks overlap), error collection.
+ */
+#include "common/cuda_check.cuh"
+#include "common/device_memory.cuh"
+#include "detect/kernels/kbest.cuh"
+#include "detect/kernels/chunk_args.cuh"
+#include "detect/kernels/linear.cuh"
+#include "detect/kernels/mtt.cuh"
+#include "detect/kernels/nway.cuh"
+#include "detect/kernels/psd.cuh"
+
+#include <gnuradio/gpumimo/core/detect/gpu_detector.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+namespace gc = gr::gpumimo::cuda;
+
+bool gpu_supports(algorithm algo,
+                  modulation mod,
+                  int nt,
+                  int nr,
+                  const detector_params& params,
+                  std::string* why)
+{
+    auto no = [&](const std::string& reason) {
+        if (why)
+            *why = reason;
+        return false;
+    };
+    const int m = constellation(mod).bits_per_symbol();
+    switch (algo) {
+    case algorithm::mtt:
+    case algorithm::nway:
+    case algorithm::zf:
+    case algorithm::mmse:
+        return true;
+    case algorithm::ml:
+        if (nt * m > 16)
+            return no(
+                "the CUDA ml is for small configurations (nt * bits per symbol <= 16)");
+        return true;
+    case algorithm::psd: {
+        std::vector<int> lvl = params.psd_lvl, exp = params.psd_exp;
+        if (lvl.empty())
+            psd_default_levels(nt, mod, lvl, exp);
+        gc::psd_plan plan;
+        std::string reason;
+        if (!gc::psd_make_plan(
+                lvl, exp, constellation(mod).pam_size(), nt, plan, &reason))
+            return no(reason);
+        if (gc::psd_shared_bytes(plan, nt, true) > 200 * 1024)
+            return no("psd level set needs more shared memory than the CUDA kernel has");
+        return true;
+    }
+    case algorithm::kbest:
+        if (params.kbest_k * constellation(mod).pam_size() > gc::kbest_max_children)
+            return no("the CUDA kbest ranks at most " +
+                      std::to_string(gc::kbest_max_children) +
+                      " children per level (kbest_k * sqrt(Q))");
+        return true;
+    }
+    (void)nr;
+    return no("unknown algorithm");
+}
+
+namespace {
+
+// Per-chunk device memory is capped so that large configurations (8x16 nway with 8
+// passes needs 50 KB of workspace per channel matrix) still fit.
+constexpr std::size_t kSlotBudgetBytes = std::size_t(512) << 20;
+
+const unsigned long long kNone = ULLONG_MAX;
+
+// Host to host, every copy costs the copy engine about 3 us besides its bytes (measured
+// on the H200: docs/performance.md), and a chunk makes three copies in (y, H, N0) and
+// one out. A chunk of 2^16 4x4 vectors moves 10.7 MB in; one of 2^16 2x2 vectors only
+// 3.4 MB, so those fixed costs took 12% of the bus. The automatic size aims at ~8 MiB
+// in per chunk: the power of two nearest 8 MiB / (bytes in per vector), within
+// [2^16, 2^18] so that a chunk still fills the GPU and a call has chunks to overlap.
+// psd takes 2^18 and four streams: a chunk lasts as long as its hardest problem (a
+// search of up to ~1,000 times the mean), so longer chunks, more of them in flight,
+// dilute that tail (4x4 16-QAM at 20 dB: 62% -> 73% of the bus bound per call).
+std::size_t automatic_chunk(algorithm algo, int nt, int nr)
+{
+    if (algo == algorithm::psd)
+        return std::size_t(1) << 18;
+    const double in_bytes = 8.0 * nr + 8.0 * nr * nt + 4.0; // y, H, N0 of one vector
+    const int log2 = int(std::lround(std::log2(double(8 << 20) / in_bytes)));
+    return std::size_t(1) << std::min(18, std::max(16, log2));
+}
+int automatic_streams(algorithm algo) { return algo == algorithm::psd ? 4 : 3; }
+
+// Device-resident calls copy nothing: their chunks exist so that one chunk's kernels
+// overlap the next one's (psd's tails), so the automatic size does not apply to them:
+// they keep this one (the default before it). Larger chunks given explicitly apply:
+// they save launches where the problems are small (psd 2x2 16-QAM kernel-only 31 Gbit/s
+// in chunks of 2^16, 71 in chunks of 2^18).
+constexpr std::size_t kDeviceChunk = std::size_t(1) << 16;
+
+struct slot {
+    gc::stream s;
+    gc::event done;
+    gc::event joined; // detect_device: this slot's chunks, for the caller's stream
+    gc::device_buffer<float2> y, h;
+    gc::device_buffer<float> noise, llr;
+    gc::device_buffer<unsigned char> bad, ws;
+    gc::device_buffer<float> y_power_limit;
+    gc::device_buffer<gc::device_errors> errors;
+    gc::device_buffer<unsigned> work_counter; // psd's persistent grid
+    gc::pinned_buffer<float2> host_y, host_h;
+    gc::pinned_buffer<float> host_noise, host_llr;
+    gc::pinned_buffer<gc::device_errors> host_errors;
+    float* pending_out = nullptr; // where host_llr goes once `done`
+    std::size_t pending_floats = 0;
+    bool errors_pending = false; // host_errors lands with `done` (the slot's last chunk)
+};
+
+} // namespace
+
+struct gpu_detector::impl {
+    cpu_detector config; // checks the configuration; the reference conventions
+    int device;
+    bool dbl;
+    int nt, nr, m, bits, passes;
+    std::size_t chunk;        // host to host
+    std::size_t device_chunk; // detect_device
+    std::size_t ws_per_channel;
+    gc::psd_plan psd;
+    gc::device_buffer<double2> points_d;
+    gc::device_buffer<float2> points_f;
+    gc::device_buffer<unsigned char> from_levels, i_levels, q_levels;
+    std::vector<slot> slots;
+    gc::event fork; // detect_device: the caller's stream, for the slots' streams
+
+    impl(algorithm algo,
+         modulation mod,
+         int nt_,
+         int nr_,
+         const detector_params& p,
+         int dev,
+         gpu_precision prec,
+         std::size_t chunk_vectors,
+         int nstreams)
+        : config(algo, mod, nt_, nr_, p),
+          device(dev),
+          dbl(prec == gpu_precision::double_),
+          nt(nt_),
+          nr(nr_),
+          m(config.constel().bits_per_symbol()),
+          bits(nt_ * m),
+          passes(p.nway_passes > 0 ? p.nway_passes : nt_)
+    {
+        std::string why;
+        if (!gpu_supports(algo, mod, nt, nr, p, &why))
+            throw std::invalid_argument(why);
+        if (nstreams < 0)
+            throw std::invalid_argument("streams must be >= 0 (0: automatic)");
+        const bool automatic = chunk_vectors == 0;
+        if (automatic)
+            chunk_vectors = automatic_chunk(algo, nt, nr);
+        if (nstreams == 0)
+            nstreams = automatic_streams(algo);
+        int count = 0;
+        GPUMIMO_CUDA_CHECK(cudaGetDeviceCount(&count));
+        if (device < 0 || device >= count)
+            throw std::invalid_argument("CUDA device " + std::to_string(device) +
+                                        " does not exist (" + std::to_string(count) +
+                                        " present)");
+        const gc::device_guard keep_device;
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+
+        switch (algo) {
+        case algorithm::mtt:
+            ws_per_channel = gc::mtt_workspace_bytes(nt, nr, dbl);
+            break;
+        case algorithm::nway:
+            ws_per_channel = gc::nway_workspace_bytes(nt, nr, passes, dbl);
+            break;
+        case algorithm::zf:
+        case algorithm::mmse:
+            ws_per_channel = gc::linear_workspace_bytes(nt, nr, dbl);
+            break;
+        case algorithm::kbest:
+            ws_per_channel = gc::kbest_workspace_bytes(nt, nr, dbl);
+            break;
+        case algorithm::psd: {
+            std::vector<int> lvl = p.psd_lvl, exp = p.psd_exp;
+            if (lvl.empty())
+                psd_default_levels(nt, mod, lvl, exp);
+            gc::psd_make_plan(lvl, exp, config.constel().pam_size(), nt, psd, nullptr);
+            ws_per_channel = gc::psd_workspace_bytes(nt, nr, dbl);
+            break;
+        }
+        default:
+            ws_per_channel = 0;
+        }
+        const std::size_t per_vector = std::size_t(nr) * 8 * 2 +
+                                       std::size_t(nr) * nt * 8 * 2 + 8 +
+                                       std::size_t(bits) * 4 * 2 + ws_per_channel + 1;
+        chunk = std::max<std::size_t>(
+            1, std::min(chunk_vectors, kSlotBudgetBytes / per_vector));
+        device_chunk = automatic ? std::min(chunk, kDeviceChunk) : chunk;
+
+        const constellation& c = config.constel();
+        const int q = c.size(), npam = c.pam_size();
+        std::vector<double2> pd(q);
+        std::vector<float2> pf(q);
+        std::vector<unsigned char> fl(npam * npam), il(q), ql(q);
+        for (int i = 0; i < q; i++) {
+            pd[i] = make_double2(c.point(i).real(), c.point(i).imag());
+            pf[i] = make_float2(float(c.point(i).real()), float(c.point(i).imag()));
+            il[i] = static_cast<unsigned char>(c.in_phase_level(i));
+            ql[i] = static_cast<unsigned char>(c.quadrature_level(i));
+        }
+        for (int li = 0; li < npam; li++)
+            for (int lq = 0; lq < npam; lq++)
+                fl[li * npam + lq] =
+                    static_cast<unsigned char>(c.point_from_levels(li, lq));
+        points_d = gc::device_buffer<double2>(q);
+        points_f = gc::device_buffer<float2>(q);
+        from_levels = gc::device_buffer<unsigned char>(fl.size());
+        i_levels = gc::device_buffer<unsigned char>(q);
+        q_levels = gc::device_buffer<unsigned char>(q);
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(
+            points_d.get(), pd.data(), q * sizeof(double2), cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(
+            points_f.get(), pf.data(), q * sizeof(float2), cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(
+            cudaMemcpy(from_levels.get(), fl.data(), fl.size(), cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(
+            cudaMemcpy(i_levels.get(), il.data(), q, cudaMemcpyHostToDevice));
+        GPUMIMO_CUDA_CHECK(
+            cudaMemcpy(q_levels.get(), ql.data(), q, cudaMemcpyHostToDevice));
+
+        for (int i = 0; i < nstreams; i++) {
+            slot s;
+            s.y = gc::device_buffer<float2>(chunk * nr);
+            s.h = gc::device_buffer<float2>(chunk * nr * nt);
+            s.noise = gc::device_buffer<float>(chunk);
+            s.llr = gc::device_buffer<float>(chunk * bits);
+            s.bad = gc::device_buffer<unsigned char>(chunk);
+            s.y_power_limit = gc::device_buffer<float>(chunk);
+            s.ws = gc::device_buffer<unsigned char>(
+                std::max<std::size_t>(1, chunk * ws_per_channel));
+            s.errors = gc::device_buffer<gc::device_errors>(1);
+            s.work_counter = gc::device_buffer<unsigned>(1);
+            s.host_y = gc::pinned_buffer<float2>(chunk * nr);
+            s.host_h = gc::pinned_buffer<float2>(chunk * nr * nt);
+            s.host_noise = gc::pinned_buffer<float>(chunk);
+            s.host_llr = gc::pinned_buffer<float>(chunk * bits);
+            s.host_errors = gc::pinned_buffer<gc::device_errors>(1);
+            slots.push_back(std::move(s));
+        }
+    }
+
+    gc::chunk_args args_for(const slot& s) const
+    {
+        gc::chunk_args a{};
+        a.nt = nt;
+        a.nr = nr;
+        a.m = m;
+        a.list_llr_clip = config.params().list_llr_clip;
+        a.llr_clip = config.params().llr_clip;
+        a.mtt_one_pass = config.params().mtt_one_pass;
+        a.points_d = points_d.get();
+        a.points_f = points_f.get();
+        a.from_levels = from_levels.get();
+        a.i_levels = i_levels.get();
+        a.q_levels = q_levels.get();
+        a.pam_scale = config.constel().scale();
+        a.channel_bad = s.bad.get();
+        a.y_power_limit = s.y_power_limit.get();
+        a.max_symbol_energy = config.constel().max_energy();
+        a.errors = s.errors.get();
+        return a;
+    }
+
+    // Where a batch's indices start among the batches whose errors are gathered
+    // together (submit() to finish()): its first vector, matrix and N0 value.
+    struct batch_offsets {
+        unsigned long long vectors = 0, channels = 0, noise = 0;
+    };
+
+    // A chunk of b: vectors [v0, v1), the matrices they use (from v0 / b.group) and the
+    // indices its error reports give, b counted from `at`. The data pointers are the
+    // caller's to set.
+    gc::chunk_args args_for(const slot& s,
+                            const mimo_batch& b,
+                            std::size_t v0,
+                            std::size_t v1,
+                            const batch_offsets& at) const
+    {
+        gc::chunk_args a = args_for(s);
+        const std::size_t c0 = v0 / b.group, c1 = (v1 - 1) / b.group + 1;
+        a.scalar_noise = b.scalar_noise;
+        a.n = v1 - v0;
+        a.nch = c1 - c0;
+        a.group = b.group;
+        a.first_offset = v0 - c0 * b.group;
+        a.base_vector = at.vectors + v0;
+        a.base_channel = at.channels + c0;
+        a.base_noise = at.noise + (b.scalar_noise ? 0 : c0);
+        return a;
+    }
+
+    void run_chunk(const gc::chunk_args& a, slot& s, cudaStream_t st)
+    {
+        gc::launch_check_channels(a, st);
+        switch (config.algo()) {
+        case algorithm::mtt:
+            gc::launch_mtt(a, s.ws.get(), dbl, st);
+            break;
+        case algorithm::nway:
+            gc::launch_nway(a, passes, s.ws.get(), dbl, st);
+            break;
+        case algorithm::zf:
+            gc::launch_linear(a, false, s.ws.get(), dbl, st);
+            break;
+        case algorithm::mmse:
+            gc::launch_linear(a, true, s.ws.get(), dbl, st);
+            break;
+        case algorithm::ml:
+            gc::launch_ml(a, dbl, st);
+            break;
+        case algorithm::psd:
+            gc::launch_psd(a,
+                           psd,
+                           config.params().psd_block_search,
+                           s.ws.get(),
+                           s.work_counter.get(),
+                           dbl,
+                           st);
+            break;
+        case algorithm::kbest:
+            gc::launch_kbest(a, config.params().kbest_k, s.ws.get(), dbl, st);
+            break;
+        default:
+            throw std::logic_error("unsupported algorithm reached the GPU");
+        }
+        gc::launch_finish(a, st);
+    }
+
+    void reset_errors(slot& s, cudaStream_t st)
+    {
+        GPUMIMO_CUDA_CHECK(
+            cudaMemsetAsync(s.errors.get(), 0xff, sizeof(gc::device_errors), st));
+    }
+
+    static void merge(gc::device_errors& into, const gc::device_errors& e)
+    {
+        into.first_nonfinite_vector =
+            std::min(into.first_nonfinite_vector, e.first_nonfinite_vector);
+        into.first_nonfinite_channel =
+            std::min(into.first_nonfinite_channel, e.first_nonfinite_channel);
+        into.first_singular_channel =
+            std::min(into.first_singular_channel, e.first_singular_channel);
+        into.first_bad_noise = std::min(into.first_bad_noise, e.first_bad_noise);
+        into.first_out_of_range_vector =
+            std::min(into.first_out_of_range_vector, e.first_out_of_range_vector);
+    }
+
+    static void throw_if_bad(const gc::device_errors& e)
+    {
+        if (e.first_nonfinite_vector != kNone)
+            throw std::invalid_argument("y[" + std::to_string(e.first_nonfinite_vector) +
+                                        "] is not finite or beyond +-1e15 (its LLRs were set to 0)");
+        if (e.first_nonfinite_channel != kNone)
+            throw std::invalid_argument(
+                "H[" + std::to_string(e.first_nonfinite_channel) +
+                "] is not finite or beyond +-1e15 (its vectors' LLRs were set to 0)");
+        if (e.first_singular_channel != kNone)
+            throw std::invalid_argument(
+                "H[" + std::to_string(e.first_singular_channel) +
+                "] is rank-deficient (its vectors' LLRs were set to 0)");
+        if (e.first_bad_noise != kNone)
+            throw std::invalid_argument(
+                "noise_var[" + std::to_string(e.first_bad_noise) +
+                "] must be finite and > 0 (its vectors' LLRs were set to 0)");
+        if (e.first_out_of_range_vector != kNone)
+            throw std::invalid_argument(
+                "y[" + std::to_string(e.first_out_of_range_vector) +
+                "] has more than 1e8 times the power its H and N0 allow: it is not "
+                "y = H s + n (its LLRs were set to 0)");
+    }
+
+
+    // Streaming host to host (submit/finish): chunks rotate over the slots across calls
+    // (next_chunk), so a call's first chunks take the slots its predecessor used longest
+    // ago and overlap that call's last ones. Errors gather in the slots' records from
+    // the first submit() after a finish() (errors_reset) to the next finish(), indices
+    // counted over the batches submitted in between (`submitted`).
+    std::size_t next_chunk = 0;
+    bool errors_reset = false;
+    batch_offsets submitted;
+
+    void detect(const mimo_batch& b, float* llr)
+    {
+        submit(b, llr);
+        finish();
+    }
+
+    void submit(const mimo_batch& b, float* llr)
+    {
+        try {
+            submit_chunks(b, llr);
+        } catch (...) {
+            abandon();
+            throw;
+        }
+    }
+
+    void finish()
+    {
+        gc::device_errors all = gc::no_device_errors();
+        try {
+            const gc::device_guard keep_device;
+            GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+            for (slot& s : slots) {
+                drain(s);
+                if (s.errors_pending)
+                    merge(all, *s.host_errors.get());
+                s.errors_pending = false;
+            }
+        } catch (...) {
+            abandon();
+            throw;
+        }
+        restart_stream();
+        throw_if_bad(all);
+    }
+
+    // After a failure: nothing pending may outlive the call that reports it, since it
+    // writes to the caller's buffers.
+    void abandon()
+    {
+        for (slot& s : slots) {
+            if (s.pending_out)
+                cudaEventSynchronize(s.done.get());
+            s.pending_out = nullptr;
+            s.errors_pending = false;
+        }
+        restart_stream();
+    }
+
+    void restart_stream()
+    {
+        next_chunk = 0;
+        errors_reset = false;
+        submitted = batch_offsets();
+    }
+
+    void submit_chunks(const mimo_batch& b, float* llr)
+    {
+        validate_layout(b, nt, nr); // samples, matrices and N0 are checked on the device
+        if (b.batch == 0)
+            return;
+        const gc::device_guard keep_device;
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+        if (!errors_reset) {
+            for (slot& s : slots)
+                reset_errors(s, s.s.get());
+            errors_reset = true;
+        }
+        // Pinned (page-locked or registered) caller memory is copied directly; other
+        // memory goes through the pinned staging buffers, an extra host memcpy.
+        const struct {
+            bool y, h, noise, llr;
+        } pinned{ gc::is_pinned(b.y),
+                  gc::is_pinned(b.h),
+                  gc::is_pinned(b.noise_var),
+                  gc::is_pinned(llr) };
+
+        const std::size_t chunks = (b.batch + chunk - 1) / chunk;
+        for (std::size_t index = 0; index < chunks; index++, next_chunk++) {
+            slot& s = slots[next_chunk % slots.size()];
+            drain(s);
+            const std::size_t v0 = index * chunk;
+            gc::chunk_args a =
+                args_for(s, b, v0, std::min(b.batch, v0 + chunk), submitted);
+            const std::size_t n = a.n, nch = a.nch, c0 = v0 / b.group;
+            const cudaStream_t st = s.s.get();
+
+            const std::size_t nn = b.scalar_noise ? 1 : nch;
+            copy_in(s.y.get(),
+                    s.host_y.get(),
+                    b.y + v0 * nr,
+                    n * nr * sizeof(float2),
+                    pinned.y,
+                    st);
+            copy_in(s.h.get(),
+                    s.host_h.get(),
+                    b.h + c0 * nr * nt,
+                    nch * nr * nt * sizeof(float2),
+                    pinned.h,
+                    st);
+            copy_in(s.noise.get(),
+                    s.host_noise.get(),
+                    b.noise_var + (b.scalar_noise ? 0 : c0),
+                    nn * sizeof(float),
+                    pinned.noise,
+                    st);
+
+            a.y = s.y.get();
+            a.h = s.h.get();
+            a.noise = s.noise.get();
+            a.llr = s.llr.get();
+            run_chunk(a, s, st);
+
+            float* out = pinned.llr ? llr + v0 * bits : s.host_llr.get();
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(
+                out, s.llr.get(), n * bits * sizeof(float), cudaMemcpyDeviceToHost, st));
+            // The slot's error record follows its last chunk's LLRs of the call, so
+            // that finish() costs no copy and synchronisation per slot.
+            if (index + slots.size() >= chunks) {
+                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(),
+                                                   s.errors.get(),
+                                                   sizeof(gc::device_errors),
+                                                   cudaMemcpyDeviceToHost,
+                                                   st));
+                s.errors_pending = true;
+            }
+            GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
+            s.pending_out = llr + v0 * bits;
+            s.pending_floats = pinned.llr ? 0 : n * bits; // pinned: nothing left to copy
+        }
+        submitted.vectors += b.batch;
+        submitted.channels += b.num_channels();
+        submitted.noise += b.scalar_noise ? 1 : b.num_channels();
+    }
+
+    static void copy_in(void* dev,
+                        void* staging,
+                        const void* src,
+                        std::size_t bytes,
+                        bool pinned,
+                        cudaStream_t st)
+    {
+        if (!pinned) {
+            std::memcpy(staging, src, bytes);
+            src = staging;
+        }
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dev, src, bytes, cudaMemcpyHostToDevice, st));
+    }
+
+    // Waits for the slot's last chunk and hands its LLRs to the caller.
+    void drain(slot& s)
+    {
+        if (!s.pending_out)
+            return;
+        GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
+        if (s.pending_floats)
+            std::memcpy(
+                s.pending_out, s.host_llr.get(), s.pending_floats * sizeof(float));
+        s.pending_out = nullptr;
+    }
+
+    bool device_errors_reset = false;
+
+    // Chunks of device-resident input run on the slots' streams, forked from and
+    // joined back into the caller's stream, so that one chunk's kernels overlap the
+    // next one's. That matters where the work per vector varies: psd's persistent grid
+    // hands problems out within a chunk only, and a chunk lasts as long as its hardest
+    // problem, whose single-thread search can outlast the chunk's bulk many times over.
+    // Every chunk reports bad input into slot 0's error record (atomic minima).
+    void detect_device(const mimo_batch& b, float* llr, cudaStream_t st)
+    {
+        validate_layout(b, nt, nr);
+        if (errors_reset) // the slots' streams and error records are a submit()'s
+            throw std::logic_error(
+                "gpu_detector: finish() the submitted batches before detect_device()");
+        const gc::device_guard keep_device;
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+        if (!device_errors_reset) {
+            reset_errors(slots[0], st);
+            device_errors_reset = true;
+        }
+        const std::size_t chunk = device_chunk;
+        const std::size_t chunks = (b.batch + chunk - 1) / chunk;
+        const std::size_t used = std::min(chunks, slots.size());
+        if (used > 1) {
+            GPUMIMO_CUDA_CHECK(cudaEventRecord(fork.get(), st));
+            for (std::size_t i = 0; i < used; i++)
+                GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(slots[i].s.get(), fork.get(), 0));
+        }
+        for (std::size_t index = 0; index < chunks; index++) {
+            slot& s = slots[index % used];
+            const cudaStream_t run_on = used > 1 ? s.s.get() : st;
+            const std::size_t v0 = index * chunk;
+            gc::chunk_args a =
+                args_for(s, b, v0, std::min(b.batch, v0 + chunk), batch_offsets());
+            const std::size_t c0 = v0 / b.group;
+            a.errors = slots[0].errors.get();
+            a.y = reinterpret_cast<const float2*>(b.y) + v0 * nr;
+            a.h = reinterpret_cast<const float2*>(b.h) + c0 * nr * nt;
+            a.noise = b.noise_var + (b.scalar_noise ? 0 : c0);
+            a.llr = llr + v0 * bits;
+            run_chunk(a, s, run_on);
+        }
+        if (used > 1)
+            for (std::size_t i = 0; i < used; i++) {
+                GPUMIMO_CUDA_CHECK(
+                    cudaEventRecord(slots[i].joined.get(), slots[i].s.get()));
+                GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(st, slots[i].joined.get(), 0));
+            }
+    }
+
+    void check_device_errors(cudaStream_t st)
+    {
+        slot& s = slots[0];
+        if (!device_errors_reset)
+            return;
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_errors.get(),
+                                           s.errors.get(),
+                                           sizeof(gc::device_errors),
+                                           cudaMemcpyDeviceToHost,
+                                           st));
+        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
+        device_errors_reset = false;
+        throw_if_bad(*s.host_errors.get());
+    }
+};
+
+gpu_detector::gpu_detector(algorithm algo,
+                           modulation mod,
+                           int nt,
+                           int nr,
+                           const detector_params& params,
+                           int device,
+                           gpu_precision precision,
+                           std::size_t chunk_vectors,
+                           int streams)
+    : d_impl(std::make_unique<impl>(
+          algo, mod, nt, nr, params, device, precision, chunk_vectors, streams))
+{
+}
+
+gpu_detector::~gpu_detector() = default;
+
+int gpu_detector::bits_per_vector() const { return d_impl->bits; }
+int gpu_detector::device() const { return d_impl->device; }
+
+void gpu_detector::detect(const mimo_batch& batch, float* llr)
+{
+    d_impl->detect(batch, llr);
+}
+
+void gpu_detector::submit(const mimo_batch& batch, float* llr)
+{
+    d_impl->submit(batch, llr);
+}
+
+void gpu_detector::finish() { d_impl->finish(); }
+
+void gpu_detector::detect_device(const mimo_batch& batch, float* llr, void* stream)
+{
+    d_impl->detect_device(batch, llr, static_cast<cudaStream_t>(stream));
+}
+
+void gpu_detector::check_device_errors(void* stream)
+{
+    d_impl->check_device_errors(static_cast<cudaStream_t>(stream));
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

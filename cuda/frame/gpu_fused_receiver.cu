@@ -1,0 +1,443 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The fused receiver on the GPU: synchronised frames in, LLRs out, everything between on
+ * the device (core/fused_receiver.h). The FFT and the detector are the core's own
+ * (gpu_ofdm_fft, gpu_detector); the kernels here are the glue the separate GNU Radio
+ * blocks do on the CPU: finiteness per frame, least-squares estimates, the noise
+ * variance, and the two regroupings around the detector.
+ *
+ * Device layouts of a chunk of F frame slots (nf <= F used):
+ *   samples  [antenna][slot][frame.samples()]   (FFT channel a * F + f, one stride)
+ *   carriers [antenna][slot][symbol][carrier]
+ *   h        [slot][carrier][rx][tx]            (detector channel f * U + c)
+ *   noise    [slot][carrier]
+ *   y        [slot][carrier][payload symbol][rx] (carrier-major: group = payload)
+ *   llr      [slot][payload symbol][carrier][bit] (the frame's payload order)
+ */
+#include "common/cuda_check.cuh"
+#include "common/device_memory.cuh"
+#include "common/gpu_math.cuh"
+
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/fused_receiver.h>
+#include <gnuradio/gpumimo/core/detect/gpu_detector.h>
+#include <gnuradio/gpumimo/core/ofdm/gpu_ofdm_fft.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+namespace gc = gr::gpumimo::cuda;
+
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(std::size_t n)
+{
+    return unsigned(std::min<std::size_t>((n + kThreads - 1) / kThreads, 1u << 20));
+}
+
+// Marks slot f when one of its samples on any antenna is not finite.
+__global__ void frame_finite_kernel(const float2* samples,
+                                    std::size_t per_slot,
+                                    int slots,
+                                    int used,
+                                    int antennas,
+                                    int* damaged)
+{
+    const std::size_t total = std::size_t(antennas) * used * per_slot;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const std::size_t t = i % per_slot, af = i / per_slot;
+        const int f = int(af % used), a = int(af / used);
+        if (!gc::usable2(samples[(std::size_t(a) * slots + f) * per_slot + t]))
+            damaged[f] = 1; // racing writers all write 1
+    }
+}
+
+// h[f][c][r][k] = Y_{1+k}(c) / P_k(c) on antenna r (estimate_channel).
+__global__ void estimate_kernel(const float2* carriers,
+                                const float2* pilots, // [tx][carrier]
+                                const int* damaged,
+                                int slots,
+                                int used,
+                                int rx,
+                                int tx,
+                                int U,
+                                int symbols,
+                                float2* h)
+{
+    const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (i >= std::size_t(used) * U)
+        return;
+    const int c = int(i % U), f = int(i / U);
+    for (int r = 0; r < rx; r++)
+        for (int k = 0; k < tx; k++) {
+            if (damaged[f]) { // an identity the detector takes without complaint; the
+                              // frame's LLRs are zeroed after it
+                h[(i * rx + r) * tx + k] = make_float2(r == k ? 1.0f : 0.0f, 0.0f);
+                continue;
+            }
+            const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + 1 + k) * U + c];
+            const float2 p = pilots[std::size_t(k) * U + c];
+            const float d = p.x * p.x + p.y * p.y;
+            h[(i * rx + r) * tx + k] =
+                make_float2((y.x * p.x + y.y * p.y) / d, (y.y * p.x - y.x * p.y) / d);
+        }
+}
+
+// One block per frame: the mean power of the preamble's empty carriers over the
+// antennas, floored at Nt times the pilots' mean power over core::max_estimated_snr (as
+// core::estimate_channel), written for every carrier of the frame (the detector's
+// per-channel N0).
+__global__ void noise_kernel(const float2* carriers,
+                             const int* damaged,
+                             const int* empty, // the preamble's empty carrier indices
+                             int nempty,
+                             int slots,
+                             int rx,
+                             int streams,
+                             int U,
+                             int symbols,
+                             float* noise_per_carrier,
+                             float* noise_per_frame)
+{
+    __shared__ float partial[kThreads], pilot_partial[kThreads];
+    const int f = blockIdx.x;
+    float acc = 0, pilot_acc = 0;
+    for (int i = threadIdx.x; i < nempty * rx; i += blockDim.x) {
+        const int r = i / nempty, c = empty[i % nempty];
+        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols) * U + c];
+        acc += y.x * y.x + y.y * y.y;
+    }
+    for (int i = threadIdx.x; i < rx * streams * U; i += blockDim.x) {
+        const int r = i / (streams * U), k = (i / U) % streams, c = i % U;
+        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + 1 + k) * U + c];
+        pilot_acc += y.x * y.x + y.y * y.y;
+    }
+    partial[threadIdx.x] = acc;
+    pilot_partial[threadIdx.x] = pilot_acc;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s) {
+            partial[threadIdx.x] += partial[threadIdx.x + s];
+            pilot_partial[threadIdx.x] += pilot_partial[threadIdx.x + s];
+        }
+        __syncthreads();
+    }
+    const float floor = float(streams * double(pilot_partial[0]) /
+                              (double(rx) * streams * U) / core::max_estimated_snr);
+    const float n0 =
+        damaged[f] ? 1.0f : fmaxf(partial[0] / float(max(1, nempty * rx)), floor);
+    for (int c = threadIdx.x; c < U; c += blockDim.x)
+        noise_per_carrier[std::size_t(f) * U + c] = n0;
+    if (threadIdx.x == 0)
+        noise_per_frame[f] = n0;
+}
+
+// y[f][c][s][r] = carrier c of payload symbol s on antenna r.
+__global__ void gather_payload_kernel(const float2* carriers,
+                                      const int* damaged,
+                                      int slots,
+                                      int used,
+                                      int rx,
+                                      int U,
+                                      int symbols,
+                                      int first_payload,
+                                      int payload,
+                                      float2* y)
+{
+    const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (i >= std::size_t(used) * U * payload)
+        return;
+    const int s = int(i % payload);
+    const std::size_t fc = i / payload;
+    const int c = int(fc % U), f = int(fc / U);
+    for (int r = 0; r < rx; r++)
+        y[i * rx + r] = damaged[f] ? make_float2(0, 0) : carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
+}
+
+// Back to payload order; damaged frames and non-finite values (N0 of 0 from a silent
+// frame, say) leave as 0.
+__global__ void scatter_llr_kernel(const float* detected,
+                                   const int* damaged,
+                                   int used,
+                                   int U,
+                                   int payload,
+                                   int bits,
+                                   float* out)
+{
+    const std::size_t total = std::size_t(used) * payload * U * bits;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const int b = int(i % bits);
+        std::size_t rest = i / bits;
+        const int c = int(rest % U);
+        rest /= U;
+        const int s = int(rest % payload), f = int(rest / payload);
+        const float v = detected[((std::size_t(f) * U + c) * payload + s) * bits + b];
+        out[i] = damaged[f] || !isfinite(v) ? 0.0f : v;
+    }
+}
+
+std::size_t default_frames(int rx)
+{
+    return std::size_t(std::max(1, std::min(16, 64 / rx)));
+}
+
+} // namespace
+
+struct gpu_fused_receiver::impl {
+    struct slot {
+        gc::stream s;
+        gc::event ready; // estimates and payload regrouped: the detector may start
+        gc::event detect_done;
+        gc::event done;
+        bool pending = false;
+        std::size_t first_frame = 0, frames = 0;
+        gc::pinned_buffer<float2> host_samples;
+        gc::pinned_buffer<float> host_llr, host_noise;
+        gc::pinned_buffer<int> host_damaged;
+        gc::device_buffer<float2> samples, carriers, h, y;
+        gc::device_buffer<float> noise, noise_frame, detected, llr;
+        gc::device_buffer<int> damaged;
+    };
+
+    fused_receiver_config config;
+    fused_layout L;
+    int device;
+    std::size_t F;
+    std::size_t samples_per_frame, bits;
+    gpu_ofdm_fft fft;
+    gpu_detector detector;
+    std::unique_ptr<gc::stream> detect_stream; // made on `device`
+    gc::device_buffer<float2> pilots;
+    gc::device_buffer<int> empty;
+    int nempty = 0;
+    std::vector<slot> slots;
+    float* out_llr = nullptr;
+    float* out_noise = nullptr;
+    fused_receiver_report report;
+
+    static ofdm_fft_config fft_config(const fused_receiver_config& c, std::size_t frames)
+    {
+        c.validate();
+        return c.frame.num.fft_config(fft_direction::forward, c.rx * int(frames));
+    }
+
+    impl(const fused_receiver_config& c, int dev, std::size_t frames, int nslots)
+        : config(c),
+          L(c.frame),
+          device(dev),
+          F(frames ? frames : default_frames(c.rx)),
+          samples_per_frame(c.frame.samples()),
+          bits(c.frame.payload_bits()),
+          fft((check(c, F, nslots), fft_config(c, F)), { dev }, 0, 1),
+          detector(c.algo, c.frame.mod, c.frame.streams, c.rx, c.params, dev)
+    {
+        const gc::device_guard keep;
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+        detect_stream = std::make_unique<gc::stream>();
+        std::vector<std::complex<float>> p;
+        for (int k = 0; k < c.frame.streams; k++) {
+            const std::vector<std::complex<float>> pk = pilot_carriers(c.frame.num, k);
+            p.insert(p.end(), pk.begin(), pk.end());
+        }
+        pilots = gc::device_buffer<float2>(p.size());
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(
+            pilots.get(), p.data(), p.size() * sizeof(float2), cudaMemcpyHostToDevice));
+        const std::vector<int> odd = preamble_empty_carriers(c.frame.num);
+        nempty = int(odd.size());
+        empty = gc::device_buffer<int>(std::max<std::size_t>(1, odd.size()));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(
+            empty.get(), odd.data(), odd.size() * sizeof(int), cudaMemcpyHostToDevice));
+
+        const std::size_t carrier_values = std::size_t(c.rx) * F * L.symbols * L.carriers;
+        const std::size_t vectors = F * L.payload_vectors();
+        slots.resize(std::size_t(nslots));
+        for (slot& s : slots) {
+            s.host_samples = gc::pinned_buffer<float2>(std::size_t(c.rx) * F * samples_per_frame);
+            s.host_llr = gc::pinned_buffer<float>(F * bits);
+            s.host_noise = gc::pinned_buffer<float>(F);
+            s.host_damaged = gc::pinned_buffer<int>(F);
+            s.samples = gc::device_buffer<float2>(std::size_t(c.rx) * F * samples_per_frame);
+            s.carriers = gc::device_buffer<float2>(carrier_values);
+            s.h = gc::device_buffer<float2>(F * L.carriers * c.rx * c.frame.streams);
+            s.y = gc::device_buffer<float2>(vectors * c.rx);
+            s.noise = gc::device_buffer<float>(F * L.carriers);
+            s.noise_frame = gc::device_buffer<float>(F);
+            s.detected = gc::device_buffer<float>(F * bits);
+            s.llr = gc::device_buffer<float>(F * bits);
+            s.damaged = gc::device_buffer<int>(F);
+            // Slots a short chunk leaves unused still go through the FFT: zeros there,
+            // not whatever the allocation held.
+            GPUMIMO_CUDA_CHECK(cudaMemset(
+                s.samples.get(), 0, s.samples.size() * sizeof(float2)));
+        }
+    }
+
+    static void check(const fused_receiver_config& c, std::size_t frames, int nslots)
+    {
+        if (frames < 1 || frames * std::size_t(c.rx) > 64)
+            throw std::invalid_argument(
+                "gpu_fused_receiver: frames_per_chunk x rx must be 1..64 (the FFT's "
+                "channels)");
+        if (nslots < 1 || nslots > 8)
+            throw std::invalid_argument("gpu_fused_receiver: slots must be 1..8");
+    }
+
+    // Waits for a slot's chunk and hands its results to the caller.
+    void drain(slot& s)
+    {
+        if (!s.pending)
+            return;
+        s.pending = false;
+        GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
+        std::memcpy(out_llr + s.first_frame * bits, s.host_llr.get(), s.frames * bits * sizeof(float));
+        for (std::size_t f = 0; f < s.frames; f++) {
+            report.damaged_frames += s.host_damaged.get()[f] != 0;
+            if (out_noise)
+                out_noise[s.first_frame + f] = s.host_damaged.get()[f] ? 0.0f : s.host_noise.get()[f];
+        }
+    }
+
+    void run_chunk(slot& s, const std::complex<float>* const* in, std::size_t first, std::size_t nf)
+    {
+        const cudaStream_t st = s.s.get();
+        const int rx = config.rx, U = L.carriers;
+        // Into the slot's pinned buffer, [antenna][slot][sample], then one copy per antenna.
+        for (int a = 0; a < rx; a++) {
+            float2* to = s.host_samples.get() + std::size_t(a) * F * samples_per_frame;
+            std::memcpy(to, in[a] + first * samples_per_frame, nf * samples_per_frame * sizeof(float2));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.samples.get() + std::size_t(a) * F * samples_per_frame,
+                                               to,
+                                               nf * samples_per_frame * sizeof(float2),
+                                               cudaMemcpyHostToDevice,
+                                               st));
+        }
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.damaged.get(), 0, F * sizeof(int), st));
+        frame_finite_kernel<<<blocks_for(rx * nf * samples_per_frame), kThreads, 0, st>>>(
+            s.samples.get(), samples_per_frame, int(F), int(nf), rx, s.damaged.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("frame_finite_kernel");
+
+        ofdm_fft_io io; // every slot, used or not: the FFT's channel count is fixed
+        io.in = s.samples.get();
+        io.in_stride = samples_per_frame;
+        io.out = s.carriers.get();
+        io.out_stride = std::size_t(L.symbols) * U;
+        io.nsym = std::size_t(L.symbols);
+        fft.enqueue_device(io, st); // non-finite frames are flagged above, not counted here
+
+        estimate_kernel<<<blocks_for(nf * U), kThreads, 0, st>>>(
+            s.carriers.get(), pilots.get(), s.damaged.get(), int(F), int(nf), rx, config.frame.streams, U,
+            L.symbols, s.h.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("estimate_kernel");
+        noise_kernel<<<unsigned(nf), kThreads, 0, st>>>(s.carriers.get(), s.damaged.get(), empty.get(), nempty,
+                                                         int(F), rx, config.frame.streams, U, L.symbols,
+                                                         s.noise.get(), s.noise_frame.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("noise_kernel");
+        gather_payload_kernel<<<blocks_for(nf * L.payload_vectors()), kThreads, 0, st>>>(
+            s.carriers.get(), s.damaged.get(), int(F), int(nf), rx, U, L.symbols, L.first_payload, L.payload,
+            s.y.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("gather_payload_kernel");
+
+        // The detector on one stream for every slot: its workspaces are per detector.
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.ready.get(), st));
+        const cudaStream_t ds = detect_stream->get();
+        GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(ds, s.ready.get(), 0));
+        mimo_batch b;
+        b.y = reinterpret_cast<const cf32*>(s.y.get());
+        b.h = reinterpret_cast<const cf32*>(s.h.get());
+        b.noise_var = s.noise.get();
+        b.scalar_noise = false;
+        b.batch = nf * L.payload_vectors();
+        b.nt = config.frame.streams;
+        b.nr = rx;
+        b.group = std::size_t(L.payload);
+        detector.detect_device(b, s.detected.get(), ds);
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.detect_done.get(), ds));
+        GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(st, s.detect_done.get(), 0));
+
+        scatter_llr_kernel<<<blocks_for(nf * bits), kThreads, 0, st>>>(
+            s.detected.get(), s.damaged.get(), int(nf), U, L.payload, L.bits_per_vector,
+            s.llr.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("scatter_llr_kernel");
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_llr.get(), s.llr.get(), nf * bits * sizeof(float),
+                                           cudaMemcpyDeviceToHost, st));
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_noise.get(), s.noise_frame.get(), nf * sizeof(float),
+                                           cudaMemcpyDeviceToHost, st));
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_damaged.get(), s.damaged.get(), nf * sizeof(int),
+                                           cudaMemcpyDeviceToHost, st));
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
+        s.pending = true;
+        s.first_frame = first;
+        s.frames = nf;
+    }
+
+    fused_receiver_report process(const std::complex<float>* const* in,
+                                  std::size_t frames,
+                                  float* llr,
+                                  float* noise_var)
+    {
+        report = fused_receiver_report();
+        if (frames == 0)
+            return report;
+        const gc::device_guard keep;
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+        out_llr = llr;
+        out_noise = noise_var;
+        try {
+            std::size_t index = 0;
+            for (std::size_t f0 = 0; f0 < frames; f0 += F, index++) {
+                slot& s = slots[index % slots.size()];
+                drain(s);
+                run_chunk(s, in, f0, std::min(F, frames - f0));
+            }
+            for (slot& s : slots)
+                drain(s);
+        } catch (...) {
+            for (slot& s : slots) // nothing of this call may land later in caller memory
+                s.pending = false;
+            (void)cudaDeviceSynchronize(); // failing already: the first error is the one told
+            throw;
+        }
+        try {
+            detector.check_device_errors(detect_stream->get());
+        } catch (const std::invalid_argument&) {
+            report.unusable_estimates++;
+        }
+        return report;
+    }
+};
+
+gpu_fused_receiver::gpu_fused_receiver(const fused_receiver_config& config,
+                                       int device,
+                                       std::size_t frames_per_chunk,
+                                       int slots)
+    : d_impl(std::make_unique<impl>(config, device, frames_per_chunk, slots))
+{
+}
+gpu_fused_receiver::~gpu_fused_receiver() = default;
+const fused_receiver_config& gpu_fused_receiver::config() const { return d_impl->config; }
+std::size_t gpu_fused_receiver::bits_per_frame() const { return d_impl->bits; }
+std::size_t gpu_fused_receiver::frames_per_chunk() const { return d_impl->F; }
+fused_receiver_report gpu_fused_receiver::process(const std::complex<float>* const* in,
+                                                  std::size_t frames,
+                                                  float* llr,
+                                                  float* noise_var)
+{
+    return d_impl->process(in, frames, llr, noise_var);
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -1,0 +1,167 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: no GNU Radio, Boost or Python dependency.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_FRAME_H
+#define INCLUDED_GPUMIMO_CORE_FRAME_H
+
+#include <gnuradio/gpumimo/core/constellation.h>
+#include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*!
+ * \brief The OFDM numerology of a MIMO-OFDM frame (docs/frame.md).
+ *
+ * Carriers are numbered as the OFDM FFT block numbers them with fftshift on: index
+ * fft_len / 2 is DC. The used carriers are used_carriers / 2 on each side of DC, DC
+ * itself left empty.
+ */
+struct numerology {
+    std::string name;
+    int fft_len = 0;
+    std::vector<int> cp_lengths; //!< repeating pattern, as ofdm_fft_config
+    int used_carriers = 0;       //!< even, < fft_len
+    double sample_rate = 0;      //!< samples per second (the carrier spacing times fft_len)
+
+    /*! The used carriers' indices, ascending. */
+    std::vector<int> carriers() const;
+    /*! The OFDM FFT configuration of this numerology for `channels` channels: shift on,
+     *  the used carriers, fc32 both sides, scale 1 / sqrt(fft_len) each way (so that a
+     *  unit-energy carrier value gives unit-energy carrier values back). */
+    ofdm_fft_config fft_config(fft_direction direction, int channels) const;
+};
+
+/*! "small" (64 points, 48 used, CP 16: for fast tests), "fft512" (512 points, 400 used,
+ *  CP 36, 7.68 Msample/s: the FFT paper's size) or "lte20" (2048 points, 1200 used, LTE
+ *  normal CP {160, 144 x 6}, 30.72 Msample/s); std::invalid_argument otherwise. */
+numerology numerology_preset(const std::string& name);
+
+/*!
+ * \brief Maximal-length pseudo-random bit sequences (Fibonacci LFSR, ITU-T O.150
+ * polynomials): order 9 (x^9 + x^5 + 1), 15 (x^15 + x^14 + 1), 23 (x^23 + x^18 + 1) or
+ * 31 (x^31 + x^28 + 1); period 2^order - 1. The seed is the initial register (its low
+ * `order` bits, not all zero).
+ */
+class prbs
+{
+public:
+    prbs(int order, std::uint32_t seed);
+    /*! The next bit (0 or 1). */
+    std::uint8_t next();
+    /*! n bits into out. */
+    void fill(std::uint8_t* out, std::size_t n);
+    /*! The sequence that continues `order` consecutive output bits (a Fibonacci LFSR
+     *  shifts its output in: those bits are its state), as a bit-error tester
+     *  synchronises to a received stream. std::invalid_argument when they are all 0. */
+    static prbs following(int order, const std::uint8_t* last_bits);
+
+    /*! The register: the next `order` output bits, first in its highest bit. */
+    std::uint32_t state() const { return d_state; }
+    /*! The register after n more output bits as a GF(2)-linear map of the register now:
+     *  column i (of `order`) is the image of register bit i. apply_jump() applies it,
+     *  so a receiver can jump ahead a whole frame in `order` operations. */
+    std::vector<std::uint32_t> jump_map(std::uint64_t n) const;
+    /*! This sequence moved on as jump_map(n) says, without producing the bits. */
+    void apply_jump(const std::vector<std::uint32_t>& map);
+
+private:
+    int d_order, d_tap;
+    std::uint32_t d_state, d_mask;
+};
+
+/*! The bits of n_bytes bytes into bits (0 or 1, 8 * n_bytes of them), most significant
+ *  bit of each byte first: the order in which mimo_ofdm_tx's payload "bytes" takes a
+ *  byte stream (GNU Radio's packed bytes, as numpy.unpackbits gives them). */
+void unpack_bytes(const std::uint8_t* bytes, std::size_t n_bytes, std::uint8_t* bits);
+
+/*!
+ * \brief A MIMO-OFDM frame for 1..8 transmit streams (docs/frame.md): OFDM symbol 0 the
+ * preamble (stream 0 only, known QPSK on the even carriers, so that its time samples
+ * repeat after half a symbol: timing and frequency synchronisation); symbols 1..Nt the
+ * pilots (symbol 1 + k from stream k only, known QPSK on every used carrier: least-
+ * squares channel estimates, orthogonal in time); then payload_symbols symbols of the
+ * streams' QAM payload on every used carrier.
+ *
+ * Payload bit order: bit b of stream k on used carrier c of payload symbol s is bit
+ * ((s * used_carriers + c) * streams + k) * m + b, m bits per symbol: the order of the
+ * core detectors' LLRs (one vector of streams per resource element, carriers fastest).
+ */
+/*! The most payload symbols a frame may have (a 5G NR slot has 14): a frame of the
+ *  largest numerology (lte20) is then at most 2.2 Msample per stream and, with 8
+ *  streams of 256-QAM, 77 Mbit, so that what a frame description declares is bounded
+ *  before anything is allocated for it. */
+constexpr int max_payload_symbols = 1000;
+
+struct frame_format {
+    numerology num;
+    int streams = 1;
+    modulation mod = modulation::qpsk;
+    int payload_symbols = 1;
+
+    /*! Throws std::invalid_argument naming the first field out of range
+     *  (payload_symbols 1..max_payload_symbols, streams 1..8). */
+    void validate() const;
+    int pilot_symbols() const { return streams; }
+    /*! OFDM symbols in a frame: preamble, pilots, payload. */
+    int symbols() const { return 1 + streams + payload_symbols; }
+    /*! Payload bits in a frame. */
+    std::size_t payload_bits() const;
+    /*! Time samples in a frame, cyclic prefixes included (the pattern starting at the
+     *  preamble). */
+    std::size_t samples() const;
+};
+
+/*! The frame of numerology `preset`, `streams` streams, `modulation` ("qpsk",
+ *  "16qam", ...) and `payload_symbols` payload symbols, validated; std::invalid_argument
+ *  for any bad argument. */
+frame_format make_frame_format(const std::string& preset,
+                               int streams,
+                               const std::string& modulation,
+                               int payload_symbols);
+
+/*! The preamble's carrier values (used carriers, stream 0): unit-energy QPSK times
+ *  sqrt(2) on the carriers an even distance from DC, 0 on the others. */
+std::vector<std::complex<float>> preamble_carriers(const numerology& num);
+
+/*! The used carriers (indices into them, ascending) the preamble leaves empty, an odd
+ *  distance from DC: where the receiver measures the noise. */
+std::vector<int> preamble_empty_carriers(const numerology& num);
+
+/*! Stream k's pilot carrier values (used carriers): unit-energy QPSK from a PRBS-15
+ *  seeded by the stream. */
+std::vector<std::complex<float>> pilot_carriers(const numerology& num, int stream);
+
+/*!
+ * The frame's carrier values of every stream, [stream][symbol][used carrier], from
+ * frame.payload_bits() payload bits (0 or 1 each): the inverse OFDM FFT's input, one
+ * channel per stream.
+ */
+std::vector<std::complex<float>> frame_grid(const frame_format& frame,
+                                            const std::uint8_t* payload_bits);
+
+/*!
+ * The frame's time samples of every stream, [stream][frame.samples()]: frame_grid
+ * through the CPU reference's inverse OFDM FFT (numerology::fft_config: cyclic prefixes,
+ * scale 1/sqrt(fft_len)). The transmitter's reference; the GNU Radio transmitter runs
+ * the same through the OFDM FFT core.
+ */
+std::vector<std::complex<float>> frame_samples(const frame_format& frame,
+                                               const std::uint8_t* payload_bits);
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

@@ -1,0 +1,173 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: no GNU Radio, Boost or Python dependency.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_FRAME_RECEIVER_H
+#define INCLUDED_GPUMIMO_CORE_FRAME_RECEIVER_H
+
+#include <gnuradio/gpumimo/core/frame/frame.h>
+
+#include <complex>
+#include <cstddef>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*! Where a frame starts and how far off its carrier is (find_frame). */
+struct frame_sync_result {
+    bool found = false;
+    /*! Estimated first sample of the preamble's cyclic prefix, less a quarter of the
+     *  prefix (start the FFT windows early rather than late). */
+    std::size_t start = 0;
+    /*! Estimated carrier frequency offset, cycles per sample (within +-1/fft_len). */
+    double cfo = 0;
+    /*! The timing metric at the estimate, 0..1 (1: the halves match perfectly). */
+    double metric = 0;
+};
+
+/*!
+ * \brief Finds the first frame in rx (antennas streams of n samples, antenna-major) by
+ * the preamble's half-symbol repetition (Schmidl and Cox), summed over the antennas:
+ * M(d) = |sum_r sum_m conj(x_r[d+m]) x_r[d+m+N/2]|^2 / R(d)^2 with m < N/2 and R(d) =
+ * sum_r sum_{m < N} |x_r[d+m]|^2 / 2, the energy of both halves (Schmidl and Cox's second
+ * half alone lets M exceed 1 where a frame's end meets a quiet gap).
+ * The first d with M >= threshold opens a search of one symbol; the estimate is the
+ * middle of the plateau the cyclic prefix gives (M within 90% of its peak) less three
+ * quarters of the prefix, and the carrier offset the phase of the sum there over pi N. found is false
+ * when M never reaches the threshold. docs/frame.md.
+ */
+frame_sync_result find_frame(const numerology& num,
+                             const std::complex<float>* rx,
+                             int antennas,
+                             std::size_t n,
+                             double threshold = 0.7);
+/*! The same with antenna a's n samples at rx[a] (a block's input buffers, read in
+ *  place). Non-finite samples count as zeros in both forms. */
+frame_sync_result find_frame(const numerology& num,
+                             const std::complex<float>* const* rx,
+                             int antennas,
+                             std::size_t n,
+                             double threshold = 0.7);
+
+/*! How much a streaming search keeps back when it finds nothing: two preamble symbols
+ *  with their prefixes, so that a preamble cut by the window's end is whole in the next
+ *  window. */
+std::size_t search_margin(const frame_format& frame);
+/*! The longest window a streaming search step looks at: a frame and two margins (the
+ *  cost stays per frame, not per frame times the input on offer; a frame right after
+ *  the last one, a stream's usual case, is whole in it). */
+std::size_t search_window(const frame_format& frame);
+
+/*! One step of a search through a stream (search_step). */
+struct frame_search_step {
+    frame_sync_result sync;
+    /*! A whole frame starts at sync.start in the window. */
+    bool whole = false;
+    /*! Samples the search moves on: past the frame when whole; to a margin before the
+     *  preamble when its frame runs past the window (searched again with all of it in
+     *  view); by the window less a margin when nothing was found. Always > 0. */
+    std::size_t advance = 0;
+};
+
+/*!
+ * \brief The synchroniser's search through a stream, one window at a time (the loop of
+ * mimo_ofdm_sync, and of anything that must find the same frames): find_frame over n
+ * samples of every antenna (antenna-major), n from frame.samples() + search_margin() to
+ * search_window(), and where to go on from there.
+ */
+frame_search_step search_step(const frame_format& frame,
+                              const std::complex<float>* window,
+                              int antennas,
+                              std::size_t n,
+                              double threshold = 0.7);
+/*! The same with antenna a's window at window[a]. */
+frame_search_step search_step(const frame_format& frame,
+                              const std::complex<float>* const* window,
+                              int antennas,
+                              std::size_t n,
+                              double threshold = 0.7);
+
+/*!
+ * \brief The carrier offset left in a frame after find_frame's correction, from the cyclic
+ * prefixes of all its symbols: each prefix sample repeats N samples later, so the phase
+ * of sum_r sum_symbols sum_m conj(x_r[t_m]) x_r[t_m + N] over the middle half of every
+ * prefix is 2 pi N times the residual offset (cycles per sample, within +-1/(2N)).
+ * find_frame's half-symbol estimate leaves enough (a few thousandths of the carrier
+ * spacing at 20 dB) to turn 16-QAM's outer points across a decision boundary by the end
+ * of a long frame; the prefixes hold several times the samples at twice the lag.
+ * rx: the frame's frame.samples() samples per antenna (antenna-major), starting where
+ * find_frame put the start (a quarter of the first prefix early).
+ */
+double residual_cfo(const frame_format& frame, const std::complex<float>* rx, int antennas);
+
+/*!
+ * \brief Takes a found frame's carrier offset off: find_frame's coarse estimate plus the
+ * residual the prefixes show after it (residual_cfo of the coarsely corrected frame,
+ * found from the original samples: the coarse rotation only turns the prefixes' sum),
+ * applied in one rotation. Holds its scratch buffer: correct() allocates nothing after
+ * its first call.
+ */
+class frame_corrector
+{
+public:
+    explicit frame_corrector(const frame_format& frame);
+    /*! in[a]: antenna a's frame.samples() samples from the frame's start (find_frame's
+     *  start); out[a]: where the corrected ones go (may not alias in[a]). Returns the
+     *  total offset, cycles per sample. */
+    double correct(const std::complex<float>* const* in,
+                   int antennas,
+                   double coarse_cfo,
+                   std::complex<float>* const* out);
+    /*! Whether every input sample of the last correct() was usable (finite and within
+     *  +-max_sample_magnitude, core/limits.h; if not, its output
+     *  and offset are not to be used: the frame is damaged). */
+    bool last_input_finite() const { return d_finite; }
+
+private:
+    void make_phasors(double cfo);
+    frame_format d_frame;
+    std::vector<std::complex<float>> d_phasors;
+    bool d_finite = true;
+};
+
+/*! Least-squares channel estimates of a frame and its noise variance. */
+struct channel_estimate {
+    int rx = 0, tx = 0, carriers = 0;
+    /*! [carrier][rx][tx]: one row-major nr x nt matrix per used carrier, the layout of
+     *  core::mimo_batch's h. */
+    std::vector<std::complex<float>> h;
+    /*! E|n|^2 per carrier and antenna, from the preamble's empty carriers, at least
+     *  the signal's power divided by max_estimated_snr. */
+    float noise_var = 0;
+};
+
+/*! The highest SNR a channel estimate reports: the noise variance is floored at the
+ *  received payload power (per antenna, as the pilots measure it) divided by this, 60 dB
+ *  (beyond any radio's dynamic range). A noise-free input (a transmitter wired straight
+ *  to the receiver) then gives large, finite LLRs instead of an unusable N0 = 0. */
+constexpr double max_estimated_snr = 1e6;
+
+/*!
+ * From the frame's first 1 + Nt symbols after the receiver's forward OFDM FFT
+ * (numerology::fft_config), [rx][symbol][used carrier], antenna r's symbols starting at
+ * carriers_rx + r * symbols_per_antenna * used carriers (symbols_per_antenna 0: 1 + Nt,
+ * just those symbols; frame.symbols(): the whole frame's carriers): column k of H on carrier c is
+ * Y_{1+k}(c) / P_k(c) on every antenna (the pilots are orthogonal in time); the noise
+ * variance is the mean power on the preamble's odd carriers, which carry nothing,
+ * floored at Nt times the pilots' mean received power over max_estimated_snr.
+ */
+channel_estimate estimate_channel(const frame_format& frame,
+                                  const std::complex<float>* carriers_rx,
+                                  int rx,
+                                  int symbols_per_antenna = 0);
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

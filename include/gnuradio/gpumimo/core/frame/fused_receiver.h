@@ -1,0 +1,142 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: plain C++, no CUDA header needed to include it.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_FUSED_RECEIVER_H
+#define INCLUDED_GPUMIMO_CORE_FUSED_RECEIVER_H
+
+#include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/frame/frame.h>
+
+#include <complex>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*!
+ * \brief What a fused receiver does to synchronised frames, in one call: the forward
+ * OFDM FFT of every symbol (numerology::fft_config), least-squares channel estimates
+ * and the noise variance per frame (estimate_channel), then detection of the payload
+ * with one H per used carrier, and the LLRs in the frame's payload bit order
+ * (frame_format: symbol, carrier, stream, bit).
+ *
+ * Input: `frames` frames of rx antennas, antenna a's samples at in[a], frame after frame
+ * (frame.samples() each, carrier offset already taken off: mimo_ofdm_sync's output).
+ * Output: frames x frame.payload_bits() LLRs, frame after frame; noise_var (may be null)
+ * gets each frame's estimate.
+ */
+struct fused_receiver_config {
+    frame_format frame;
+    int rx = 1;
+    algorithm algo = algorithm::mmse;
+    detector_params params;
+
+    /*! Throws std::invalid_argument naming what is out of range (rx < streams, ...). */
+    void validate() const;
+};
+
+/*! Counts of one call's damaged input, never thrown: the LLRs concerned are 0 (no
+ *  information), never NaN. */
+struct fused_receiver_report {
+    /*! Frames holding a non-finite sample: all their LLRs are 0. */
+    std::size_t damaged_frames = 0;
+    /*! Channel estimates that cannot be used (not finite, N0 not > 0, H rank deficient
+     *  on a carrier). CPU: frames, all their LLRs 0. GPU: chunks in which the detector
+     *  met one; the LLRs of the carriers concerned are 0. */
+    std::size_t unusable_estimates = 0;
+};
+
+/*! Where a payload vector sits, shared by both paths. The detectors take one H per
+ *  group of consecutive vectors, so the payload goes to them carrier-major (vector
+ *  c * payload + s: carrier c of payload symbol s) and comes back to the frame's order
+ *  (s * carriers + c). */
+struct fused_layout {
+    int carriers, symbols, first_payload, payload, bits_per_vector;
+    explicit fused_layout(const frame_format& frame)
+        : carriers(frame.num.used_carriers),
+          symbols(frame.symbols()),
+          first_payload(1 + frame.streams),
+          payload(frame.payload_symbols),
+          bits_per_vector(frame.streams * constellation(frame.mod).bits_per_symbol())
+    {
+    }
+    std::size_t payload_vectors() const { return std::size_t(carriers) * payload; }
+    std::size_t detector_vector(int c, int s) const { return std::size_t(c) * payload + s; }
+    std::size_t payload_vector(int c, int s) const { return std::size_t(s) * carriers + c; }
+};
+
+/*!
+ * The CPU path: the stages of the separate blocks one after another in this thread
+ * (FFTW where the build has it, the reference FFT otherwise; cpu_detector).
+ * process() allocates nothing after the first call of its size.
+ */
+class cpu_fused_receiver
+{
+public:
+    explicit cpu_fused_receiver(const fused_receiver_config& config);
+    ~cpu_fused_receiver();
+    cpu_fused_receiver(const cpu_fused_receiver&) = delete;
+    cpu_fused_receiver& operator=(const cpu_fused_receiver&) = delete;
+
+    const fused_receiver_config& config() const;
+    std::size_t bits_per_frame() const;
+    fused_receiver_report process(const std::complex<float>* const* in,
+                                  std::size_t frames,
+                                  float* llr,
+                                  float* noise_var = nullptr);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> d_impl;
+};
+
+/*!
+ * The same on one CUDA device with only samples going in and LLRs coming out over
+ * PCIe: frames go in chunks of `frames_per_chunk` through one pinned staging buffer
+ * and device buffers per slot (`slots` of them); per chunk the copy in, the OFDM FFT
+ * (gpu_ofdm_fft on the device-resident samples), a channel-estimation kernel, a kernel
+ * that regroups the payload carrier-major (one H per carrier and frame), the detector
+ * (gpu_detector::detect_device) and a kernel that puts the LLRs back in payload order,
+ * then the copy out. One chunk's copy in and FFT overlap the previous chunk's detection
+ * and copy out. Everything is allocated by the constructor (frames_per_chunk 0: as many
+ * as the FFT's 64 channels allow, at most 16); process() allocates nothing.
+ * Float32 arithmetic: LLRs equal cpu_fused_receiver's within the detectors' GPU bounds
+ * (docs/gpu.md). CUDA failures throw std::runtime_error naming the call; a build
+ * without CUDA throws at construction.
+ */
+class gpu_fused_receiver
+{
+public:
+    explicit gpu_fused_receiver(const fused_receiver_config& config,
+                                int device = 0,
+                                std::size_t frames_per_chunk = 0,
+                                int slots = 2);
+    ~gpu_fused_receiver();
+    gpu_fused_receiver(const gpu_fused_receiver&) = delete;
+    gpu_fused_receiver& operator=(const gpu_fused_receiver&) = delete;
+
+    const fused_receiver_config& config() const;
+    std::size_t bits_per_frame() const;
+    std::size_t frames_per_chunk() const;
+    fused_receiver_report process(const std::complex<float>* const* in,
+                                  std::size_t frames,
+                                  float* llr,
+                                  float* noise_var = nullptr);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> d_impl;
+};
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

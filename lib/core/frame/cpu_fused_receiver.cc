@@ -1,0 +1,154 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The fused receiver's configuration checks and its CPU path: the separate stages (OFDM
+ * FFT, estimate_channel, cpu_detector) one frame at a time.
+ */
+#include <gnuradio/gpumimo/core/ofdm/fftw_ofdm_fft.h>
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/fused_receiver.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+void fused_receiver_config::validate() const
+{
+    frame.validate();
+    if (rx < frame.streams || rx > 16)
+        throw std::invalid_argument("fused receiver: rx = " + std::to_string(rx) +
+                                    " must be streams (" + std::to_string(frame.streams) +
+                                    ") .. 16");
+    cpu_detector check(algo, frame.mod, frame.streams, rx, params); // throws if unusable
+}
+
+struct cpu_fused_receiver::impl {
+    fused_receiver_config config;
+    cpu_detector detector;
+    fused_layout L;
+    std::unique_ptr<fftw_ofdm_fft> fftw; // when the build has FFTW
+    std::unique_ptr<cpu_ofdm_fft> reference;
+    std::vector<std::complex<float>> carriers, y;
+    std::vector<const void*> fft_in;
+    std::vector<void*> fft_out;
+    std::vector<float> llr;
+
+    explicit impl(const fused_receiver_config& c)
+        : config((c.validate(), c)),
+          detector(c.algo, c.frame.mod, c.frame.streams, c.rx, c.params),
+          L(c.frame)
+    {
+        const ofdm_fft_config fft = c.frame.num.fft_config(fft_direction::forward, c.rx);
+        if (fftw_available())
+            fftw = std::make_unique<fftw_ofdm_fft>(fft);
+        else
+            reference = std::make_unique<cpu_ofdm_fft>(fft);
+    }
+
+    // Frame f's carriers, [antenna][symbol][used carrier]; false if a sample was not finite.
+    bool demodulate(const std::complex<float>* const* in, std::size_t f)
+    {
+        const frame_format& fr = config.frame;
+        const std::size_t n = fr.samples(), per_antenna = fr.symbols() * std::size_t(fr.num.used_carriers);
+        fft_in.resize(config.rx);
+        fft_out.resize(config.rx);
+        carriers.resize(per_antenna * config.rx);
+        for (int a = 0; a < config.rx; a++) {
+            const std::complex<float>* x = in[a] + f * n;
+            if (!std::all_of(x, x + n, [](std::complex<float> v) { return is_usable(v); }))
+                return false;
+            fft_in[a] = x;
+            fft_out[a] = carriers.data() + a * per_antenna;
+        }
+        ofdm_fft_io io;
+        io.in_channels = fft_in.data();
+        io.out_channels = fft_out.data();
+        io.nsym = std::size_t(fr.symbols());
+        if (fftw)
+            fftw->process(io);
+        else
+            reference->process(io);
+        return true;
+    }
+
+    // False if the estimate is not usable (not finite, rank deficient, N0 not > 0).
+    bool detect(const channel_estimate& e, float* out)
+    {
+        const frame_format& fr = config.frame;
+        y.resize(L.payload_vectors() * config.rx);
+        for (int r = 0; r < config.rx; r++)
+            for (int s = 0; s < L.payload; s++)
+                for (int c = 0; c < L.carriers; c++)
+                    y[L.detector_vector(c, s) * config.rx + r] =
+                        carriers[(std::size_t(r) * L.symbols + L.first_payload + s) * L.carriers + c];
+        mimo_batch b;
+        b.y = y.data();
+        b.h = e.h.data();
+        b.noise_var = &e.noise_var;
+        b.batch = L.payload_vectors();
+        b.nt = fr.streams;
+        b.nr = config.rx;
+        b.group = std::size_t(L.payload);
+        llr.resize(L.payload_vectors() * L.bits_per_vector);
+        try { // the detector checks H, N0 and y before it writes anything
+            detector.detect(b, llr.data());
+        } catch (const std::invalid_argument&) {
+            return false;
+        }
+        for (int s = 0; s < L.payload; s++)
+            for (int c = 0; c < L.carriers; c++)
+                std::copy_n(llr.data() + L.detector_vector(c, s) * L.bits_per_vector,
+                            L.bits_per_vector,
+                            out + L.payload_vector(c, s) * L.bits_per_vector);
+        return true;
+    }
+};
+
+cpu_fused_receiver::cpu_fused_receiver(const fused_receiver_config& config)
+    : d_impl(std::make_unique<impl>(config))
+{
+}
+cpu_fused_receiver::~cpu_fused_receiver() = default;
+const fused_receiver_config& cpu_fused_receiver::config() const { return d_impl->config; }
+std::size_t cpu_fused_receiver::bits_per_frame() const
+{
+    return d_impl->config.frame.payload_bits();
+}
+
+fused_receiver_report cpu_fused_receiver::process(const std::complex<float>* const* in,
+                                                  std::size_t frames,
+                                                  float* llr,
+                                                  float* noise_var)
+{
+    fused_receiver_report report;
+    const std::size_t bits = bits_per_frame();
+    for (std::size_t f = 0; f < frames; f++) {
+        float* out = llr + f * bits;
+        float noise = 0;
+        bool usable = d_impl->demodulate(in, f);
+        if (!usable) {
+            report.damaged_frames++;
+        } else {
+            const channel_estimate e =
+                estimate_channel(d_impl->config.frame, d_impl->carriers.data(),
+                                 d_impl->config.rx, d_impl->config.frame.symbols());
+            noise = e.noise_var;
+            usable = d_impl->detect(e, out);
+            report.unusable_estimates += !usable;
+        }
+        if (!usable)
+            std::fill(out, out + bits, 0.0f);
+        if (noise_var)
+            noise_var[f] = noise;
+    }
+    return report;
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

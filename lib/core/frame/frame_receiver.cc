@@ -1,0 +1,325 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The receiver side of the frame format: Schmidl-Cox synchronisation and least-squares
+ * channel estimation (docs/frame.md).
+ */
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/limits.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+namespace {
+// Complex products spelled out: std::complex's operator* goes through the C99 Annex G
+// routine (__mulsc3/__muldc3) for its Inf/NaN cases, a call per product that made the
+// frame correction 4x slower than everything else in synchronisation. The samples here
+// are finite (the synchroniser zeroes what is not), where both give the same value.
+template <typename T>
+inline std::complex<T> mul(std::complex<T> a, std::complex<T> b)
+{
+    return { a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real() };
+}
+// conj(a) * b
+template <typename T>
+inline std::complex<T> conj_mul(std::complex<T> a, std::complex<T> b)
+{
+    return { a.real() * b.real() + a.imag() * b.imag(), a.real() * b.imag() - a.imag() * b.real() };
+}
+} // namespace
+
+namespace {
+// Antenna a's samples at rx + a * n, as find_frame's pointer form takes them.
+std::vector<const std::complex<float>*>
+antenna_pointers(const std::complex<float>* rx, int antennas, std::size_t n)
+{
+    std::vector<const std::complex<float>*> p(std::size_t(std::max(antennas, 0)));
+    for (int a = 0; a < antennas; a++)
+        p[std::size_t(a)] = rx + std::size_t(a) * n;
+    return p;
+}
+} // namespace
+
+frame_sync_result find_frame(const numerology& num,
+                             const std::complex<float>* rx,
+                             int antennas,
+                             std::size_t n,
+                             double threshold)
+{
+    return find_frame(num, antenna_pointers(rx, antennas, n).data(), antennas, n, threshold);
+}
+
+frame_sync_result find_frame(const numerology& num,
+                             const std::complex<float>* const* rx,
+                             int antennas,
+                             std::size_t n,
+                             double threshold)
+{
+    if (antennas < 1)
+        throw std::invalid_argument("find_frame: antennas must be >= 1");
+    if (!(threshold > 0 && threshold <= 1))
+        throw std::invalid_argument("find_frame: threshold must be in (0, 1]");
+    const std::size_t N = num.fft_len, half = N / 2;
+    const int cp0 = num.cp_lengths.empty() ? 0 : num.cp_lengths[0];
+    frame_sync_result result;
+    if (n < N)
+        return result;
+    const std::size_t positions = n - N + 1;
+    // Sliding sums over m = 0 .. N/2-1, all antennas. R is half the energy of the whole
+    // window, not Schmidl and Cox's energy of its second half: that one makes M soar
+    // where a frame's end meets a quiet gap (second half noise, first half signal);
+    // with both halves |P| <= R, so M <= 1 everywhere and 1 only where they repeat.
+    // The sums slide only as far as they are needed: to the first crossing and one
+    // symbol on (a stream's next preamble is usually near the start of the window).
+    std::complex<double> p = 0;
+    double r = 0;
+    // Samples outside the input range (NaN, Inf, beyond +-1e15: core/limits.h) count as
+    // zeros (the running sums would carry them on, or lose everything else to rounding
+    // once they leave), the same on the way in and out of the sums.
+    auto sample = [&](int a, std::size_t i) {
+        const std::complex<float> x = rx[a][i];
+        return is_usable(x) ? std::complex<double>(x) : std::complex<double>(0);
+    };
+    for (int a = 0; a < antennas; a++)
+        for (std::size_t m = 0; m < half; m++) {
+            p += conj_mul(sample(a, m), sample(a, m + half));
+            r += 0.5 * (std::norm(sample(a, m)) + std::norm(sample(a, m + half)));
+        }
+    auto slide = [&](std::size_t d) { // from position d to d + 1
+        for (int a = 0; a < antennas; a++) {
+            p += conj_mul(sample(a, d + half), sample(a, d + N)) -
+                 conj_mul(sample(a, d), sample(a, d + half));
+            r += 0.5 * (std::norm(sample(a, d + N)) - std::norm(sample(a, d)));
+        }
+    };
+    auto metric_of = [](std::complex<double> pv, double rv) {
+        return rv > 0 ? std::norm(pv) / (rv * rv) : 0.0;
+    };
+    std::size_t first = 0;
+    while (metric_of(p, r) < threshold) {
+        if (++first == positions)
+            return result;
+        slide(first - 1);
+    }
+    // P and R over the symbol after the first crossing, where the peak is sought.
+    const std::size_t end = std::min(positions, first + N);
+    std::vector<std::complex<double>> P(end - first);
+    std::vector<double> R(end - first);
+    for (std::size_t d = first; d < end; d++) {
+        P[d - first] = p;
+        R[d - first] = r;
+        if (d + 1 < end)
+            slide(d);
+    }
+    auto metric = [&](std::size_t d) { return metric_of(P[d - first], R[d - first]); };
+    std::size_t peak = first;
+    for (std::size_t d = first; d < end; d++)
+        if (metric(d) > metric(peak))
+            peak = d;
+    // The plateau around the peak: the prefix's positions all see matching halves.
+    std::size_t lo = peak, hi = peak;
+    while (lo > first && metric(lo - 1) >= 0.9 * metric(peak))
+        lo--;
+    while (hi + 1 < end && metric(hi + 1) >= 0.9 * metric(peak))
+        hi++;
+    const std::size_t mid = (lo + hi) / 2;
+    result.found = true;
+    result.metric = metric(mid);
+    result.cfo = std::arg(P[mid - first]) / (2 * M_PI * double(half));
+    // Biased early by a quarter of the prefix: a window that starts inside the prefix
+    // only turns the carriers' phases (channel estimation takes that in), one that starts
+    // late takes in the next symbol; the plateau's edges blur late in noise.
+    const std::size_t back = std::size_t(cp0 / 2 + cp0 / 4);
+    result.start = mid > back ? mid - back : 0;
+    return result;
+}
+
+std::size_t search_margin(const frame_format& frame)
+{
+    return 2 * std::size_t(frame.num.fft_len + frame.num.cp_lengths[0]);
+}
+
+std::size_t search_window(const frame_format& frame)
+{
+    return frame.samples() + 2 * search_margin(frame);
+}
+
+frame_search_step search_step(const frame_format& frame,
+                              const std::complex<float>* window,
+                              int antennas,
+                              std::size_t n,
+                              double threshold)
+{
+    return search_step(frame, antenna_pointers(window, antennas, n).data(), antennas, n, threshold);
+}
+
+frame_search_step search_step(const frame_format& frame,
+                              const std::complex<float>* const* window,
+                              int antennas,
+                              std::size_t n,
+                              double threshold)
+{
+    const std::size_t len = frame.samples(), margin = search_margin(frame);
+    if (n < len + margin || n > search_window(frame))
+        throw std::invalid_argument("search_step: the window must hold a frame and a "
+                                    "margin, and at most a frame and two margins");
+    frame_search_step step;
+    step.sync = find_frame(frame.num, window, antennas, n, threshold);
+    if (!step.sync.found) // keep the margin: a preamble may be cut by the end
+        step.advance = n - margin;
+    else if (step.sync.start + len > n) // > 0: start > n - len >= margin
+        step.advance = step.sync.start - margin;
+    else {
+        step.whole = true;
+        step.advance = step.sync.start + len;
+    }
+    return step;
+}
+
+namespace {
+// sum_r sum_symbols sum_m conj(x_r[t_m]) x_r[t_m + N] over the middle half of every
+// prefix (residual_cfo); antenna r's frame at rx[r].
+std::complex<double> prefix_correlation(const frame_format& frame,
+                                        const std::complex<float>* const* rx,
+                                        int antennas)
+{
+    const std::size_t N = frame.num.fft_len, n = frame.samples();
+    const std::vector<int>& cps = frame.num.cp_lengths;
+    // find_frame starts a quarter of the first prefix early: every symbol's prefix
+    // begins that much into its slot.
+    const std::size_t early = std::size_t(cps[0] / 4);
+    std::complex<double> acc = 0;
+    std::size_t slot = 0;
+    for (int s = 0; s < frame.symbols(); s++) {
+        const std::size_t cp = std::size_t(cps[std::size_t(s) % cps.size()]);
+        for (std::size_t m = cp / 4; m < 3 * cp / 4; m++) {
+            const std::size_t t = slot + early + m;
+            if (t + N >= n)
+                break;
+            for (int a = 0; a < antennas; a++)
+                acc += conj_mul(std::complex<double>(rx[a][t]),
+                                std::complex<double>(rx[a][t + N]));
+        }
+        slot += cp + N;
+    }
+    return acc;
+}
+} // namespace
+
+double residual_cfo(const frame_format& frame, const std::complex<float>* rx, int antennas)
+{
+    return std::arg(prefix_correlation(
+               frame, antenna_pointers(rx, antennas, frame.samples()).data(), antennas)) /
+           (2 * M_PI * double(frame.num.fft_len));
+}
+
+frame_corrector::frame_corrector(const frame_format& frame) : d_frame(frame)
+{
+    d_frame.validate();
+}
+
+// e^{-2 pi i cfo t} over the frame, once for all antennas: a rotation by recurrence in
+// double (a frame's 10^4..10^5 steps add a few 1e-12 of phase and magnitude error; a
+// polar() per sample cost more than the rest of the synchronisation together).
+void frame_corrector::make_phasors(double cfo)
+{
+    const std::size_t n = d_frame.samples();
+    d_phasors.resize(n);
+    const std::complex<double> step = std::polar(1.0, -2 * M_PI * cfo);
+    std::complex<double> w = 1;
+    for (std::size_t t = 0; t < n; t++) {
+        d_phasors[t] = std::complex<float>(w);
+        w = mul(w, step);
+    }
+}
+
+double frame_corrector::correct(const std::complex<float>* const* in,
+                                int antennas,
+                                double coarse_cfo,
+                                std::complex<float>* const* out)
+{
+    if (antennas < 1)
+        throw std::invalid_argument("frame_corrector: antennas must be >= 1");
+    const std::size_t n = d_frame.samples(), N = d_frame.num.fft_len;
+    // residual_cfo of the coarsely corrected frame without correcting it first: the
+    // coarse rotation turns every product conj(x[t]) x[t + N] by the same
+    // e^{-2 pi i coarse N}, so it turns their sum by that.
+    const std::complex<double> turn = std::polar(1.0, -2 * M_PI * coarse_cfo * double(N));
+    const double residual =
+        std::arg(mul(prefix_correlation(d_frame, in, antennas), turn)) / (2 * M_PI * double(N));
+    const double cfo = coarse_cfo + residual;
+    make_phasors(cfo);
+    // (x * k) * 0 is 0 for |x| <= FLT_MAX / k and NaN beyond (x * k overflows to Inf) or
+    // for Inf or NaN: with k = FLT_MAX / max_sample_magnitude one sum per antenna tells
+    // whether any sample was outside the input range (core/limits.h), in the same pass
+    // (and vectorised with it: a max of magnitudes instead cost 37% of this loop).
+    constexpr float k = FLT_MAX / max_sample_magnitude * (1.0f - 1e-6f);
+    float poison = 0;
+    for (int a = 0; a < antennas; a++) {
+        const std::complex<float>* x = in[a];
+        std::complex<float>* y = out[a];
+        float sum = 0;
+        for (std::size_t t = 0; t < n; t++) {
+            y[t] = mul(x[t], d_phasors[t]);
+            sum += (x[t].real() * k) * 0.f + (x[t].imag() * k) * 0.f;
+        }
+        poison += sum;
+    }
+    d_finite = poison == 0.f;
+    return cfo;
+}
+
+channel_estimate estimate_channel(const frame_format& frame,
+                                  const std::complex<float>* carriers_rx,
+                                  int rx,
+                                  int symbols_per_antenna)
+{
+    frame.validate();
+    if (rx < 1)
+        throw std::invalid_argument("estimate_channel: rx must be >= 1");
+    const int K = frame.streams, U = frame.num.used_carriers;
+    const int S = symbols_per_antenna ? symbols_per_antenna : 1 + K;
+    if (S < 1 + K)
+        throw std::invalid_argument("estimate_channel: symbols_per_antenna must be 0 or >= 1 + streams");
+    channel_estimate e;
+    e.rx = rx;
+    e.tx = K;
+    e.carriers = U;
+    e.h.resize(std::size_t(U) * rx * K);
+    auto y = [&](int r, int s, int c) { return carriers_rx[(std::size_t(r) * S + s) * U + c]; };
+    for (int k = 0; k < K; k++) {
+        const std::vector<std::complex<float>> pilot = pilot_carriers(frame.num, k);
+        for (int c = 0; c < U; c++)
+            for (int r = 0; r < rx; r++)
+                e.h[(std::size_t(c) * rx + r) * K + k] = y(r, 1 + k, c) / pilot[c];
+    }
+    double noise = 0;
+    std::size_t count = 0;
+    for (int c : preamble_empty_carriers(frame.num))
+        for (int r = 0; r < rx; r++) {
+            noise += std::norm(std::complex<double>(y(r, 0, c)));
+            count++;
+        }
+    // The floor: the payload's power per antenna is Nt times a pilot's (one stream each).
+    double pilot_power = 0;
+    for (int r = 0; r < rx; r++)
+        for (int k = 0; k < K; k++)
+            for (int c = 0; c < U; c++)
+                pilot_power += std::norm(std::complex<double>(y(r, 1 + k, c)));
+    pilot_power /= double(rx) * K * U;
+    e.noise_var = float(std::max(noise / double(std::max<std::size_t>(1, count)),
+                                 K * pilot_power / max_estimated_snr));
+    return e;
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -1,0 +1,171 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The Nt-to-Nr channel simulator: block fading through a tapped delay line, carrier
+ * and timing offsets, AWGN at a set SNR.
+ */
+#include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/link/mimo_channel.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+void validate(const channel_params& p)
+{
+    auto bad = [](const std::string& what) {
+        throw std::invalid_argument("channel_params: " + what);
+    };
+    if (p.tx < 1 || p.rx < 1)
+        bad("tx and rx must be >= 1");
+    if (p.tap_powers.empty())
+        bad("tap_powers must not be empty");
+    double sum = 0;
+    for (double w : p.tap_powers) {
+        if (!(w >= 0) || !std::isfinite(w))
+            bad("tap_powers must be finite and >= 0");
+        sum += w;
+    }
+    if (!(sum > 0))
+        bad("tap_powers must not all be 0");
+    if (!std::isfinite(p.snr_db))
+        bad("snr_db must be finite");
+    if (!std::isfinite(p.cfo))
+        bad("cfo must be finite");
+    if (p.delay < 0)
+        bad("delay must be >= 0");
+}
+
+mimo_channel::mimo_channel(const channel_params& p) : d_p(p), d_rng(p.seed)
+{
+    validate(p);
+    double sum = 0;
+    for (double w : p.tap_powers)
+        sum += w;
+    const int L = int(p.tap_powers.size());
+    d_taps.resize(std::size_t(p.rx) * p.tx * L);
+    std::normal_distribution<double> g(0.0, 1.0);
+    for (int r = 0; r < p.rx; r++)
+        for (int k = 0; k < p.tx; k++)
+            for (int l = 0; l < L; l++) {
+                const double sd = std::sqrt(p.tap_powers[l] / sum / 2);
+                d_taps[(std::size_t(r) * p.tx + k) * L + l] =
+                    std::complex<float>(float(sd * g(d_rng)), float(sd * g(d_rng)));
+            }
+    restart();
+}
+
+void mimo_channel::restart()
+{
+    const std::size_t memory = std::size_t(d_p.delay) + d_p.tap_powers.size() - 1;
+    d_history.assign(std::size_t(d_p.tx), std::vector<std::complex<float>>(memory));
+    d_time = 0;
+}
+
+double mimo_channel::stream_noise_var(double signal_power) const
+{
+    return double(d_p.tx) * signal_power / std::pow(10.0, d_p.snr_db / 10);
+}
+
+void mimo_channel::check_finite(const std::complex<float>* const* in, std::size_t n) const
+{
+    for (int k = 0; k < d_p.tx; k++)
+        for (std::size_t t = 0; t < n; t++)
+            if (!is_usable(in[k][t]))
+                throw std::invalid_argument("mimo_channel: non-finite input sample " +
+                                            std::to_string(t) + " of stream " +
+                                            std::to_string(k));
+}
+
+void mimo_channel::propagate(const std::complex<float>* const* in,
+                             std::complex<float>* const* out,
+                             std::size_t n)
+{
+    const int L = int(d_p.tap_powers.size());
+    const std::size_t memory = d_history.empty() ? 0 : d_history[0].size();
+    // Stream k's samples as one array: the history, then this call's input; output t
+    // reads x_k[t - delay - l], at index memory + t - delay - l.
+    std::vector<std::vector<std::complex<float>>> x(std::size_t(d_p.tx));
+    for (int k = 0; k < d_p.tx; k++) {
+        x[k] = d_history[k];
+        x[k].insert(x[k].end(), in[k], in[k] + n);
+    }
+    for (std::size_t t = 0; t < n; t++) {
+        // The phase of the signal's own time, t - delay; in double, since t grows.
+        const double signal_time = double(d_time + t) - double(d_p.delay);
+        const std::complex<double> rotation =
+            std::polar(1.0, 2 * M_PI * std::remainder(d_p.cfo * signal_time, 1.0));
+        for (int r = 0; r < d_p.rx; r++) {
+            std::complex<double> acc = 0;
+            for (int k = 0; k < d_p.tx; k++)
+                for (int l = 0; l < L; l++)
+                    acc += std::complex<double>(d_taps[(std::size_t(r) * d_p.tx + k) * L + l]) *
+                           std::complex<double>(x[k][memory + t - d_p.delay - l]);
+            out[r][t] = std::complex<float>(acc * rotation);
+        }
+    }
+    for (int k = 0; k < d_p.tx; k++)
+        d_history[k].assign(x[k].end() - memory, x[k].end());
+    d_time += n;
+}
+
+void mimo_channel::add_noise(std::complex<float>* const* out, std::size_t n, double noise_var)
+{
+    if (!(noise_var > 0))
+        return;
+    const double sd = std::sqrt(noise_var / 2);
+    std::normal_distribution<double> g(0.0, 1.0);
+    for (int r = 0; r < d_p.rx; r++)
+        for (std::size_t t = 0; t < n; t++)
+            out[r][t] += std::complex<float>(float(sd * g(d_rng)), float(sd * g(d_rng)));
+}
+
+void mimo_channel::process(const std::complex<float>* const* in,
+                           std::complex<float>* const* out,
+                           std::size_t n,
+                           double noise_var)
+{
+    if (!std::isfinite(noise_var) || noise_var < 0)
+        throw std::invalid_argument("mimo_channel: noise_var must be finite and >= 0");
+    check_finite(in, n);
+    propagate(in, out, n);
+    add_noise(out, n, noise_var);
+}
+
+std::vector<std::complex<float>> mimo_channel::apply(const std::complex<float>* tx,
+                                                     std::size_t n)
+{
+    // The block followed by `delay` zeros, through a fresh stream: n + delay outputs.
+    const std::size_t out_len = n + std::size_t(d_p.delay);
+    std::vector<std::complex<float>> padded(std::size_t(d_p.tx) * out_len);
+    std::vector<const std::complex<float>*> in(std::size_t(d_p.tx));
+    for (int k = 0; k < d_p.tx; k++) {
+        std::copy(tx + std::size_t(k) * n, tx + std::size_t(k + 1) * n,
+                  padded.begin() + std::size_t(k) * out_len);
+        in[k] = padded.data() + std::size_t(k) * out_len;
+    }
+    check_finite(in.data(), n);
+    std::vector<std::complex<float>> y(std::size_t(d_p.rx) * out_len);
+    std::vector<std::complex<float>*> out(std::size_t(d_p.rx));
+    for (int r = 0; r < d_p.rx; r++)
+        out[r] = y.data() + std::size_t(r) * out_len;
+    restart();
+    propagate(in.data(), out.data(), out_len);
+    restart();
+    double power = 0;
+    for (const auto& v : y)
+        power += std::norm(std::complex<double>(v));
+    power /= double(std::max<std::size_t>(1, n * d_p.rx));
+    add_noise(out.data(), out_len, power / std::pow(10.0, d_p.snr_db / 10));
+    return y;
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -1,0 +1,364 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The APSM reference on small synthetic problems (closed forms and properties that fail
+ * when an equation is wrong), least squares, soft-symbol LLRs and the recording reader's
+ * refusal of corrupt files.
+ */
+#include "common/test_util.h"
+
+#include <gnuradio/gpumimo/core/apsm/apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+using namespace gr::gpumimo::core;
+using gpumimo_test::make_rng;
+using cf = std::complex<float>;
+
+namespace {
+
+std::vector<cf> random_symbols(std::mt19937_64& rng, const constellation& c, std::size_t n)
+{
+    std::uniform_int_distribution<int> pick(0, c.size() - 1);
+    std::vector<cf> s(n);
+    for (auto& v : s)
+        v = cf(c.point(pick(rng)));
+    return s;
+}
+
+// rx[t] = H s[t] + noise: K users, M antennas, Rayleigh H.
+std::vector<cf> mix(std::mt19937_64& rng,
+                    const std::vector<std::vector<cf>>& users,
+                    int antennas,
+                    float noise_std)
+{
+    std::normal_distribution<float> g(0.0f, std::sqrt(0.5f));
+    const std::size_t n = users[0].size();
+    std::vector<cf> h(antennas * users.size());
+    for (auto& v : h)
+        v = { g(rng), g(rng) };
+    std::vector<cf> rx(n * antennas);
+    for (std::size_t t = 0; t < n; t++)
+        for (int m = 0; m < antennas; m++) {
+            cf acc = { noise_std * g(rng), noise_std * g(rng) };
+            for (std::size_t k = 0; k < users.size(); k++)
+                acc += h[m * users.size() + k] * users[k][t];
+            rx[t * antennas + m] = acc;
+        }
+    return rx;
+}
+
+} // namespace
+
+TEST(Apsm, FirstStepIsTheClosedFormOfEquationNine)
+{
+    // One symbol, W = 1: the only step projects r1 and r2 from f = 0 with weights 1/2.
+    // r1 and r2 are orthogonal with equal norms, so after it
+    //   f(r1) = (b1 - eps)/2 + beta2 wG exp(-||r||^2 / sigma^2),
+    //   beta_j = (b_j -+ eps) / 2 / (wL ||r||^2 + wG),
+    // for targets beyond eps (signs taken from them).
+    auto rng = make_rng(701);
+    std::normal_distribution<float> g(0.0f, 0.4f);
+    const int M = 3;
+    std::vector<cf> r(M);
+    for (auto& v : r)
+        v = { g(rng), g(rng) };
+    const cf b(0.7f, -0.3f);
+    apsm_params p = apsm_params::library_defaults();
+    p.window = 1;
+    p.dictionary_size = 1;
+    p.gaussian_variance = 0.9f;
+    p.scale_variance_by_antennas = false;
+    p.linear_weight = 0.3f;
+    p.gaussian_weight = 0.7f;
+    p.epsilon = 0.05f;
+    const apsm_filter f = apsm_train(p, r.data(), 1, M, &b);
+    double r2 = 0;
+    for (const cf& v : r)
+        r2 += std::norm(std::complex<double>(v));
+    const double kappa = p.linear_weight * r2 + p.gaussian_weight;
+    const double eps = p.epsilon;
+    const double beta1 = (double(b.real()) - eps) / 2 / kappa;
+    const double beta2 = (double(b.imag()) + eps) / 2 / kappa;
+    const double cross = p.gaussian_weight * std::exp(-r2 / p.gaussian_variance);
+    cf soft;
+    apsm_detect(f, r.data(), 1, &soft);
+    EXPECT_NEAR(soft.real(), beta1 * kappa + beta2 * cross, 1e-5);
+    EXPECT_NEAR(soft.imag(), beta2 * kappa + beta1 * cross, 1e-5);
+    ASSERT_EQ(f.entries(), 2u);
+    EXPECT_NEAR(f.gauss[0], beta1, 1e-9);
+    EXPECT_NEAR(f.gauss[1], beta2, 1e-9);
+}
+
+TEST(Apsm, LearnsToSeparateUsersAndFitsTheTrainingSet)
+{
+    // 4 users on 8 antennas at 25 dB: the trained filter of user 0 decides its test
+    // symbols as least squares does (both near error-free), and its training residual
+    // shrinks below the untrained filter's.
+    auto rng = make_rng(702);
+    const constellation c(modulation::qam16);
+    const int M = 8, K = 4;
+    const std::size_t n_train = 400, n_test = 600;
+    std::vector<std::vector<cf>> users;
+    for (int k = 0; k < K; k++)
+        users.push_back(random_symbols(rng, c, n_train + n_test));
+    const std::vector<cf> rx = mix(rng, users, M, 0.056f);
+    apsm_params p = apsm_params::library_defaults();
+    const apsm_filter f = apsm_train(p, rx.data(), n_train, M, users[0].data());
+    const apsm_filter ls = ls_train(rx.data(), n_train, M, users[0].data());
+    EXPECT_LT(f.noise_variance, 0.05) << "training residual of APSM";
+    std::vector<cf> soft(n_test);
+    std::vector<int> got(n_test), want(n_test);
+    for (const apsm_filter* filt : { &f, &ls }) {
+        apsm_detect(*filt, rx.data() + n_train * M, n_test, soft.data());
+        hard_symbols(c, soft.data(), n_test, got.data());
+        hard_symbols(c, users[0].data() + n_train, n_test, want.data());
+        int errors = 0;
+        for (std::size_t t = 0; t < n_test; t++)
+            errors += got[t] != want[t];
+        EXPECT_LE(errors, 3) << (filt == &f ? "APSM" : "least squares");
+    }
+}
+
+TEST(Apsm, NormBoundHoldsTheGaussianPartsNorm)
+{
+    // Sparsification by a norm bound: trained with a bound below the unbounded filter's
+    // RKHS norm of its Gaussian part, the filter ends at the bound (scaled down after
+    // every step) and not below half of it, computed here as
+    // wG sum_i g_i sum_k g_k kG(r_i, r_k).
+    auto rng = make_rng(705);
+    const constellation c(modulation::qpsk);
+    const int M = 4;
+    std::vector<std::vector<cf>> users = { random_symbols(rng, c, 80),
+                                           random_symbols(rng, c, 80) };
+    const std::vector<cf> rx = mix(rng, users, M, 0.3f);
+    auto gaussian_norm = [&](const apsm_filter& f) {
+        double norm2 = 0;
+        for (std::size_t i = 0; i < f.entries(); i++)
+            norm2 += f.gauss[i] * f.gaussian_sum(&f.dict[i * 2 * M]);
+        return std::sqrt(f.gaussian_weight * norm2);
+    };
+    apsm_params p = apsm_params::library_defaults();
+    p.scale_variance_by_antennas = false;
+    p.gaussian_variance = 0.5f;
+    const double free_norm = gaussian_norm(apsm_train(p, rx.data(), 80, M, users[0].data()));
+    p.norm_bound = float(0.3 * free_norm);
+    const double bounded = gaussian_norm(apsm_train(p, rx.data(), 80, M, users[0].data()));
+    EXPECT_GT(free_norm, 0.0);
+    EXPECT_LE(bounded, p.norm_bound * (1 + 1e-6)) << "unbounded " << free_norm;
+    EXPECT_GT(bounded, 0.5 * p.norm_bound) << "the bound scales, it does not erase";
+}
+
+TEST(Apsm, LeastSquaresIsExactOnNoiselessMixtures)
+{
+    // As many users as antennas, so that the noiseless training vectors span them.
+    auto rng = make_rng(703);
+    const constellation c(modulation::qpsk);
+    const int M = 4, K = 4;
+    std::vector<std::vector<cf>> users;
+    for (int k = 0; k < K; k++)
+        users.push_back(random_symbols(rng, c, 50));
+    const std::vector<cf> rx = mix(rng, users, M, 0.0f);
+    for (int k = 0; k < K; k++) {
+        const apsm_filter ls = ls_train(rx.data(), 50, M, users[k].data());
+        std::vector<cf> soft(50);
+        apsm_detect(ls, rx.data(), 50, soft.data());
+        for (int t = 0; t < 50; t++)
+            ASSERT_LT(std::abs(soft[t] - users[k][t]), 1e-4f) << "user " << k << " t " << t;
+        EXPECT_LT(ls.noise_variance, 1e-5);
+    }
+}
+
+TEST(Apsm, BadInputIsRefused)
+{
+    std::vector<cf> rx(4 * 2, cf(1, 0)), sent(4, cf(1, 1));
+    apsm_params p = apsm_params::library_defaults();
+    rx[5] = cf(std::numeric_limits<float>::quiet_NaN(), 0);
+    EXPECT_THROW(apsm_train(p, rx.data(), 4, 2, sent.data()), std::invalid_argument);
+    rx[5] = cf(1, 0);
+    EXPECT_THROW(apsm_train(p, rx.data(), 0, 2, sent.data()), std::invalid_argument);
+    p.window = 0;
+    EXPECT_THROW(apsm_train(p, rx.data(), 4, 2, sent.data()), std::invalid_argument);
+    p = apsm_params::library_defaults();
+    p.dictionary_size = 2;
+    p.passes = 2;
+    EXPECT_THROW(apsm_train(p, rx.data(), 4, 2, sent.data()), std::invalid_argument);
+    // Every training vector the same: rank one, no least-squares filter for 2 antennas.
+    EXPECT_THROW(ls_train(rx.data(), 4, 2, sent.data()), std::invalid_argument);
+}
+
+// Parameters that are not finite, or counts no one could mean (2e9 passes), are refused
+// before any work.
+TEST(Apsm, ParametersOutOfRangeAreRefused)
+{
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    auto refused = [](auto edit) {
+        apsm_params p = apsm_params::library_defaults();
+        edit(p);
+        EXPECT_THROW(validate(p), std::invalid_argument);
+    };
+    refused([&](apsm_params& p) { p.linear_weight = inf; });
+    refused([&](apsm_params& p) { p.gaussian_weight = inf; });
+    refused([&](apsm_params& p) { p.gaussian_weight = nan; });
+    refused([&](apsm_params& p) { p.gaussian_variance = inf; });
+    refused([&](apsm_params& p) { p.epsilon = inf; });
+    refused([&](apsm_params& p) { p.norm_bound = nan; });
+    refused([&](apsm_params& p) { p.passes = 2000000000; });
+    refused([&](apsm_params& p) { p.dictionary_size = max_apsm_dictionary + 1; });
+    refused([&](apsm_params& p) { p.sample_step = 1 << 30; });
+    EXPECT_NO_THROW(validate(apsm_params::library_defaults()));
+}
+
+TEST(SoftSymbols, LlrSignsAgreeWithNearestPointAndNaNIsErased)
+{
+    auto rng = make_rng(704);
+    std::normal_distribution<float> g(0.0f, 0.8f);
+    for (modulation mod : { modulation::qpsk, modulation::qam16, modulation::qam64 }) {
+        const constellation c(mod);
+        const int m = c.bits_per_symbol();
+        std::vector<cf> soft(300);
+        for (auto& v : soft)
+            v = { g(rng), g(rng) };
+        soft[17] = cf(std::numeric_limits<float>::infinity(), 0);
+        std::vector<float> llr(soft.size() * m);
+        std::vector<int> idx(soft.size());
+        EXPECT_EQ(soft_to_llr(c, soft.data(), soft.size(), 0.1, llr.data()), 1u);
+        hard_symbols(c, soft.data(), soft.size(), idx.data());
+        for (std::size_t t = 0; t < soft.size(); t++)
+            for (int k = 0; k < m; k++) {
+                if (t == 17) {
+                    EXPECT_EQ(llr[t * m + k], 0.0f);
+                    continue;
+                }
+                ASSERT_NE(llr[t * m + k], 0.0f);
+                EXPECT_EQ(llr[t * m + k] > 0, c.bit(idx[t], k) == 1)
+                    << to_string(mod) << " symbol " << t << " bit " << k;
+            }
+    }
+}
+
+namespace {
+
+void write_bytes(const std::string& path, const std::vector<char>& bytes)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+template <typename T>
+void put(std::vector<char>& b, T v)
+{
+    const char* p = reinterpret_cast<const char*>(&v);
+    b.insert(b.end(), p, p + sizeof v);
+}
+
+// A container with one array "a" of the given dimensions (count floats of data).
+std::vector<char> container(const std::vector<std::int32_t>& dims, std::size_t count)
+{
+    std::vector<char> b;
+    put<std::int32_t>(b, 1);
+    put<std::int32_t>(b, 1);
+    b.push_back('a');
+    put<std::int32_t>(b, std::int32_t(dims.size()));
+    for (auto d : dims)
+        put(b, d);
+    for (std::size_t i = 0; i < count; i++)
+        put(b, float(i));
+    return b;
+}
+
+} // namespace
+
+TEST(ApsmRecording, CorruptContainersAreRefusedWithTheFileName)
+{
+    const std::string path = ::testing::TempDir() + "gpumimo_container_test.bin";
+    write_bytes(path, container({ 3, 2, 2 }, 12));
+    const auto ok = read_array_container(path);
+    ASSERT_EQ(ok.at("a").data.size(), 12u);
+    EXPECT_EQ(ok.at("a").data[11], 11.0f);
+    const std::vector<char> good = container({ 3, 2, 2 }, 12);
+    const std::vector<std::vector<char>> bad = {
+        container({ 3, 2, 2 }, 11),                     // truncated data
+        container({ 3, 2, 2 }, 13),                     // bytes left over
+        container({ 1 << 20, 1 << 10, 2 }, 4),          // claims far more than it holds
+        container({ -3, 2, 2 }, 0),                     // negative dimension
+        std::vector<char>(good.begin(), good.begin() + 6), // cut inside the name
+        {},                                             // empty file
+    };
+    for (std::size_t i = 0; i < bad.size(); i++) {
+        write_bytes(path, bad[i]);
+        try {
+            read_array_container(path);
+            ADD_FAILURE() << "corrupt container " << i << " was accepted";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_THROW(read_array_container(path + ".missing"), std::runtime_error);
+    std::remove(path.c_str());
+}
+
+namespace {
+
+// A container of several named arrays, each filled with `value`.
+std::vector<char>
+named_containers(const std::vector<std::pair<std::string, std::vector<std::int32_t>>>& arrays,
+                 float value)
+{
+    std::vector<char> b;
+    put<std::int32_t>(b, std::int32_t(arrays.size()));
+    for (const auto& [name, dims] : arrays) {
+        put<std::int32_t>(b, std::int32_t(name.size()));
+        b.insert(b.end(), name.begin(), name.end());
+    }
+    for (const auto& [name, dims] : arrays) {
+        put<std::int32_t>(b, std::int32_t(dims.size()));
+        std::size_t count = 1;
+        for (auto d : dims) {
+            put(b, d);
+            count *= std::size_t(d);
+        }
+        for (std::size_t i = 0; i < count; i++)
+            put(b, value);
+    }
+    return b;
+}
+
+} // namespace
+
+// A recording without data symbols cannot be scored: an error naming the files, not
+// error rates of 0 / 0 (gpumimo_apsm_ota printed -nan and exited 0).
+TEST(ApsmRecording, NoDataSymbolsIsAnError)
+{
+    const std::string rx = ::testing::TempDir() + "gpumimo_rx_nodata.bin";
+    const std::string tx = ::testing::TempDir() + "gpumimo_tx_nodata.bin";
+    write_bytes(rx, named_containers({ { "rxSigTraining", { 4, 2, 2 } },
+                                       { "rxSigData", { 0, 2, 2 } } }, 0.5f));
+    write_bytes(tx, named_containers({ { "mod_training", { 4, 1, 2 } },
+                                       { "mod_data", { 0, 1, 2 } } }, 1.0f));
+    try {
+        load_apsm_recording(rx, tx);
+        ADD_FAILURE() << "a recording without data symbols was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("no data symbols"), std::string::npos) << e.what();
+    }
+    // The same with one data symbol loads.
+    write_bytes(rx, named_containers({ { "rxSigTraining", { 4, 2, 2 } },
+                                       { "rxSigData", { 1, 2, 2 } } }, 0.5f));
+    write_bytes(tx, named_containers({ { "mod_training", { 4, 1, 2 } },
+                                       { "mod_data", { 1, 1, 2 } } }, 1.0f));
+    EXPECT_EQ(load_apsm_recording(rx, tx).data_symbols, 1u);
+    std::remove(rx.c_str());
+    std::remove(tx.c_str());
+}

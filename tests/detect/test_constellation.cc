@@ -1,0 +1,108 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The constellation against TS 38.211 section 5.1's formulas, written out here
+ * independently of the library's recursive form.
+ */
+#include "common/test_util.h"
+
+#include <stdexcept>
+
+using namespace gpumimo_test;
+
+namespace {
+
+// TS 38.211 5.1.3-5.1.6, verbatim.
+std::complex<double> ts38211(int m, const std::vector<int>& b)
+{
+    auto s = [&](int k) { return 1.0 - 2.0 * b[k]; };
+    switch (m) {
+    case 2:
+        return { s(0) / std::sqrt(2.0), s(1) / std::sqrt(2.0) };
+    case 4:
+        return { s(0) * (2 - s(2)) / std::sqrt(10.0),
+                 s(1) * (2 - s(3)) / std::sqrt(10.0) };
+    case 6:
+        return { s(0) * (4 - s(2) * (2 - s(4))) / std::sqrt(42.0),
+                 s(1) * (4 - s(3) * (2 - s(5))) / std::sqrt(42.0) };
+    case 8:
+        return { s(0) * (8 - s(2) * (4 - s(4) * (2 - s(6)))) / std::sqrt(170.0),
+                 s(1) * (8 - s(3) * (4 - s(5) * (2 - s(7)))) / std::sqrt(170.0) };
+    }
+    throw std::logic_error("bad m");
+}
+
+const modulation all_mods[] = {
+    modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256
+};
+
+} // namespace
+
+TEST(Constellation, MatchesTs38211AndIndexesBitsMsbFirst)
+{
+    for (modulation mod : all_mods) {
+        const constellation c(mod);
+        const int m = c.bits_per_symbol();
+        for (int i = 0; i < c.size(); i++) {
+            std::vector<int> b(m);
+            for (int k = 0; k < m; k++)
+                b[k] = (i >> (m - 1 - k)) & 1;
+            const auto expect = ts38211(m, b);
+            EXPECT_NEAR(c.point(i).real(), expect.real(), 1e-12)
+                << to_string(mod) << " " << i;
+            EXPECT_NEAR(c.point(i).imag(), expect.imag(), 1e-12)
+                << to_string(mod) << " " << i;
+            for (int k = 0; k < m; k++)
+                EXPECT_EQ(c.bit(i, k), b[k]);
+        }
+    }
+}
+
+TEST(Constellation, UnitEnergyDistinctPointsAndGrayNeighbours)
+{
+    for (modulation mod : all_mods) {
+        const constellation c(mod);
+        double energy = 0.0;
+        for (int i = 0; i < c.size(); i++)
+            energy += std::norm(c.point(i));
+        EXPECT_NEAR(energy / c.size(), 1.0, 1e-12) << to_string(mod);
+        const double step = 2.0 * c.scale();
+        for (int i = 0; i < c.size(); i++)
+            for (int j = 0; j < c.size(); j++) {
+                if (i == j)
+                    continue;
+                const double d = std::abs(c.point(i) - c.point(j));
+                EXPECT_GT(d, step * 0.99);
+                if (std::abs(d - step) < 1e-9) // nearest neighbours differ in one bit
+                    EXPECT_EQ(__builtin_popcount(i ^ j), 1)
+                        << to_string(mod) << " " << i << " " << j;
+            }
+    }
+}
+
+TEST(Constellation, PamLevelsDecomposeEveryPoint)
+{
+    for (modulation mod : all_mods) {
+        const constellation c(mod);
+        for (int i = 0; i < c.size(); i++) {
+            const int li = c.in_phase_level(i), lq = c.quadrature_level(i);
+            EXPECT_DOUBLE_EQ(c.pam_amplitude(li), c.point(i).real());
+            EXPECT_DOUBLE_EQ(c.pam_amplitude(lq), c.point(i).imag());
+            EXPECT_EQ(c.point_from_levels(li, lq), i);
+        }
+        for (int l = 1; l < c.pam_size(); l++)
+            EXPECT_LT(c.pam_amplitude(l - 1), c.pam_amplitude(l));
+    }
+}
+
+TEST(Constellation, ParsesNamesAndRejectsOthers)
+{
+    EXPECT_EQ(parse_modulation("QPSK"), modulation::qpsk);
+    EXPECT_EQ(parse_modulation("4qam"), modulation::qpsk);
+    EXPECT_EQ(parse_modulation("16qam"), modulation::qam16);
+    EXPECT_EQ(parse_modulation("64QAM"), modulation::qam64);
+    EXPECT_EQ(parse_modulation("256qam"), modulation::qam256);
+    EXPECT_THROW(parse_modulation("32qam"), std::invalid_argument);
+    EXPECT_THROW(parse_modulation(""), std::invalid_argument);
+}

@@ -1,0 +1,142 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * psd promises exact ML: its hard decisions must equal exhaustive ml's on every problem,
+ * with the paper's parameter sets, the default rule and any valid set.
+ */
+#include "detect/reference.h"
+#include "common/test_util.h"
+
+using namespace gpumimo_test;
+namespace ref = gr::gpumimo::core::ref;
+
+namespace {
+
+// Problems at SNRs spread evenly over 0..30 dB, in chunks of one SNR each.
+void expect_psd_equals_ml(std::mt19937_64& rng,
+                          modulation mod,
+                          int nt,
+                          int nr,
+                          std::size_t count,
+                          const detector_params& params = detector_params())
+{
+    const constellation c(mod);
+    const cpu_detector ml(algorithm::ml, mod, nt, nr);
+    const cpu_detector psd(algorithm::psd, mod, nt, nr, params);
+    const int nsnr = 7;
+    std::size_t checked = 0, differ = 0;
+    for (int s = 0; s < nsnr; s++) {
+        const double snr = 30.0 * s / (nsnr - 1);
+        const std::size_t n = count * (s + 1) / nsnr - count * s / nsnr;
+        const problems p = make_problems(rng, c, nt, nr, n, snr, 1);
+        const std::vector<float> a = run_detector(psd, p);
+        const std::vector<float> b = run_detector(ml, p);
+        const std::size_t bits = psd.bits_per_vector();
+        for (std::size_t v = 0; v < n; v++) {
+            bool same = true;
+            for (std::size_t k = 0; k < bits; k++)
+                same &= (a[v * bits + k] > 0) == (b[v * bits + k] > 0);
+            if (!same && differ++ < 3)
+                ADD_FAILURE() << "psd differs from ml: " << nt << "x" << nr << " "
+                              << to_string(mod) << " at " << snr << " dB, vector " << v;
+            checked++;
+        }
+    }
+    EXPECT_EQ(differ, 0u);
+    EXPECT_EQ(checked, count);
+}
+
+} // namespace
+
+TEST(Psd, EqualsMlOn2000ProblemsPerSmallConfiguration)
+{
+    auto rng = make_rng(41);
+    for (int nt : { 2, 4 })
+        for (modulation mod : { modulation::qpsk, modulation::qam16 })
+            expect_psd_equals_ml(rng, mod, nt, nt, 2000);
+}
+
+TEST(Psd, EqualsMlOn4x4Qam64)
+{
+    auto rng = make_rng(42);
+    expect_psd_equals_ml(rng, modulation::qam64, 4, 4, 21);
+}
+
+TEST(Psd, EqualsMlWithDefaultRuleOutsideThePapersTable)
+{
+    auto rng = make_rng(43);
+    expect_psd_equals_ml(rng, modulation::qam16, 3, 3, 300);
+    expect_psd_equals_ml(rng, modulation::qam256, 2, 2, 30);
+    expect_psd_equals_ml(rng, modulation::qpsk, 6, 6, 100);
+    expect_psd_equals_ml(rng, modulation::qam16, 2, 5, 300);
+    expect_psd_equals_ml(rng, modulation::qpsk, 1, 1, 100);
+}
+
+TEST(Psd, EqualsMlWithRandomValidLevelSets)
+{
+    auto rng = make_rng(44);
+    for (int trial = 0; trial < 30; trial++) {
+        const int nt = 2 + trial % 3;
+        const modulation mod = trial % 2 ? modulation::qpsk : modulation::qam16;
+        const int npam = constellation(mod).pam_size();
+        const int n = 2 * nt;
+        // Random strictly decreasing levels from n+1 to 1, steps of 1..3.
+        detector_params params;
+        params.psd_lvl = { n + 1 };
+        while (params.psd_lvl.back() > 1) {
+            const int step = 1 + int(rng() % 3);
+            params.psd_lvl.push_back(std::max(1, params.psd_lvl.back() - step));
+        }
+        params.psd_exp = { 1 };
+        for (std::size_t x = 1; x + 1 < params.psd_lvl.size(); x++) {
+            const double eval =
+                params.psd_exp[x - 1] *
+                std::pow(double(npam), params.psd_lvl[x - 1] - params.psd_lvl[x]);
+            params.psd_exp.push_back(
+                1 + int(rng() % std::min<std::uint64_t>(8, std::uint64_t(eval))));
+        }
+        SCOPED_TRACE("trial " + std::to_string(trial));
+        expect_psd_equals_ml(rng, mod, nt, nt, 70, params);
+    }
+}
+
+TEST(Psd, DefaultLevelsAreValidEverywhere)
+{
+    for (int nt = 1; nt <= max_nt; nt++)
+        for (modulation mod : { modulation::qpsk,
+                                modulation::qam16,
+                                modulation::qam64,
+                                modulation::qam256 }) {
+            std::vector<int> lvl, exp;
+            psd_default_levels(nt, mod, lvl, exp);
+            EXPECT_NO_THROW(ref::psd_check_levels(nt, mod, lvl, exp))
+                << nt << " " << to_string(mod);
+        }
+    // The paper's Table 5, configuration 4x4 |Omega| = 4.
+    std::vector<int> lvl, exp;
+    psd_default_levels(4, modulation::qam16, lvl, exp);
+    EXPECT_EQ(lvl, (std::vector<int>{ 9, 6, 4, 1 }));
+    EXPECT_EQ(exp, (std::vector<int>{ 1, 4, 1 }));
+}
+
+TEST(Psd, RejectsInvalidLevelSets)
+{
+    auto make = [](std::vector<int> lvl, std::vector<int> exp) {
+        detector_params p;
+        p.psd_lvl = std::move(lvl);
+        p.psd_exp = std::move(exp);
+        return cpu_detector(algorithm::psd, modulation::qam16, 2, 2, p);
+    };
+    EXPECT_NO_THROW(make({ 5, 3, 1 }, { 1, 2 }));
+    EXPECT_THROW(make({ 4, 3, 1 }, { 1, 2 }), std::invalid_argument); // lvl_0 != 2nt+1
+    EXPECT_THROW(make({ 5, 3, 2 }, { 1, 2 }), std::invalid_argument); // does not end at 1
+    EXPECT_THROW(make({ 5, 3, 3, 1 }, { 1, 2, 2 }),
+                 std::invalid_argument);                              // not decreasing
+    EXPECT_THROW(make({ 5, 3, 1 }, { 1 }), std::invalid_argument);    // exp count
+    EXPECT_THROW(make({ 5, 3, 1 }, { 2, 2 }), std::invalid_argument); // exp_0 != 1
+    EXPECT_THROW(make({ 5, 3, 1 }, { 1, 17 }),
+                 std::invalid_argument); // exp_1 > eval_1 = 16
+    EXPECT_THROW(make({ 5, 3, 1 }, { 1, 0 }), std::invalid_argument);
+    EXPECT_THROW(make({ 5, 1 }, {}), std::invalid_argument);
+}

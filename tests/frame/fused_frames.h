@@ -1,0 +1,74 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Synchronised received frames for the fused receiver's tests: random payloads through
+ * frame_samples and a fresh mimo_channel per frame, no offsets (what mimo_ofdm_sync
+ * hands on), laid out as a GNU Radio block sees them: antenna a's frames one after
+ * another.
+ */
+#ifndef INCLUDED_GPUMIMO_TESTS_FUSED_FRAMES_H
+#define INCLUDED_GPUMIMO_TESTS_FUSED_FRAMES_H
+
+#include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/link/mimo_channel.h>
+
+#include <complex>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace gpumimo_test {
+
+struct received_frames {
+    std::vector<std::vector<std::complex<float>>> antenna; // [rx][frames * samples]
+    std::vector<std::uint8_t> bits;                        // [frames][payload bits]
+    std::vector<double> noise_var;                         // the channel's, per frame
+
+    std::vector<const std::complex<float>*> pointers() const
+    {
+        std::vector<const std::complex<float>*> p;
+        for (const auto& a : antenna)
+            p.push_back(a.data());
+        return p;
+    }
+};
+
+inline received_frames make_received_frames(std::mt19937_64& rng,
+                                            const gr::gpumimo::core::frame_format& f,
+                                            int rx,
+                                            std::size_t frames,
+                                            double snr_db,
+                                            std::vector<double> taps = { 0.7, 0.2, 0.1 })
+{
+    using namespace gr::gpumimo::core;
+    received_frames out;
+    const std::size_t n = f.samples(), nbits = f.payload_bits();
+    out.antenna.assign(std::size_t(rx), std::vector<std::complex<float>>(frames * n));
+    out.bits.resize(frames * nbits);
+    std::uniform_int_distribution<int> bit(0, 1);
+    for (auto& b : out.bits)
+        b = std::uint8_t(bit(rng));
+    for (std::size_t fr = 0; fr < frames; fr++) {
+        channel_params cp;
+        cp.tx = f.streams;
+        cp.rx = rx;
+        cp.tap_powers = taps;
+        cp.snr_db = snr_db;
+        cp.seed = rng();
+        mimo_channel ch(cp);
+        const std::vector<std::complex<float>> tx = frame_samples(f, &out.bits[fr * nbits]);
+        const std::vector<std::complex<float>> y = ch.apply(tx.data(), n);
+        double power = 0; // apply's noise: the block's mean signal power per antenna / snr
+        for (int r = 0; r < rx; r++)
+            std::copy(&y[r * n], &y[r * n] + n, &out.antenna[r][fr * n]);
+        for (const auto& v : y)
+            power += std::norm(std::complex<double>(v));
+        out.noise_var.push_back(power / double(y.size()) / (1 + std::pow(10.0, snr_db / 10)));
+    }
+    return out;
+}
+
+} // namespace gpumimo_test
+
+#endif

@@ -1,0 +1,378 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The receiver side of the frame format through the core: frames made by frame_samples,
+ * sent through mimo_channel with timing and carrier offsets, found by find_frame,
+ * corrected, demodulated by the CPU OFDM FFT, estimated by estimate_channel and detected
+ * by the core's detectors: every payload bit back at high SNR, over flat and
+ * frequency-selective channels; estimates and noise variance against the channel's own.
+ */
+#include "common/test_util.h"
+
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/link/mimo_channel.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace gr::gpumimo::core;
+using gpumimo_test::make_rng;
+using cf = std::complex<float>;
+
+namespace {
+
+struct link_result {
+    frame_sync_result sync;
+    channel_estimate est;
+    std::vector<cf> carriers; // [rx][symbol][used], all the frame's symbols
+    std::size_t bit_errors = 0;
+};
+
+// One frame through the channel and the receiver, detected per payload symbol.
+link_result run_link(const frame_format& f,
+                     const channel_params& cp,
+                     const std::vector<std::uint8_t>& bits,
+                     algorithm algo)
+{
+    const std::vector<cf> tx = frame_samples(f, bits.data());
+    mimo_channel ch(cp);
+    const std::size_t n = f.samples() + 200; // room after the frame: noise only
+    std::vector<cf> padded(std::size_t(f.streams) * n, cf(0, 0));
+    for (int k = 0; k < f.streams; k++)
+        std::copy(&tx[k * f.samples()], &tx[k * f.samples()] + f.samples(), &padded[k * n]);
+    std::vector<cf> rx = ch.apply(padded.data(), n);
+    const std::size_t len = n + cp.delay;
+    link_result out;
+    out.sync = find_frame(f.num, rx.data(), cp.rx, len);
+    if (!out.sync.found)
+        return out;
+    for (int r = 0; r < cp.rx; r++) // carrier offset out
+        for (std::size_t t = 0; t < len; t++)
+            rx[r * len + t] *= std::polar(1.0f, float(-2 * M_PI * out.sync.cfo * double(t)));
+    const cpu_ofdm_fft fft(f.num.fft_config(fft_direction::forward, cp.rx));
+    const std::size_t U = f.num.used_carriers, S = f.symbols();
+    out.carriers.assign(std::size_t(cp.rx) * S * U, cf(NAN, NAN));
+    if (out.sync.start + f.samples() > len)
+        return out;
+    ofdm_fft_io io;
+    io.in = rx.data() + out.sync.start;
+    io.in_stride = len;
+    io.out = out.carriers.data();
+    io.out_stride = S * U;
+    io.nsym = S;
+    fft.process(io);
+    // The first 1 + Nt symbols of each antenna are contiguous in out.carriers' rows,
+    // but estimate_channel wants [rx][1 + Nt][used]: copy them.
+    std::vector<cf> head(std::size_t(cp.rx) * (1 + f.streams) * U);
+    for (int r = 0; r < cp.rx; r++)
+        std::copy(&out.carriers[r * S * U], &out.carriers[r * S * U] + (1 + f.streams) * U,
+                  &head[r * (1 + f.streams) * U]);
+    out.est = estimate_channel(f, head.data(), cp.rx);
+    const cpu_detector det(algo, f.mod, f.streams, cp.rx);
+    const int m = constellation(f.mod).bits_per_symbol();
+    std::vector<cf> y(U * cp.rx);
+    std::vector<float> llr(U * f.streams * m);
+    for (int s = 0; s < f.payload_symbols; s++) {
+        for (std::size_t c = 0; c < U; c++)
+            for (int r = 0; r < cp.rx; r++)
+                y[c * cp.rx + r] = out.carriers[(r * S + 1 + f.streams + s) * U + c];
+        mimo_batch b;
+        b.y = y.data();
+        b.h = out.est.h.data();
+        b.noise_var = &out.est.noise_var;
+        b.batch = U;
+        b.nt = f.streams;
+        b.nr = cp.rx;
+        b.group = 1;
+        b.scalar_noise = true;
+        det.detect(b, llr.data(), 1);
+        for (std::size_t i = 0; i < llr.size(); i++)
+            out.bit_errors += (llr[i] > 0) != (bits[s * llr.size() + i] == 1);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST(FrameReceiver, EveryBitComesBackAtHighSnr)
+{
+    auto rng = make_rng(1401);
+    std::uniform_int_distribution<int> bit(0, 1);
+    for (const auto& taps : { std::vector<double>{ 1.0 }, std::vector<double>{ 0.6, 0.3, 0.1 } })
+        for (const char* preset : { "small", "fft512" }) {
+            frame_format f;
+            f.num = numerology_preset(preset);
+            f.streams = 2;
+            f.mod = modulation::qam16;
+            f.payload_symbols = 4;
+            std::vector<std::uint8_t> bits(f.payload_bits());
+            for (auto& b : bits)
+                b = std::uint8_t(bit(rng));
+            channel_params cp;
+            cp.tx = 2;
+            cp.rx = 4;
+            cp.tap_powers = taps;
+            cp.snr_db = 35;
+            cp.cfo = 0.3 / f.num.fft_len; // 0.3 carrier spacings
+            cp.delay = 123;
+            cp.seed = rng();
+            const link_result r = run_link(f, cp, bits, algorithm::mmse);
+            const std::string what = std::string(preset) + ", " + std::to_string(taps.size()) +
+                                     " taps";
+            ASSERT_TRUE(r.sync.found) << what;
+            // Within the cyclic prefix (the delay spread eats into it from the end).
+            EXPECT_LE(std::abs(double(r.sync.start) - cp.delay), f.num.cp_lengths[0] / 2.0) << what;
+            EXPECT_NEAR(r.sync.cfo, cp.cfo, 0.02 / f.num.fft_len) << what;
+            EXPECT_EQ(r.bit_errors, 0u) << what;
+        }
+}
+
+TEST(FrameReceiver, EstimatesMatchTheChannelAndItsNoise)
+{
+    // Flat channel, no offsets: the estimate on every carrier is the channel's matrix,
+    // and the noise variance from the empty preamble carriers is the channel's noise.
+    auto rng = make_rng(1402);
+    frame_format f;
+    f.num = numerology_preset("fft512");
+    f.streams = 3;
+    f.mod = modulation::qpsk;
+    f.payload_symbols = 1;
+    std::vector<std::uint8_t> bits(f.payload_bits(), 0);
+    channel_params cp;
+    cp.tx = 3;
+    cp.rx = 4;
+    cp.snr_db = 25;
+    cp.seed = rng();
+    const link_result r = run_link(f, cp, bits, algorithm::zf);
+    ASSERT_TRUE(r.sync.found);
+    const mimo_channel ch(cp); // the same seed: the same taps
+    // The channel's true noise variance: its block's mean clean power over the SNR.
+    channel_params quiet = cp;
+    quiet.snr_db = 300;
+    const std::vector<cf> tx = frame_samples(f, bits.data());
+    const std::size_t n = f.samples() + 200;
+    std::vector<cf> padded(std::size_t(f.streams) * n, cf(0, 0));
+    for (int k = 0; k < f.streams; k++)
+        std::copy(&tx[k * f.samples()], &tx[k * f.samples()] + f.samples(), &padded[k * n]);
+    const std::vector<cf> clean = mimo_channel(quiet).apply(padded.data(), n);
+    double power = 0;
+    for (const cf& v : clean)
+        power += std::norm(std::complex<double>(v));
+    const double n0 = power / double(clean.size()) / std::pow(10.0, cp.snr_db / 10);
+    // 800 empty carrier samples: the estimate within 15% (about 4 standard errors).
+    EXPECT_NEAR(r.est.noise_var, n0, 0.15 * n0) << "sync start " << r.sync.start;
+    // Timing may land anywhere in the prefix: a phase ramp over the carriers, the same
+    // for every entry of a carrier's matrix; take it out per carrier (the least-squares
+    // phase) and compare. Each LS entry's error variance is N0 (unit-energy pilots).
+    double err = 0, ref = 0;
+    const int entries = cp.rx * cp.tx;
+    for (int c = 0; c < f.num.used_carriers; c++) {
+        std::complex<double> align = 0;
+        for (int i = 0; i < entries; i++)
+            align += std::complex<double>(r.est.h[c * entries + i]) *
+                     std::conj(std::complex<double>(ch.taps()[i]));
+        align /= std::abs(align);
+        for (int i = 0; i < entries; i++) {
+            const std::complex<double> h = std::complex<double>(ch.taps()[i]) * align;
+            err += std::norm(std::complex<double>(r.est.h[c * entries + i]) - h);
+            ref += std::norm(h);
+        }
+    }
+    const double mean_h2 = ref / (double(entries) * f.num.used_carriers);
+    EXPECT_LT(err / ref, 1.5 * n0 / mean_h2) << "expected about " << n0 / mean_h2;
+}
+
+TEST(FrameReceiver, NoFrameInNoise)
+{
+    auto rng = make_rng(1403);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    const numerology num = numerology_preset("small");
+    std::vector<cf> noise(4 * 5000);
+    for (auto& v : noise)
+        v = { g(rng), g(rng) };
+    EXPECT_FALSE(find_frame(num, noise.data(), 4, 5000).found);
+    EXPECT_THROW(find_frame(num, noise.data(), 0, 5000), std::invalid_argument);
+}
+
+TEST(FrameReceiver, SearchStepsFindEveryFrameOfAStream)
+{
+    // Frames with random gaps (up to two frames of silence) in one stream, stepped
+    // through as the synchroniser does: every frame whole once, where it was put.
+    auto rng = make_rng(1403);
+    frame_format f;
+    f.num = numerology_preset("small");
+    f.streams = 2;
+    f.mod = modulation::qpsk;
+    f.payload_symbols = 3;
+    const std::size_t n = f.samples();
+    std::uniform_int_distribution<std::size_t> gap(0, 2 * n);
+    std::vector<std::size_t> starts;
+    std::size_t len = 300;
+    for (int k = 0; k < 6; k++) {
+        starts.push_back(len);
+        len += n + gap(rng);
+    }
+    len += search_window(f);
+    std::vector<cf> tx(2 * len, cf(0, 0));
+    const std::vector<std::uint8_t> bits(f.payload_bits(), 1);
+    const std::vector<cf> one = frame_samples(f, bits.data());
+    for (std::size_t s0 : starts)
+        for (int k = 0; k < 2; k++)
+            std::copy(&one[k * n], &one[k * n] + n, &tx[k * len + s0]);
+    channel_params cp;
+    cp.tx = cp.rx = 2;
+    cp.snr_db = 30;
+    cp.seed = rng();
+    mimo_channel ch(cp);
+    const std::vector<cf> rx = ch.apply(tx.data(), len);
+    std::vector<std::size_t> found;
+    std::vector<cf> window;
+    for (std::size_t at = 0; len - at >= n + search_margin(f);) {
+        const std::size_t w = std::min(len - at, search_window(f));
+        window.resize(2 * w);
+        for (int a = 0; a < 2; a++)
+            std::copy(&rx[a * len + at], &rx[a * len + at] + w, &window[a * w]);
+        const frame_search_step step = search_step(f, window.data(), 2, w);
+        ASSERT_GT(step.advance, 0u);
+        if (step.whole)
+            found.push_back(at + step.sync.start);
+        at += step.advance;
+    }
+    ASSERT_EQ(found.size(), starts.size());
+    for (std::size_t k = 0; k < starts.size(); k++) // a quarter prefix early, within noise
+        EXPECT_LE(std::abs(double(found[k]) - double(starts[k])), f.num.cp_lengths[0] / 2.0) << k;
+    EXPECT_THROW(search_step(f, window.data(), 2, n), std::invalid_argument); // no margin
+}
+
+namespace {
+// A received stream of a few small frames with gaps, 2 antennas, and its frame starts.
+struct test_stream {
+    frame_format f;
+    std::vector<cf> rx; // [antenna][len]
+    std::size_t len = 0;
+};
+test_stream make_stream(std::mt19937_64& rng, double cfo_bins)
+{
+    test_stream s;
+    s.f.num = numerology_preset("small");
+    s.f.streams = 2;
+    s.f.mod = modulation::qpsk;
+    s.f.payload_symbols = 3;
+    const std::size_t n = s.f.samples();
+    std::uniform_int_distribution<std::size_t> gap(0, n);
+    std::vector<std::size_t> starts;
+    s.len = 250;
+    for (int k = 0; k < 4; k++) {
+        starts.push_back(s.len);
+        s.len += n + gap(rng);
+    }
+    s.len += search_window(s.f);
+    std::vector<cf> tx(2 * s.len, cf(0, 0));
+    std::uniform_int_distribution<int> bit(0, 1);
+    std::vector<std::uint8_t> bits(s.f.payload_bits());
+    for (auto& b : bits)
+        b = std::uint8_t(bit(rng));
+    const std::vector<cf> one = frame_samples(s.f, bits.data());
+    for (std::size_t s0 : starts)
+        for (int k = 0; k < 2; k++)
+            std::copy(&one[k * n], &one[k * n] + n, &tx[k * s.len + s0]);
+    channel_params cp;
+    cp.tx = cp.rx = 2;
+    cp.snr_db = 25;
+    cp.cfo = cfo_bins / s.f.num.fft_len;
+    cp.seed = rng();
+    mimo_channel ch(cp);
+    s.rx = ch.apply(tx.data(), s.len);
+    return s;
+}
+} // namespace
+
+TEST(FrameReceiver, InPlaceSearchEqualsCopiedAndTakesNonFiniteAsZero)
+{
+    // The synchroniser searches its input buffers in place (per-antenna pointers); the
+    // copied, antenna-major form must give the same step everywhere, and a NaN or Inf
+    // in the samples the same step as a zero there.
+    auto rng = make_rng(1405);
+    test_stream s = make_stream(rng, 0.2);
+    const frame_format& f = s.f;
+    std::uniform_int_distribution<std::size_t> where(0, s.len - 1);
+    std::vector<cf> zeroed = s.rx;
+    for (int k = 0; k < 40; k++) { // damage in noise, prefixes and bodies alike
+        const std::size_t i = where(rng) + (k % 2) * s.len;
+        s.rx[i] = k % 3 ? cf(NAN, 0.f) : cf(0.f, -INFINITY);
+        zeroed[i] = cf(0, 0);
+    }
+    std::vector<cf> window;
+    int steps = 0, whole = 0;
+    for (std::size_t at = 0; s.len - at >= f.samples() + search_margin(f);) {
+        const std::size_t w = std::min(s.len - at, search_window(f));
+        window.resize(2 * w);
+        for (int a = 0; a < 2; a++)
+            std::copy(&zeroed[a * s.len + at], &zeroed[a * s.len + at] + w, &window[a * w]);
+        const frame_search_step copied = search_step(f, window.data(), 2, w);
+        const cf* in_place[2] = { &s.rx[at], &s.rx[s.len + at] };
+        const frame_search_step direct = search_step(f, in_place, 2, w);
+        ASSERT_EQ(direct.whole, copied.whole) << at;
+        ASSERT_EQ(direct.advance, copied.advance) << at;
+        ASSERT_EQ(direct.sync.found, copied.sync.found) << at;
+        ASSERT_EQ(direct.sync.start, copied.sync.start) << at;
+        ASSERT_EQ(direct.sync.cfo, copied.sync.cfo) << at;
+        ASSERT_EQ(direct.sync.metric, copied.sync.metric) << at;
+        steps++;
+        whole += copied.whole;
+        at += copied.advance;
+    }
+    EXPECT_GE(whole, 3) << steps << " steps"; // damage may hide a frame, not most
+}
+
+TEST(FrameReceiver, CorrectorTakesTheOffsetOffAndFlagsUnusableFrames)
+{
+    // A found frame corrected against an independent rotation by the offset it reports,
+    // which must be the channel's within a hundredth of a carrier spacing; one NaN or
+    // Inf anywhere in the frame's samples must mark the correction unusable.
+    auto rng = make_rng(1406);
+    const double bins = 0.27;
+    test_stream s = make_stream(rng, bins);
+    const frame_format& f = s.f;
+    const std::size_t n = f.samples();
+    const frame_sync_result sync = find_frame(f.num, s.rx.data(), 2, s.len);
+    ASSERT_TRUE(sync.found);
+    ASSERT_LE(sync.start + n, s.len);
+    std::vector<cf> frame(2 * n), out(2 * n, cf(NAN, NAN));
+    for (int a = 0; a < 2; a++)
+        std::copy(&s.rx[a * s.len + sync.start], &s.rx[a * s.len + sync.start] + n, &frame[a * n]);
+    const cf* in[2] = { frame.data(), frame.data() + n };
+    cf* to[2] = { out.data(), out.data() + n };
+    frame_corrector corr(f);
+    const double cfo = corr.correct(in, 2, sync.cfo, to);
+    EXPECT_TRUE(corr.last_input_finite());
+    EXPECT_NEAR(cfo * f.num.fft_len, bins, 0.01);
+    for (int a = 0; a < 2; a++)
+        for (std::size_t t = 0; t < n; t++) {
+            const std::complex<double> want =
+                std::complex<double>(frame[a * n + t]) * std::polar(1.0, -2 * M_PI * cfo * double(t));
+            ASSERT_LT(std::abs(std::complex<double>(out[a * n + t]) - want),
+                      1e-5 * (1 + std::abs(want)))
+                << a << " " << t;
+        }
+    std::uniform_int_distribution<std::size_t> where(0, 2 * n - 1);
+    // NaN and Inf, and finite samples beyond the input range (core/limits.h: +-1e15).
+    for (const cf bad : { cf(NAN, 0.f), cf(0.f, INFINITY), cf(-INFINITY, 1.f), cf(3e38f, 0.f),
+                          cf(0.f, -1.01e15f) }) {
+        const std::size_t i = where(rng);
+        const cf keep = frame[i];
+        frame[i] = bad;
+        corr.correct(in, 2, sync.cfo, to);
+        EXPECT_FALSE(corr.last_input_finite()) << i;
+        frame[i] = keep;
+        corr.correct(in, 2, sync.cfo, to);
+        EXPECT_TRUE(corr.last_input_finite()) << i;
+    }
+    // Within the range, however large: usable.
+    const std::size_t i = where(rng);
+    frame[i] = cf(-9.9e14f, 9.9e14f);
+    corr.correct(in, 2, sync.cfo, to);
+    EXPECT_TRUE(corr.last_input_finite()) << i;
+}

@@ -1,0 +1,307 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The CUDA LDPC decoder against the CPU reference on the same LLRs (fresh random
+ * codewords through BPSK over AWGN, Eb/N0 spread so that some frames decode and some
+ * do not): min-sum bit for bit (a-posteriori LLRs, decisions, iterations, syndrome
+ * flags, the count) for several codes, configurations, batch sizes 1, 7 and 131, float
+ * and int8 input, host and device memory, the host pipeline over several chunks;
+ * sum-product with CUDA's own log1pf/expm1f:
+ * the same decisions where decoding converges. Outputs are poisoned first and checked
+ * fully written. Refusals. Skipped, and reported as skipped, without a usable GPU.
+ */
+#include "common/gpu_test.h"
+#include "common/test_util.h"
+
+#include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
+#include <gnuradio/gpumimo/core/ldpc/ldpc.h>
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <iostream>
+
+using namespace gr::gpumimo::core;
+using gpumimo_test::make_rng;
+
+namespace {
+
+using GpuLdpc = Gpu;
+
+// Frames of random codewords, BPSK over AWGN at Eb/N0 from lo to hi dB across the
+// frames (rate 1/2 assumed for the noise); core-convention LLRs.
+std::vector<float> noisy_codewords(const ldpc_code& code, std::size_t frames, double lo,
+                                   double hi, std::mt19937_64& rng,
+                                   std::vector<std::uint8_t>* sent = nullptr)
+{
+    const ldpc_encoder enc(code);
+    const std::size_t n = std::size_t(code.n);
+    std::vector<float> llr(frames * n);
+    std::vector<std::uint8_t> info(std::size_t(enc.k())), c(n);
+    std::bernoulli_distribution coin(0.5);
+    if (sent)
+        sent->resize(frames * n);
+    for (std::size_t f = 0; f < frames; f++) {
+        for (auto& b : info)
+            b = coin(rng);
+        enc.encode(info.data(), c.data());
+        const double ebn0 = frames > 1 ? lo + (hi - lo) * double(f) / double(frames - 1) : hi;
+        const double sigma2 = 1.0 / std::pow(10.0, ebn0 / 10.0); // 1 / (2 R Eb/N0), R = 1/2
+        std::normal_distribution<double> noise(0.0, std::sqrt(sigma2));
+        for (std::size_t v = 0; v < n; v++)
+            llr[f * n + v] = float(-2.0 * (1.0 - 2.0 * c[v] + noise(rng)) / sigma2);
+        if (sent)
+            std::copy(c.begin(), c.end(), sent->begin() + std::ptrdiff_t(f * n));
+    }
+    return llr;
+}
+
+struct decoded {
+    std::vector<float> app;
+    std::vector<std::uint8_t> bits, satisfied;
+    std::vector<int> iterations;
+    std::size_t count = 0;
+
+    explicit decoded(std::size_t frames, std::size_t n)
+        : app(frames * n, NAN), bits(frames * n, 0xAA), satisfied(frames, 0xAA), iterations(frames, -1)
+    {
+    }
+    ldpc_outputs outputs() { return { app.data(), bits.data(), iterations.data(), satisfied.data() }; }
+};
+
+// Bitwise equality of every output, with the first difference named.
+void expect_identical(const decoded& gpu, const decoded& cpu, std::size_t n, const std::string& what)
+{
+    EXPECT_EQ(gpu.count, cpu.count) << what;
+    for (std::size_t f = 0; f < cpu.iterations.size(); f++) {
+        ASSERT_EQ(gpu.iterations[f], cpu.iterations[f]) << what << ", frame " << f;
+        ASSERT_EQ(gpu.satisfied[f], cpu.satisfied[f]) << what << ", frame " << f;
+        for (std::size_t v = 0; v < n; v++) {
+            const std::size_t i = f * n + v;
+            ASSERT_EQ(gpu.bits[i], cpu.bits[i]) << what << ", frame " << f << ", bit " << v;
+            ASSERT_EQ(std::memcmp(&gpu.app[i], &cpu.app[i], sizeof(float)), 0)
+                << what << ", frame " << f << ", bit " << v << ": " << gpu.app[i] << " vs "
+                << cpu.app[i];
+        }
+    }
+}
+
+// A code with dependent checks and irregular degrees (as in test_ldpc.cc).
+ldpc_code irregular_code()
+{
+    ldpc_code code;
+    code.name = "irregular";
+    code.n = 200;
+    code.m = 100;
+    code.checks.resize(100);
+    for (int v = 0; v < code.n; v++)
+        for (int c : { v % 100, (v * 7 + 3) % 100, (v * 13 + 11) % 100 })
+            if (std::find(code.checks[std::size_t(c)].begin(), code.checks[std::size_t(c)].end(), v) ==
+                code.checks[std::size_t(c)].end())
+                code.checks[std::size_t(c)].push_back(v);
+    code.checks[99] = code.checks[3];
+    finish_ldpc_code(code);
+    return code;
+}
+
+} // namespace
+
+TEST_F(GpuLdpc, MinSumIsBitIdenticalToTheCpuReference)
+{
+    auto rng = make_rng(2801);
+    struct setting {
+        const char* name;
+        float normalisation, offset;
+        bool early;
+        int iterations;
+    };
+    const setting settings[] = { { "normalised 0.75", 0.75f, 0.0f, true, 20 },
+                                 { "offset 0.25", 1.0f, 0.25f, true, 15 },
+                                 { "plain, all iterations", 1.0f, 0.0f, false, 8 } };
+    const std::vector<ldpc_code> codes = { wimax_rate_half_code(576), wimax_rate_half_code(2304),
+                                           irregular_code() };
+    for (const ldpc_code& code : codes) {
+        for (const setting& s : settings) {
+            for (std::size_t frames : { std::size_t(1), std::size_t(7), std::size_t(131) }) {
+                ldpc_decoder_config cfg;
+                cfg.normalisation = s.normalisation;
+                cfg.offset = s.offset;
+                cfg.early_termination = s.early;
+                cfg.max_iterations = s.iterations;
+                const std::size_t n = std::size_t(code.n);
+                const auto llr = noisy_codewords(code, frames, 0.5, 3.0, rng);
+                const std::string what = code.name + ", " + s.name + ", " + std::to_string(frames) + " frames";
+                cpu_ldpc_decoder cpu(code, cfg);
+                gpu_ldpc_decoder gpu(code, cfg, 131);
+                decoded want(frames, n), got(frames, n);
+                want.count = cpu.decode(llr.data(), frames, want.outputs());
+                got.count = gpu.decode(llr.data(), frames, got.outputs());
+                expect_identical(got, want, n, what + ", float");
+                if (frames == 131)
+                    std::cout << "[ ldpc     ] " << what << ": " << want.count
+                              << " decoded, kernel " << gpu.last_kernel_ms() << " ms\n";
+
+                // int8 LLRs (scale 4, saturated) through both.
+                std::vector<std::int8_t> q(llr.size());
+                for (std::size_t i = 0; i < q.size(); i++)
+                    q[i] = std::int8_t(std::lround(std::fmax(-127.0f, std::fmin(127.0f, 4.0f * llr[i]))));
+                decoded want_q(frames, n), got_q(frames, n);
+                want_q.count = cpu.decode(q.data(), 4.0f, frames, want_q.outputs());
+                got_q.count = gpu.decode(q.data(), 4.0f, frames, got_q.outputs());
+                expect_identical(got_q, want_q, n, what + ", int8");
+            }
+        }
+    }
+}
+
+TEST_F(GpuLdpc, DeviceResidentDecodeWritesWhatTheHostPathWrites)
+{
+    auto rng = make_rng(2802);
+    const ldpc_code code = wimax_rate_half_code(2304);
+    ldpc_decoder_config cfg;
+    const std::size_t frames = 37, n = std::size_t(code.n);
+    auto llr = noisy_codewords(code, frames, 1.0, 2.5, rng);
+    llr[3] = NAN; // erasures
+    llr[n + 7] = INFINITY;
+    gpu_ldpc_decoder gpu(code, cfg, frames);
+    decoded host(frames, n);
+    host.count = gpu.decode(llr.data(), frames, host.outputs());
+    cpu_ldpc_decoder cpu(code, cfg);
+    decoded ref(frames, n);
+    ref.count = cpu.decode(llr.data(), frames, ref.outputs());
+    expect_identical(host, ref, n, "host path with erasures");
+
+    float *d_llr = nullptr, *d_app = nullptr;
+    std::uint8_t *d_bits = nullptr, *d_ok = nullptr;
+    int* d_its = nullptr;
+    ASSERT_EQ(cudaMalloc(&d_llr, llr.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d_app, llr.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d_bits, llr.size()), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d_ok, frames), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d_its, frames * 4), cudaSuccess);
+    cudaMemcpy(d_llr, llr.data(), llr.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemset(d_app, 0xff, llr.size() * 4); // NaN poison
+    cudaMemset(d_bits, 0xAA, llr.size());
+    cudaMemset(d_ok, 0xAA, frames);
+    cudaMemset(d_its, 0xff, frames * 4);
+    gpu.decode_device(d_llr, frames, { d_app, d_bits, d_its, d_ok });
+    gpu.synchronize();
+    decoded dev(frames, n);
+    cudaMemcpy(dev.app.data(), d_app, llr.size() * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(dev.bits.data(), d_bits, llr.size(), cudaMemcpyDeviceToHost);
+    cudaMemcpy(dev.satisfied.data(), d_ok, frames, cudaMemcpyDeviceToHost);
+    cudaMemcpy(dev.iterations.data(), d_its, frames * 4, cudaMemcpyDeviceToHost);
+    dev.count = ref.count;
+    expect_identical(dev, ref, n, "device path");
+    for (void* p : { (void*)d_llr, (void*)d_app, (void*)d_bits, (void*)d_ok, (void*)d_its })
+        cudaFree(p);
+    EXPECT_GT(gpu.last_kernel_ms(), 0.0f);
+}
+
+TEST_F(GpuLdpc, HostPipelineOverSeveralChunksMatchesTheCpu)
+{
+    // 1,100 codewords: chunks of 512, 512 and 76 over two streams, from pinned memory
+    // (copies overlap kernels) and from pageable memory.
+    auto rng = make_rng(2804);
+    const ldpc_code code = wimax_rate_half_code(576);
+    ldpc_decoder_config cfg;
+    const std::size_t frames = 1100, n = std::size_t(code.n);
+    const auto llr = noisy_codewords(code, frames, 0.5, 3.0, rng);
+    cpu_ldpc_decoder cpu(code, cfg);
+    decoded want(frames, n);
+    want.count = cpu.decode(llr.data(), frames, want.outputs());
+    gpu_ldpc_decoder gpu(code, cfg, frames);
+    decoded pageable(frames, n);
+    pageable.count = gpu.decode(llr.data(), frames, pageable.outputs());
+    expect_identical(pageable, want, n, "pageable host memory");
+    float* pinned = nullptr;
+    ASSERT_EQ(cudaMallocHost(&pinned, llr.size() * sizeof(float)), cudaSuccess);
+    std::copy(llr.begin(), llr.end(), pinned);
+    decoded from_pinned(frames, n);
+    from_pinned.count = gpu.decode(pinned, frames, from_pinned.outputs());
+    cudaFreeHost(pinned);
+    expect_identical(from_pinned, want, n, "pinned host memory");
+}
+
+TEST_F(GpuLdpc, SumProductDecidesAsTheCpuReferenceWhereItConverges)
+{
+    auto rng = make_rng(2803);
+    const ldpc_code code = wimax_rate_half_code(2304);
+    ldpc_decoder_config cfg;
+    cfg.algorithm = ldpc_algorithm::sum_product;
+    cfg.max_iterations = 30;
+    const std::size_t frames = 64, n = std::size_t(code.n);
+    std::vector<std::uint8_t> sent;
+    const auto llr = noisy_codewords(code, frames, 1.8, 3.0, rng, &sent);
+    cpu_ldpc_decoder cpu(code, cfg);
+    gpu_ldpc_decoder gpu(code, cfg, frames);
+    decoded want(frames, n), got(frames, n);
+    want.count = cpu.decode(llr.data(), frames, want.outputs());
+    got.count = gpu.decode(llr.data(), frames, got.outputs());
+    std::size_t same_iterations = 0;
+    double worst = 0; // largest LLR difference over the frame's largest |LLR|
+    for (std::size_t f = 0; f < frames; f++) {
+        for (std::size_t v = 0; v < n; v++)
+            ASSERT_TRUE(std::isfinite(got.app[f * n + v])) << "frame " << f;
+        ASSERT_NE(got.satisfied[f], 0xAA);
+        ASSERT_GE(got.iterations[f], 1);
+        if (!want.satisfied[f])
+            continue;
+        // Both converge to the codeword sent (1.8 dB and above: every frame decodes).
+        EXPECT_TRUE(got.satisfied[f]) << "frame " << f;
+        EXPECT_TRUE(std::equal(got.bits.begin() + std::ptrdiff_t(f * n),
+                               got.bits.begin() + std::ptrdiff_t((f + 1) * n),
+                               sent.begin() + std::ptrdiff_t(f * n)))
+            << "frame " << f;
+        if (got.iterations[f] == want.iterations[f]) {
+            same_iterations++;
+            float scale = 0;
+            double diff = 0;
+            for (std::size_t v = 0; v < n; v++) {
+                scale = std::fmax(scale, std::fabs(want.app[f * n + v]));
+                diff = std::fmax(diff, std::fabs(double(got.app[f * n + v]) - want.app[f * n + v]));
+            }
+            worst = std::fmax(worst, diff / scale);
+        }
+    }
+    std::cout << "[ float    ] ldpc sum-product: " << want.count << " of " << frames
+              << " decoded, " << same_iterations << " with the same iteration count, largest "
+              << "LLR difference " << worst << " of the frame's largest |LLR|\n";
+    EXPECT_GE(want.count, frames - 1);
+    EXPECT_GE(same_iterations, want.count * 9 / 10);
+    EXPECT_LT(worst, 1e-3); // a few float ulps per phi, over a few iterations
+}
+
+TEST_F(GpuLdpc, RefusesWhatItCannotDecode)
+{
+    ldpc_decoder_config cfg;
+    const ldpc_code code = wimax_rate_half_code(576);
+    EXPECT_THROW(gpu_ldpc_decoder(code, cfg, 0), std::invalid_argument);
+    gpu_ldpc_decoder gpu(code, cfg, 4);
+    std::vector<float> llr(5 * 576, 1.0f);
+    decoded out(5, 576);
+    EXPECT_THROW(gpu.decode(llr.data(), 5, out.outputs()), std::invalid_argument);
+    std::vector<std::int8_t> q(576, 3);
+    EXPECT_THROW(gpu.decode(q.data(), 0.0f, 1, out.outputs()), std::invalid_argument);
+    // Zero frames: nothing written, nothing decoded.
+    EXPECT_EQ(gpu.decode(llr.data(), 0, out.outputs()), 0u);
+    EXPECT_EQ(out.iterations[0], -1);
+    // A code too large for a block's shared memory: 60,000 bits in 30,000 checks of 2
+    // plus a chain: (60,000 + edges) floats, far over 227 KB.
+    ldpc_code big;
+    big.name = "big";
+    big.n = 60000;
+    big.m = 30000;
+    big.checks.resize(30000);
+    for (int c = 0; c < 30000; c++)
+        big.checks[std::size_t(c)] = { 2 * c, 2 * c + 1 };
+    finish_ldpc_code(big);
+    EXPECT_THROW(gpu_ldpc_decoder(big, cfg, 1), std::invalid_argument);
+    // Still usable after the refusals: the all-zero codeword, confidently received.
+    std::fill(llr.begin(), llr.end(), -1.0f);
+    EXPECT_EQ(gpu.decode(llr.data(), 4, out.outputs()), 4u);
+    EXPECT_EQ(out.iterations[3], 1);
+}

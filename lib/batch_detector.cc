@@ -4,7 +4,6 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <gnuradio/gpumimo/batch_detector.h>
-#include <gnuradio/gpumimo/core/backend.h>
 
 #include <mutex>
 #include <set>
@@ -26,6 +25,30 @@ bool first_time(const std::string& message)
 }
 } // namespace
 
+batch_detector::batch_detector(const core::detector_spec& detector,
+                               const std::string& modulation,
+                               int nt,
+                               int nr,
+                               const std::string& backend,
+                               int device,
+                               bool double_precision)
+    : d_logger(std::make_shared<gr::logger>("gpumimo.batch_detector"))
+{
+    core::detector_config c;
+    c.spec = detector;
+    c.mod = core::parse_modulation(modulation);
+    c.nt = nt;
+    c.nr = nr;
+    c.device = device;
+    c.double_precision = double_precision;
+    d_cpu = std::make_unique<core::cpu_detector>(
+        detector.algo(), c.mod, nt, nr, detector.params());
+    d_engine = core::make_detector_engine(c, backend, &d_fallback_reason);
+    d_backend = d_engine->backend();
+    if (!d_fallback_reason.empty() && first_time(d_fallback_reason))
+        d_logger->warn("backend 'auto' falls back to the CPU: {}", d_fallback_reason);
+}
+
 batch_detector::batch_detector(const std::string& algorithm,
                                const std::string& modulation,
                                int nt,
@@ -34,43 +57,14 @@ batch_detector::batch_detector(const std::string& algorithm,
                                const std::string& backend,
                                int device,
                                bool double_precision)
-    : d_logger(std::make_shared<gr::logger>("gpumimo.batch_detector"))
+    : batch_detector(core::detector_spec(algorithm, params),
+                     modulation,
+                     nt,
+                     nr,
+                     backend,
+                     device,
+                     double_precision)
 {
-    const core::algorithm algo = core::parse_algorithm(algorithm);
-    const core::modulation mod = core::parse_modulation(modulation);
-    d_cpu = std::make_unique<core::cpu_detector>(algo, mod, nt, nr, params);
-
-    if (backend != "auto" && backend != "cpu" && backend != "cuda")
-        throw std::invalid_argument("unknown backend '" + backend +
-                                    "' (expected auto, cpu or cuda)");
-    if (backend == "cpu") {
-        d_backend = "cpu";
-        return;
-    }
-    std::string why;
-    if (core::cuda_device_count(&why) == 0)
-        why = "no usable GPU (" + why + ")";
-    else
-        core::gpu_supports(algo, mod, nt, nr, params, &why);
-    if (why.empty()) {
-        d_gpu = std::make_unique<core::gpu_detector>(algo,
-                                                     mod,
-                                                     nt,
-                                                     nr,
-                                                     params,
-                                                     device,
-                                                     double_precision
-                                                         ? core::gpu_precision::double_
-                                                         : core::gpu_precision::single);
-        d_backend = "cuda";
-        return;
-    }
-    if (backend == "cuda")
-        throw std::runtime_error("backend 'cuda' is not usable: " + why);
-    d_backend = "cpu";
-    d_fallback_reason = why;
-    if (first_time(why))
-        d_logger->warn("backend 'auto' falls back to the CPU: {}", why);
 }
 
 batch_detector::~batch_detector() = default;
@@ -79,12 +73,9 @@ void batch_detector::detect(const core::mimo_batch& batch,
                             float* llr,
                             unsigned threads) const
 {
-    if (d_gpu) {
-        d_gpu->detect(batch, llr);
+    d_engine->detect(batch, llr, threads);
+    if (d_backend == "cuda")
         d_gpu_batches++;
-        return;
-    }
-    d_cpu->detect(batch, llr, threads);
 }
 
 } // namespace gpumimo

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -40,20 +41,43 @@ public:
           d_rx(config.rx),
           d_int8(int8_output),
           d_int8_scale(int8_scale),
-          d_cpu(config),
+          d_config(config),
+          d_backend_request(backend),
+          d_device(device),
           d_frame_key(pmt::intern("frame_start"))
     {
-        choose_gpu(backend, d_logger, [&](std::string&) {
-            d_gpu = std::make_unique<core::gpu_fused_receiver>(config, device);
-            return true;
-        });
+        make_engines(config, d_cpu, d_gpu);
         set_output_multiple(int(d_bits));
         set_relative_rate(std::uint64_t(d_bits), std::uint64_t(d_samples));
         set_tag_propagation_policy(TPP_DONT);
     }
 
     int payload_bits() const override { return int(d_bits); }
-    std::string backend() const override { return d_gpu ? "cuda" : "cpu"; }
+    std::string backend() const override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_gpu ? "cuda" : "cpu";
+    }
+    core::detector_spec detector() const override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return core::detector_spec(d_config.algo, d_config.params);
+    }
+    void set_detector(const core::detector_spec& spec) override
+    {
+        // Built in the caller's thread (general_work() allocates nothing), then swapped.
+        core::fused_receiver_config next = d_config;
+        next.algo = spec.algo();
+        next.params = spec.params();
+        next.validate();
+        std::unique_ptr<core::cpu_fused_receiver> cpu;
+        std::unique_ptr<core::gpu_fused_receiver> gpu;
+        make_engines(next, cpu, gpu);
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_config = next;
+        d_cpu = std::move(cpu);
+        d_gpu = std::move(gpu);
+    }
     std::uint64_t frames() const override { return d_frames; }
     std::uint64_t damaged_frames() const override { return d_damaged; }
     std::uint64_t unusable_estimates() const override { return d_unusable; }
@@ -84,6 +108,7 @@ public:
         float* llr = d_int8 ? scratch(frames * d_bits) : static_cast<float*>(output_items[0]);
         d_noise.resize(frames);
         core::fused_receiver_report rep;
+        std::lock_guard<std::mutex> lock(d_mutex); // set_detector() swaps the engines
         try {
             rep = run(in.data(), frames, llr);
         } catch (...) { // the CPU path too: its frames leave as erasures, counted
@@ -123,7 +148,18 @@ private:
                 });
             }
         }
-        return d_cpu.process(in, frames, llr, d_noise.data());
+        return d_cpu->process(in, frames, llr, d_noise.data());
+    }
+
+    void make_engines(const core::fused_receiver_config& config,
+                      std::unique_ptr<core::cpu_fused_receiver>& cpu,
+                      std::unique_ptr<core::gpu_fused_receiver>& gpu)
+    {
+        cpu = std::make_unique<core::cpu_fused_receiver>(config);
+        choose_gpu(d_backend_request, d_logger, [&](std::string&) {
+            gpu = std::make_unique<core::gpu_fused_receiver>(config, d_device);
+            return true;
+        });
     }
 
     void account(const core::fused_receiver_report& rep, std::size_t frames)
@@ -163,7 +199,11 @@ private:
     const int d_rx;
     const bool d_int8;
     const float d_int8_scale;
-    core::cpu_fused_receiver d_cpu;
+    core::fused_receiver_config d_config;
+    const std::string d_backend_request;
+    const int d_device;
+    mutable std::mutex d_mutex; // the engines and d_config: set_detector() against work
+    std::unique_ptr<core::cpu_fused_receiver> d_cpu;
     std::unique_ptr<core::gpu_fused_receiver> d_gpu;
     const pmt::pmt_t d_frame_key;
     rate_limited_log d_log{ d_logger };
@@ -178,24 +218,17 @@ fused_receiver::sptr fused_receiver::make(const std::string& preset,
                                           const std::string& modulation,
                                           int payload_symbols,
                                           int antennas,
-                                          const std::string& algorithm,
+                                          const core::detector_spec& detector,
                                           const std::string& backend,
                                           bool int8_output,
                                           float int8_scale,
-                                          int kbest_k,
-                                          int nway_passes,
-                                          float list_llr_clip,
-                                          float llr_clip,
                                           int device)
 {
     core::fused_receiver_config c;
     c.frame = core::make_frame_format(preset, streams, modulation, payload_symbols);
     c.rx = antennas;
-    c.algo = core::parse_algorithm(algorithm);
-    c.params.kbest_k = kbest_k;
-    c.params.nway_passes = nway_passes;
-    c.params.list_llr_clip = list_llr_clip;
-    c.params.llr_clip = llr_clip;
+    c.algo = detector.algo();
+    c.params = detector.params();
     c.validate();
     if (!(int8_scale > 0) || !std::isfinite(int8_scale))
         throw std::invalid_argument("fused_receiver: int8_scale must be finite and > 0");

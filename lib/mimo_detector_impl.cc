@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,8 +30,7 @@ class mimo_detector_impl : public mimo_detector
 public:
     mimo_detector_impl(const core::frame_format& format,
                        int antennas,
-                       const std::string& algorithm,
-                       const core::detector_params& params,
+                       const core::detector_spec& detector,
                        const std::string& backend,
                        int device,
                        bool int8_output,
@@ -40,12 +41,16 @@ public:
                                      sizeof(gr_complex) * format.num.used_carriers),
               gr::io_signature::make(1, 1, int8_output ? sizeof(std::int8_t) : sizeof(float)),
               unsigned(format.payload_bits() / std::size_t(format.payload_symbols))),
-          d_detector(algorithm, core::to_string(format.mod), format.streams, antennas, params,
-                     backend, device),
+          d_mod(core::to_string(format.mod)),
+          d_backend_request(backend),
+          d_device(device),
+          d_spec(detector),
+          d_detector(std::make_unique<batch_detector>(
+              detector, d_mod, format.streams, antennas, backend, device)),
           d_nt(format.streams),
           d_nr(antennas),
           d_carriers(std::size_t(format.num.used_carriers)),
-          d_bits(std::size_t(d_detector.bits_per_vector()) * d_carriers),
+          d_bits(std::size_t(d_detector->bits_per_vector()) * d_carriers),
           d_int8(int8_output),
           d_int8_scale(int8_scale),
           d_frame_key(pmt::intern("frame_start")),
@@ -55,7 +60,26 @@ public:
     }
 
     int bits_per_symbol() const override { return int(d_bits); }
-    std::string backend() const override { return d_detector.backend(); }
+    std::string backend() const override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_detector->backend();
+    }
+    core::detector_spec detector() const override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_spec;
+    }
+    void set_detector(const core::detector_spec& spec) override
+    {
+        // Built here, in the caller's thread (work() allocates nothing); the bits per
+        // symbol depend only on the streams and the modulation, so the output rate stays.
+        auto next = std::make_unique<batch_detector>(
+            spec, d_mod, d_nt, d_nr, d_backend_request, d_device);
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_detector = std::move(next);
+        d_spec = spec;
+    }
     std::uint64_t symbols() const override { return d_symbols; }
     std::uint64_t erased_symbols() const override { return d_erased; }
 
@@ -65,6 +89,7 @@ public:
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override
     {
+        std::lock_guard<std::mutex> lock(d_mutex); // set_detector() swaps the engine
         try {
             return detect_symbols(noutput_items, input_items, output_items);
         } catch (...) { // the symbols at hand leave as erasures, counted
@@ -207,7 +232,7 @@ private:
         b.nr = d_nr;
         b.group = count;
         try {
-            d_detector.detect(b, d_llr_cm.data());
+            d_detector->detect(b, d_llr_cm.data());
             return true;
         } catch (const std::invalid_argument& e) {
             const std::string what = e.what();
@@ -217,14 +242,14 @@ private:
             });
             return false;
         } catch (const std::exception& e) {
-            if (d_detector.backend() != "cuda")
+            if (d_detector->backend() != "cuda")
                 throw; // work() counts and erases it
             const std::string what = e.what();
             d_log.error("gpu failure", [&] {
                 return "GPU detection failed, this run goes to the CPU: " + what;
             });
             try {
-                d_detector.reference().detect(b, d_llr_cm.data());
+                d_detector->reference().detect(b, d_llr_cm.data());
                 return true;
             } catch (const std::invalid_argument&) {
                 return false;
@@ -241,7 +266,11 @@ private:
                          alias_pmt());
     }
 
-    batch_detector d_detector;
+    const std::string d_mod, d_backend_request;
+    const int d_device;
+    mutable std::mutex d_mutex; // d_spec and d_detector: set_detector() against work()
+    core::detector_spec d_spec;
+    std::unique_ptr<batch_detector> d_detector;
     const int d_nt, d_nr;
     const std::size_t d_carriers, d_bits;
     const bool d_int8;
@@ -261,14 +290,10 @@ mimo_detector::sptr mimo_detector::make(const std::string& preset,
                                         int streams,
                                         const std::string& modulation,
                                         int antennas,
-                                        const std::string& algorithm,
+                                        const core::detector_spec& detector,
                                         const std::string& backend,
                                         bool int8_output,
                                         float int8_scale,
-                                        int kbest_k,
-                                        int nway_passes,
-                                        float list_llr_clip,
-                                        float llr_clip,
                                         int device)
 {
     const core::frame_format f = core::make_frame_format(preset, streams, modulation, 1);
@@ -276,13 +301,8 @@ mimo_detector::sptr mimo_detector::make(const std::string& preset,
         throw std::invalid_argument("mimo_detector: antennas must be from streams to 16");
     if (!(int8_scale > 0) || !std::isfinite(int8_scale))
         throw std::invalid_argument("mimo_detector: int8_scale must be finite and > 0");
-    core::detector_params p;
-    p.kbest_k = kbest_k;
-    p.nway_passes = nway_passes;
-    p.list_llr_clip = list_llr_clip;
-    p.llr_clip = llr_clip;
     return gnuradio::make_block_sptr<mimo_detector_impl>(
-        f, antennas, algorithm, p, backend, device, int8_output, int8_scale);
+        f, antennas, detector, backend, device, int8_output, int8_scale);
 }
 
 } // namespace gpumimo

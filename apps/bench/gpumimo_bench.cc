@@ -53,6 +53,44 @@ struct row {
     double snr_db = 20.0;
 };
 
+const char* short_name(modulation mod)
+{
+    switch (mod) {
+    case modulation::qpsk:
+        return "qpsk";
+    case modulation::qam16:
+        return "16qam";
+    case modulation::qam64:
+        return "64qam";
+    case modulation::qam256:
+        return "256qam";
+    }
+    return "?";
+}
+
+// "mtt 2x2 qpsk", "nway 4x4 16qam N=4", "psd 4x4 16qam 20dB block", in registry order.
+std::vector<row> registry_rows()
+{
+    std::vector<row> rows;
+    for (const detector_entry* e : detector_registry())
+        for (const detector_bench_case& c : e->bench) {
+            std::string label = std::string(e->name) + " " + std::to_string(c.nt) + "x" +
+                                std::to_string(c.nt) + " " + short_name(c.mod);
+            if (*c.label)
+                label += std::string(" ") + c.label;
+            rows.push_back({ label,
+                             e->algo,
+                             c.nt,
+                             c.mod,
+                             c.params,
+                             c.paper_batch,
+                             c.paper_mbps,
+                             c.paper_ref,
+                             c.snr_db });
+        }
+    return rows;
+}
+
 struct host_data {
     std::vector<cf32> y, h;
     std::vector<float> noise;
@@ -285,215 +323,9 @@ int main(int argc, char** argv)
                 prop.multiProcessorCount,
                 prop.totalGlobalMem / 1073741824.0);
 
-    detector_params p;
-    detector_params block_search;
-    block_search.psd_block_search = true; // the paper's mapping, for comparison
-    auto with_passes = [](int n) {
-        detector_params q;
-        q.nway_passes = n;
-        return q;
-    };
-    const std::vector<row> rows = {
-        { "mtt 2x2 qpsk",
-          algorithm::mtt,
-          2,
-          modulation::qpsk,
-          p,
-          131072,
-          822.59,
-          "mtt T2" },
-        { "mtt 2x2 16qam",
-          algorithm::mtt,
-          2,
-          modulation::qam16,
-          p,
-          131072,
-          280.08,
-          "mtt T2" },
-        { "mtt 2x2 64qam",
-          algorithm::mtt,
-          2,
-          modulation::qam64,
-          p,
-          131072,
-          43.86,
-          "mtt T2" },
-        { "mtt 4x4 qpsk",
-          algorithm::mtt,
-          4,
-          modulation::qpsk,
-          p,
-          65536,
-          308.40,
-          "mtt T3" },
-        { "mtt 4x4 16qam",
-          algorithm::mtt,
-          4,
-          modulation::qam16,
-          p,
-          65536,
-          122.03,
-          "mtt T3" },
-        { "mtt 4x4 64qam",
-          algorithm::mtt,
-          4,
-          modulation::qam64,
-          p,
-          65536,
-          12.05,
-          "mtt T3" },
-        { "nway 2x2 16qam N=1",
-          algorithm::nway,
-          2,
-          modulation::qam16,
-          with_passes(1),
-          8400,
-          834.1,
-          "nway TII" },
-        { "nway 2x2 16qam N=2",
-          algorithm::nway,
-          2,
-          modulation::qam16,
-          with_passes(2),
-          8400,
-          402.2,
-          "nway TII" },
-        { "nway 2x2 64qam N=2",
-          algorithm::nway,
-          2,
-          modulation::qam64,
-          with_passes(2),
-          8400,
-          92.4,
-          "nway TII" },
-        { "nway 4x4 16qam N=1",
-          algorithm::nway,
-          4,
-          modulation::qam16,
-          with_passes(1),
-          8400,
-          782.5,
-          "nway TII" },
-        { "nway 4x4 16qam N=4",
-          algorithm::nway,
-          4,
-          modulation::qam16,
-          with_passes(4),
-          8400,
-          192.5,
-          "nway TII" },
-        { "nway 4x4 64qam N=1",
-          algorithm::nway,
-          4,
-          modulation::qam64,
-          with_passes(1),
-          8400,
-          230.7,
-          "nway TII" },
-        { "nway 4x4 64qam N=4",
-          algorithm::nway,
-          4,
-          modulation::qam64,
-          with_passes(4),
-          8400,
-          58.3,
-          "nway TII" },
-        { "ml 4x4 qpsk", algorithm::ml, 4, modulation::qpsk, p, 8400, 0, "" },
-        { "ml 4x4 16qam", algorithm::ml, 4, modulation::qam16, p, 8400, 0, "" },
-        { "kbest 4x4 16qam K=16",
-          algorithm::kbest,
-          4,
-          modulation::qam16,
-          p,
-          8400,
-          0,
-          "" },
-        { "zf 4x4 16qam", algorithm::zf, 4, modulation::qam16, p, 8400, 0, "" },
-        { "mmse 4x4 16qam", algorithm::mmse, 4, modulation::qam16, p, 8400, 0, "" },
-        { "psd 2x2 qpsk 20dB",
-          algorithm::psd,
-          2,
-          modulation::qpsk,
-          p,
-          8400,
-          163,
-          "psd T5" },
-        { "psd 2x2 16qam 20dB",
-          algorithm::psd,
-          2,
-          modulation::qam16,
-          p,
-          8400,
-          268,
-          "psd T5" },
-        { "psd 2x2 64qam 20dB",
-          algorithm::psd,
-          2,
-          modulation::qam64,
-          p,
-          8400,
-          153,
-          "psd T5" },
-        { "psd 4x4 qpsk 20dB",
-          algorithm::psd,
-          4,
-          modulation::qpsk,
-          p,
-          8400,
-          169,
-          "psd T5" },
-        { "psd 4x4 16qam 5dB",
-          algorithm::psd,
-          4,
-          modulation::qam16,
-          p,
-          8400,
-          0,
-          "",
-          5.0 },
-        { "psd 4x4 16qam 10dB",
-          algorithm::psd,
-          4,
-          modulation::qam16,
-          p,
-          8400,
-          0,
-          "",
-          10.0 },
-        { "psd 4x4 16qam 15dB",
-          algorithm::psd,
-          4,
-          modulation::qam16,
-          p,
-          8400,
-          0,
-          "",
-          15.0 },
-        { "psd 4x4 16qam 20dB",
-          algorithm::psd,
-          4,
-          modulation::qam16,
-          p,
-          8400,
-          121,
-          "psd T5" },
-        { "psd 4x4 64qam 20dB",
-          algorithm::psd,
-          4,
-          modulation::qam64,
-          p,
-          8400,
-          24,
-          "psd T5" },
-        { "psd 4x4 16qam 20dB block",
-          algorithm::psd,
-          4,
-          modulation::qam16,
-          block_search,
-          8400,
-          121,
-          "psd T5" },
-    };
+    // Every detector's benchmark configurations come from the registry (its entry's
+    // bench list: its paper's tables, with the paper's figure where there is one).
+    const std::vector<row> rows = registry_rows();
     std::mt19937_64 rng(12345);
     if (!pipeline.empty()) {
         // End to end (pinned) of one row over chunk sizes and stream counts.

@@ -72,22 +72,22 @@ detector_spec parse_detector(const std::string& text, float list_clip, float cli
     const std::string name = text.substr(0, colon);
     const bool one_pass = name == "ot"; // the one-pass trellis: mtt_one_pass
     d.algo = one_pass ? algorithm::mtt : parse_algorithm(name);
-    d.params.mtt_one_pass = one_pass;
+    d.params.mtt.one_pass = one_pass;
     d.params.list_llr_clip = list_clip;
     d.label = one_pass ? "one-pass trellis" : name;
     if (colon != std::string::npos) {
         const int value = std::stoi(text.substr(colon + 1));
         if (d.algo == algorithm::kbest) {
-            d.params.kbest_k = value;
+            d.params.kbest.k = value;
             d.label = "kbest K=" + std::to_string(value);
         } else if (d.algo == algorithm::nway) {
-            d.params.nway_passes = value;
+            d.params.nway.passes = value;
             d.label = "nway N=" + std::to_string(value);
         } else {
             throw std::invalid_argument("only kbest:K and nway:N take a number, not '" + text + "'");
         }
     } else if (d.algo == algorithm::kbest) {
-        d.label = "kbest K=" + std::to_string(d.params.kbest_k);
+        d.label = "kbest K=" + std::to_string(d.params.kbest.k);
     }
     if (clip > 0) {
         d.params.llr_clip = clip;

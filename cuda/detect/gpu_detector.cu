@@ -8,12 +8,8 @@
  */
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
-#include "detect/kernels/kbest.cuh"
+#include "detect/gpu_registry.cuh"
 #include "detect/kernels/chunk_args.cuh"
-#include "detect/kernels/linear.cuh"
-#include "detect/kernels/mtt.cuh"
-#include "detect/kernels/nway.cuh"
-#include "detect/kernels/psd.cuh"
 
 #include <gnuradio/gpumimo/core/detect/gpu_detector.h>
 
@@ -38,45 +34,7 @@ bool gpu_supports(algorithm algo,
                   const detector_params& params,
                   std::string* why)
 {
-    auto no = [&](const std::string& reason) {
-        if (why)
-            *why = reason;
-        return false;
-    };
-    const int m = constellation(mod).bits_per_symbol();
-    switch (algo) {
-    case algorithm::mtt:
-    case algorithm::nway:
-    case algorithm::zf:
-    case algorithm::mmse:
-        return true;
-    case algorithm::ml:
-        if (nt * m > 16)
-            return no(
-                "the CUDA ml is for small configurations (nt * bits per symbol <= 16)");
-        return true;
-    case algorithm::psd: {
-        std::vector<int> lvl = params.psd_lvl, exp = params.psd_exp;
-        if (lvl.empty())
-            psd_default_levels(nt, mod, lvl, exp);
-        gc::psd_plan plan;
-        std::string reason;
-        if (!gc::psd_make_plan(
-                lvl, exp, constellation(mod).pam_size(), nt, plan, &reason))
-            return no(reason);
-        if (gc::psd_shared_bytes(plan, nt, true) > 200 * 1024)
-            return no("psd level set needs more shared memory than the CUDA kernel has");
-        return true;
-    }
-    case algorithm::kbest:
-        if (params.kbest_k * constellation(mod).pam_size() > gc::kbest_max_children)
-            return no("the CUDA kbest ranks at most " +
-                      std::to_string(gc::kbest_max_children) +
-                      " children per level (kbest_k * sqrt(Q))");
-        return true;
-    }
-    (void)nr;
-    return no("unknown algorithm");
+    return gc::gpu_registry_entry(algo).supports(constellation(mod), nt, nr, params, why);
 }
 
 namespace {
@@ -93,18 +51,14 @@ const unsigned long long kNone = ULLONG_MAX;
 // 3.4 MB, so those fixed costs took 12% of the bus. The automatic size aims at ~8 MiB
 // in per chunk: the power of two nearest 8 MiB / (bytes in per vector), within
 // [2^16, 2^18] so that a chunk still fills the GPU and a call has chunks to overlap.
-// psd takes 2^18 and four streams: a chunk lasts as long as its hardest problem (a
-// search of up to ~1,000 times the mean), so longer chunks, more of them in flight,
-// dilute that tail (4x4 16-QAM at 20 dB: 62% -> 73% of the bus bound per call).
-std::size_t automatic_chunk(algorithm algo, int nt, int nr)
+// A registry entry may ask for its own (psd: gpu_registry_entry's chunk_vectors).
+std::size_t automatic_chunk(int nt, int nr)
 {
-    if (algo == algorithm::psd)
-        return std::size_t(1) << 18;
     const double in_bytes = 8.0 * nr + 8.0 * nr * nt + 4.0; // y, H, N0 of one vector
     const int log2 = int(std::lround(std::log2(double(8 << 20) / in_bytes)));
     return std::size_t(1) << std::min(18, std::max(16, log2));
 }
-int automatic_streams(algorithm algo) { return algo == algorithm::psd ? 4 : 3; }
+constexpr int kAutomaticStreams = 3;
 
 // Device-resident calls copy nothing: their chunks exist so that one chunk's kernels
 // overlap the next one's (psd's tails), so the automatic size does not apply to them:
@@ -134,14 +88,17 @@ struct slot {
 } // namespace
 
 struct gpu_detector::impl {
-    cpu_detector config; // checks the configuration; the reference conventions
+    algorithm algo;
+    constellation con;
+    detector_params params;
+    const gc::gpu_detector_entry& entry;
     int device;
     bool dbl;
-    int nt, nr, m, bits, passes;
+    int nt, nr, m, bits;
     std::size_t chunk;        // host to host
     std::size_t device_chunk; // detect_device
     std::size_t ws_per_channel;
-    gc::psd_plan psd;
+    std::shared_ptr<const void> plan; // the entry's prepared state
     gc::device_buffer<double2> points_d;
     gc::device_buffer<float2> points_f;
     gc::device_buffer<unsigned char> from_levels, i_levels, q_levels;
@@ -157,15 +114,18 @@ struct gpu_detector::impl {
          gpu_precision prec,
          std::size_t chunk_vectors,
          int nstreams)
-        : config(algo, mod, nt_, nr_, p),
+        : algo(algo),
+          con(mod),
+          params(p),
+          entry(gc::gpu_registry_entry(algo)),
           device(dev),
           dbl(prec == gpu_precision::double_),
           nt(nt_),
           nr(nr_),
-          m(config.constel().bits_per_symbol()),
-          bits(nt_ * m),
-          passes(p.nway_passes > 0 ? p.nway_passes : nt_)
+          m(con.bits_per_symbol()),
+          bits(nt_ * m)
     {
+        check_detector(algo, con, nt, nr, p);
         std::string why;
         if (!gpu_supports(algo, mod, nt, nr, p, &why))
             throw std::invalid_argument(why);
@@ -173,9 +133,9 @@ struct gpu_detector::impl {
             throw std::invalid_argument("streams must be >= 0 (0: automatic)");
         const bool automatic = chunk_vectors == 0;
         if (automatic)
-            chunk_vectors = automatic_chunk(algo, nt, nr);
+            chunk_vectors = entry.chunk_vectors ? entry.chunk_vectors : automatic_chunk(nt, nr);
         if (nstreams == 0)
-            nstreams = automatic_streams(algo);
+            nstreams = entry.streams ? entry.streams : kAutomaticStreams;
         int count = 0;
         GPUMIMO_CUDA_CHECK(cudaGetDeviceCount(&count));
         if (device < 0 || device >= count)
@@ -185,31 +145,8 @@ struct gpu_detector::impl {
         const gc::device_guard keep_device;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
 
-        switch (algo) {
-        case algorithm::mtt:
-            ws_per_channel = gc::mtt_workspace_bytes(nt, nr, dbl);
-            break;
-        case algorithm::nway:
-            ws_per_channel = gc::nway_workspace_bytes(nt, nr, passes, dbl);
-            break;
-        case algorithm::zf:
-        case algorithm::mmse:
-            ws_per_channel = gc::linear_workspace_bytes(nt, nr, dbl);
-            break;
-        case algorithm::kbest:
-            ws_per_channel = gc::kbest_workspace_bytes(nt, nr, dbl);
-            break;
-        case algorithm::psd: {
-            std::vector<int> lvl = p.psd_lvl, exp = p.psd_exp;
-            if (lvl.empty())
-                psd_default_levels(nt, mod, lvl, exp);
-            gc::psd_make_plan(lvl, exp, config.constel().pam_size(), nt, psd, nullptr);
-            ws_per_channel = gc::psd_workspace_bytes(nt, nr, dbl);
-            break;
-        }
-        default:
-            ws_per_channel = 0;
-        }
+        ws_per_channel = entry.workspace_bytes(nt, nr, p, dbl);
+        plan = entry.prepare(con, nt, p);
         const std::size_t per_vector = std::size_t(nr) * 8 * 2 +
                                        std::size_t(nr) * nt * 8 * 2 + 8 +
                                        std::size_t(bits) * 4 * 2 + ws_per_channel + 1;
@@ -217,7 +154,7 @@ struct gpu_detector::impl {
             1, std::min(chunk_vectors, kSlotBudgetBytes / per_vector));
         device_chunk = automatic ? std::min(chunk, kDeviceChunk) : chunk;
 
-        const constellation& c = config.constel();
+        const constellation& c = con;
         const int q = c.size(), npam = c.pam_size();
         std::vector<double2> pd(q);
         std::vector<float2> pf(q);
@@ -275,18 +212,18 @@ struct gpu_detector::impl {
         a.nt = nt;
         a.nr = nr;
         a.m = m;
-        a.list_llr_clip = config.params().list_llr_clip;
-        a.llr_clip = config.params().llr_clip;
-        a.mtt_one_pass = config.params().mtt_one_pass;
+        a.list_llr_clip = params.list_llr_clip;
+        a.llr_clip = params.llr_clip;
+        a.mtt_one_pass = params.mtt.one_pass;
         a.points_d = points_d.get();
         a.points_f = points_f.get();
         a.from_levels = from_levels.get();
         a.i_levels = i_levels.get();
         a.q_levels = q_levels.get();
-        a.pam_scale = config.constel().scale();
+        a.pam_scale = con.scale();
         a.channel_bad = s.bad.get();
         a.y_power_limit = s.y_power_limit.get();
-        a.max_symbol_energy = config.constel().max_energy();
+        a.max_symbol_energy = con.max_energy();
         a.errors = s.errors.get();
         return a;
     }
@@ -322,37 +259,7 @@ struct gpu_detector::impl {
     void run_chunk(const gc::chunk_args& a, slot& s, cudaStream_t st)
     {
         gc::launch_check_channels(a, st);
-        switch (config.algo()) {
-        case algorithm::mtt:
-            gc::launch_mtt(a, s.ws.get(), dbl, st);
-            break;
-        case algorithm::nway:
-            gc::launch_nway(a, passes, s.ws.get(), dbl, st);
-            break;
-        case algorithm::zf:
-            gc::launch_linear(a, false, s.ws.get(), dbl, st);
-            break;
-        case algorithm::mmse:
-            gc::launch_linear(a, true, s.ws.get(), dbl, st);
-            break;
-        case algorithm::ml:
-            gc::launch_ml(a, dbl, st);
-            break;
-        case algorithm::psd:
-            gc::launch_psd(a,
-                           psd,
-                           config.params().psd_block_search,
-                           s.ws.get(),
-                           s.work_counter.get(),
-                           dbl,
-                           st);
-            break;
-        case algorithm::kbest:
-            gc::launch_kbest(a, config.params().kbest_k, s.ws.get(), dbl, st);
-            break;
-        default:
-            throw std::logic_error("unsupported algorithm reached the GPU");
-        }
+        entry.launch({ a, &params, plan.get(), s.ws.get(), s.work_counter.get(), dbl }, st);
         gc::launch_finish(a, st);
     }
 

@@ -11,7 +11,8 @@ import numpy as np
 
 from . import gpumimo_python as _core
 
-ALGORITHMS = ("ml", "zf", "mmse", "kbest", "mtt", "nway", "psd")
+# The detectors of the core's registry (core/detect/registry.h), in its order.
+ALGORITHMS = tuple(_core.algorithm_names())
 MODULATIONS = ("qpsk", "16qam", "64qam", "256qam")
 _OUTPUTS = ("llr", "int8", "hard")
 _PARAMS = ("kbest_k", "nway_passes", "list_llr_clip", "psd_lvl", "psd_exp", "llr_clip",
@@ -73,7 +74,7 @@ def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
                vectors (C = ceil(B / group)); or [nr, nt], one matrix for all.
     noise_var: N0 = E|n_r|^2, a scalar or one value per matrix ([C]).
     group:     vectors per matrix; by default B / C, which must then be a whole number.
-    algorithm: "ml", "zf", "mmse", "kbest", "mtt", "nway" or "psd".
+    algorithm: a name of ALGORITHMS (the core's detector registry).
     backend:   "cpu", "cuda" or "auto" (the GPU when usable and the algorithm has a CUDA
                version, else the CPU, with a warning logged once through GNU Radio's
                logger). device: the CUDA device index. precision: the GPU kernels'

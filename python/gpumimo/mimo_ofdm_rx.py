@@ -15,8 +15,9 @@ class mimo_ofdm_rx(gr.hier_block2):
     """antennas complex streams in, one LLR stream out (float, or int8 with
     int8_output): mimo_ofdm_sync -> ofdm_fft (forward, the preset's CP, carriers and
     scale, realigned on the frame_start tags) -> mimo_chanest -> mimo_detector.
-    fft_backend and backend pick the FFT's and the detector's backend (auto, cuda,
-    cpu). The blocks stay reachable as .sync, .fft, .chanest and .detector.
+    detector is a detector_spec (every parameter of the detector) or just a name
+    (its defaults). fft_backend and backend pick the FFT's and the detector's backend
+    (auto, cuda, cpu). The blocks stay reachable as .sync, .fft, .chanest and .detector.
 
     fused=True puts one fused_receiver after the synchroniser instead (FFT, estimates
     and detection on one GPU, samples in and LLRs out; backend picks its backend,
@@ -24,9 +25,8 @@ class mimo_ofdm_rx(gr.hier_block2):
     .detector are None)."""
 
     def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
-                 antennas=2, algorithm="mmse", backend="auto", fft_backend="auto",
-                 int8_output=False, int8_scale=8.0, threshold=0.7, kbest_k=16,
-                 nway_passes=0, list_llr_clip=8.0, llr_clip=0.0, device=0, fused=False):
+                 antennas=2, detector="mmse", backend="auto", fft_backend="auto",
+                 int8_output=False, int8_scale=8.0, threshold=0.7, device=0, fused=False):
         item = gr.sizeof_char if int8_output else gr.sizeof_float
         gr.hier_block2.__init__(self, "mimo_ofdm_rx",
                                 gr.io_signature(antennas, antennas, gr.sizeof_gr_complex),
@@ -37,9 +37,8 @@ class mimo_ofdm_rx(gr.hier_block2):
         if fused:
             self.fft = self.chanest = self.detector = None
             self.fused = _b.fused_receiver(preset, streams, modulation, payload_symbols,
-                                           antennas, algorithm, backend, int8_output,
-                                           int8_scale, kbest_k, nway_passes, list_llr_clip,
-                                           llr_clip, device)
+                                           antennas, detector, backend, int8_output,
+                                           int8_scale, device)
             for a in range(antennas):
                 self.connect((self, a), (self.sync, a))
                 self.connect((self.sync, a), (self.fused, a))
@@ -50,12 +49,15 @@ class mimo_ofdm_rx(gr.hier_block2):
                                forward=True, scale=num["scale"], channels=antennas,
                                backend=fft_backend, devices=[device], sync_tag="frame_start")
         self.chanest = _b.mimo_chanest(preset, streams, modulation, payload_symbols, antennas)
-        self.detector = _b.mimo_detector(preset, streams, modulation, antennas, algorithm,
-                                         backend, int8_output, int8_scale, kbest_k,
-                                         nway_passes, list_llr_clip, llr_clip, device)
+        self.detector = _b.mimo_detector(preset, streams, modulation, antennas, detector,
+                                         backend, int8_output, int8_scale, device)
         for a in range(antennas):
             self.connect((self, a), (self.sync, a))
             self.connect((self.sync, a), (self.fft, a))
             self.connect((self.fft, a), (self.chanest, a))
             self.connect((self.chanest, a), (self.detector, a))
         self.connect(self.detector, self)
+
+    def set_detector(self, detector):
+        """Changes the detector while running (a detector_spec or a name)."""
+        (self.fused if self.fused is not None else self.detector).set_detector(detector)

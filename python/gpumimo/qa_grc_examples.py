@@ -46,17 +46,6 @@ def test_every_example_has_a_test():
         "add a test for each new example"
 
 
-def test_committed_scripts_are_what_grcc_generates(tmp_path):
-    """examples/NAME.py, the Python form of each flowgraph, is grcc's output for
-    examples/NAME.grc: neither has been edited without the other. Compared as sorted
-    lines: grcc writes the connections in no fixed order."""
-    for script in sorted((SOURCE / "examples").glob("*.py")):
-        compile_example(script.stem, tmp_path)
-        generated = sorted((tmp_path / script.name).read_text().splitlines())
-        assert generated == sorted(script.read_text().splitlines()), \
-            f"regenerate examples/{script.name} with grcc"
-
-
 @pytest.mark.parametrize("algorithm", ["mmse", "mtt"])
 def test_sim_loopback(tmp_path, algorithm):
     """Frames of the source through the channel simulator and the receiver chain: every

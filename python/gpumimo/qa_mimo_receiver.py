@@ -12,6 +12,7 @@ against its file; damaged frames (NaN samples, radio overflows) are dropped and 
 never turned into NaN LLRs."""
 
 import json
+import pathlib
 import os
 import sys
 
@@ -378,3 +379,79 @@ def test_the_main_job_refuses_bad_files_and_paths_before_running(tmp_path):
         out = replay("--png", png)
         assert out.returncode == 2 and "--png" in out.stderr, out.stderr
         assert "detector" not in out.stdout  # refused before anything ran
+
+
+def run_detector_block(det, y, h, noise_var=0.1):
+    """One run of the detector block on y ([antennas, symbols * 48]) with one H
+    ([48, antennas, streams]) given at symbol 0: its LLRs."""
+    tb = gr.top_block()
+    d = pmt.dict_add(pmt.make_dict(), pmt.intern("h"),
+                     pmt.init_c32vector(h.size, h.ravel().tolist()))
+    d = pmt.dict_add(d, pmt.intern("noise_var"), pmt.from_double(noise_var))
+    tags = [gr.tag_utils.python_to_tag((0, pmt.intern("mimo_chan_est"), d, pmt.PMT_NIL))]
+    sink = blocks.vector_sink_f()
+    tb.connect(blocks.vector_source_c(y[0].tolist(), False, 48, tags), (det, 0))
+    for a in range(1, y.shape[0]):
+        tb.connect(blocks.vector_source_c(y[a].tolist(), False, 48), (det, a))
+    tb.connect(det, sink)
+    tb.run()
+    return np.array(sink.data())
+
+
+def test_set_detector_switches_to_what_a_new_block_gives():
+    """set_detector() (the GRC callback): a block switched to a detector spec gives the
+    LLRs of a block made with that spec, on fresh random symbols; a spec the block's
+    configuration cannot take is refused and the running detector kept."""
+    rng = np.random.default_rng(SEED + 11)
+    h = (rng.normal(size=(48, 2, 2)) + 1j * rng.normal(size=(48, 2, 2))).astype(np.complex64)
+    y = (rng.normal(size=(2, 3 * 48)) + 1j * rng.normal(size=(2, 3 * 48))).astype(np.complex64)
+    spec = gpumimo.detector_spec("kbest", kbest_k=2, list_llr_clip=3.0)
+    switched = gpumimo.mimo_detector("small", 2, "16qam", 2, "mmse", backend="cpu")
+    assert switched.detector().algorithm == "mmse"
+    switched.set_detector(spec)
+    assert switched.detector() == spec
+    direct = gpumimo.mimo_detector("small", 2, "16qam", 2, spec, backend="cpu")
+    got, want = run_detector_block(switched, y, h), run_detector_block(direct, y, h)
+    assert got.size == 3 * switched.bits_per_symbol() and np.any(got != 0)
+    np.testing.assert_array_equal(got, want)
+    # Not what mmse gives: the switch took effect.
+    mmse = run_detector_block(gpumimo.mimo_detector("small", 2, "16qam", 2, "mmse",
+                                                    backend="cpu"), y, h)
+    assert np.any(mmse != got)
+    with pytest.raises(ValueError):
+        switched.set_detector(gpumimo.detector_spec("nway", nway_passes=3))  # > nt
+    assert switched.detector() == spec
+
+
+def test_fused_receiver_set_detector():
+    fr = gpumimo.fused_receiver("small", 2, "qpsk", 2, 2, "mmse", backend="cpu")
+    spec = gpumimo.detector_spec("psd", psd_block_search=True)
+    fr.set_detector(spec)
+    assert fr.detector() == spec
+    with pytest.raises(ValueError):
+        fr.set_detector("nonesuch")
+    assert fr.detector() == spec
+
+
+def test_detector_spec_checks():
+    assert gpumimo.detector_spec().algorithm == "mmse"
+    assert gpumimo.detector_spec("mtt", mtt_one_pass=True).params.mtt_one_pass
+    with pytest.raises(ValueError):
+        gpumimo.detector_spec("nonesuch")
+    with pytest.raises(ValueError):
+        gpumimo.detector_spec("mmse", llr_clip=-1)
+    with pytest.raises(ValueError):
+        gpumimo.detector_spec("ml").check("256qam", 4, 4)  # 2^32 candidates
+    gpumimo.detector_spec("ml").check("qpsk", 4, 4)
+
+
+def test_grc_detector_choices_are_the_registry():
+    """The GRC blocks' algorithm menus list the core registry's detectors, in its order."""
+    import yaml
+    source = pathlib.Path(__file__).resolve().parents[2]
+    for name in ("mimo_detector", "fused_receiver", "mimo_ofdm_rx"):
+        block = yaml.safe_load((source / "grc" / f"gpumimo_{name}.block.yml").read_text())
+        param = next(p for p in block["parameters"] if p["id"] == "algorithm")
+        assert tuple(param["options"]) == gpumimo.ALGORITHMS, name
+        assert len(param["option_labels"]) == len(gpumimo.ALGORITHMS), name
+        assert "set_detector(" in block["templates"]["callbacks"][0], name

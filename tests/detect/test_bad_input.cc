@@ -92,11 +92,11 @@ TEST(BadInput, ShapesAndConfiguration)
     EXPECT_THROW(cpu_detector(algorithm::ml, modulation::qpsk, 2, 17),
                  std::invalid_argument);
     detector_params bad;
-    bad.kbest_k = 0;
+    bad.kbest.k = 0;
     EXPECT_THROW(cpu_detector(algorithm::kbest, modulation::qpsk, 2, 2, bad),
                  std::invalid_argument);
     bad = detector_params();
-    bad.nway_passes = 3;
+    bad.nway.passes = 3;
     EXPECT_THROW(cpu_detector(algorithm::nway, modulation::qpsk, 2, 2, bad),
                  std::invalid_argument);
     bad = detector_params();

@@ -31,9 +31,9 @@ ber_row measure(std::mt19937_64& rng, double snr, std::size_t vectors)
     const constellation c(mod);
     const problems p = make_problems(rng, c, 4, 4, vectors, snr, 1);
     detector_params params;
-    params.kbest_k = 64;
+    params.kbest.k = 64;
     detector_params one_pass;
-    one_pass.nway_passes = 1;
+    one_pass.nway.passes = 1;
     auto errors = [&](algorithm a, const detector_params& prm) {
         return bit_errors(run_detector(cpu_detector(a, mod, 4, 4, prm), p), p.bits);
     };

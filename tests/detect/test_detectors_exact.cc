@@ -68,7 +68,7 @@ TEST(Exact, EveryDetectorEqualsMlForOneStream)
         const constellation c(mod);
         detector_params params;
         params.list_llr_clip = 1e30f; // no clipping: compare the raw minima
-        params.kbest_k = c.pam_size() * c.pam_size();
+        params.kbest.k = c.pam_size() * c.pam_size();
         const cpu_detector ml(algorithm::ml, mod, 1, 2);
         for (double snr : { 0.0, 12.0, 30.0 }) {
             const problems p = make_problems(rng, c, 1, 2, 200, snr, 3);
@@ -99,7 +99,7 @@ TEST(Exact, KbestWithoutPruningEqualsMl)
                           cfg{ 3, modulation::qpsk, 64 } }) {
         const constellation c(k.mod);
         detector_params params;
-        params.kbest_k = k.k;
+        params.kbest.k = k.k;
         params.list_llr_clip = 1e30f;
         const cpu_detector ml(algorithm::ml, k.mod, k.nt, k.nt);
         const cpu_detector kb(algorithm::kbest, k.mod, k.nt, k.nt, params);
@@ -142,7 +142,7 @@ TEST(Exact, MttOnePassIsMlWhereItsListIsComplete)
         const constellation c(mod);
         const int m = c.bits_per_symbol();
         detector_params ot;
-        ot.mtt_one_pass = true;
+        ot.mtt.one_pass = true;
         ot.list_llr_clip = 6.0f;
         detector_params clipped;
         clipped.llr_clip = 6.0f;

@@ -28,6 +28,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cfloat>
 #include <cmath>
 #include <stdexcept>
@@ -235,24 +236,15 @@ void compare(const cfg& c,
     }
 }
 
+// The modulations whose CPU reference is affordable at nt streams (the registry's cost).
 std::vector<modulation> mods_for(algorithm a, int nt)
 {
     std::vector<modulation> out;
     for (modulation m :
-         { modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256 }) {
-        const int bits = constellation(m).bits_per_symbol();
-        if (a == algorithm::ml && nt * bits > 16)
-            continue;
-        // The CPU reference of mtt costs Q^2 per stage: keep 256-QAM to small systems.
-        if (a == algorithm::mtt && bits == 8 && nt > 2)
-            continue;
-        if (a == algorithm::nway && bits == 8 && nt > 4)
-            continue;
-        // Exact ML by tree search: the CPU reference is slow for large trees at 8 dB.
-        if (a == algorithm::psd && (bits >= 6 ? nt > 2 : (bits == 4 ? nt > 4 : nt > 8)))
-            continue;
-        out.push_back(m);
-    }
+         { modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256 })
+        if (registry_entry(a).cost(nt, constellation(m).bits_per_symbol()) !=
+            reference_cost::prohibitive)
+            out.push_back(m);
     return out;
 }
 
@@ -265,8 +257,8 @@ void sweep(algorithm a, const detector_params& params = detector_params())
     for (auto [nt, nr] : sizes)
         for (modulation mod : mods_for(a, nt)) {
             const int bits = constellation(mod).bits_per_symbol();
-            const bool heavy = (a == algorithm::ml && nt * bits >= 12) || bits == 8 ||
-                               (a == algorithm::mtt && bits == 6 && nt >= 4);
+            const bool heavy =
+                registry_entry(a).cost(nt, bits) == reference_cost::heavy;
             const std::size_t big =
                 heavy ? 61 : 1031; // primes: never a multiple of a block
             compare({ a, nt, nr, mod, 1, 1 }, rng, 12.0, 1 << 16, 3, params);
@@ -277,25 +269,41 @@ void sweep(algorithm a, const detector_params& params = detector_params())
 
 } // namespace
 
-TEST_F(Gpu, MttEqualsReference) { sweep(algorithm::mtt); }
-TEST_F(Gpu, NwayEqualsReference) { sweep(algorithm::nway); }
-TEST_F(Gpu, ZfEqualsReference) { sweep(algorithm::zf); }
-TEST_F(Gpu, MmseEqualsReference) { sweep(algorithm::mmse); }
-TEST_F(Gpu, MlEqualsReference) { sweep(algorithm::ml); }
-TEST_F(Gpu, PsdEqualsReference) { sweep(algorithm::psd); } // thread-per-problem search
-TEST_F(Gpu, PsdBlockSearchEqualsReference)
+// Every detector of the registry, with its defaults and each of its variants (psd's
+// block search, mtt's one-pass trellis), against its CPU reference.
+struct sweep_case {
+    algorithm algo;
+    std::string label;
+    detector_params params;
+};
+
+std::vector<sweep_case> registry_sweeps()
 {
-    detector_params p;
-    p.psd_block_search = true; // the paper's block-per-problem mapping
-    sweep(algorithm::psd, p);
+    std::vector<sweep_case> cases;
+    for (const detector_entry* e : detector_registry()) {
+        cases.push_back({ e->algo, e->name, detector_params() });
+        for (const detector_variant& v : e->variants)
+            cases.push_back({ e->algo, std::string(e->name) + "_" + v.label, v.params });
+    }
+    return cases;
 }
-TEST_F(Gpu, KbestEqualsReference) { sweep(algorithm::kbest); } // K = 16
-TEST_F(Gpu, MttOnePassEqualsReference)
+
+class GpuSweep : public Gpu, public ::testing::WithParamInterface<sweep_case>
 {
-    detector_params p;
-    p.mtt_one_pass = true; // the one-pass trellis, clipped at list_llr_clip
-    sweep(algorithm::mtt, p);
-}
+};
+
+TEST_P(GpuSweep, EqualsReference) { sweep(GetParam().algo, GetParam().params); }
+
+INSTANTIATE_TEST_SUITE_P(Registry,
+                         GpuSweep,
+                         ::testing::ValuesIn(registry_sweeps()),
+                         [](const ::testing::TestParamInfo<sweep_case>& info) {
+                             std::string name = info.param.label;
+                             for (char& ch : name)
+                                 if (!std::isalnum(static_cast<unsigned char>(ch)))
+                                     ch = '_';
+                             return name;
+                         });
 
 TEST_F(Gpu, NwayWithFewerPassesEqualsReference)
 {
@@ -307,7 +315,7 @@ TEST_F(Gpu, NwayWithFewerPassesEqualsReference)
     for (const auto& k : cases)
         for (modulation mod : { modulation::qam16, modulation::qam64 }) {
             detector_params p;
-            p.nway_passes = k.passes;
+            p.nway.passes = k.passes;
             compare({ algorithm::nway, k.nt, k.nr, mod, 1031, 1 }, rng, 18.0, 1 << 16, 3, p);
             compare({ algorithm::nway, k.nt, k.nr, mod, 1031, 3 }, rng, 10.0, 1 << 16, 3, p);
         }
@@ -328,7 +336,7 @@ TEST_F(Gpu, PsdEqualsExhaustiveMlOnTheGpu)
                     continue; // exhaustive ml and the block search's level buffers
                 const constellation con(mod);
                 detector_params mapping;
-                mapping.psd_block_search = block;
+                mapping.psd.block_search = block;
                 gpu_detector psd(
                     algorithm::psd, mod, nt, nt, mapping, 0, gpu_precision::double_);
                 gpu_detector ml(algorithm::ml,

@@ -83,17 +83,17 @@ TEST(Psd, EqualsMlWithRandomValidLevelSets)
         const int n = 2 * nt;
         // Random strictly decreasing levels from n+1 to 1, steps of 1..3.
         detector_params params;
-        params.psd_lvl = { n + 1 };
-        while (params.psd_lvl.back() > 1) {
+        params.psd.lvl = { n + 1 };
+        while (params.psd.lvl.back() > 1) {
             const int step = 1 + int(rng() % 3);
-            params.psd_lvl.push_back(std::max(1, params.psd_lvl.back() - step));
+            params.psd.lvl.push_back(std::max(1, params.psd.lvl.back() - step));
         }
-        params.psd_exp = { 1 };
-        for (std::size_t x = 1; x + 1 < params.psd_lvl.size(); x++) {
+        params.psd.exp = { 1 };
+        for (std::size_t x = 1; x + 1 < params.psd.lvl.size(); x++) {
             const double eval =
-                params.psd_exp[x - 1] *
-                std::pow(double(npam), params.psd_lvl[x - 1] - params.psd_lvl[x]);
-            params.psd_exp.push_back(
+                params.psd.exp[x - 1] *
+                std::pow(double(npam), params.psd.lvl[x - 1] - params.psd.lvl[x]);
+            params.psd.exp.push_back(
                 1 + int(rng() % std::min<std::uint64_t>(8, std::uint64_t(eval))));
         }
         SCOPED_TRACE("trial " + std::to_string(trial));
@@ -124,8 +124,8 @@ TEST(Psd, RejectsInvalidLevelSets)
 {
     auto make = [](std::vector<int> lvl, std::vector<int> exp) {
         detector_params p;
-        p.psd_lvl = std::move(lvl);
-        p.psd_exp = std::move(exp);
+        p.psd.lvl = std::move(lvl);
+        p.psd.exp = std::move(exp);
         return cpu_detector(algorithm::psd, modulation::qam16, 2, 2, p);
     };
     EXPECT_NO_THROW(make({ 5, 3, 1 }, { 1, 2 }));

@@ -173,6 +173,6 @@ TEST(FusedReceiver, RefusesBadConfigurations)
     EXPECT_THROW(cpu_fused_receiver(config_of(f, 3, algorithm::mmse)), std::invalid_argument);
     EXPECT_THROW(cpu_fused_receiver(config_of(f, 17, algorithm::mmse)), std::invalid_argument);
     fused_receiver_config bad = config_of(f, 4, algorithm::kbest);
-    bad.params.kbest_k = 0;
+    bad.params.kbest.k = 0;
     EXPECT_THROW(cpu_fused_receiver{ bad }, std::invalid_argument);
 }

@@ -54,7 +54,7 @@ struct chunk_args {
     int nt, nr, m;
     float list_llr_clip;     // kbest, nway, psd
     float llr_clip;          // 0: none
-    bool mtt_one_pass;       // mtt: the one-pass trellis (detector_params::mtt_one_pass)
+    bool mtt_one_pass;       // mtt: the one-pass trellis (detector_params::mtt.one_pass)
     const double2* points_d; // constellation, [Q], scaled
     const float2* points_f;
     const unsigned char*

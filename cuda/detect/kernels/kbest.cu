@@ -16,6 +16,7 @@
 #include "detect/kernels/kbest.cuh"
 #include "detect/kernels/chunk_args.cuh"
 #include "detect/blocks/mrvd_model.cuh"
+#include "detect/gpu_registry.cuh"
 
 namespace gr {
 namespace gpumimo {
@@ -158,6 +159,33 @@ void launch_kbest(const chunk_args& a, int k, void* ws, bool dbl, cudaStream_t s
         launch<double>(a, k, ws, s);
     else
         launch<float>(a, k, ws, s);
+}
+
+// The registry's GPU entry of kbest.
+const gpu_detector_entry& kbest_gpu_detector()
+{
+    static const gpu_detector_entry e{
+        [](const core::constellation& c,
+           int,
+           int,
+           const core::detector_params& p,
+           std::string* why) {
+            if (p.kbest.k * c.pam_size() <= kbest_max_children)
+                return true;
+            if (why)
+                *why = "the CUDA kbest ranks at most " +
+                       std::to_string(kbest_max_children) +
+                       " children per level (kbest_k * sqrt(Q))";
+            return false;
+        },
+        [](int nt, int nr, const core::detector_params&, bool dbl) {
+            return kbest_workspace_bytes(nt, nr, dbl);
+        },
+        no_plan,
+        [](const gpu_launch& l, cudaStream_t s) {
+            launch_kbest(l.a, l.params->kbest.k, l.ws, l.dbl, s);
+        } };
+    return e;
 }
 
 } // namespace cuda

@@ -12,6 +12,7 @@
 #include "common/gpu_math.cuh"
 #include "detect/kernels/chunk_args.cuh"
 #include "detect/kernels/linear.cuh"
+#include "detect/gpu_registry.cuh"
 
 namespace gr {
 namespace gpumimo {
@@ -202,6 +203,32 @@ void launch_linear(const chunk_args& a, bool mmse, void* ws, bool dbl, cudaStrea
         launch<double>(a, mmse, ws, s);
     else
         launch<float>(a, mmse, ws, s);
+}
+
+// The registry's GPU entries of zf and mmse.
+namespace {
+std::size_t linear_ws(int nt, int nr, const core::detector_params&, bool dbl)
+{
+    return linear_workspace_bytes(nt, nr, dbl);
+}
+} // namespace
+
+const gpu_detector_entry& zf_gpu_detector()
+{
+    static const gpu_detector_entry e{
+        supported, linear_ws, no_plan, [](const gpu_launch& l, cudaStream_t s) {
+            launch_linear(l.a, false, l.ws, l.dbl, s);
+        } };
+    return e;
+}
+
+const gpu_detector_entry& mmse_gpu_detector()
+{
+    static const gpu_detector_entry e{
+        supported, linear_ws, no_plan, [](const gpu_launch& l, cudaStream_t s) {
+            launch_linear(l.a, true, l.ws, l.dbl, s);
+        } };
+    return e;
 }
 
 } // namespace cuda

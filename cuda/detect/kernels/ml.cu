@@ -14,6 +14,7 @@
 #include "common/gpu_math.cuh"
 #include "detect/kernels/chunk_args.cuh"
 #include "detect/kernels/linear.cuh"
+#include "detect/gpu_registry.cuh"
 
 namespace gr {
 namespace gpumimo {
@@ -129,6 +130,27 @@ void launch_ml(const chunk_args& a, bool dbl, cudaStream_t s)
         launch<double>(a, s);
     else
         launch<float>(a, s);
+}
+
+// The registry's GPU entry of ml.
+const gpu_detector_entry& ml_gpu_detector()
+{
+    static const gpu_detector_entry e{
+        [](const core::constellation& c,
+           int nt,
+           int,
+           const core::detector_params&,
+           std::string* why) {
+            if (nt * c.bits_per_symbol() <= kMaxBits)
+                return true;
+            if (why)
+                *why = "the CUDA ml is for small configurations (nt * bits per symbol <= 16)";
+            return false;
+        },
+        no_workspace,
+        no_plan,
+        [](const gpu_launch& l, cudaStream_t s) { launch_ml(l.a, l.dbl, s); } };
+    return e;
 }
 
 } // namespace cuda

@@ -22,6 +22,7 @@
 #include "common/gpu_math.cuh"
 #include "detect/kernels/chunk_args.cuh"
 #include "detect/kernels/mtt.cuh"
+#include "detect/gpu_registry.cuh"
 
 namespace gr {
 namespace gpumimo {
@@ -325,6 +326,19 @@ void launch_mtt(const chunk_args& a, void* ws, bool dbl, cudaStream_t s)
         launch_for<double>(a, ws, npam, s);
     else
         launch_for<float>(a, ws, npam, s);
+}
+
+// The registry's GPU entry of mtt (one-pass or multi-pass: chunk_args::mtt_one_pass).
+const gpu_detector_entry& mtt_gpu_detector()
+{
+    static const gpu_detector_entry e{
+        supported,
+        [](int nt, int nr, const core::detector_params&, bool dbl) {
+            return mtt_workspace_bytes(nt, nr, dbl);
+        },
+        no_plan,
+        [](const gpu_launch& l, cudaStream_t s) { launch_mtt(l.a, l.ws, l.dbl, s); } };
+    return e;
 }
 
 } // namespace cuda

@@ -29,6 +29,7 @@
 #include "detect/blocks/mrvd_model.cuh"
 #include "detect/kernels/nway.cuh"
 #include "detect/blocks/register_model.cuh"
+#include "detect/gpu_registry.cuh"
 
 #include <algorithm>
 #include <type_traits>
@@ -285,6 +286,28 @@ void launch_nway(const chunk_args& a, int passes, void* ws, bool dbl, cudaStream
         launch<double>(a, passes, ws, s);
     else
         launch<float>(a, passes, ws, s);
+}
+
+// The registry's GPU entry of nway.
+namespace {
+int passes_of(int nt, const core::detector_params& p)
+{
+    return p.nway.passes > 0 ? p.nway.passes : nt;
+}
+} // namespace
+
+const gpu_detector_entry& nway_gpu_detector()
+{
+    static const gpu_detector_entry e{
+        supported,
+        [](int nt, int nr, const core::detector_params& p, bool dbl) {
+            return nway_workspace_bytes(nt, nr, passes_of(nt, p), dbl);
+        },
+        no_plan,
+        [](const gpu_launch& l, cudaStream_t s) {
+            launch_nway(l.a, passes_of(l.a.nt, *l.params), l.ws, l.dbl, s);
+        } };
+    return e;
 }
 
 } // namespace cuda

@@ -28,6 +28,7 @@
 #include "detect/kernels/chunk_args.cuh"
 #include "detect/kernels/psd.cuh"
 #include "detect/blocks/register_model.cuh"
+#include "detect/gpu_registry.cuh"
 
 #include <algorithm>
 
@@ -712,6 +713,63 @@ void launch_psd(const chunk_args& a,
         launch<double>(a, plan, block_search, ws, counter, s);
     else
         launch<float>(a, plan, block_search, ws, counter, s);
+}
+
+// The registry's GPU entry of psd: the level plan is made once per detector.
+namespace {
+bool plan_for(const core::constellation& c,
+              int nt,
+              const core::detector_params& p,
+              psd_plan& plan,
+              std::string* why)
+{
+    std::vector<int> lvl = p.psd.lvl, exp = p.psd.exp;
+    if (lvl.empty())
+        core::psd_default_levels(nt, c.mod(), lvl, exp);
+    return psd_make_plan(lvl, exp, c.pam_size(), nt, plan, why);
+}
+} // namespace
+
+const gpu_detector_entry& psd_gpu_detector()
+{
+    static const gpu_detector_entry e{
+        [](const core::constellation& c,
+           int nt,
+           int,
+           const core::detector_params& p,
+           std::string* why) {
+            psd_plan plan;
+            if (!plan_for(c, nt, p, plan, why))
+                return false;
+            if (psd_shared_bytes(plan, nt, true) <= 200 * 1024)
+                return true;
+            if (why)
+                *why = "psd level set needs more shared memory than the CUDA kernel has";
+            return false;
+        },
+        [](int nt, int nr, const core::detector_params&, bool dbl) {
+            return psd_workspace_bytes(nt, nr, dbl);
+        },
+        [](const core::constellation& c, int nt, const core::detector_params& p) {
+            auto plan = std::make_shared<psd_plan>();
+            plan_for(c, nt, p, *plan, nullptr);
+            return std::shared_ptr<const void>(plan);
+        },
+        [](const gpu_launch& l, cudaStream_t s) {
+            launch_psd(l.a,
+                       *static_cast<const psd_plan*>(l.plan),
+                       l.params->psd.block_search,
+                       l.ws,
+                       l.work_counter,
+                       l.dbl,
+                       s);
+        },
+        // A chunk lasts as long as its hardest problem (a search of up to ~1,000 times
+        // the mean): longer chunks, more of them in flight, dilute that tail (4x4 16-QAM
+        // at 20 dB: 62% -> 73% of the bus bound per call).
+        std::size_t(1) << 18,
+        4 };
+    return e;
 }
 
 } // namespace cuda

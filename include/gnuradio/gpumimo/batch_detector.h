@@ -8,7 +8,8 @@
 
 #include <gnuradio/gpumimo/api.h>
 #include <gnuradio/gpumimo/core/detect/detector.h>
-#include <gnuradio/gpumimo/core/detect/gpu_detector.h>
+#include <gnuradio/gpumimo/core/detect/detector_engine.h>
+#include <gnuradio/gpumimo/core/detect/detector_spec.h>
 #include <gnuradio/logger.h>
 
 #include <cstdint>
@@ -22,7 +23,8 @@ namespace gpumimo {
  * \brief A MIMO detector on batches in memory, on the backend asked for: the engine
  * behind the Python function gpumimo.detect() and the detector blocks.
  *
- * backend "cpu" runs the core's CPU reference; "cuda" requires a usable GPU and a CUDA
+ * The engine comes from the core's factory (core::make_detector_engine): backend "cpu"
+ * runs the core's CPU reference; "cuda" requires a usable GPU and a CUDA
  * implementation of the algorithm (docs/gpu.md lists them) and throws
  * std::runtime_error otherwise; "auto" takes the GPU when it can and otherwise the CPU,
  * logging once, through GNU Radio's logger, why. On the GPU, `device` selects the
@@ -32,6 +34,13 @@ namespace gpumimo {
 class GPUMIMO_API batch_detector
 {
 public:
+    batch_detector(const core::detector_spec& detector,
+                   const std::string& modulation,
+                   int nt,
+                   int nr,
+                   const std::string& backend = "auto",
+                   int device = 0,
+                   bool double_precision = false);
     batch_detector(const std::string& algorithm,
                    const std::string& modulation,
                    int nt,
@@ -56,8 +65,8 @@ public:
     std::uint64_t gpu_batches() const { return d_gpu_batches; }
 
 private:
-    std::unique_ptr<core::cpu_detector> d_cpu;
-    std::unique_ptr<core::gpu_detector> d_gpu;
+    std::unique_ptr<core::cpu_detector> d_cpu; // the reference, for a GPU failure's redo
+    std::unique_ptr<core::detector_engine> d_engine;
     std::string d_backend;
     std::string d_fallback_reason;
     gr::logger_ptr d_logger;

@@ -8,6 +8,7 @@
 
 #include <gnuradio/block.h>
 #include <gnuradio/gpumimo/api.h>
+#include <gnuradio/gpumimo/core/detect/detector_spec.h>
 
 #include <cstdint>
 #include <string>
@@ -29,7 +30,8 @@ namespace gpumimo {
  * LLR. Every whole frame the scheduler offers goes to the GPU in one call (raise
  * mimo_ofdm_sync's minimum output buffer for larger calls).
  *
- * backend auto, cuda or cpu (auto: the GPU when one is usable, else the CPU with a
+ * detector: a core::detector_spec, any detector of the registry with all its
+ * parameters. backend auto, cuda or cpu (auto: the GPU when one is usable, else the CPU with a
  * logged warning); a failed GPU call is logged and that call's frames go through the
  * CPU. Frames holding non-finite samples and frames whose channel estimate is unusable
  * leave as zero LLRs ("no information"), counted and logged, never NaN.
@@ -44,15 +46,19 @@ public:
                      const std::string& modulation,
                      int payload_symbols,
                      int antennas,
-                     const std::string& algorithm = "mmse",
+                     const core::detector_spec& detector = core::detector_spec(),
                      const std::string& backend = "auto",
                      bool int8_output = false,
                      float int8_scale = 8.0f,
-                     int kbest_k = 16,
-                     int nway_passes = 0,
-                     float list_llr_clip = 8.0f,
-                     float llr_clip = 0.0f,
                      int device = 0);
+
+    /*! The detector and its parameters. */
+    virtual core::detector_spec detector() const = 0;
+    /*! Changes the detector while running (thread-safe): the new engine is made in the
+     *  caller's thread, on the block's backend, and takes over at the next call of the
+     *  block's work(). 	hrows std::invalid_argument for a spec this configuration
+     *  cannot take (the running detector is kept). */
+    virtual void set_detector(const core::detector_spec& detector) = 0;
 
     /*! LLRs per frame. */
     virtual int payload_bits() const = 0;

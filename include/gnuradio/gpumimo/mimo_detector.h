@@ -7,6 +7,7 @@
 #define INCLUDED_GPUMIMO_MIMO_DETECTOR_H
 
 #include <gnuradio/gpumimo/api.h>
+#include <gnuradio/gpumimo/core/detect/detector_spec.h>
 #include <gnuradio/sync_interpolator.h>
 
 #include <cstdint>
@@ -28,8 +29,9 @@ namespace gpumimo {
  * per carrier for the frame's group of symbols: the core's mimo_batch with group = the
  * symbols of the frame in the call); "frame_start" tags move to the symbol's first LLR.
  *
- * algorithm: ml, zf, mmse, kbest, mtt, nway or psd (docs/detectors/) with its
- * parameters; backend auto, cuda or cpu (batch_detector). Symbols before any channel
+ * detector: a core::detector_spec, any detector of the registry (docs/detectors/) with
+ * all its parameters (Python: gpumimo.detector_spec("kbest", kbest_k=32), or just the
+ * name); backend auto, cuda or cpu (batch_detector). Symbols before any channel
  * estimate, symbols with non-finite carriers and symbols whose channel is unusable
  * (non-finite, rank-deficient, noise not positive) leave as zero LLRs ("no
  * information"), counted and logged; a failed GPU call falls back to the CPU.
@@ -43,15 +45,19 @@ public:
                      int streams,
                      const std::string& modulation,
                      int antennas,
-                     const std::string& algorithm = "mmse",
+                     const core::detector_spec& detector = core::detector_spec(),
                      const std::string& backend = "auto",
                      bool int8_output = false,
                      float int8_scale = 8.0f,
-                     int kbest_k = 16,
-                     int nway_passes = 0,
-                     float list_llr_clip = 8.0f,
-                     float llr_clip = 0.0f,
                      int device = 0);
+
+    /*! The detector and its parameters. */
+    virtual core::detector_spec detector() const = 0;
+    /*! Changes the detector while running (thread-safe): the new engine is made in the
+     *  caller's thread, on the block's backend, and takes over at the next call of the
+     *  block's work(). 	hrows std::invalid_argument for a spec this configuration
+     *  cannot take (the running detector is kept). */
+    virtual void set_detector(const core::detector_spec& detector) = 0;
 
     /*! LLRs per payload symbol: used carriers x streams x bits per symbol. */
     virtual int bits_per_symbol() const = 0;

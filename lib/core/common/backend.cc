@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/engine.h>
 
 #include <map>
 #include <mutex>
@@ -108,6 +109,13 @@ host_registration& host_registration::operator=(host_registration&& other) noexc
         other.d_base = nullptr;
     }
     return *this;
+}
+
+void check_backend_name(const std::string& backend)
+{
+    if (backend != "auto" && backend != "cpu" && backend != "cuda")
+        throw std::invalid_argument("unknown backend '" + backend +
+                                    "' (expected auto, cpu or cuda)");
 }
 
 } // namespace core

@@ -9,6 +9,8 @@
 #include "detect/real_model.h"
 #include "detect/reference.h"
 
+#include <gnuradio/gpumimo/core/detect/registry.h>
+
 #include <algorithm>
 
 namespace gr {
@@ -60,8 +62,8 @@ void kbest_detect(const constellation& c,
                              [](const partial_path& a, const partial_path& b) {
                                  return a.metric < b.metric;
                              });
-            if (static_cast<int>(children.size()) > params.kbest_k)
-                children.resize(params.kbest_k);
+            if (static_cast<int>(children.size()) > params.kbest.k)
+                children.resize(params.kbest.k);
             survivors = std::move(children);
         }
         minima.reset();
@@ -75,6 +77,29 @@ void kbest_detect(const constellation& c,
 }
 
 } // namespace ref
+
+namespace {
+void check_kbest(const constellation&, int, int, const detector_params& p)
+{
+    check_list_llr_clip(p);
+    if (p.kbest.k < 1 || p.kbest.k > 4096)
+        throw std::invalid_argument("kbest_k must be 1..4096");
+}
+reference_cost kbest_cost(int, int bits)
+{
+    return bits == 8 ? reference_cost::heavy : reference_cost::cheap;
+}
+} // namespace
+
+const detector_entry& kbest_detector()
+{
+    static const detector_entry e{
+        algorithm::kbest, "kbest", "K-best breadth-first tree search (kbest_k survivors)",
+        check_kbest, ref::kbest_detect, kbest_cost, {},
+        { { 4, modulation::qam16, {}, "K=16" } },
+    };
+    return e;
+}
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

@@ -8,6 +8,8 @@
 #include "common/linalg.h"
 #include "detect/reference.h"
 
+#include <gnuradio/gpumimo/core/detect/registry.h>
+
 #include <algorithm>
 #include <limits>
 
@@ -95,6 +97,34 @@ void mmse_detect(const constellation& c,
 }
 
 } // namespace ref
+
+namespace {
+void no_further_check(const constellation&, int, int, const detector_params&) {}
+reference_cost linear_cost(int, int bits)
+{
+    return bits == 8 ? reference_cost::heavy : reference_cost::cheap;
+}
+} // namespace
+
+const detector_entry& zf_detector()
+{
+    static const detector_entry e{
+        algorithm::zf, "zf", "zero forcing, then max-log LLRs per stream",
+        no_further_check, ref::zf_detect, linear_cost, {},
+        { { 4, modulation::qam16, {} } },
+    };
+    return e;
+}
+
+const detector_entry& mmse_detector()
+{
+    static const detector_entry e{
+        algorithm::mmse, "mmse", "linear MMSE, then max-log LLRs per stream",
+        no_further_check, ref::mmse_detect, linear_cost, {},
+        { { 4, modulation::qam16, {} } },
+    };
+    return e;
+}
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

@@ -7,6 +7,8 @@
 #include "common/linalg.h"
 #include "detect/reference.h"
 
+#include <gnuradio/gpumimo/core/detect/registry.h>
+
 namespace gr {
 namespace gpumimo {
 namespace core {
@@ -93,6 +95,33 @@ void ml_detect(const constellation& c,
 }
 
 } // namespace ref
+
+namespace {
+void check_ml(const constellation& c, int nt, int, const detector_params&)
+{
+    if (double(nt) * c.bits_per_symbol() > 24)
+        throw std::invalid_argument(
+            "ml is exhaustive and limited to |Q|^nt <= 2^24 candidates; " +
+            to_string(c.mod()) + " with nt = " + std::to_string(nt) + " has 2^" +
+            std::to_string(nt * c.bits_per_symbol()));
+}
+reference_cost ml_cost(int nt, int bits)
+{
+    if (nt * bits > 16)
+        return reference_cost::prohibitive;
+    return nt * bits >= 12 || bits == 8 ? reference_cost::heavy : reference_cost::cheap;
+}
+} // namespace
+
+const detector_entry& ml_detector()
+{
+    static const detector_entry e{
+        algorithm::ml, "ml", "exhaustive max-log ML over all |Q|^nt candidates",
+        check_ml, ref::ml_detect, ml_cost, {},
+        { { 4, modulation::qpsk, {} }, { 4, modulation::qam16, {} } },
+    };
+    return e;
+}
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

@@ -15,7 +15,7 @@
  * through every point of that antenna, no bit lacks a counter-hypothesis and no LLR
  * clipping is needed. For nt = 2 the lists are exactly the max-log minima.
  *
- * The one-pass trellis (params.mtt_one_pass, the paper's OT baseline) runs the edge
+ * The one-pass trellis (params.mtt.one_pass, the paper's OT baseline) runs the edge
  * reductions alone through every stage and takes every stream's LLRs from the last
  * stage's Q complete paths, with LLR clipping for the counter-hypotheses they lack.
  *
@@ -24,6 +24,8 @@
  */
 #include "common/linalg.h"
 #include "detect/reference.h"
+
+#include <gnuradio/gpumimo/core/detect/registry.h>
 
 namespace gr {
 namespace gpumimo {
@@ -107,7 +109,7 @@ void mtt_detect(const constellation& c,
                 reduced = std::move(next);
             }
 
-            if (params.mtt_one_pass) {
+            if (params.mtt.one_pass) {
                 if (t < nt - 1)
                     continue;
                 // OT: the last stage's paths are complete; every stream learns from them.
@@ -141,7 +143,7 @@ void mtt_detect(const constellation& c,
             for (int k = 0; k < npoints; k++)
                 minima.offer(qr.perm[a], k, list.metric[k]);
         }
-        if (params.mtt_one_pass)
+        if (params.mtt.one_pass)
             minima.write_llr(p.n0, params.list_llr_clip, params.list_llr_clip, llr + v * nt * m);
         else
             minima.write_llr(p.n0, 0.0f, 0.0f, llr + v * nt * m);
@@ -149,6 +151,52 @@ void mtt_detect(const constellation& c,
 }
 
 } // namespace ref
+
+namespace {
+void check_mtt(const constellation&, int, int, const detector_params& p)
+{
+    if (p.mtt.one_pass)
+        check_list_llr_clip(p);
+}
+reference_cost mtt_cost(int nt, int bits)
+{
+    // The reference costs Q^2 per stage.
+    if (bits == 8 && nt > 2)
+        return reference_cost::prohibitive;
+    return bits == 8 || (bits == 6 && nt >= 4) ? reference_cost::heavy
+                                               : reference_cost::cheap;
+}
+detector_params one_pass()
+{
+    detector_params p;
+    p.mtt.one_pass = true;
+    return p;
+}
+// mtt-soft-mimo-detector-gpu.txt, Tables 2 and 3: Mbit/s per configuration.
+detector_bench_case paper(int nt, modulation mod, std::size_t batch, double mbps)
+{
+    detector_bench_case c{ nt, mod, {} };
+    c.paper_batch = batch;
+    c.paper_mbps = mbps;
+    c.paper_ref = nt == 2 ? "mtt T2" : "mtt T3";
+    return c;
+}
+} // namespace
+
+const detector_entry& mtt_detector()
+{
+    static const detector_entry e{
+        algorithm::mtt, "mtt", "multi-pass trellis traversal (mtt_one_pass: one pass)",
+        check_mtt, ref::mtt_detect, mtt_cost, { { "one-pass", one_pass() } },
+        { paper(2, modulation::qpsk, 131072, 822.59),
+          paper(2, modulation::qam16, 131072, 280.08),
+          paper(2, modulation::qam64, 131072, 43.86),
+          paper(4, modulation::qpsk, 65536, 308.40),
+          paper(4, modulation::qam16, 65536, 122.03),
+          paper(4, modulation::qam64, 65536, 12.05) },
+    };
+    return e;
+}
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

@@ -18,6 +18,8 @@
 #include "detect/real_model.h"
 #include "detect/reference.h"
 
+#include <gnuradio/gpumimo/core/detect/registry.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -34,7 +36,7 @@ void nway_detect(const constellation& c,
     const int nt = p.nt;
     const int m = c.bits_per_symbol();
     const int npam = c.pam_size();
-    const int passes = params.nway_passes > 0 ? params.nway_passes : nt;
+    const int passes = params.nway.passes > 0 ? params.nway.passes : nt;
     const linalg::cmatrix h = linalg::load_channel(p.h, p.nr, nt);
 
     std::vector<real_model> models;
@@ -85,6 +87,47 @@ void nway_detect(const constellation& c,
 }
 
 } // namespace ref
+
+namespace {
+void check_nway(const constellation&, int nt, int, const detector_params& p)
+{
+    check_list_llr_clip(p);
+    if (p.nway.passes < 0 || p.nway.passes > nt)
+        throw std::invalid_argument("nway_passes must be 1..nt (or 0 for nt)");
+}
+reference_cost nway_cost(int nt, int bits)
+{
+    if (bits == 8 && nt > 4)
+        return reference_cost::prohibitive;
+    return bits == 8 ? reference_cost::heavy : reference_cost::cheap;
+}
+// nway-mimo-detector-gpu.txt, Table II: Mbit/s with N passes.
+detector_bench_case paper(int nt, modulation mod, int passes, double mbps)
+{
+    detector_bench_case c{ nt, mod, {} };
+    c.params.nway.passes = passes;
+    c.label = passes == 1 ? "N=1" : passes == 2 ? "N=2" : "N=4";
+    c.paper_mbps = mbps;
+    c.paper_ref = "nway TII";
+    return c;
+}
+} // namespace
+
+const detector_entry& nway_detector()
+{
+    static const detector_entry e{
+        algorithm::nway, "nway", "N-way parallel SSFE (nway_passes: N)",
+        check_nway, ref::nway_detect, nway_cost, {},
+        { paper(2, modulation::qam16, 1, 834.1),
+          paper(2, modulation::qam16, 2, 402.2),
+          paper(2, modulation::qam64, 2, 92.4),
+          paper(4, modulation::qam16, 1, 782.5),
+          paper(4, modulation::qam16, 4, 192.5),
+          paper(4, modulation::qam64, 1, 230.7),
+          paper(4, modulation::qam64, 4, 58.3) },
+    };
+    return e;
+}
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

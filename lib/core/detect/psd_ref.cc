@@ -19,6 +19,8 @@
 #include "detect/real_model.h"
 #include "detect/reference.h"
 
+#include <gnuradio/gpumimo/core/detect/registry.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -93,7 +95,7 @@ void psd_detect(const constellation& c,
                 const group_problem& p,
                 float* llr)
 {
-    std::vector<int> lvl = params.psd_lvl, exp = params.psd_exp;
+    std::vector<int> lvl = params.psd.lvl, exp = params.psd.exp;
     if (lvl.empty())
         psd_default_levels(p.nt, c.mod(), lvl, exp);
     const int nlevels = static_cast<int>(lvl.size()) - 1; // lvl_nr
@@ -196,6 +198,60 @@ void psd_check_levels(int nt,
 }
 
 } // namespace ref
+
+namespace {
+void check_psd(const constellation& c, int nt, int, const detector_params& p)
+{
+    check_list_llr_clip(p);
+    if (!(p.psd.lvl.empty() && p.psd.exp.empty()))
+        ref::psd_check_levels(nt, c.mod(), p.psd.lvl, p.psd.exp);
+}
+reference_cost psd_cost(int nt, int bits)
+{
+    // Exact ML by tree search: the reference is slow for large trees at low SNR.
+    if (bits >= 6 ? nt > 2 : (bits == 4 ? nt > 4 : nt > 8))
+        return reference_cost::prohibitive;
+    return bits == 8 ? reference_cost::heavy : reference_cost::cheap;
+}
+detector_params block_search()
+{
+    detector_params p;
+    p.psd.block_search = true; // the paper's block-per-problem mapping
+    return p;
+}
+// parallel-sphere-detector-gpu.txt, Table 5: Mbit/s at 20 dB (0: no figure).
+detector_bench_case at(int nt,
+                       modulation mod,
+                       double snr_db,
+                       const char* label,
+                       double mbps,
+                       const detector_params& p = {})
+{
+    detector_bench_case c{ nt, mod, p, label, snr_db };
+    c.paper_mbps = mbps;
+    c.paper_ref = mbps > 0 ? "psd T5" : "";
+    return c;
+}
+} // namespace
+
+const detector_entry& psd_detector()
+{
+    static const detector_entry e{
+        algorithm::psd, "psd", "parallel sphere detector: exact ML (psd_lvl, psd_exp)",
+        check_psd, ref::psd_detect, psd_cost, { { "block", block_search() } },
+        { at(2, modulation::qpsk, 20, "20dB", 163),
+          at(2, modulation::qam16, 20, "20dB", 268),
+          at(2, modulation::qam64, 20, "20dB", 153),
+          at(4, modulation::qpsk, 20, "20dB", 169),
+          at(4, modulation::qam16, 5, "5dB", 0),
+          at(4, modulation::qam16, 10, "10dB", 0),
+          at(4, modulation::qam16, 15, "15dB", 0),
+          at(4, modulation::qam16, 20, "20dB", 121),
+          at(4, modulation::qam64, 20, "20dB", 24),
+          at(4, modulation::qam16, 20, "20dB block", 121, block_search()) },
+    };
+    return e;
+}
 
 void psd_default_levels(int nt,
                         modulation mod,

@@ -19,21 +19,9 @@ namespace gpumimo {
 namespace core {
 namespace ref {
 
-/*! One channel matrix and the `count` vectors that share it. */
-struct group_problem {
-    const cf32* h; // nr x nt, row-major
-    double n0;
-    const cf32* y; // count x nr
-    std::size_t count;
-    int nt;
-    int nr;
-};
-
-/*! Writes count * nt * m LLRs (before the optional global clipping). */
-using group_detector_fn = void (*)(const constellation&,
-                                   const detector_params&,
-                                   const group_problem&,
-                                   float* llr);
+// The references' problem and function types are the registry's (core/detect/registry.h).
+using group_problem = core::group_problem;
+using group_detector_fn = core::group_detector_fn;
 
 void ml_detect(const constellation&,
                const detector_params&,

@@ -24,7 +24,7 @@ void fused_receiver_config::validate() const
         throw std::invalid_argument("fused receiver: rx = " + std::to_string(rx) +
                                     " must be streams (" + std::to_string(frame.streams) +
                                     ") .. 16");
-    cpu_detector check(algo, frame.mod, frame.streams, rx, params); // throws if unusable
+    check_detector(algo, constellation(frame.mod), frame.streams, rx, params);
 }
 
 struct cpu_fused_receiver::impl {

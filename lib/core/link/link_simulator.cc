@@ -4,7 +4,7 @@
  *
  * The link simulator: backend choice, batches and the stopping rule.
  */
-#include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/engine.h>
 #include <gnuradio/gpumimo/core/link/link_simulator.h>
 
 #include <algorithm>
@@ -39,22 +39,14 @@ double link_point::mean_iterations() const { return ratio(counts.iterations, cou
 link_simulator::link_simulator(const link_config& config)
     : d_setup(std::make_shared<const link_setup>(config))
 {
-    const std::string& backend = d_setup->config.backend;
-    if (backend == "cuda") {
-        d_engine = make_gpu_link_engine(d_setup);
-    } else if (backend == "auto") {
-        std::string why;
-        if (cuda_device_count(&why) > 0) {
-            try {
-                d_engine = make_gpu_link_engine(d_setup);
-            } catch (const std::exception& e) {
-                why = e.what();
-            }
-        }
-        if (!d_engine)
-            d_fallback = why.empty() ? "no usable GPU" : why;
-    }
-    if (!d_engine)
+    const bool gpu = choose_backend(
+        d_setup->config.backend,
+        [&](std::string&) {
+            d_engine = make_gpu_link_engine(d_setup);
+            return true;
+        },
+        &d_fallback);
+    if (!gpu)
         d_engine = make_cpu_link_engine(d_setup);
 }
 

@@ -7,27 +7,120 @@
  */
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/operators.h>
 #include <pybind11/stl.h>
 
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/detect/detector_spec.h>
+#include <gnuradio/gpumimo/core/detect/registry.h>
 
 namespace py = pybind11;
 using namespace gr::gpumimo;
 
 void bind_core(py::module& m)
 {
-    py::class_<core::detector_params>(
-        m, "detector_params", "Parameters of the detectors (core::detector_params).")
+    // Python keeps the flat names (kbest_k, psd_lvl, ...) of each detector's own struct.
+    using P = core::detector_params;
+    py::class_<P>(m, "detector_params", "Parameters of the detectors (core::detector_params).")
         .def(py::init<>())
-        .def_readwrite("kbest_k", &core::detector_params::kbest_k)
-        .def_readwrite("nway_passes", &core::detector_params::nway_passes)
-        .def_readwrite("list_llr_clip", &core::detector_params::list_llr_clip)
-        .def_readwrite("psd_lvl", &core::detector_params::psd_lvl)
-        .def_readwrite("psd_exp", &core::detector_params::psd_exp)
-        .def_readwrite("llr_clip", &core::detector_params::llr_clip)
-        .def_readwrite("mtt_one_pass", &core::detector_params::mtt_one_pass)
-        .def_readwrite("psd_block_search", &core::detector_params::psd_block_search);
+        .def_property(
+            "kbest_k", [](const P& p) { return p.kbest.k; }, [](P& p, int v) { p.kbest.k = v; })
+        .def_property(
+            "nway_passes",
+            [](const P& p) { return p.nway.passes; },
+            [](P& p, int v) { p.nway.passes = v; })
+        .def_readwrite("list_llr_clip", &P::list_llr_clip)
+        .def_property(
+            "psd_lvl",
+            [](const P& p) { return p.psd.lvl; },
+            [](P& p, const std::vector<int>& v) { p.psd.lvl = v; })
+        .def_property(
+            "psd_exp",
+            [](const P& p) { return p.psd.exp; },
+            [](P& p, const std::vector<int>& v) { p.psd.exp = v; })
+        .def_readwrite("llr_clip", &P::llr_clip)
+        .def_property(
+            "mtt_one_pass",
+            [](const P& p) { return p.mtt.one_pass; },
+            [](P& p, bool v) { p.mtt.one_pass = v; })
+        .def_property(
+            "psd_block_search",
+            [](const P& p) { return p.psd.block_search; },
+            [](P& p, bool v) { p.psd.block_search = v; });
+
+    py::class_<core::detector_spec>(
+        m,
+        "detector_spec",
+        "A detector with all its parameters, as the detector blocks take it "
+        "(core/detect/detector_spec.h): detector_spec(\"kbest\", kbest_k=32).")
+        .def(py::init([](const std::string& algorithm,
+                         int kbest_k,
+                         int nway_passes,
+                         float list_llr_clip,
+                         float llr_clip,
+                         const std::vector<int>& psd_lvl,
+                         const std::vector<int>& psd_exp,
+                         bool psd_block_search,
+                         bool mtt_one_pass) {
+                 P p;
+                 p.kbest.k = kbest_k;
+                 p.nway.passes = nway_passes;
+                 p.list_llr_clip = list_llr_clip;
+                 p.llr_clip = llr_clip;
+                 p.psd.lvl = psd_lvl;
+                 p.psd.exp = psd_exp;
+                 p.psd.block_search = psd_block_search;
+                 p.mtt.one_pass = mtt_one_pass;
+                 return core::detector_spec(algorithm, p);
+             }),
+             py::arg("algorithm") = "mmse",
+             py::arg("kbest_k") = 16,
+             py::arg("nway_passes") = 0,
+             py::arg("list_llr_clip") = 8.0f,
+             py::arg("llr_clip") = 0.0f,
+             py::arg("psd_lvl") = std::vector<int>(),
+             py::arg("psd_exp") = std::vector<int>(),
+             py::arg("psd_block_search") = false,
+             py::arg("mtt_one_pass") = false)
+        .def(py::init([](const std::string& algorithm, const P& params) {
+                 return core::detector_spec(algorithm, params);
+             }),
+             py::arg("algorithm"),
+             py::arg("params"))
+        .def_property_readonly("algorithm", &core::detector_spec::name)
+        .def_property_readonly("params", &core::detector_spec::params)
+        .def("check",
+             [](const core::detector_spec& s, const std::string& mod, int nt, int nr) {
+                 s.check(core::parse_modulation(mod), nt, nr);
+             },
+             py::arg("modulation"),
+             py::arg("nt"),
+             py::arg("nr"),
+             "Raises ValueError where nt x nr with this modulation is out of the "
+             "detector's reach.")
+        .def(py::self == py::self)
+        .def(py::self != py::self)
+        .def("__repr__", [](const core::detector_spec& s) {
+            const P& p = s.params();
+            return "detector_spec('" + s.name() + "', kbest_k=" + std::to_string(p.kbest.k) +
+                   ", nway_passes=" + std::to_string(p.nway.passes) +
+                   ", psd_block_search=" + (p.psd.block_search ? "True" : "False") +
+                   ", mtt_one_pass=" + (p.mtt.one_pass ? "True" : "False") + ")";
+        });
+
+    m.def("algorithm_names",
+          &core::algorithm_names,
+          "The detectors of the registry, in its order (core/detect/registry.h).");
+    m.def(
+        "algorithm_titles",
+        [] {
+            py::dict d;
+            for (const core::detector_entry* e : core::detector_registry())
+                d[e->name] = e->title;
+            return d;
+        },
+        "{name: one-line description} of every detector of the registry.");
 
     m.def("cuda_built", &core::cuda_built, "True when this build has the CUDA backends.");
     m.def(

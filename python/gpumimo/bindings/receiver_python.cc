@@ -19,6 +19,16 @@
 namespace py = pybind11;
 using namespace gr::gpumimo;
 
+namespace {
+// The detector blocks take a detector_spec or, for the defaults, just its name.
+core::detector_spec to_detector_spec(const py::object& detector)
+{
+    if (py::isinstance<py::str>(detector))
+        return core::detector_spec(detector.cast<std::string>());
+    return detector.cast<core::detector_spec>();
+}
+} // namespace
+
 void bind_receiver(py::module& m)
 {
     py::class_<mimo_channel, gr::sync_block, gr::block, gr::basic_block,
@@ -68,20 +78,39 @@ void bind_receiver(py::module& m)
     py::class_<mimo_detector, gr::sync_interpolator, gr::sync_block, gr::block,
                gr::basic_block, std::shared_ptr<mimo_detector>>(
         m, "mimo_detector", "Soft-output MIMO-OFDM detection (see mimo_detector.h).")
-        .def(py::init(&mimo_detector::make),
+        .def(py::init([](const std::string& preset,
+                         int streams,
+                         const std::string& modulation,
+                         int antennas,
+                         const py::object& detector,
+                         const std::string& backend,
+                         bool int8_output,
+                         float int8_scale,
+                         int device) {
+                 return mimo_detector::make(preset,
+                                            streams,
+                                            modulation,
+                                            antennas,
+                                            to_detector_spec(detector),
+                                            backend,
+                                            int8_output,
+                                            int8_scale,
+                                            device);
+             }),
              py::arg("preset"),
              py::arg("streams"),
              py::arg("modulation"),
              py::arg("antennas"),
-             py::arg("algorithm") = "mmse",
+             py::arg("detector") = "mmse",
              py::arg("backend") = "auto",
              py::arg("int8_output") = false,
              py::arg("int8_scale") = 8.0f,
-             py::arg("kbest_k") = 16,
-             py::arg("nway_passes") = 0,
-             py::arg("list_llr_clip") = 8.0f,
-             py::arg("llr_clip") = 0.0f,
              py::arg("device") = 0)
+        .def("detector", &mimo_detector::detector)
+        .def(
+            "set_detector",
+            [](mimo_detector& b, const py::object& d) { b.set_detector(to_detector_spec(d)); },
+            py::arg("detector"))
         .def("bits_per_symbol", &mimo_detector::bits_per_symbol)
         .def("backend", &mimo_detector::backend)
         .def("symbols", &mimo_detector::symbols)
@@ -92,21 +121,42 @@ void bind_receiver(py::module& m)
         m, "fused_receiver",
         "OFDM FFT, channel estimation and detection of whole frames on one GPU (see "
         "fused_receiver.h).")
-        .def(py::init(&fused_receiver::make),
+        .def(py::init([](const std::string& preset,
+                         int streams,
+                         const std::string& modulation,
+                         int payload_symbols,
+                         int antennas,
+                         const py::object& detector,
+                         const std::string& backend,
+                         bool int8_output,
+                         float int8_scale,
+                         int device) {
+                 return fused_receiver::make(preset,
+                                             streams,
+                                             modulation,
+                                             payload_symbols,
+                                             antennas,
+                                             to_detector_spec(detector),
+                                             backend,
+                                             int8_output,
+                                             int8_scale,
+                                             device);
+             }),
              py::arg("preset"),
              py::arg("streams"),
              py::arg("modulation"),
              py::arg("payload_symbols"),
              py::arg("antennas"),
-             py::arg("algorithm") = "mmse",
+             py::arg("detector") = "mmse",
              py::arg("backend") = "auto",
              py::arg("int8_output") = false,
              py::arg("int8_scale") = 8.0f,
-             py::arg("kbest_k") = 16,
-             py::arg("nway_passes") = 0,
-             py::arg("list_llr_clip") = 8.0f,
-             py::arg("llr_clip") = 0.0f,
              py::arg("device") = 0)
+        .def("detector", &fused_receiver::detector)
+        .def(
+            "set_detector",
+            [](fused_receiver& b, const py::object& d) { b.set_detector(to_detector_spec(d)); },
+            py::arg("detector"))
         .def("payload_bits", &fused_receiver::payload_bits)
         .def("backend", &fused_receiver::backend)
         .def("frames", &fused_receiver::frames)

@@ -9,6 +9,8 @@
 #define INCLUDED_GPUMIMO_CORE_DETECTOR_H
 
 #include <gnuradio/gpumimo/core/constellation.h>
+#include <gnuradio/gpumimo/core/detect/detector_params.h>
+#include <gnuradio/gpumimo/core/detect/registry.h>
 #include <gnuradio/gpumimo/core/limits.h>
 
 #include <cmath>
@@ -25,16 +27,6 @@ namespace core {
 
 using cf32 = std::complex<float>;
 
-/*! The MIMO detectors of the core; docs/detectors/ has one page each. */
-enum class algorithm { ml, zf, mmse, kbest, mtt, nway, psd };
-
-/*! Parses "ml", "zf", "mmse", "kbest", "mtt", "nway", "psd".
- *  \throws std::invalid_argument for any other name. */
-algorithm parse_algorithm(const std::string& name);
-std::string to_string(algorithm algo);
-
-constexpr int max_nt = 8;
-constexpr int max_nr = 16;
 
 /*!
  * \brief A batch of MIMO detection problems y = H s + n, as views on the caller's memory.
@@ -63,37 +55,6 @@ struct mimo_batch {
     }
 };
 
-/*! Parameters of the detectors; each detector reads only its own. */
-struct detector_params {
-    /*! kbest: survivors kept per real-valued level. */
-    int kbest_k = 16;
-    /*! nway: number of passes N (1..nt); 0 means N = nt. */
-    int nway_passes = 0;
-    /*! kbest, nway and psd: |LLR| bound of the list detectors. A bit whose candidate
-     *  list lacks a counter-hypothesis gets +-list_llr_clip, every other LLR is clipped
-     *  to it (Hochwald and ten Brink's LLR clipping); psd reports its exact ML decision
-     *  as +-list_llr_clip. */
-    float list_llr_clip = 8.0f;
-    /*! psd: the levels lvl_0 = 2nt+1 > lvl_1 > ... > lvl_nr = 1 and the expansion
-     *  counts exp_0 = 1, exp_1 .. exp_{nr-1} (parallel-sphere-detector-gpu.txt, Table 1).
-     *  Both empty: the paper's Table 5 set for the configuration, or the documented
-     *  default rule where the paper has none. */
-    std::vector<int> psd_lvl;
-    std::vector<int> psd_exp;
-    /*! psd on the GPU: true runs the paper's mapping (one block per problem, the level
-     *  set above); false (default) a depth-first Schnorr-Euchner search, one problem
-     *  per thread. Both give the exact ML decision; the CPU ignores this. */
-    bool psd_block_search = false;
-    /*! mtt: the one-pass trellis (OT), the baseline of mtt-soft-mimo-detector-gpu.txt's
-     *  figure 7: the edge reductions once through every stage, then every stream's LLRs
-     *  from the last stage's Q complete paths; a bit whose paths lack a
-     *  counter-hypothesis gets +-list_llr_clip and every LLR is clipped to it, as the
-     *  paper clips OT. false: the multi-pass traversal (a list per stage, no clipping). */
-    bool mtt_one_pass = false;
-    /*! Every algorithm: clip all output LLRs to +-llr_clip; 0 means no clipping. */
-    float llr_clip = 0.0f;
-};
-
 /*! The psd level set that detector_params with empty psd_lvl/psd_exp stands for. */
 void psd_default_levels(int nt,
                         modulation mod,
@@ -101,7 +62,8 @@ void psd_default_levels(int nt,
                         std::vector<int>& exp);
 
 /*!
- * \brief The CPU reference detector: readable code, double precision inside.
+ * \brief The CPU reference detector: readable code, double precision inside; the
+ * algorithm's reference comes from its registry entry (core/detect/registry.h).
  *
  * LLRs are max-log: LLR_k = (min_{s: b_k=0} ||y-Hs||^2 - min_{s: b_k=1} ||y-Hs||^2)/N0,
  * i.e. ln P(b_k=1)/P(b_k=0); positive means 1. Vector b's LLRs are written to

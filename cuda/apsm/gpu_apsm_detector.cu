@@ -27,6 +27,7 @@
  */
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
+#include "common/slot_ring.cuh"
 
 #include <gnuradio/gpumimo/core/apsm/gpu_apsm.h>
 
@@ -277,9 +278,8 @@ struct gpu_apsm_detector::impl {
     struct slot {
         cuda::device_buffer<float2> rx;
         cuda::device_buffer<float> soft;
-        cuda::stream stream;
         cuda::event start{ true }, stop{ true }; // around the kernel, when timed
-        bool pending = false, timed = false;
+        bool timed = false;
         cudaGraph_t graph = nullptr;
         cudaGraphExec_t exec = nullptr;
         cudaGraphNode_t up = nullptr, down = nullptr; // its copies
@@ -305,7 +305,8 @@ struct gpu_apsm_detector::impl {
     // Four: with three the streamed rate was 22.2-23.1 us per call, with four 20.3, six
     // 18.0-21.2, two 31-35 (H200, before the graphs).
     std::array<slot, 4> slots;
-    int next_slot = 0, last_slot = -1;
+    std::unique_ptr<cuda::slot_ring> ring; // slot k's stream
+    int last_slot = -1;
     float kernel_ms = 0;
 
     impl(int antennas_, int users_, std::size_t max_entries_, std::size_t max_symbols_, int device_)
@@ -327,6 +328,7 @@ struct gpu_apsm_detector::impl {
         dict_norm = cuda::device_buffer<float>(std::max<std::size_t>(1, max_entries));
         coef = cuda::device_buffer<float>(std::max<std::size_t>(1, max_entries * 2 * max_users));
         lin = cuda::device_buffer<float>(max_users * max_dim);
+        ring = std::make_unique<cuda::slot_ring>(slots.size(), std::vector<int>{ device });
         for (slot& sl : slots) {
             sl.rx = cuda::device_buffer<float2>(std::max<std::size_t>(1, max_symbols * antennas));
             sl.soft =
@@ -364,11 +366,12 @@ struct gpu_apsm_detector::impl {
                 std::complex<float>* soft,
                 bool timed);
     void make_graph(slot& sl, const std::complex<float>* rx, std::size_t n, std::complex<float>* soft);
-    void wait(slot& sl)
-    {
-        sl.pending = false; // even if the wait throws: the slot is not waited for twice
-        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(sl.stream.get()));
-    }
+    void enqueue(slot& sl,
+                 cudaStream_t s,
+                 const std::complex<float>* rx,
+                 std::size_t n,
+                 std::complex<float>* soft,
+                 bool graphed);
     void finish();
 };
 
@@ -586,14 +589,27 @@ void gpu_apsm_detector::impl::submit(const std::complex<float>* host_rx,
     if (n == 0)
         return;
     const bool graphed = !timed && cuda::is_pinned(host_rx) && cuda::is_pinned(host_soft);
-    slot& sl = slots[next_slot];
-    if (sl.pending)
-        wait(sl); // its call's soft symbols are down: the slot is free
-    sl.pending = true;
-    sl.timed = !graphed;
-    last_slot = next_slot;
-    next_slot = (next_slot + 1) % int(slots.size());
-    const cudaStream_t s = sl.stream.get();
+    try {
+        // The slot's previous call has ended (its soft symbols are down): it is free.
+        const std::size_t k = ring->next([](std::size_t) {});
+        slot& sl = slots[k];
+        sl.timed = !graphed;
+        last_slot = int(k);
+        enqueue(sl, ring->stream(k), host_rx, n, host_soft, graphed);
+        ring->commit(k);
+    } catch (...) {
+        ring->abandon();
+        throw;
+    }
+}
+
+void gpu_apsm_detector::impl::enqueue(slot& sl,
+                                      cudaStream_t s,
+                                      const std::complex<float>* host_rx,
+                                      std::size_t n,
+                                      std::complex<float>* host_soft,
+                                      bool graphed)
+{
     const std::size_t in_bytes = n * antennas * sizeof(float2);
     const std::size_t out_bytes = 2 * n * users * sizeof(float);
 
@@ -634,9 +650,12 @@ void gpu_apsm_detector::impl::submit(const std::complex<float>* host_rx,
 
 void gpu_apsm_detector::impl::finish()
 {
-    for (slot& sl : slots)
-        if (sl.pending)
-            wait(sl);
+    try {
+        ring->finish([](std::size_t) {});
+    } catch (...) {
+        ring->abandon();
+        throw;
+    }
     if (last_slot >= 0 && slots[last_slot].timed) {
         const slot& sl = slots[last_slot];
         GPUMIMO_CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, sl.start.get(), sl.stop.get()));

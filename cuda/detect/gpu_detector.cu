@@ -8,6 +8,7 @@
  */
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
+#include "common/slot_ring.cuh"
 #include "detect/gpu_registry.cuh"
 #include "detect/kernels/chunk_args.cuh"
 
@@ -67,9 +68,8 @@ constexpr int kAutomaticStreams = 3;
 // in chunks of 2^16, 71 in chunks of 2^18).
 constexpr std::size_t kDeviceChunk = std::size_t(1) << 16;
 
+// The buffers of one slot of the ring (the ring holds its stream and event).
 struct slot {
-    gc::stream s;
-    gc::event done;
     gc::event joined; // detect_device: this slot's chunks, for the caller's stream
     gc::device_buffer<float2> y, h;
     gc::device_buffer<float> noise, llr;
@@ -80,7 +80,7 @@ struct slot {
     gc::pinned_buffer<float2> host_y, host_h;
     gc::pinned_buffer<float> host_noise, host_llr;
     gc::pinned_buffer<gc::device_errors> host_errors;
-    float* pending_out = nullptr; // where host_llr goes once `done`
+    float* pending_out = nullptr; // where host_llr goes once its chunk has ended
     std::size_t pending_floats = 0;
     bool errors_pending = false; // host_errors lands with `done` (the slot's last chunk)
 };
@@ -103,6 +103,7 @@ struct gpu_detector::impl {
     gc::device_buffer<float2> points_f;
     gc::device_buffer<unsigned char> from_levels, i_levels, q_levels;
     std::vector<slot> slots;
+    std::unique_ptr<gc::slot_ring> ring; // one stream per slot
     gc::event fork; // detect_device: the caller's stream, for the slots' streams
 
     impl(algorithm algo,
@@ -185,6 +186,7 @@ struct gpu_detector::impl {
         GPUMIMO_CUDA_CHECK(
             cudaMemcpy(q_levels.get(), ql.data(), q, cudaMemcpyHostToDevice));
 
+        ring = std::make_unique<gc::slot_ring>(std::size_t(nstreams), std::vector<int>{ device });
         for (int i = 0; i < nstreams; i++) {
             slot s;
             s.y = gc::device_buffer<float2>(chunk * nr);
@@ -306,13 +308,10 @@ struct gpu_detector::impl {
                 "y = H s + n (its LLRs were set to 0)");
     }
 
-
-    // Streaming host to host (submit/finish): chunks rotate over the slots across calls
-    // (next_chunk), so a call's first chunks take the slots its predecessor used longest
-    // ago and overlap that call's last ones. Errors gather in the slots' records from
-    // the first submit() after a finish() (errors_reset) to the next finish(), indices
-    // counted over the batches submitted in between (`submitted`).
-    std::size_t next_chunk = 0;
+    // Streaming host to host (submit/finish): chunks take the ring's slots in turn across
+    // calls. Errors gather in the slots' records from the first submit() after a
+    // finish() (errors_reset) to the next finish(), indices counted over the batches
+    // submitted in between (`submitted`).
     bool errors_reset = false;
     batch_offsets submitted;
 
@@ -338,8 +337,8 @@ struct gpu_detector::impl {
         try {
             const gc::device_guard keep_device;
             GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+            ring->finish([&](std::size_t k) { land(slots[k]); });
             for (slot& s : slots) {
-                drain(s);
                 if (s.errors_pending)
                     merge(all, *s.host_errors.get());
                 s.errors_pending = false;
@@ -356,18 +355,14 @@ struct gpu_detector::impl {
     // writes to the caller's buffers.
     void abandon()
     {
-        for (slot& s : slots) {
-            if (s.pending_out)
-                cudaEventSynchronize(s.done.get());
-            s.pending_out = nullptr;
+        ring->abandon([&](std::size_t k) { slots[k].pending_out = nullptr; });
+        for (slot& s : slots)
             s.errors_pending = false;
-        }
         restart_stream();
     }
 
     void restart_stream()
     {
-        next_chunk = 0;
         errors_reset = false;
         submitted = batch_offsets();
     }
@@ -380,8 +375,8 @@ struct gpu_detector::impl {
         const gc::device_guard keep_device;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         if (!errors_reset) {
-            for (slot& s : slots)
-                reset_errors(s, s.s.get());
+            for (std::size_t k = 0; k < slots.size(); k++)
+                reset_errors(slots[k], ring->stream(k));
             errors_reset = true;
         }
         // Pinned (page-locked or registered) caller memory is copied directly; other
@@ -394,14 +389,14 @@ struct gpu_detector::impl {
                   gc::is_pinned(llr) };
 
         const std::size_t chunks = (b.batch + chunk - 1) / chunk;
-        for (std::size_t index = 0; index < chunks; index++, next_chunk++) {
-            slot& s = slots[next_chunk % slots.size()];
-            drain(s);
+        for (std::size_t index = 0; index < chunks; index++) {
+            const std::size_t k = ring->next([&](std::size_t j) { land(slots[j]); });
+            slot& s = slots[k];
             const std::size_t v0 = index * chunk;
             gc::chunk_args a =
                 args_for(s, b, v0, std::min(b.batch, v0 + chunk), submitted);
             const std::size_t n = a.n, nch = a.nch, c0 = v0 / b.group;
-            const cudaStream_t st = s.s.get();
+            const cudaStream_t st = ring->stream(k);
 
             const std::size_t nn = b.scalar_noise ? 1 : nch;
             copy_in(s.y.get(),
@@ -442,7 +437,7 @@ struct gpu_detector::impl {
                                                    st));
                 s.errors_pending = true;
             }
-            GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
+            ring->commit(k);
             s.pending_out = llr + v0 * bits;
             s.pending_floats = pinned.llr ? 0 : n * bits; // pinned: nothing left to copy
         }
@@ -465,12 +460,9 @@ struct gpu_detector::impl {
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dev, src, bytes, cudaMemcpyHostToDevice, st));
     }
 
-    // Waits for the slot's last chunk and hands its LLRs to the caller.
-    void drain(slot& s)
+    // Hands an ended chunk's LLRs to the caller (the ring waited for it).
+    void land(slot& s)
     {
-        if (!s.pending_out)
-            return;
-        GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
         if (s.pending_floats)
             std::memcpy(
                 s.pending_out, s.host_llr.get(), s.pending_floats * sizeof(float));
@@ -503,11 +495,11 @@ struct gpu_detector::impl {
         if (used > 1) {
             GPUMIMO_CUDA_CHECK(cudaEventRecord(fork.get(), st));
             for (std::size_t i = 0; i < used; i++)
-                GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(slots[i].s.get(), fork.get(), 0));
+                GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(ring->stream(i), fork.get(), 0));
         }
         for (std::size_t index = 0; index < chunks; index++) {
             slot& s = slots[index % used];
-            const cudaStream_t run_on = used > 1 ? s.s.get() : st;
+            const cudaStream_t run_on = used > 1 ? ring->stream(index % used) : st;
             const std::size_t v0 = index * chunk;
             gc::chunk_args a =
                 args_for(s, b, v0, std::min(b.batch, v0 + chunk), batch_offsets());
@@ -521,8 +513,7 @@ struct gpu_detector::impl {
         }
         if (used > 1)
             for (std::size_t i = 0; i < used; i++) {
-                GPUMIMO_CUDA_CHECK(
-                    cudaEventRecord(slots[i].joined.get(), slots[i].s.get()));
+                GPUMIMO_CUDA_CHECK(cudaEventRecord(slots[i].joined.get(), ring->stream(i)));
                 GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(st, slots[i].joined.get(), 0));
             }
     }

@@ -18,6 +18,7 @@
  */
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
+#include "common/slot_ring.cuh"
 #include "common/gpu_math.cuh"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -197,12 +198,10 @@ std::size_t default_frames(int rx)
 } // namespace
 
 struct gpu_fused_receiver::impl {
+    // One slot's buffers (the ring holds its stream and event).
     struct slot {
-        gc::stream s;
         gc::event ready; // estimates and payload regrouped: the detector may start
         gc::event detect_done;
-        gc::event done;
-        bool pending = false;
         std::size_t first_frame = 0, frames = 0;
         gc::pinned_buffer<float2> host_samples;
         gc::pinned_buffer<float> host_llr, host_noise;
@@ -224,6 +223,7 @@ struct gpu_fused_receiver::impl {
     gc::device_buffer<int> empty;
     int nempty = 0;
     std::vector<slot> slots;
+    std::unique_ptr<gc::slot_ring> ring; // slot k's stream
     float* out_llr = nullptr;
     float* out_noise = nullptr;
     fused_receiver_report report;
@@ -264,6 +264,7 @@ struct gpu_fused_receiver::impl {
         const std::size_t carrier_values = std::size_t(c.rx) * F * L.symbols * L.carriers;
         const std::size_t vectors = F * L.payload_vectors();
         slots.resize(std::size_t(nslots));
+        ring = std::make_unique<gc::slot_ring>(slots.size(), std::vector<int>{ device });
         for (slot& s : slots) {
             s.host_samples = gc::pinned_buffer<float2>(std::size_t(c.rx) * F * samples_per_frame);
             s.host_llr = gc::pinned_buffer<float>(F * bits);
@@ -295,13 +296,9 @@ struct gpu_fused_receiver::impl {
             throw std::invalid_argument("gpu_fused_receiver: slots must be 1..8");
     }
 
-    // Waits for a slot's chunk and hands its results to the caller.
-    void drain(slot& s)
+    // Hands an ended chunk's results to the caller (the ring waited for it).
+    void land(const slot& s)
     {
-        if (!s.pending)
-            return;
-        s.pending = false;
-        GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
         std::memcpy(out_llr + s.first_frame * bits, s.host_llr.get(), s.frames * bits * sizeof(float));
         for (std::size_t f = 0; f < s.frames; f++) {
             report.damaged_frames += s.host_damaged.get()[f] != 0;
@@ -310,9 +307,13 @@ struct gpu_fused_receiver::impl {
         }
     }
 
-    void run_chunk(slot& s, const std::complex<float>* const* in, std::size_t first, std::size_t nf)
+    // Enqueues one chunk on st (its slot's stream); the caller commits it.
+    void run_chunk(slot& s,
+                   cudaStream_t st,
+                   const std::complex<float>* const* in,
+                   std::size_t first,
+                   std::size_t nf)
     {
-        const cudaStream_t st = s.s.get();
         const int rx = config.rx, U = L.carriers;
         // Into the slot's pinned buffer, [antenna][slot][sample], then one copy per antenna.
         for (int a = 0; a < rx; a++) {
@@ -377,8 +378,6 @@ struct gpu_fused_receiver::impl {
                                            cudaMemcpyDeviceToHost, st));
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_damaged.get(), s.damaged.get(), nf * sizeof(int),
                                            cudaMemcpyDeviceToHost, st));
-        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
-        s.pending = true;
         s.first_frame = first;
         s.frames = nf;
     }
@@ -395,18 +394,18 @@ struct gpu_fused_receiver::impl {
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         out_llr = llr;
         out_noise = noise_var;
+        const auto land_slot = [&](std::size_t k) { land(slots[k]); };
         try {
-            std::size_t index = 0;
-            for (std::size_t f0 = 0; f0 < frames; f0 += F, index++) {
-                slot& s = slots[index % slots.size()];
-                drain(s);
-                run_chunk(s, in, f0, std::min(F, frames - f0));
+            for (std::size_t f0 = 0; f0 < frames; f0 += F) {
+                const std::size_t k = ring->next(land_slot);
+                run_chunk(slots[k], ring->stream(k), in, f0, std::min(F, frames - f0));
+                ring->commit(k);
             }
-            for (slot& s : slots)
-                drain(s);
+            ring->finish(land_slot);
         } catch (...) {
-            for (slot& s : slots) // nothing of this call may land later in caller memory
-                s.pending = false;
+            // Nothing of this call may land later in caller memory: the slots' streams
+            // and the detector's (which the slots' chunks fork onto) all end first.
+            ring->abandon();
             (void)cudaDeviceSynchronize(); // failing already: the first error is the one told
             throw;
         }

@@ -14,6 +14,7 @@
 #include "common/cuda_check.cuh"
 #include "common/cufft_check.cuh"
 #include "common/device_memory.cuh"
+#include "common/slot_ring.cuh"
 #include "ofdm/ofdm_fft_device.cuh"
 #include "ofdm/ofdm_fft_transform.cuh"
 
@@ -203,10 +204,10 @@ namespace gc = gr::gpumimo::cuda;
 
 namespace {
 
-// One stream's resources on one device: the buffers of one chunk in flight.
+// One slot's buffers on its device (the ring holds its stream and event): the buffers
+// of one chunk in flight.
 struct fft_slot {
-    gc::stream s;
-    gc::event done;
+    gc::event waited; // process_device's wait on the caller's stream
     gc::event fork; // device-resident calls: the caller's stream to this one and back
     gc::device_buffer<unsigned char> raw_in, raw_out, bad;
     gc::device_buffer<float2> work, fft_area;
@@ -221,8 +222,7 @@ struct fft_slot {
     gc::pinned_buffer<unsigned> host_zeroed;
     unsigned* host_zeroed_mapped = nullptr; // its device address
     std::vector<cufftHandle> plans; // plans[k]: a batch of 2^k transforms
-    // The chunk in flight: where its staged output goes once `done`.
-    bool pending = false;
+    // The chunk in flight: where its staged output goes once it has ended.
     bool pending_staged = false;
     std::vector<unsigned char*> pending_out; // caller's channels (staged output only)
     std::size_t pending_bytes = 0; // a channel's output, bytes (also its staged pitch)
@@ -250,6 +250,13 @@ struct gpu_ofdm_fft::impl {
     // The callbacks' names (ofdm_fft_callbacks.cu): direction and sample format.
     const std::string load_callback, store_callback;
     std::vector<fft_device> devices;
+    // Slot k of the ring is slot k / devices.size() of device k % devices.size(), so that
+    // consecutive chunks go to consecutive devices.
+    std::unique_ptr<gc::slot_ring> ring;
+    fft_slot& slot_of(std::size_t k)
+    {
+        return devices[k % devices.size()].slots[k / devices.size()];
+    }
 
     impl(const ofdm_fft_config& c,
          const std::vector<int>& ids,
@@ -361,6 +368,7 @@ struct gpu_ofdm_fft::impl {
     {
         const std::size_t n = config.fft_len;
         const gc::device_guard keep;
+        ring = std::make_unique<gc::slot_ring>(ids.size() * std::size_t(streams), ids);
         for (int id : ids) {
             GPUMIMO_CUDA_CHECK(cudaSetDevice(id));
             devices.emplace_back();
@@ -443,7 +451,8 @@ struct gpu_ofdm_fft::impl {
                                                           1 << l,
                                                           &bytes));
                     area = std::max(area, bytes);
-                    GPUMIMO_CUFFT_CHECK(cufftSetStream(p, s.s.get()));
+                    GPUMIMO_CUFFT_CHECK(cufftSetStream(
+                        p, ring->stream(std::size_t(k) * ids.size() + (devices.size() - 1))));
                 }
                 s.fft_area =
                     gc::device_buffer<float2>(std::max<std::size_t>(1, area / 8 + 1));
@@ -480,10 +489,11 @@ struct gpu_ofdm_fft::impl {
     void release()
     {
         const gc::device_guard keep;
+        if (ring)
+            ring->abandon(); // every stream idle before the plans go
         for (fft_device& d : devices) {
             cudaSetDevice(d.id);
             for (fft_slot& s : d.slots) {
-                cudaStreamSynchronize(s.s.get());
                 for (cufftHandle p : s.plans)
                     cufftDestroy(p);
                 s.plans.clear();
@@ -515,20 +525,16 @@ struct gpu_ofdm_fft::impl {
         return g;
     }
 
-    // Waits for the slot's chunk and copies staged output to the caller; returns the
-    // chunk's zeroed (channel, symbol) pairs.
-    std::size_t drain(fft_device& d, fft_slot& s)
+    // Hands an ended chunk's staged output to the caller (the ring waited for it);
+    // returns the chunk's zeroed (channel, symbol) pairs.
+    std::size_t land(std::size_t k)
     {
-        if (!s.pending)
-            return 0;
-        GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
-        GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
+        fft_slot& s = slot_of(k);
         if (s.pending_staged)
             for (int c = 0; c < config.channels; c++)
                 std::memcpy(s.pending_out[c],
                             s.host_out.get() + c * s.pending_bytes,
                             s.pending_bytes);
-        s.pending = false;
         return *static_cast<volatile unsigned*>(s.host_zeroed.get()); // the GPU wrote it
     }
 
@@ -617,8 +623,10 @@ struct gpu_ofdm_fft::impl {
         GPUMIMO_CUDA_CHECK_LAUNCH(fwd ? "forward_out_kernel" : "inverse_out_kernel");
     }
 
+    // Enqueues one chunk on st (its slot's stream); the caller commits it.
     void run_chunk(fft_device& d,
                    fft_slot& s,
+                   cudaStream_t st,
                    const ofdm_fft_io& io,
                    std::size_t s0,
                    std::size_t ns,
@@ -626,7 +634,6 @@ struct gpu_ofdm_fft::impl {
                    bool out_pinned)
     {
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d.id));
-        const cudaStream_t st = s.s.get();
         const int C = config.channels;
         const std::size_t first = io.first_symbol + s0;
         const gc::chunk_geometry g = geometry(first, ns);
@@ -696,18 +703,14 @@ struct gpu_ofdm_fft::impl {
         }
         gc::publish_count_kernel<<<1, 1, 0, st>>>(s.zeroed.get(), s.host_zeroed_mapped);
         GPUMIMO_CUDA_CHECK_LAUNCH("publish_count_kernel");
-        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), st));
-        s.pending = true;
     }
 
     // The device-resident calls share the first slot's stream, work buffer and count
     // with the host-to-host chunks.
     void refuse_if_submitted() const
     {
-        for (const fft_device& d : devices)
-            for (const fft_slot& s : d.slots)
-                if (s.pending)
-                    throw std::logic_error("gpu_ofdm_fft: finish() the submitted calls "
+        if (ring->in_flight())
+            throw std::logic_error("gpu_ofdm_fft: finish() the submitted calls "
                                            "before a device-resident call");
     }
 
@@ -741,7 +744,7 @@ struct gpu_ofdm_fft::impl {
         }
         const cudaStream_t caller = static_cast<cudaStream_t>(stream);
         const bool forked = path != fft_fusion::single_pass;
-        const cudaStream_t st = forked ? s.s.get() : caller;
+        const cudaStream_t st = forked ? ring->stream(0) : caller; // slot 0 of device 0
         if (forked) {
             GPUMIMO_CUDA_CHECK(cudaEventRecord(s.fork.get(), caller));
             GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(st, s.fork.get(), 0));
@@ -785,16 +788,13 @@ struct gpu_ofdm_fft::impl {
                                            sizeof(unsigned),
                                            cudaMemcpyDeviceToHost,
                                            caller));
-        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.done.get(), caller));
-        GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
+        GPUMIMO_CUDA_CHECK(cudaEventRecord(s.waited.get(), caller));
+        GPUMIMO_CUDA_CHECK(cudaEventSynchronize(s.waited.get()));
         return *s.host_zeroed.get();
     }
 
-    // Streaming host to host: chunks rotate over the devices and their slots across
-    // calls (next_chunk), so a call's first chunks reuse the slots its predecessor used
-    // longest ago and overlap that call's last ones. Counts of drained chunks gather in
-    // zeroed_since_finish until finish().
-    std::size_t next_chunk = 0;
+    // Streaming host to host: chunks take the ring's slots (over the devices) in turn
+    // across calls. Counts of landed chunks gather in zeroed_since_finish until finish().
     std::size_t zeroed_since_finish = 0;
 
     void submit(const ofdm_fft_io& io)
@@ -810,14 +810,19 @@ struct gpu_ofdm_fft::impl {
             in_pinned &= gc::is_pinned(channel_input(io, c, ib));
             out_pinned &= gc::is_pinned(channel_output(io, c, ob));
         }
-        const std::size_t per_device = devices[0].slots.size();
+        const auto land_count = [&](std::size_t k) { zeroed_since_finish += land(k); };
         try {
-            for (std::size_t s0 = 0; s0 < io.nsym; s0 += chunk, next_chunk++) {
-                fft_device& d = devices[next_chunk % devices.size()];
-                fft_slot& s = d.slots[(next_chunk / devices.size()) % per_device];
-                zeroed_since_finish += drain(d, s);
-                run_chunk(
-                    d, s, io, s0, std::min(chunk, io.nsym - s0), in_pinned, out_pinned);
+            for (std::size_t s0 = 0; s0 < io.nsym; s0 += chunk) {
+                const std::size_t k = ring->next(land_count);
+                run_chunk(devices[k % devices.size()],
+                          slot_of(k),
+                          ring->stream(k),
+                          io,
+                          s0,
+                          std::min(chunk, io.nsym - s0),
+                          in_pinned,
+                          out_pinned);
+                ring->commit(k);
             }
         } catch (...) {
             abandon();
@@ -829,9 +834,7 @@ struct gpu_ofdm_fft::impl {
     {
         const gc::device_guard keep;
         try {
-            for (fft_device& d : devices)
-                for (fft_slot& s : d.slots)
-                    zeroed_since_finish += drain(d, s);
+            ring->finish([&](std::size_t k) { zeroed_since_finish += land(k); });
         } catch (...) {
             abandon();
             throw;
@@ -841,26 +844,17 @@ struct gpu_ofdm_fft::impl {
         return zeroed;
     }
 
-    void restart_stream()
-    {
-        zeroed_since_finish = 0;
-        next_chunk = 0;
-    }
+    void restart_stream() { zeroed_since_finish = 0; }
 
     // After a failure: nothing in flight may outlive the call that reports it, since
     // it writes to the caller's buffers; the counts gathered so far are dropped.
     void abandon()
     {
         const gc::device_guard keep;
-        for (fft_device& d : devices)
-            for (fft_slot& s : d.slots)
-                if (s.pending) {
-                    cudaSetDevice(d.id);
-                    cudaEventSynchronize(s.done.get());
-                    s.pending = false;
-                    // A chunk cut short may have counted without publishing.
-                    cudaMemset(s.zeroed.get(), 0, sizeof(unsigned));
-                }
+        // A chunk cut short may have counted without publishing (the ring left its
+        // device current).
+        ring->abandon(
+            [&](std::size_t k) { cudaMemset(slot_of(k).zeroed.get(), 0, sizeof(unsigned)); });
         restart_stream();
     }
 

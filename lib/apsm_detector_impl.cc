@@ -8,7 +8,7 @@
  * versions.
  */
 #include "apsm_detector_impl.h"
-#include "gpu_backend.h"
+#include "engine_logging.h"
 
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/detect/detector.h>
@@ -28,8 +28,6 @@ namespace {
 
 // Vectors per detection call: the GPU detector's buffers, and the CPU's scratch.
 constexpr std::size_t chunk = 4096;
-// The CUDA paths' limits (core::gpu_apsm_detector, core::gpu_apsm_trainer).
-constexpr int gpu_max_users = 8, gpu_max_antennas = 16, gpu_max_pilots = 4096;
 
 std::vector<gr_complex> read_pilot_file(const std::string& path)
 {
@@ -174,41 +172,17 @@ apsm_detector_impl::apsm_detector_impl(int antennas,
       d_rx(chunk * antennas),
       d_soft(chunk * users)
 {
-    choose_gpu(backend, d_logger, [&](std::string& why) { return make_gpu(device, why); });
+    core::apsm_engine_config c;
+    c.params = params;
+    c.antennas = antennas;
+    c.users = users;
+    c.max_training = std::size_t(training_len);
+    c.max_symbols = chunk;
+    c.device = device;
+    d_engine = make_logged_engine(
+        d_logger, [&](std::string* why) { return core::make_apsm_engine(c, backend, why); });
     message_port_register_in(pmt::mp("train"));
     set_msg_handler(pmt::mp("train"), [this](const pmt::pmt_t&) { d_train_requested = true; });
-}
-
-bool apsm_detector_impl::make_gpu(int device, std::string& why)
-{
-    if (d_users > gpu_max_users || d_antennas > gpu_max_antennas ||
-        d_training_len > gpu_max_pilots) {
-        why = "the GPU path takes at most " + std::to_string(gpu_max_users) + " users, " +
-              std::to_string(gpu_max_antennas) + " antennas and " +
-              std::to_string(gpu_max_pilots) + " pilots";
-        return false;
-    }
-    try {
-        const std::size_t entries = 2 * std::min<std::size_t>(d_params.dictionary_size,
-                                                              d_training_len);
-        d_gpu_trainer = std::make_unique<core::gpu_apsm_trainer>(
-            d_params, d_antennas, d_users, d_training_len, device);
-        d_gpu_detector = std::make_unique<core::gpu_apsm_detector>(
-            d_antennas, d_users, entries, chunk, device);
-        return true;
-    } catch (const std::exception& e) { // CUDA failures, and what the GPU path refuses
-        why = e.what();
-        d_gpu_trainer.reset();
-        d_gpu_detector.reset();
-        return false;
-    }
-}
-
-void apsm_detector_impl::fall_back_to_cpu(const std::exception& e)
-{
-    d_logger->error("CUDA failed, going on with the CPU: {}", e.what());
-    d_gpu_trainer.reset();
-    d_gpu_detector.reset();
 }
 
 std::vector<double> apsm_detector_impl::noise_variances() const
@@ -224,34 +198,14 @@ void apsm_detector_impl::train()
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t n = d_training_len;
     std::vector<core::apsm_filter> trained;
-    try {
-        if (d_gpu_trainer) {
-            try {
-                d_gpu_trainer->train(d_pilot_rx.data(), n, d_pilots.data(), trained);
-            } catch (const std::invalid_argument&) {
-                throw; // the training set, not the GPU
-            } catch (const std::exception& e) {
-                fall_back_to_cpu(e);
-            }
-        }
-        if (!d_gpu_trainer) {
-            trained.clear();
-            for (int u = 0; u < d_users; u++)
-                trained.push_back(core::apsm_train(
-                    d_params, d_pilot_rx.data(), n, d_antennas, &d_pilots[u * n]));
-        }
-    } catch (const std::invalid_argument& e) {
+    try { // a GPU failure is redone on the CPU by the engine (core/engine.h)
+        d_engine->train(d_pilot_rx.data(), n, d_pilots.data(), trained);
+    } catch (const std::invalid_argument& e) { // the training set, not the GPU
         d_failed_trainings++;
         d_logger->error("training refused ({}); the previous filters stay", e.what());
         return;
     }
-    if (d_gpu_detector) {
-        try {
-            d_gpu_detector->set_filters(trained);
-        } catch (const std::exception& e) {
-            fall_back_to_cpu(e);
-        }
-    }
+    d_engine->set_filters(trained);
     d_filters = std::move(trained);
     d_trainings++;
     d_last_training_ms =
@@ -283,16 +237,7 @@ void apsm_detector_impl::detect(std::size_t pos,
     for (std::size_t done = 0; done < n; done += chunk) {
         const std::size_t c = std::min(chunk, n - done), at = pos + done;
         gather_vectors(input_items, d_antennas, at, c, d_rx.data());
-        if (d_gpu_detector) {
-            try {
-                d_gpu_detector->detect(d_rx.data(), c, d_soft.data());
-            } catch (const std::exception& e) {
-                fall_back_to_cpu(e);
-            }
-        }
-        if (!d_gpu_detector)
-            for (int u = 0; u < d_users; u++)
-                core::apsm_detect(d_filters[u], d_rx.data(), c, &d_soft[u * c]);
+        d_engine->detect(d_rx.data(), c, d_soft.data()); // GPU failures: as in train()
         std::size_t erased = 0;
         for (int u = 0; u < d_users; u++) {
             gr_complex* soft = static_cast<gr_complex*>(output_items[u]) + at;

@@ -10,7 +10,7 @@
 
 #include <gnuradio/gpumimo/apsm_detector.h>
 #include <gnuradio/gpumimo/core/apsm/apsm.h>
-#include <gnuradio/gpumimo/core/apsm/gpu_apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
 
 #include <pmt/pmt.h>
 
@@ -34,7 +34,7 @@ public:
                        const core::apsm_params& params,
                        const std::string& training_tag);
 
-    std::string backend() const override { return d_gpu_detector ? "cuda" : "cpu"; }
+    std::string backend() const override { return d_engine->backend(); }
     int training_len() const override { return d_training_len; }
     std::uint64_t trainings() const override { return d_trainings; }
     std::uint64_t failed_trainings() const override { return d_failed_trainings; }
@@ -50,10 +50,6 @@ public:
              gr_vector_void_star& output_items) override;
 
 private:
-    // Tries the GPU for training and detection; false (with the reason) if not usable.
-    bool make_gpu(int device, std::string& why);
-    // Moves to the CPU after a CUDA failure, logging it.
-    void fall_back_to_cpu(const std::exception& e);
     // Trains every user's filter on the collected pilot vectors.
     void train();
     // Detects n vectors starting at item `pos` of every input into the outputs.
@@ -71,8 +67,7 @@ private:
     const core::apsm_params d_params;
     const std::vector<gr_complex> d_pilots; // users x training_len, user-major
     const pmt::pmt_t d_training_key;
-    std::unique_ptr<core::gpu_apsm_trainer> d_gpu_trainer;
-    std::unique_ptr<core::gpu_apsm_detector> d_gpu_detector;
+    std::unique_ptr<core::apsm_engine> d_engine; // make_apsm_engine
     std::vector<core::apsm_filter> d_filters; // empty until the first training
 
     bool d_collecting = false;

@@ -41,10 +41,12 @@ batch_detector::batch_detector(const core::detector_spec& detector,
     c.nr = nr;
     c.device = device;
     c.double_precision = double_precision;
-    d_cpu = std::make_unique<core::cpu_detector>(
-        detector.algo(), c.mod, nt, nr, detector.params());
+    d_nt = nt;
+    d_nr = nr;
     d_engine = core::make_detector_engine(c, backend, &d_fallback_reason);
-    d_backend = d_engine->backend();
+    const gr::logger_ptr logger = d_logger;
+    d_engine->fallback()->set_reporter(
+        [logger](const std::string& what) { logger->error("{}", what); });
     if (!d_fallback_reason.empty() && first_time(d_fallback_reason))
         d_logger->warn("backend 'auto' falls back to the CPU: {}", d_fallback_reason);
 }
@@ -73,8 +75,9 @@ void batch_detector::detect(const core::mimo_batch& batch,
                             float* llr,
                             unsigned threads) const
 {
+    const bool on_gpu = d_engine->fallback()->on_gpu();
     d_engine->detect(batch, llr, threads);
-    if (d_backend == "cuda")
+    if (on_gpu && d_engine->fallback()->on_gpu())
         d_gpu_batches++;
 }
 

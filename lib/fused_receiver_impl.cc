@@ -7,10 +7,10 @@
  * receiver (GPU or CPU), LLRs out, frame tags moved along.
  */
 #include "block_faults.h"
-#include "gpu_backend.h"
+#include "engine_logging.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
-#include <gnuradio/gpumimo/core/frame/fused_receiver.h>
+#include <gnuradio/gpumimo/core/frame/fused_receiver_engine.h>
 #include <gnuradio/gpumimo/fused_receiver.h>
 #include <gnuradio/io_signature.h>
 
@@ -46,7 +46,7 @@ public:
           d_device(device),
           d_frame_key(pmt::intern("frame_start"))
     {
-        make_engines(config, d_cpu, d_gpu);
+        d_engine = make_engine(config);
         set_output_multiple(int(d_bits));
         set_relative_rate(std::uint64_t(d_bits), std::uint64_t(d_samples));
         set_tag_propagation_policy(TPP_DONT);
@@ -56,7 +56,7 @@ public:
     std::string backend() const override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        return d_gpu ? "cuda" : "cpu";
+        return d_engine->backend();
     }
     core::detector_spec detector() const override
     {
@@ -70,13 +70,10 @@ public:
         next.algo = spec.algo();
         next.params = spec.params();
         next.validate();
-        std::unique_ptr<core::cpu_fused_receiver> cpu;
-        std::unique_ptr<core::gpu_fused_receiver> gpu;
-        make_engines(next, cpu, gpu);
+        auto engine = make_engine(next);
         std::lock_guard<std::mutex> lock(d_mutex);
         d_config = next;
-        d_cpu = std::move(cpu);
-        d_gpu = std::move(gpu);
+        d_engine = std::move(engine);
     }
     std::uint64_t frames() const override { return d_frames; }
     std::uint64_t damaged_frames() const override { return d_damaged; }
@@ -134,31 +131,18 @@ private:
         return d_llr.data();
     }
 
+    // A GPU failure is redone on the CPU by the engine, which stays there (core/engine.h).
     core::fused_receiver_report
     run(const gr_complex* const* in, std::size_t frames, float* llr)
     {
-        if (d_gpu) {
-            try {
-                return d_gpu->process(in, frames, llr, d_noise.data());
-            } catch (const std::exception& e) {
-                const std::string what = e.what();
-                d_log.error("gpu failure", [&] {
-                    return "GPU call failed, its " + std::to_string(frames) +
-                           " frames go through the CPU: " + what;
-                });
-            }
-        }
-        return d_cpu->process(in, frames, llr, d_noise.data());
+        return d_engine->process(in, frames, llr, d_noise.data());
     }
 
-    void make_engines(const core::fused_receiver_config& config,
-                      std::unique_ptr<core::cpu_fused_receiver>& cpu,
-                      std::unique_ptr<core::gpu_fused_receiver>& gpu)
+    std::unique_ptr<core::fused_receiver_engine>
+    make_engine(const core::fused_receiver_config& config)
     {
-        cpu = std::make_unique<core::cpu_fused_receiver>(config);
-        choose_gpu(d_backend_request, d_logger, [&](std::string&) {
-            gpu = std::make_unique<core::gpu_fused_receiver>(config, d_device);
-            return true;
+        return make_logged_engine(d_logger, [&](std::string* why) {
+            return core::make_fused_receiver_engine(config, d_backend_request, d_device, why);
         });
     }
 
@@ -203,8 +187,7 @@ private:
     const std::string d_backend_request;
     const int d_device;
     mutable std::mutex d_mutex; // the engines and d_config: set_detector() against work
-    std::unique_ptr<core::cpu_fused_receiver> d_cpu;
-    std::unique_ptr<core::gpu_fused_receiver> d_gpu;
+    std::unique_ptr<core::fused_receiver_engine> d_engine;
     const pmt::pmt_t d_frame_key;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };

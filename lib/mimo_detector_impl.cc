@@ -231,6 +231,8 @@ private:
         b.nt = d_nt;
         b.nr = d_nr;
         b.group = count;
+        // A GPU failure is redone on the CPU by the engine (core/engine.h); what still
+        // fails reaches work(), which counts it and erases the symbols at hand.
         try {
             d_detector->detect(b, d_llr_cm.data());
             return true;
@@ -241,19 +243,6 @@ private:
                        "LLRs are zero: " + what;
             });
             return false;
-        } catch (const std::exception& e) {
-            if (d_detector->backend() != "cuda")
-                throw; // work() counts and erases it
-            const std::string what = e.what();
-            d_log.error("gpu failure", [&] {
-                return "GPU detection failed, this run goes to the CPU: " + what;
-            });
-            try {
-                d_detector->reference().detect(b, d_llr_cm.data());
-                return true;
-            } catch (const std::invalid_argument&) {
-                return false;
-            }
         }
     }
 

@@ -7,7 +7,7 @@
  * (core::gpu_ofdm_fft on the GPU, core::fftw_ofdm_fft on the CPU).
  */
 #include "ofdm_fft_impl.h"
-#include "gpu_backend.h"
+#include "engine_logging.h"
 
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer.h>
@@ -95,29 +95,17 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
 {
     if (batch < 0)
         throw std::invalid_argument("batch must be 0 (automatic) or positive");
-    choose_gpu(
-        backend,
+    core::ofdm_fft_options options;
+    options.devices = devices;
+    options.symbols_per_chunk = std::max<std::size_t>(1, d_batch / 4); // copies, kernels
+                                                                       // and copies overlap
+    d_engine = make_logged_engine(
         d_logger,
-        [&](std::string&) {
-            // Four chunks per batch: copies, kernels and copies overlap.
-            d_gpu = std::make_unique<core::gpu_ofdm_fft>(
-                config, devices, std::max<std::size_t>(1, d_batch / 4));
-            switch (d_gpu->path()) {
-            case core::fft_fusion::single_pass:
-                d_logger->info("single-pass transform (conversions inside)");
-                break;
-            case core::fft_fusion::callbacks:
-                d_logger->info("cuFFT with the conversions as load/store callbacks: {}",
-                               d_gpu->fusion_note());
-                break;
-            default:
-                d_logger->info("conversion kernels around cuFFT: {}", d_gpu->fusion_note());
-            }
-            return true;
+        [&](std::string* why) {
+            return core::make_ofdm_fft_engine(config, backend, options, why);
         },
         "the CPU (FFTW)");
-    if (!d_gpu)
-        d_fftw = std::make_unique<core::fftw_ofdm_fft>(config);
+    d_logger->info("{}", d_engine->path());
 
     // One output item per symbol (forward) or per time sample (inverse).
     const std::size_t period = d_layout.cp_period();
@@ -134,7 +122,7 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
 bool ofdm_fft_impl::start()
 {
     // Small upstream buffers mean small batches: fine on the CPU, slow on the GPU.
-    if (d_gpu && detail() && detail()->ninputs() > 0) {
+    if (on_gpu() && detail() && detail()->ninputs() > 0) {
         const long items = detail()->input(0)->buffer()->bufsize();
         const std::size_t per_batch =
             d_forward ? d_layout.time_samples(0, d_batch) : d_batch;
@@ -146,7 +134,7 @@ bool ofdm_fft_impl::start()
                            d_batch,
                            per_batch);
     }
-    if (d_gpu && detail())
+    if (on_gpu() && detail())
         pin_stream_buffers();
     return block::start();
 }
@@ -247,26 +235,14 @@ void ofdm_fft_impl::transform(std::size_t nsym,
     io.first_symbol = d_phase;
     io.nsym = nsym;
     std::size_t zeroed = 0;
-    if (d_gpu) {
-        try {
-            zeroed = d_gpu->process(io);
-        } catch (const std::exception& e) {
-            d_logger->error("CUDA failed, going on with the CPU (FFTW): {}", e.what());
-            d_gpu.reset();
-        }
-    }
-    if (!d_gpu) {
-        try {
-            if (!d_fftw)
-                d_fftw = std::make_unique<core::fftw_ofdm_fft>(d_config);
-            zeroed = d_fftw->process(io);
-        } catch (...) { // the symbols leave as zeros, counted: the stream stays aligned
-            d_faults.caught("its " + std::to_string(nsym) + " symbols leave as zeros");
-            const std::size_t items = d_forward ? nsym : d_layout.time_samples(d_phase, nsym);
-            for (int c = 0; c < C; c++)
-                std::memset(output_items[c], 0, items * output_signature()->sizeof_stream_item(c));
-            zeroed = nsym;
-        }
+    try { // a GPU failure is redone on the CPU by the engine (core/engine.h)
+        zeroed = d_engine->process(io);
+    } catch (...) { // the symbols leave as zeros, counted: the stream stays aligned
+        d_faults.caught("its " + std::to_string(nsym) + " symbols leave as zeros");
+        const std::size_t items = d_forward ? nsym : d_layout.time_samples(d_phase, nsym);
+        for (int c = 0; c < C; c++)
+            std::memset(output_items[c], 0, items * output_signature()->sizeof_stream_item(c));
+        zeroed = nsym;
     }
     if (zeroed) {
         d_zeroed += zeroed;

@@ -7,8 +7,7 @@
 #define INCLUDED_GPUMIMO_OFDM_FFT_IMPL_H
 
 #include <gnuradio/gpumimo/core/backend.h>
-#include <gnuradio/gpumimo/core/ofdm/fftw_ofdm_fft.h>
-#include <gnuradio/gpumimo/core/ofdm/gpu_ofdm_fft.h>
+#include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
 #include "block_faults.h"
 
 #include <gnuradio/gpumimo/ofdm_fft.h>
@@ -30,7 +29,7 @@ public:
                   int batch,
                   const std::string& sync_tag);
 
-    std::string backend() const override { return d_gpu ? "cuda" : "cpu"; }
+    std::string backend() const override { return d_engine->backend(); }
     int carriers() const override { return d_layout.carriers(); }
     std::uint64_t symbols() const override { return d_symbols; }
     std::uint64_t dropped_samples() const override { return d_dropped_samples; }
@@ -74,11 +73,11 @@ private:
     const bool d_forward;
     const std::size_t d_batch;
     const pmt::pmt_t d_sync_key; // PMT_NIL: no sync tag
-    std::unique_ptr<core::gpu_ofdm_fft> d_gpu;
+    std::unique_ptr<core::ofdm_fft_engine> d_engine; // FFTW or the GPU (make_ofdm_fft_engine)
+    bool on_gpu() const { return std::string(d_engine->backend()) == "cuda"; }
     // The stream buffers this block reads and writes, page-locked while it runs so that
     // the GPU copies them directly (start() to stop()).
     std::vector<core::host_registration> d_pinned_buffers;
-    std::unique_ptr<core::fftw_ofdm_fft> d_fftw; // the CPU path, made when needed
 
     bool d_aligned;
     std::size_t d_phase = 0;           // pattern position of the next symbol

@@ -53,6 +53,9 @@ if command -v compute-sanitizer > /dev/null; then
     status memcheck "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
     compute-sanitizer --tool racecheck --error-exitcode 9 $san --gtest_filter='Gpu.BadInput*:Gpu.PsdAtLowSnr*' > "$OUT/racecheck.log" 2>&1
     status racecheck "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+    # The streaming ring under every pipeline: its own test, abandon included.
+    compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/test_gpu_slot_ring >> "$OUT/memcheck.log" 2>&1
+    status "memcheck (slot ring)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
     ofdm=build-gpu/tests/test_gpu_ofdm_fft
     compute-sanitizer --tool memcheck --error-exitcode 9 $ofdm --gtest_filter='*Chunks*:*NonFinite*:*Window*:*Pinned*:*Separate*:*DeviceResident*:*Registered*' >> "$OUT/memcheck.log" 2>&1
     status "memcheck (ofdm_fft)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"

@@ -12,7 +12,7 @@
  */
 #include <gnuradio/gpumimo/core/apsm/apsm.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
-#include <gnuradio/gpumimo/core/apsm/gpu_apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
 
 #include <algorithm>
 #include <chrono>
@@ -61,16 +61,26 @@ run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls, boo
     const std::size_t n = rec.data_symbols;
     run_result out;
     std::vector<apsm_filter> filters;
+    // --backend cuda: the GPU engine (make_apsm_engine) for all users at once.
+    std::unique_ptr<apsm_engine> gpu;
+    if (cuda) {
+        apsm_engine_config ec;
+        ec.params = p;
+        ec.antennas = rec.antennas;
+        ec.users = rec.users();
+        ec.max_training = rec.training_symbols;
+        ec.max_symbols = n;
+        gpu = make_apsm_engine(ec, "cuda");
+    }
     if (cuda && !use_ls && p.norm_bound == 0) { // all users at once, on the GPU
         std::vector<std::complex<float>> sent;
         for (int u = 0; u < rec.users(); u++)
             sent.insert(sent.end(), rec.sent_training[u].begin(), rec.sent_training[u].end());
-        gpu_apsm_trainer trainer(p, rec.antennas, rec.users(), rec.training_symbols);
-        trainer.train(rec.rx_training.data(), rec.training_symbols, sent.data()); // warm-up
+        gpu->train(rec.rx_training.data(), rec.training_symbols, sent.data(), filters); // warm-up
         const auto t0 = std::chrono::steady_clock::now();
-        filters = trainer.train(rec.rx_training.data(), rec.training_symbols, sent.data());
+        gpu->train(rec.rx_training.data(), rec.training_symbols, sent.data(), filters);
         out.gpu_train_total_ms = ms_since(t0);
-        out.gpu_train_kernel_ms = trainer.last_kernel_ms();
+        out.gpu_train_kernel_ms = gpu->last_kernel_ms();
     }
     for (int u = int(filters.size()); u < rec.users(); u++) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -82,14 +92,14 @@ run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls, boo
     }
     std::vector<std::complex<float>> soft(n * rec.users());
     if (cuda) { // all users at once; medians of 21 runs after one warm-up
-        gpu_apsm_detector gpu(filters, n);
-        gpu.detect(rec.rx_data.data(), n, soft.data());
+        gpu->set_filters(filters);
+        gpu->detect(rec.rx_data.data(), n, soft.data());
         std::vector<double> kernel, total;
         for (int r = 0; r < 21; r++) {
             const auto t0 = std::chrono::steady_clock::now();
-            gpu.detect(rec.rx_data.data(), n, soft.data());
+            gpu->detect(rec.rx_data.data(), n, soft.data());
             total.push_back(ms_since(t0));
-            kernel.push_back(gpu.last_kernel_ms());
+            kernel.push_back(gpu->last_kernel_ms());
         }
         std::sort(kernel.begin(), kernel.end());
         std::sort(total.begin(), total.end());

@@ -28,6 +28,7 @@
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
 #include "common/slot_ring.cuh"
+#include "detail/gpu_engines.h"
 
 #include <gnuradio/gpumimo/core/apsm/gpu_apsm.h>
 
@@ -688,6 +689,76 @@ void gpu_apsm_detector::detect(const std::complex<float>* rx,
     d.submit(rx, n, soft, true);
     d.finish();
 }
+
+namespace detail {
+namespace {
+// The GPU trainer and detector as the factory's GPU engine (make_apsm_engine). Where
+// the trainer does not take the parameters (the norm bound), training runs the CPU
+// reference and detection stays on the GPU.
+class gpu_apsm_engine : public apsm_engine
+{
+public:
+    explicit gpu_apsm_engine(const apsm_engine_config& c)
+        : d_config(c),
+          d_detector(c.antennas,
+                     c.users,
+                     2 * std::min<std::size_t>(c.params.dictionary_size, c.max_training),
+                     c.max_symbols,
+                     c.device)
+    {
+        try {
+            d_trainer = std::make_unique<gpu_apsm_trainer>(
+                c.params, c.antennas, c.users, c.max_training, c.device);
+        } catch (const std::invalid_argument&) {
+            d_trainer.reset(); // parameters only the reference takes
+        }
+    }
+    const char* backend() const override { return "cuda"; }
+    void train(const std::complex<float>* rx,
+               std::size_t n,
+               const std::complex<float>* sent,
+               std::vector<apsm_filter>& out) override
+    {
+        if (!d_trainer) {
+            out.clear();
+            for (int u = 0; u < d_config.users; u++)
+                out.push_back(apsm_train(d_config.params, rx, n, d_config.antennas, sent + u * n));
+            d_last_ms = -1.0f;
+            return;
+        }
+        d_trainer->train(rx, n, sent, out);
+        d_last_ms = d_trainer->last_kernel_ms();
+    }
+    void set_filters(const std::vector<apsm_filter>& f) override { d_detector.set_filters(f); }
+    void detect(const std::complex<float>* rx, std::size_t n, std::complex<float>* soft) override
+    {
+        d_detector.detect(rx, n, soft);
+        d_last_ms = d_detector.last_kernel_ms();
+    }
+    float last_kernel_ms() const override { return d_last_ms; }
+
+private:
+    apsm_engine_config d_config;
+    std::unique_ptr<gpu_apsm_trainer> d_trainer;
+    gpu_apsm_detector d_detector;
+    float d_last_ms = -1.0f;
+};
+} // namespace
+
+std::unique_ptr<apsm_engine> make_gpu_apsm_engine(const apsm_engine_config& c, std::string* why)
+{
+    constexpr int max_users = 8, max_antennas = 16;
+    constexpr std::size_t max_pilots = 4096;
+    if (c.users > max_users || c.antennas > max_antennas || c.max_training > max_pilots) {
+        if (why)
+            *why = "the GPU path takes at most " + std::to_string(max_users) + " users, " +
+                   std::to_string(max_antennas) + " antennas and " +
+                   std::to_string(max_pilots) + " pilots";
+        return nullptr;
+    }
+    return std::make_unique<gpu_apsm_engine>(c);
+}
+} // namespace detail
 
 } // namespace core
 } // namespace gpumimo

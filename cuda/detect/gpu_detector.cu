@@ -11,6 +11,7 @@
 #include "common/slot_ring.cuh"
 #include "detect/gpu_registry.cuh"
 #include "detect/kernels/chunk_args.cuh"
+#include "detail/gpu_engines.h"
 
 #include <gnuradio/gpumimo/core/detect/gpu_detector.h>
 
@@ -574,6 +575,43 @@ void gpu_detector::check_device_errors(void* stream)
 {
     d_impl->check_device_errors(static_cast<cudaStream_t>(stream));
 }
+
+namespace detail {
+namespace {
+// gpu_detector as the factory's GPU engine (make_detector_engine).
+class gpu_detector_engine : public detector_engine
+{
+public:
+    explicit gpu_detector_engine(const detector_config& c)
+        : d_det(c.spec.algo(),
+                c.mod,
+                c.nt,
+                c.nr,
+                c.spec.params(),
+                c.device,
+                c.double_precision ? gpu_precision::double_ : gpu_precision::single)
+    {
+    }
+    const char* backend() const override { return "cuda"; }
+    int bits_per_vector() const override { return d_det.bits_per_vector(); }
+    void detect(const mimo_batch& batch, float* llr, unsigned) override
+    {
+        d_det.detect(batch, llr);
+    }
+
+private:
+    gpu_detector d_det;
+};
+} // namespace
+
+std::unique_ptr<detector_engine> make_gpu_detector_engine(const detector_config& c,
+                                                          std::string* why)
+{
+    if (!gpu_supports(c.spec.algo(), c.mod, c.nt, c.nr, c.spec.params(), why))
+        return nullptr;
+    return std::make_unique<gpu_detector_engine>(c);
+}
+} // namespace detail
 
 } // namespace core
 } // namespace gpumimo

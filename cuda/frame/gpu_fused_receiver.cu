@@ -19,6 +19,7 @@
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
 #include "common/slot_ring.cuh"
+#include "detail/gpu_engines.h"
 #include "common/gpu_math.cuh"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -436,6 +437,34 @@ fused_receiver_report gpu_fused_receiver::process(const std::complex<float>* con
 {
     return d_impl->process(in, frames, llr, noise_var);
 }
+
+namespace detail {
+namespace {
+// gpu_fused_receiver as the factory's GPU engine (make_fused_receiver_engine).
+class gpu_fused_engine : public fused_receiver_engine
+{
+public:
+    gpu_fused_engine(const fused_receiver_config& c, int device) : d_rx(c, device) {}
+    const char* backend() const override { return "cuda"; }
+    fused_receiver_report process(const std::complex<float>* const* in,
+                                  std::size_t frames,
+                                  float* llr,
+                                  float* noise_var) override
+    {
+        return d_rx.process(in, frames, llr, noise_var);
+    }
+
+private:
+    gpu_fused_receiver d_rx;
+};
+} // namespace
+
+std::unique_ptr<fused_receiver_engine>
+make_gpu_fused_receiver_engine(const fused_receiver_config& c, int device, std::string*)
+{
+    return std::make_unique<gpu_fused_engine>(c, device);
+}
+} // namespace detail
 
 } // namespace core
 } // namespace gpumimo

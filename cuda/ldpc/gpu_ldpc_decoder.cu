@@ -16,6 +16,7 @@
  */
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
+#include "detail/gpu_engines.h"
 
 #include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
 
@@ -429,6 +430,44 @@ void gpu_ldpc_decoder::synchronize()
 }
 
 float gpu_ldpc_decoder::last_kernel_ms() const { return d_impl->kernel_ms; }
+
+namespace detail {
+namespace {
+// gpu_ldpc_decoder as the factory's GPU engine (make_ldpc_decoder_engine).
+class gpu_ldpc_engine : public ldpc_decoder_engine
+{
+public:
+    gpu_ldpc_engine(const ldpc_code& code, const ldpc_engine_config& c)
+        : d_dec(code, c.decoder, c.max_frames, c.device), d_n(code.n)
+    {
+    }
+    const char* backend() const override { return "cuda"; }
+    int codeword_bits() const override { return d_n; }
+    std::size_t decode(const float* llr, std::size_t frames, const ldpc_outputs& out) override
+    {
+        return d_dec.decode(llr, frames, out);
+    }
+    std::size_t decode(const std::int8_t* llr,
+                       float scale,
+                       std::size_t frames,
+                       const ldpc_outputs& out) override
+    {
+        return d_dec.decode(llr, scale, frames, out);
+    }
+
+private:
+    gpu_ldpc_decoder d_dec;
+    int d_n;
+};
+} // namespace
+
+std::unique_ptr<ldpc_decoder_engine> make_gpu_ldpc_decoder_engine(const ldpc_code& code,
+                                                                  const ldpc_engine_config& c,
+                                                                  std::string*)
+{
+    return std::make_unique<gpu_ldpc_engine>(code, c);
+}
+} // namespace detail
 
 } // namespace core
 } // namespace gpumimo

@@ -17,6 +17,7 @@
 #include "common/slot_ring.cuh"
 #include "ofdm/ofdm_fft_device.cuh"
 #include "ofdm/ofdm_fft_transform.cuh"
+#include "detail/gpu_engines.h"
 
 #include <gnuradio/gpumimo/core/ofdm/gpu_ofdm_fft.h>
 
@@ -890,6 +891,43 @@ void gpu_ofdm_fft::enqueue_device(const ofdm_fft_io& io, void* stream, unsigned*
 {
     d_impl->enqueue_device(io, stream, zeroed);
 }
+
+namespace detail {
+namespace {
+// gpu_ofdm_fft as the factory's GPU engine (make_ofdm_fft_engine).
+class gpu_fft_engine : public ofdm_fft_engine
+{
+public:
+    gpu_fft_engine(const ofdm_fft_config& c, const ofdm_fft_options& o)
+        : d_fft(c, o.devices, o.symbols_per_chunk)
+    {
+    }
+    const char* backend() const override { return "cuda"; }
+    std::string path() const override
+    {
+        switch (d_fft.path()) {
+        case fft_fusion::single_pass:
+            return "single-pass transform (conversions inside)";
+        case fft_fusion::callbacks:
+            return "cuFFT with the conversions as load/store callbacks: " + d_fft.fusion_note();
+        default:
+            return "conversion kernels around cuFFT: " + d_fft.fusion_note();
+        }
+    }
+    std::size_t process(const ofdm_fft_io& io) override { return d_fft.process(io); }
+
+private:
+    gpu_ofdm_fft d_fft;
+};
+} // namespace
+
+std::unique_ptr<ofdm_fft_engine> make_gpu_ofdm_fft_engine(const ofdm_fft_config& config,
+                                                          const ofdm_fft_options& options,
+                                                          std::string*)
+{
+    return std::make_unique<gpu_fft_engine>(config, options);
+}
+} // namespace detail
 
 } // namespace core
 } // namespace gpumimo

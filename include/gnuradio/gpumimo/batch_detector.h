@@ -51,12 +51,14 @@ public:
                    bool double_precision = false);
     ~batch_detector();
 
-    /*! "cpu" or "cuda": where detect() runs. */
-    const std::string& backend() const { return d_backend; }
+    /*! "cpu" or "cuda": where detect() runs (the CPU for good after a GPU failure: the
+     *  fallback policy of core/engine.h, logged through GNU Radio's logger). */
+    std::string backend() const { return d_engine->backend(); }
     /*! Why "auto" did not take the GPU (empty when it did or was not asked). */
     const std::string& fallback_reason() const { return d_fallback_reason; }
-    int bits_per_vector() const { return d_cpu->bits_per_vector(); }
-    const core::cpu_detector& reference() const { return *d_cpu; }
+    int bits_per_vector() const { return d_engine->bits_per_vector(); }
+    int nt() const { return d_nt; }
+    int nr() const { return d_nr; }
 
     /*! See core::cpu_detector::detect() and core::gpu_detector::detect(); `threads`
      *  applies to the CPU. Not thread-safe on the GPU (one pipeline per detector). */
@@ -65,9 +67,8 @@ public:
     std::uint64_t gpu_batches() const { return d_gpu_batches; }
 
 private:
-    std::unique_ptr<core::cpu_detector> d_cpu; // the reference, for a GPU failure's redo
     std::unique_ptr<core::detector_engine> d_engine;
-    std::string d_backend;
+    int d_nt, d_nr;
     std::string d_fallback_reason;
     gr::logger_ptr d_logger;
     mutable std::uint64_t d_gpu_batches = 0;

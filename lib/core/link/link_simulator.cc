@@ -42,12 +42,12 @@ link_simulator::link_simulator(const link_config& config)
     const bool gpu = choose_backend(
         d_setup->config.backend,
         [&](std::string&) {
-            d_engine = make_gpu_link_engine(d_setup);
+            d_gpu = make_gpu_link_engine(d_setup);
             return true;
         },
         &d_fallback);
-    if (!gpu)
-        d_engine = make_cpu_link_engine(d_setup);
+    d_gpu_in_use = gpu_fallback(gpu);
+    d_cpu = make_cpu_link_engine(d_setup); // the fallback policy's redo (core/engine.h)
 }
 
 link_simulator::~link_simulator() = default;
@@ -61,16 +61,20 @@ link_simulator::run_point(std::uint32_t point, double snr_db, const progress_fn&
     result.ebn0_db = d_setup->ebn0_db(snr_db);
     const float noise_var = d_setup->noise_variance(snr_db);
 
+    const link_engine& first = d_gpu_in_use.on_gpu() ? *d_gpu : *d_cpu;
     const std::size_t max_batch =
         std::max<std::size_t>(1, c.max_batch_frames ? c.max_batch_frames
-                                                    : d_engine->default_max_batch());
+                                                    : first.default_max_batch());
     std::size_t batch = std::max<std::size_t>(1, max_batch / 16);
     const auto start = std::chrono::steady_clock::now();
     while (result.counts.frames < c.max_frames &&
            (c.target_frame_errors == 0 || result.counts.frame_errors < c.target_frame_errors)) {
         const std::size_t frames =
             std::size_t(std::min<std::uint64_t>(batch, c.max_frames - result.counts.frames));
-        result.counts += d_engine->run(point, result.counts.frames, frames, noise_var);
+        const std::uint64_t first_frame = result.counts.frames;
+        result.counts += d_gpu_in_use.run(
+            [&] { return d_gpu->run(point, first_frame, frames, noise_var); },
+            [&] { return d_cpu->run(point, first_frame, frames, noise_var); });
         result.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (progress)

@@ -25,7 +25,7 @@ py::array_t<float> detect(const batch_detector& det,
                           std::size_t group,
                           unsigned threads)
 {
-    const core::cpu_detector& ref = det.reference();
+    const batch_detector& ref = det;
     if (y.ndim() != 2 || y.shape(1) != ref.nr())
         throw py::value_error("y must have shape [batch, nr] with nr = " +
                               std::to_string(ref.nr()));

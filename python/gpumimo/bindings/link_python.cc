@@ -10,7 +10,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
+#include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 #include <gnuradio/gpumimo/core/link/link_simulator.h>
 
@@ -147,14 +147,27 @@ void bind_link(py::module& m)
         .def("decode", [decode](core::cpu_ldpc_decoder& d, f32_array llr) {
             return decode(d, d.code().n, llr);
         });
-    py::class_<core::gpu_ldpc_decoder>(m, "gpu_ldpc_decoder")
-        .def(py::init([](const core::ldpc_code& code, const core::ldpc_decoder_config& cfg,
-                         std::size_t max_frames, int device) {
-                 return std::make_unique<core::gpu_ldpc_decoder>(code, cfg, max_frames, device);
+    // The decoder on the backend asked for (core::make_ldpc_decoder_engine).
+    py::class_<core::ldpc_decoder_engine>(m, "ldpc_decoder")
+        .def(py::init([](const core::ldpc_code& code,
+                         const core::ldpc_decoder_config& cfg,
+                         const std::string& backend,
+                         std::size_t max_frames,
+                         int device) {
+                 core::ldpc_engine_config c;
+                 c.decoder = cfg;
+                 c.max_frames = max_frames;
+                 c.device = device;
+                 return core::make_ldpc_decoder_engine(code, c, backend);
              }),
-             py::arg("code"), py::arg("config"), py::arg("max_frames"), py::arg("device") = 0)
-        .def("decode", [decode](core::gpu_ldpc_decoder& d, int n, f32_array llr) {
-            return decode(d, n, llr);
+             py::arg("code"),
+             py::arg("config"),
+             py::arg("backend") = "auto",
+             py::arg("max_frames") = 4096,
+             py::arg("device") = 0)
+        .def("backend", [](const core::ldpc_decoder_engine& d) { return std::string(d.backend()); })
+        .def("decode", [decode](core::ldpc_decoder_engine& d, f32_array llr) {
+            return decode(d, d.codeword_bits(), llr);
         });
 
     m.def(

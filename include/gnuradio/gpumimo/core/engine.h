@@ -10,8 +10,10 @@
 
 #include <gnuradio/gpumimo/core/backend.h>
 
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace gr {
 namespace gpumimo {
@@ -67,6 +69,60 @@ bool choose_backend(const std::string& backend,
         *fallback_reason = why;
     return false;
 }
+
+/*!
+ * \brief The one fallback policy for a GPU failure mid-run, shared by every engine with
+ * a GPU path (make_detector_engine, make_ofdm_fft_engine, make_apsm_engine,
+ * make_ldpc_decoder_engine, make_fused_receiver_engine):
+ * - bad input (std::invalid_argument) is the caller's, not the GPU's: it passes through
+ *   and the GPU stays in use;
+ * - any other failure of a GPU call (a CUDA error: std::runtime_error) is reported once,
+ *   the call is redone on the CPU engine, so that nothing is lost, and the engine stays
+ *   on the CPU for the rest of its life: a failed CUDA context usually stays failed, and
+ *   retrying would cost every later call a failure. The CPU engine is made with the GPU
+ *   one, so the switch allocates nothing.
+ */
+class gpu_fallback
+{
+public:
+    using reporter = std::function<void(const std::string& what)>;
+
+    explicit gpu_fallback(bool gpu = false) : d_gpu(gpu) {}
+    bool on_gpu() const { return d_gpu; }
+    /*! Why the GPU was left (empty while it is in use or was never). */
+    const std::string& reason() const { return d_reason; }
+    /*! Called once, with the failure, when the GPU is left (a block's logger). */
+    void set_reporter(reporter r) { d_report = std::move(r); }
+
+    /*! on_gpu() while the GPU is in use, else (and after its failure) on_cpu(). */
+    template <typename Gpu, typename Cpu>
+    auto run(Gpu&& on_gpu, Cpu&& on_cpu) -> decltype(on_cpu())
+    {
+        if (d_gpu) {
+            try {
+                return on_gpu();
+            } catch (const std::invalid_argument&) {
+                throw;
+            } catch (const std::exception& e) {
+                leave(e.what());
+            }
+        }
+        return on_cpu();
+    }
+
+private:
+    void leave(const std::string& what)
+    {
+        d_gpu = false;
+        d_reason = what;
+        if (d_report)
+            d_report("GPU failed, going on with the CPU for good: " + what);
+    }
+
+    bool d_gpu;
+    std::string d_reason;
+    reporter d_report;
+};
 
 } // namespace core
 } // namespace gpumimo

@@ -10,6 +10,7 @@
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/detect/detector_spec.h>
+#include <gnuradio/gpumimo/core/engine.h>
 
 #include <memory>
 #include <string>
@@ -36,17 +37,20 @@ class detector_engine
 {
 public:
     virtual ~detector_engine() = default;
-    /*! "cpu" or "cuda". */
+    /*! "cpu" or "cuda": where the next call runs. */
     virtual const char* backend() const = 0;
     virtual int bits_per_vector() const = 0;
     /*! cpu_detector::detect() / gpu_detector::detect(); `threads` applies to the CPU. */
     virtual void detect(const mimo_batch& batch, float* llr, unsigned threads = 0) = 0;
+    /*! The fallback policy's state (core/engine.h); the factory's engines have one. */
+    virtual gpu_fallback* fallback() { return nullptr; }
 };
 
 /*!
  * The detector factory: checks the configuration (check_detector()), then makes the
  * engine on `backend` ("auto", "cpu" or "cuda", as choose_backend() decides; the GPU
- * where the registry's GPU entry supports the configuration). For "auto" on the CPU,
+ * where the registry's GPU entry supports the configuration), with the CPU reference
+ * beside a GPU engine for the fallback policy (gpu_fallback). For "auto" on the CPU,
  * *fallback_reason says why not the GPU.
  */
 std::unique_ptr<detector_engine> make_detector_engine(const detector_config& config,

@@ -11,10 +11,12 @@
 #include <gnuradio/gpumimo/core/constellation.h>
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/detect/gpu_detector.h>
+#include <gnuradio/gpumimo/core/engine.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 #include <gnuradio/gpumimo/core/link/link_random.h>
 
 #include <cstdint>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -208,7 +210,9 @@ struct link_point {
  *
  * SNR point i draws its frames from counter (seed, i, frame): every detector run with
  * the same seed and SNR list sees the same frames (common random numbers), whatever the
- * backend, thread count or batch sizes.
+ * backend, thread count or batch sizes. A GPU failure mid-run follows the fallback
+ * policy of core/engine.h: the batch is redone on the CPU engine, which draws the same
+ * frames, and the rest of the run stays there.
  */
 class link_simulator
 {
@@ -220,10 +224,12 @@ public:
     ~link_simulator();
 
     const link_setup& setup() const { return *d_setup; }
-    /*! "cpu" or "cuda", the backend chosen. */
-    std::string backend() const { return d_engine->backend(); }
+    /*! "cpu" or "cuda": where the next batch runs. */
+    std::string backend() const { return d_gpu_in_use.on_gpu() ? "cuda" : "cpu"; }
     /*! Why backend "auto" fell back to the CPU (empty otherwise). */
     const std::string& fallback_reason() const { return d_fallback; }
+    /*! The fallback policy's state: why a GPU failure moved the run to the CPU. */
+    gpu_fallback& fallback() { return d_gpu_in_use; }
 
     link_point run_point(std::uint32_t point, double snr_db, const progress_fn& progress = {});
     std::vector<link_point> run(const std::vector<double>& snr_db,
@@ -231,8 +237,9 @@ public:
 
 private:
     std::shared_ptr<const link_setup> d_setup;
-    std::unique_ptr<link_engine> d_engine;
+    std::unique_ptr<link_engine> d_gpu, d_cpu;
     std::string d_fallback;
+    gpu_fallback d_gpu_in_use;
 };
 
 } // namespace core

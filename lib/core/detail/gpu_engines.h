@@ -1,0 +1,47 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The GPU engines behind the core's engine factories: declared here, made on the CUDA
+ * side (beside each feature's runtime, cuda/<feature>/gpu_*.cu), or, in a build without
+ * CUDA, refused with std::runtime_error "gr-gpumimo was built without CUDA"
+ * (common/no_cuda.cc). A maker returns nullptr with the reason in *why where the GPU
+ * cannot take the configuration (which choose_backend then reports), and throws where
+ * making it failed. The factories wrap what they return with the CPU engine and the
+ * fallback policy (core/engine.h).
+ */
+#ifndef INCLUDED_GPUMIMO_DETAIL_GPU_ENGINES_H
+#define INCLUDED_GPUMIMO_DETAIL_GPU_ENGINES_H
+
+#include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
+#include <gnuradio/gpumimo/core/detect/detector_engine.h>
+#include <gnuradio/gpumimo/core/frame/fused_receiver_engine.h>
+#include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
+#include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
+
+#include <memory>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+namespace detail {
+
+std::unique_ptr<detector_engine> make_gpu_detector_engine(const detector_config& config,
+                                                          std::string* why);
+std::unique_ptr<ofdm_fft_engine> make_gpu_ofdm_fft_engine(const ofdm_fft_config& config,
+                                                          const ofdm_fft_options& options,
+                                                          std::string* why);
+std::unique_ptr<apsm_engine> make_gpu_apsm_engine(const apsm_engine_config& config,
+                                                  std::string* why);
+std::unique_ptr<ldpc_decoder_engine> make_gpu_ldpc_decoder_engine(
+    const ldpc_code& code, const ldpc_engine_config& config, std::string* why);
+std::unique_ptr<fused_receiver_engine>
+make_gpu_fused_receiver_engine(const fused_receiver_config& config, int device, std::string* why);
+
+} // namespace detail
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The OFDM FFT factory: the backend choice and the fallback policy (core/engine.h)
+ * around the CPU engine (FFTW, or the reference without it) and the GPU engine.
+ */
+#include "detail/gpu_engines.h"
+
+#include <gnuradio/gpumimo/core/ofdm/fftw_ofdm_fft.h>
+#include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+namespace {
+
+class fftw_engine : public ofdm_fft_engine
+{
+public:
+    explicit fftw_engine(const ofdm_fft_config& c) : d_fft(c) {}
+    const char* backend() const override { return "cpu"; }
+    std::string path() const override { return "FFTW"; }
+    std::size_t process(const ofdm_fft_io& io) override { return d_fft.process(io); }
+
+private:
+    fftw_ofdm_fft d_fft;
+};
+
+class reference_engine : public ofdm_fft_engine
+{
+public:
+    explicit reference_engine(const ofdm_fft_config& c) : d_fft(c) {}
+    const char* backend() const override { return "cpu"; }
+    std::string path() const override { return "the CPU reference (no FFTW in this build)"; }
+    std::size_t process(const ofdm_fft_io& io) override { return d_fft.process(io); }
+
+private:
+    cpu_ofdm_fft d_fft;
+};
+
+class fft_with_fallback : public ofdm_fft_engine
+{
+public:
+    fft_with_fallback(std::unique_ptr<ofdm_fft_engine> cpu,
+                      std::unique_ptr<ofdm_fft_engine> gpu)
+        : d_cpu(std::move(cpu)), d_gpu(std::move(gpu)), d_fallback(d_gpu != nullptr)
+    {
+    }
+    const char* backend() const override { return d_fallback.on_gpu() ? "cuda" : "cpu"; }
+    std::string path() const override
+    {
+        return d_fallback.on_gpu() ? d_gpu->path() : d_cpu->path();
+    }
+    std::size_t process(const ofdm_fft_io& io) override
+    {
+        return d_fallback.run([&] { return d_gpu->process(io); },
+                              [&] { return d_cpu->process(io); });
+    }
+    gpu_fallback* fallback() override { return &d_fallback; }
+
+private:
+    std::unique_ptr<ofdm_fft_engine> d_cpu, d_gpu;
+    gpu_fallback d_fallback;
+};
+
+} // namespace
+
+std::unique_ptr<ofdm_fft_engine> make_ofdm_fft_engine(const ofdm_fft_config& config,
+                                                      const std::string& backend,
+                                                      const ofdm_fft_options& options,
+                                                      std::string* fallback_reason)
+{
+    validate(config);
+    std::unique_ptr<ofdm_fft_engine> gpu;
+    choose_backend(
+        backend,
+        [&](std::string& why) {
+            gpu = detail::make_gpu_ofdm_fft_engine(config, options, &why);
+            return gpu != nullptr;
+        },
+        fallback_reason);
+    std::unique_ptr<ofdm_fft_engine> cpu;
+    if (fftw_available())
+        cpu = std::make_unique<fftw_engine>(config);
+    else
+        cpu = std::make_unique<reference_engine>(config);
+    return std::make_unique<fft_with_fallback>(std::move(cpu), std::move(gpu));
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

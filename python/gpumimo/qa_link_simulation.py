@@ -89,6 +89,16 @@ def test_ldpc_encoder_and_decoder():
     assert satisfied.all() and (iterations >= 1).all()
     with pytest.raises(ValueError):
         gpumimo.cpu_ldpc_decoder(code, cfg).decode(llr[:, :100])
+    # The factory's decoder (gpumimo.ldpc_decoder, any backend) gives the reference's
+    # decisions; on the GPU in float32 the same codewords (every frame decodes here).
+    for backend in ["cpu"] + (["cuda"] if gpumimo.cuda_device_count()[0] else []):
+        dec = gpumimo.ldpc_decoder(code, cfg, backend=backend, max_frames=16)
+        assert dec.backend() == backend
+        got, _, ok = dec.decode(llr)
+        np.testing.assert_array_equal(got, words)
+        assert ok.all()
+        with pytest.raises(ValueError):
+            dec.decode(llr[:, :100])
 
 
 def test_snr_at_fer_interpolates_in_log_fer():

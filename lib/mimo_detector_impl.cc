@@ -10,6 +10,7 @@
 #include "block_faults.h"
 
 #include <gnuradio/gpumimo/batch_detector.h>
+#include <gnuradio/gpumimo/core/frame/carrier_major.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/mimo_detector.h>
 #include <gnuradio/io_signature.h>
@@ -171,20 +172,21 @@ private:
     {
         if (count == 0)
             return;
-        // Carrier-major: vector (c * count + s) is carrier c of symbol at + s, so that
-        // group = count gives each carrier its own H. Non-finite symbols go in as zeros.
-        d_y.resize(d_carriers * count * d_nr);
+        // Carrier-major (core/frame/carrier_major.h): group = count gives each carrier
+        // its own H. Non-finite symbols go in as zeros.
+        const core::carrier_major order{ d_carriers, count };
+        d_y.resize(order.vectors() * d_nr);
         d_erase.assign(count, !d_have_channel);
         for (int r = 0; r < d_nr; r++) {
             const gr_complex* x = static_cast<const gr_complex*>(in[r]) + at * d_carriers;
             for (std::size_t s = 0; s < count; s++)
                 for (std::size_t c = 0; c < d_carriers; c++) {
-                    gr_complex v = x[s * d_carriers + c];
+                    gr_complex v = x[order.frame_vector(c, s)];
                     if (!core::is_usable(v)) {
                         d_erase[s] = 1;
                         v = 0;
                     }
-                    d_y[(c * count + s) * d_nr + r] = v;
+                    d_y[order.detector_vector(c, s) * d_nr + r] = v;
                 }
         }
         d_llr_cm.assign(d_carriers * count * (d_bits / d_carriers), 0.0f);
@@ -198,8 +200,8 @@ private:
             erased += d_erase[s];
             for (std::size_t c = 0; c < d_carriers; c++)
                 for (std::size_t b = 0; b < per_vector; b++) {
-                    const float v = d_llr_cm[(c * count + s) * per_vector + b];
-                    d_llr[(s * d_carriers + c) * per_vector + b] =
+                    const float v = d_llr_cm[order.detector_vector(c, s) * per_vector + b];
+                    d_llr[order.frame_vector(c, s) * per_vector + b] =
                         d_erase[s] || !std::isfinite(v) ? 0.0f : v;
                 }
         }

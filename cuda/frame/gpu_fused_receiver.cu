@@ -158,14 +158,17 @@ __global__ void gather_payload_kernel(const float2* carriers,
                                       int payload,
                                       float2* y)
 {
+    // Each frame's payload carrier-major (core/frame/carrier_major.h), frame after frame.
+    const core::carrier_major order{ std::size_t(U), std::size_t(payload) };
     const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (i >= std::size_t(used) * U * payload)
+    if (i >= std::size_t(used) * order.vectors())
         return;
-    const int s = int(i % payload);
-    const std::size_t fc = i / payload;
-    const int c = int(fc % U), f = int(fc / U);
+    const int f = int(i / order.vectors());
+    const std::size_t v = i % order.vectors(); // = order.detector_vector(c, s)
+    const std::size_t s = v % order.symbols, c = v / order.symbols;
+    float2* to = y + (f * order.vectors() + order.detector_vector(c, s)) * rx;
     for (int r = 0; r < rx; r++)
-        y[i * rx + r] = damaged[f] ? make_float2(0, 0) : carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
+        to[r] = damaged[f] ? make_float2(0, 0) : carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
 }
 
 // Back to payload order; damaged frames and non-finite values (N0 of 0 from a silent
@@ -178,16 +181,19 @@ __global__ void scatter_llr_kernel(const float* detected,
                                    int bits,
                                    float* out)
 {
-    const std::size_t total = std::size_t(used) * payload * U * bits;
+    // From carrier-major back to the frame's order (core/frame/carrier_major.h).
+    const core::carrier_major order{ std::size_t(U), std::size_t(payload) };
+    const std::size_t total = std::size_t(used) * order.vectors() * bits;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
          i += std::size_t(gridDim.x) * blockDim.x) {
         const int b = int(i % bits);
-        std::size_t rest = i / bits;
-        const int c = int(rest % U);
-        rest /= U;
-        const int s = int(rest % payload), f = int(rest / payload);
-        const float v = detected[((std::size_t(f) * U + c) * payload + s) * bits + b];
-        out[i] = damaged[f] || !isfinite(v) ? 0.0f : v;
+        const std::size_t rest = i / bits; // f * vectors + order.frame_vector(c, s)
+        const std::size_t v = rest % order.vectors();
+        const int f = int(rest / order.vectors());
+        const std::size_t c = v % order.carriers, s = v / order.carriers;
+        const float x =
+            detected[(f * order.vectors() + order.detector_vector(c, s)) * bits + b];
+        out[i] = damaged[f] || !isfinite(x) ? 0.0f : x;
     }
 }
 

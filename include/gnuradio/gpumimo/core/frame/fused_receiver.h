@@ -9,6 +9,7 @@
 #define INCLUDED_GPUMIMO_CORE_FUSED_RECEIVER_H
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/frame/carrier_major.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 
 #include <complex>
@@ -53,10 +54,8 @@ struct fused_receiver_report {
     std::size_t unusable_estimates = 0;
 };
 
-/*! Where a payload vector sits, shared by both paths. The detectors take one H per
- *  group of consecutive vectors, so the payload goes to them carrier-major (vector
- *  c * payload + s: carrier c of payload symbol s) and comes back to the frame's order
- *  (s * carriers + c). */
+/*! Where a payload vector sits, shared by both paths: a frame's payload goes to the
+ *  detectors carrier-major (core/frame/carrier_major.h). */
 struct fused_layout {
     int carriers, symbols, first_payload, payload, bits_per_vector;
     explicit fused_layout(const frame_format& frame)
@@ -67,9 +66,10 @@ struct fused_layout {
           bits_per_vector(frame.streams * constellation(frame.mod).bits_per_symbol())
     {
     }
-    std::size_t payload_vectors() const { return std::size_t(carriers) * payload; }
-    std::size_t detector_vector(int c, int s) const { return std::size_t(c) * payload + s; }
-    std::size_t payload_vector(int c, int s) const { return std::size_t(s) * carriers + c; }
+    carrier_major order() const { return { std::size_t(carriers), std::size_t(payload) }; }
+    std::size_t payload_vectors() const { return order().vectors(); }
+    std::size_t detector_vector(int c, int s) const { return order().detector_vector(c, s); }
+    std::size_t payload_vector(int c, int s) const { return order().frame_vector(c, s); }
 };
 
 /*!

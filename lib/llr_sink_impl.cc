@@ -20,6 +20,7 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -90,35 +91,44 @@ public:
             write_sidecar();
         }
         message_port_register_out(d_port);
+        // Any message on "reset" starts the counts over (reset_counters()).
+        message_port_register_in(pmt::mp("reset"));
+        set_msg_handler(pmt::mp("reset"), [this](const pmt::pmt_t&) { reset_counters(); });
     }
 
     std::size_t frame_bits() const override { return d_frame_bits; }
-    std::uint64_t frames() const override { return d_frames; }
-    std::uint64_t partial_frames() const override { return d_partial; }
-    std::uint64_t bits() const override { return d_counter ? d_counter->bits() : 0; }
-    std::uint64_t bit_errors() const override { return d_counter ? d_counter->bit_errors() : 0; }
-    std::uint64_t frame_errors() const override
+    std::uint64_t frames() const override { return since_reset().frames; }
+    std::uint64_t partial_frames() const override { return since_reset().partial; }
+    std::uint64_t bits() const override { return since_reset().bits; }
+    std::uint64_t bit_errors() const override { return since_reset().bit_errors; }
+    std::uint64_t frame_errors() const override { return since_reset().frame_errors; }
+    double ber() const override
     {
-        return d_counter ? d_counter->frame_errors() : 0;
+        const counts c = since_reset();
+        return c.bits ? double(c.bit_errors) / double(c.bits) : 0.0;
     }
-    double ber() const override { return d_counter ? d_counter->ber() : 0.0; }
-    double fer() const override { return d_counter ? d_counter->fer() : 0.0; }
-    std::uint64_t resynchronisations() const override
+    double fer() const override
     {
-        return d_counter ? d_counter->resynchronisations() : 0;
+        const counts c = since_reset();
+        return c.frames ? double(c.frame_errors) / double(c.frames) : 0.0;
     }
-    std::uint64_t unsynchronised_frames() const override
-    {
-        return d_counter ? d_counter->unsynchronised_frames() : 0;
-    }
-    std::uint64_t llrs() const override { return d_stats.count; }
-    double mean_abs_llr() const override { return d_stats.mean_abs(); }
-    std::uint64_t zero_llrs() const override { return d_stats.zeros; }
-    std::uint64_t non_finite_llrs() const override { return d_stats.non_finite; }
+    std::uint64_t resynchronisations() const override { return since_reset().resyncs; }
+    std::uint64_t unsynchronised_frames() const override { return since_reset().unsynced; }
+    std::uint64_t llrs() const override { return since_reset().stats.count; }
+    double mean_abs_llr() const override { return since_reset().stats.mean_abs(); }
+    std::uint64_t zero_llrs() const override { return since_reset().stats.zeros; }
+    std::uint64_t non_finite_llrs() const override { return since_reset().stats.non_finite; }
     double llr_rate() const override
     {
+        std::lock_guard<std::mutex> lock(d_mutex);
         const double s = std::chrono::duration<double>(d_last - d_first).count();
-        return s > 0 ? double(d_stats.count) / s : 0.0;
+        return s > 0 ? double(d_stats.count - d_base.stats.count) / s : 0.0;
+    }
+    void reset_counters() override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_base = absolute();
+        d_first = d_last = clock::now();
     }
 
     pmt::pmt_t stats() const override
@@ -176,6 +186,7 @@ public:
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override
     {
+        std::lock_guard<std::mutex> lock(d_mutex); // the getters and reset_counters()
         try {
             return take_llrs(noutput_items, input_items, output_items);
         } catch (...) { // the frame being assembled is lost, counted as partial
@@ -191,7 +202,7 @@ private:
     int take_llrs(int noutput_items, gr_vector_const_void_star& input_items, gr_vector_void_star&)
     {
         const std::size_t n = noutput_items;
-        if (d_stats.count == 0)
+        if (d_stats.count == d_base.stats.count)
             d_first = clock::now();
         // The LLRs as floats: the input itself, or int8 converted.
         d_llr = static_cast<const float*>(input_items[0]);
@@ -291,6 +302,47 @@ private:
           << "}\n";
     }
 
+    // Every count the getters give, as they stand; reset_counters() keeps a copy
+    // (d_base) that the getters subtract, so that the payload's synchronisation and the
+    // LLR file go on untouched.
+    struct counts {
+        std::uint64_t frames = 0, partial = 0, bits = 0, bit_errors = 0, frame_errors = 0,
+                      resyncs = 0, unsynced = 0;
+        core::llr_statistics stats;
+    };
+    counts absolute() const
+    {
+        counts c;
+        c.frames = d_frames;
+        c.partial = d_partial;
+        if (d_counter) {
+            c.bits = d_counter->bits();
+            c.bit_errors = d_counter->bit_errors();
+            c.frame_errors = d_counter->frame_errors();
+            c.resyncs = d_counter->resynchronisations();
+            c.unsynced = d_counter->unsynchronised_frames();
+        }
+        c.stats = d_stats;
+        return c;
+    }
+    counts since_reset() const
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        counts c = absolute();
+        c.frames -= d_base.frames;
+        c.partial -= d_base.partial;
+        c.bits -= d_base.bits;
+        c.bit_errors -= d_base.bit_errors;
+        c.frame_errors -= d_base.frame_errors;
+        c.resyncs -= d_base.resyncs;
+        c.unsynced -= d_base.unsynced;
+        c.stats.count -= d_base.stats.count;
+        c.stats.zeros -= d_base.stats.zeros;
+        c.stats.non_finite -= d_base.stats.non_finite;
+        c.stats.sum_abs -= d_base.stats.sum_abs;
+        return c;
+    }
+
     const core::frame_format d_format;
     const std::string d_preset;
     const bool d_int8;
@@ -311,6 +363,8 @@ private:
     std::size_t d_fill = 0;
     std::uint64_t d_frames = 0, d_partial = 0;
     clock::time_point d_first{}, d_last{};
+    mutable std::mutex d_mutex; // work() against the getters and reset_counters()
+    counts d_base;              // the counts at the last reset_counters()
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
 };

@@ -15,6 +15,8 @@
 
 #include <cmath>
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -28,13 +30,50 @@ public:
         : gr::sync_block("mimo_channel",
                          gr::io_signature::make(p.tx, p.tx, sizeof(gr_complex)),
                          gr::io_signature::make(p.rx, p.rx, sizeof(gr_complex))),
-          d_channel(p),
-          d_noise_var(d_channel.stream_noise_var(signal_power))
+          d_signal_power(signal_power),
+          d_channel(std::make_unique<core::mimo_channel>(p)),
+          d_noise_var(d_channel->stream_noise_var(signal_power))
     {
     }
 
-    std::vector<gr_complex> taps() const override { return d_channel.taps(); }
-    double noise_var() const override { return d_noise_var; }
+    std::vector<gr_complex> taps() const override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_channel->taps();
+    }
+    double noise_var() const override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_noise_var;
+    }
+
+    void set_snr_db(double snr_db) override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_channel->set_snr_db(snr_db);
+        d_noise_var = d_channel->stream_noise_var(d_signal_power);
+    }
+    void set_cfo(double cfo) override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_channel->set_cfo(cfo);
+    }
+    void set_delay(int delay) override
+    {
+        core::channel_params p = params();
+        p.delay = delay;
+        replace_channel(p);
+    }
+    void set_seed(std::uint64_t seed) override
+    {
+        core::channel_params p = params();
+        p.seed = seed;
+        replace_channel(p);
+    }
+    double snr_db() const override { return params().snr_db; }
+    double cfo() const override { return params().cfo; }
+    int delay() const override { return params().delay; }
+    std::uint64_t seed() const override { return params().seed; }
     std::uint64_t bad_samples() const override { return d_bad; }
     std::uint64_t work_failures() const override { return d_faults.count(); }
 
@@ -51,8 +90,9 @@ public:
         std::vector<gr_complex*> out(output_items.size());
         for (std::size_t r = 0; r < out.size(); r++)
             out[r] = static_cast<gr_complex*>(output_items[r]);
+        std::lock_guard<std::mutex> lock(d_mutex); // the setters
         try {
-            d_channel.process(in.data(), out.data(), n, d_noise_var);
+            d_channel->process(in.data(), out.data(), n, d_noise_var);
         } catch (...) { // zeros out, counted; the stream goes on
             d_faults.caught("its " + std::to_string(n) + " output samples are zeros");
             for (gr_complex* o : out)
@@ -62,6 +102,20 @@ public:
     }
 
 private:
+    core::channel_params params() const
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_channel->params();
+    }
+    // Made in the caller's thread (work() allocates nothing), then swapped in.
+    void replace_channel(const core::channel_params& p)
+    {
+        auto next = std::make_unique<core::mimo_channel>(p); // validates
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_channel = std::move(next);
+        d_noise_var = d_channel->stream_noise_var(d_signal_power);
+    }
+
     // The input itself when it is finite, else a copy with its non-finite samples 0.
     const gr_complex* finite_copy(std::size_t k, const gr_complex* x, std::size_t n)
     {
@@ -84,8 +138,10 @@ private:
         return d_clean[k].data();
     }
 
-    core::mimo_channel d_channel;
-    const double d_noise_var;
+    const double d_signal_power;
+    mutable std::mutex d_mutex; // the channel and its noise: the setters against work()
+    std::unique_ptr<core::mimo_channel> d_channel;
+    double d_noise_var;
     std::vector<std::vector<gr_complex>> d_clean;
     std::uint64_t d_bad = 0;
     rate_limited_log d_log{ d_logger };

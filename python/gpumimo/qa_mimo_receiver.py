@@ -455,3 +455,66 @@ def test_grc_detector_choices_are_the_registry():
         assert tuple(param["options"]) == gpumimo.ALGORITHMS, name
         assert len(param["option_labels"]) == len(gpumimo.ALGORITHMS), name
         assert "set_detector(" in block["templates"]["callbacks"][0], name
+
+
+def test_channel_setters_take_effect_while_running():
+    """mimo_channel's setters (the GRC callbacks): a new SNR changes the noise, a new seed
+    the taps, a new delay or seed gives what a block made with them gives; values make()
+    refuses are refused and leave the block as it was."""
+    rng = np.random.default_rng(SEED + 12)
+    x = (rng.normal(size=(2, 400)) + 1j * rng.normal(size=(2, 400))).astype(np.complex64)
+
+    def run(ch):
+        tb = gr.top_block()
+        sinks = [blocks.vector_sink_c() for _ in range(3)]
+        for k in range(2):
+            tb.connect(blocks.vector_source_c(x[k].tolist()), (ch, k))
+        for r in range(3):
+            tb.connect((ch, r), sinks[r])
+        tb.run()
+        return np.array([s.data() for s in sinks])
+
+    ch = gpumimo.mimo_channel(2, 3, [0.8, 0.2], 20.0, 1.0, 0.01, 3, 5)
+    before = ch.noise_var()
+    ch.set_snr_db(30.0)
+    assert ch.snr_db() == 30.0 and ch.noise_var() == pytest.approx(before / 10)
+    taps = np.array(ch.taps())
+    ch.set_seed(6)
+    assert ch.seed() == 6 and np.any(np.array(ch.taps()) != taps)
+    ch.set_delay(7)
+    ch.set_cfo(0.02)
+    fresh = gpumimo.mimo_channel(2, 3, [0.8, 0.2], 30.0, 1.0, 0.02, 7, 6)
+    np.testing.assert_array_equal(run(ch), run(fresh))
+    with pytest.raises(ValueError):
+        ch.set_delay(-1)
+    with pytest.raises(ValueError):
+        ch.set_snr_db(float("nan"))
+    assert ch.delay() == 7 and ch.snr_db() == 30.0
+
+
+def test_llr_sink_reset_counters_starts_the_counts_over():
+    """reset_counters(): the counts start over while the PRBS synchronisation goes on, so
+    the frames after it count from zero, without the errors before and in sequence."""
+    streams, nsym, seed = 2, 2, 0x1234
+    sink = gpumimo.llr_sink("small", streams, "qpsk", nsym, prbs_seed=seed)
+    n = sink.frame_bits()
+    bits = gpumimo.prbs_bits(23, seed, 6 * n)
+    llr = np.where(bits == 1, 4.0, -4.0).astype(np.float32)
+    rng = np.random.default_rng(SEED + 13)
+    flips = rng.choice(3 * n, 25, replace=False)  # errors in frames 0-2 only
+    llr[flips] = -llr[flips]
+
+    def feed(part):
+        tb = gr.top_block()
+        tb.connect(blocks.vector_source_f(part.tolist()), sink)
+        tb.run()
+
+    feed(llr[:3 * n])
+    assert sink.frames() == 3 and sink.bit_errors() == 25
+    sink.reset_counters()
+    assert sink.frames() == 0 and sink.bit_errors() == 0 and sink.llrs() == 0
+    assert sink.ber() == 0 and sink.fer() == 0
+    feed(llr[3 * n:])
+    assert sink.frames() == 3 and sink.bits() == 3 * n
+    assert sink.bit_errors() == 0 and sink.resynchronisations() == 0
+    assert sink.llrs() == 3 * n and sink.mean_abs_llr() == pytest.approx(4.0)

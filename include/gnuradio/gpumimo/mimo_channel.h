@@ -43,6 +43,21 @@ public:
 
     /*! The taps, [rx][tx][tap]. */
     virtual std::vector<gr_complex> taps() const = 0;
+
+    /*! Changes while running, thread-safe, from the next call of work() on (GRC
+     *  callbacks); each throws std::invalid_argument for a value make() refuses. */
+    virtual void set_snr_db(double snr_db) = 0;
+    /*! The carrier offset, cycles per sample; its phase follows the signal's own time. */
+    virtual void set_cfo(double cfo) = 0;
+    /*! The timing offset: the stream starts over (filter memory, carrier phase), with
+     *  `delay` samples of noise first, as at the start. */
+    virtual void set_delay(int delay) = 0;
+    /*! A new channel: the taps and the noise drawn from the seed, the stream over. */
+    virtual void set_seed(std::uint64_t seed) = 0;
+    virtual double snr_db() const = 0;
+    virtual double cfo() const = 0;
+    virtual int delay() const = 0;
+    virtual std::uint64_t seed() const = 0;
     /*! Noise variance per sample and antenna. */
     virtual double noise_var() const = 0;
     /*! Non-finite input samples replaced by 0 so far. */

@@ -68,6 +68,22 @@ void mimo_channel::restart()
     d_time = 0;
 }
 
+void mimo_channel::set_snr_db(double snr_db)
+{
+    channel_params p = d_p;
+    p.snr_db = snr_db;
+    validate(p);
+    d_p.snr_db = snr_db;
+}
+
+void mimo_channel::set_cfo(double cfo)
+{
+    channel_params p = d_p;
+    p.cfo = cfo;
+    validate(p);
+    d_p.cfo = cfo;
+}
+
 double mimo_channel::stream_noise_var(double signal_power) const
 {
     return double(d_p.tx) * signal_power / std::pow(10.0, d_p.snr_db / 10);

@@ -44,6 +44,14 @@ void bind_receiver(py::module& m)
              py::arg("delay") = 0,
              py::arg("seed") = 1)
         .def("taps", &mimo_channel::taps)
+        .def("set_snr_db", &mimo_channel::set_snr_db, py::arg("snr_db"))
+        .def("set_cfo", &mimo_channel::set_cfo, py::arg("cfo"))
+        .def("set_delay", &mimo_channel::set_delay, py::arg("delay"))
+        .def("set_seed", &mimo_channel::set_seed, py::arg("seed"))
+        .def("snr_db", &mimo_channel::snr_db)
+        .def("cfo", &mimo_channel::cfo)
+        .def("delay", &mimo_channel::delay)
+        .def("seed", &mimo_channel::seed)
         .def("noise_var", &mimo_channel::noise_var)
         .def("bad_samples", &mimo_channel::bad_samples)
         .def("work_failures", &mimo_channel::work_failures);
@@ -194,5 +202,6 @@ void bind_receiver(py::module& m)
         .def("non_finite_llrs", &llr_sink::non_finite_llrs)
         .def("llr_rate", &llr_sink::llr_rate)
         .def("stats", &llr_sink::stats)
+        .def("reset_counters", &llr_sink::reset_counters)
         .def("work_failures", &llr_sink::work_failures);
 }

@@ -76,6 +76,13 @@ public:
     /*! Forgets the stream: filter memory and carrier phase back to the start. */
     void restart();
 
+    /*! A new SNR (finite) for apply() and stream_noise_var(); the taps stay. */
+    void set_snr_db(double snr_db);
+    /*! A new carrier offset (finite), cycles per sample, from the next sample on: the
+     *  phase stays e^{2 pi i cfo t} of the signal's own time t, so it jumps where the
+     *  offset changes, as a new oscillator's would. */
+    void set_cfo(double cfo);
+
 private:
     void check_finite(const std::complex<float>* const* in, std::size_t n) const;
     void propagate(const std::complex<float>* const* in,

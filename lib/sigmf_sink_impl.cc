@@ -7,7 +7,7 @@
  * metadata and collection at stop.
  */
 #include "block_faults.h"
-#include "sigmf_files.h"
+#include "formats/sigmf_files.h"
 
 #include <gnuradio/gpumimo/sigmf_sink.h>
 #include <gnuradio/io_signature.h>

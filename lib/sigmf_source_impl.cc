@@ -6,7 +6,7 @@
  * The SigMF multi-channel source: one file per channel, read in step, UHD-style tags.
  */
 #include "block_faults.h"
-#include "sigmf_files.h"
+#include "formats/sigmf_files.h"
 
 #include <gnuradio/gpumimo/sigmf_source.h>
 #include <gnuradio/io_signature.h>

@@ -7,7 +7,7 @@
  */
 #include "fuzz_common.h"
 
-#include "frame_description.h"
+#include "formats/frame_description.h"
 
 #include <gnuradio/gpumimo/core/frame/frame.h>
 

@@ -7,7 +7,7 @@
  */
 #include "fuzz_common.h"
 
-#include "sigmf_files.h"
+#include "formats/sigmf_files.h"
 
 #include <stdexcept>
 

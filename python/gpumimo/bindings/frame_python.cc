@@ -12,7 +12,7 @@
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/mimo_ofdm_tx.h>
 
-#include "frame_description.h"
+#include "formats/frame_description.h"
 
 #include <stdexcept>
 

@@ -50,3 +50,21 @@ def random_problems(rng, nt, nr, m, batch, snr_db, group=1):
     bits = ((idx[:, :, None] >> np.arange(m - 1, -1, -1)) & 1).reshape(batch, nt * m)
     return (y.astype(np.complex64), H.astype(np.complex64),
             np.full(nch, n0, dtype=np.float32), bits.astype(np.uint8))
+
+
+def grc_blocks_dir():
+    """The module's GRC block files as built: the detector blocks' menus are written at
+    build time from the core's detector registry (grc/detector_menus.cc). ctest gives
+    their folder in GPUMIMO_GRC_DIR; on the GPU machine's bundle it is the packed
+    prefix's (DEVICE_GR_PREFIX); else build/grc beside the source."""
+    import pathlib
+    source = pathlib.Path(__file__).resolve().parents[2]
+    candidates = [os.environ.get("GPUMIMO_GRC_DIR")]
+    if os.environ.get("DEVICE_GR_PREFIX"):
+        candidates.append(os.path.join(os.environ["DEVICE_GR_PREFIX"],
+                                       "share", "gnuradio", "grc", "blocks"))
+    candidates.append(str(source / "build" / "grc"))
+    for c in candidates:
+        if c and os.path.isfile(os.path.join(c, "gpumimo_mimo_detector.block.yml")):
+            return pathlib.Path(c)
+    raise FileNotFoundError("no built GRC block files (set GPUMIMO_GRC_DIR to build/grc)")

@@ -21,12 +21,14 @@ import pytest
 from gnuradio import gpumimo, gr
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qa_common import grc_blocks_dir  # noqa: E402
 
 
 def compile_example(name, out_dir):
     grcc = shutil.which("grcc")
     assert grcc, "grcc (GNU Radio Companion's compiler) not found"
-    env = dict(os.environ, GRC_BLOCKS_PATH=str(SOURCE / "grc"))
+    env = dict(os.environ, GRC_BLOCKS_PATH=str(grc_blocks_dir()))
     result = subprocess.run([grcc, "-o", str(out_dir),
                              str(SOURCE / "examples" / f"{name}.grc")],
                             env=env, capture_output=True, text=True, timeout=300,

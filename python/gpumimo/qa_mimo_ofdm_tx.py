@@ -18,7 +18,7 @@ import pmt
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qa_common import seeded_rng, ts38211_points  # noqa: E402
+from qa_common import grc_blocks_dir, seeded_rng, ts38211_points  # noqa: E402
 
 from gnuradio import blocks, gr, gpumimo  # noqa: E402
 
@@ -204,9 +204,8 @@ def test_the_grc_block_compiles_and_runs(tmp_path):
     import subprocess
     grcc = shutil.which("grcc")
     assert grcc, "grcc (GNU Radio Companion's compiler) not found"
-    source = pathlib.Path(__file__).resolve().parents[2]
     (tmp_path / "tx_yml.grc").write_text(GRC)
-    env = dict(os.environ, GRC_BLOCKS_PATH=str(source / "grc"))
+    env = dict(os.environ, GRC_BLOCKS_PATH=str(grc_blocks_dir()))
     result = subprocess.run([grcc, "-o", str(tmp_path), str(tmp_path / "tx_yml.grc")],
                             env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -149,7 +149,7 @@ TEST_F(GpuLink, UncodedQpskAwgnMatchesTheClosedForm)
 TEST_F(GpuLink, EveryDetectorItRuns)
 {
     std::map<std::string, link_point> high;
-    for (const char* name : { "ml", "zf", "mmse", "kbest", "mtt", "nway", "psd" }) {
+    for (const std::string& name : algorithm_names()) { // every detector of the registry
         link_config c = config(2, 2, modulation::qpsk, parse_algorithm(name), "cuda");
         c.target_frame_errors = 0;
         c.max_frames = 300;

@@ -232,7 +232,7 @@ TEST(LinkSimulator, UncodedQpskMatchesTheClosedForms)
 TEST(LinkSimulator, EveryDetectorCodedOn2x2Qpsk)
 {
     std::map<std::string, std::pair<link_point, link_point>> runs;
-    for (const char* name : { "ml", "zf", "mmse", "kbest", "mtt", "nway", "psd" }) {
+    for (const std::string& name : algorithm_names()) { // every detector of the registry
         link_config c = cpu_config(2, 2, modulation::qpsk, parse_algorithm(name));
         c.target_frame_errors = 0;
         c.max_frames = 24;

@@ -94,7 +94,7 @@ reference_cost kbest_cost(int, int bits)
 const detector_entry& kbest_detector()
 {
     static const detector_entry e{
-        algorithm::kbest, "kbest", "K-best breadth-first tree search (kbest_k survivors)",
+        algorithm::kbest, "kbest", "K-best", "K-best breadth-first tree search (kbest_k survivors)",
         check_kbest, ref::kbest_detect, kbest_cost, {},
         { { 4, modulation::qam16, {}, "K=16" } },
     };

@@ -109,7 +109,7 @@ reference_cost linear_cost(int, int bits)
 const detector_entry& zf_detector()
 {
     static const detector_entry e{
-        algorithm::zf, "zf", "zero forcing, then max-log LLRs per stream",
+        algorithm::zf, "zf", "ZF", "zero forcing, then max-log LLRs per stream",
         no_further_check, ref::zf_detect, linear_cost, {},
         { { 4, modulation::qam16, {} } },
     };
@@ -119,7 +119,7 @@ const detector_entry& zf_detector()
 const detector_entry& mmse_detector()
 {
     static const detector_entry e{
-        algorithm::mmse, "mmse", "linear MMSE, then max-log LLRs per stream",
+        algorithm::mmse, "mmse", "MMSE", "linear MMSE, then max-log LLRs per stream",
         no_further_check, ref::mmse_detect, linear_cost, {},
         { { 4, modulation::qam16, {} } },
     };

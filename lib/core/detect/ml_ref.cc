@@ -116,7 +116,7 @@ reference_cost ml_cost(int nt, int bits)
 const detector_entry& ml_detector()
 {
     static const detector_entry e{
-        algorithm::ml, "ml", "exhaustive max-log ML over all |Q|^nt candidates",
+        algorithm::ml, "ml", "ML (exhaustive)", "exhaustive max-log ML over all |Q|^nt candidates",
         check_ml, ref::ml_detect, ml_cost, {},
         { { 4, modulation::qpsk, {} }, { 4, modulation::qam16, {} } },
     };

@@ -186,7 +186,7 @@ detector_bench_case paper(int nt, modulation mod, std::size_t batch, double mbps
 const detector_entry& mtt_detector()
 {
     static const detector_entry e{
-        algorithm::mtt, "mtt", "multi-pass trellis traversal (mtt_one_pass: one pass)",
+        algorithm::mtt, "mtt", "MTT (trellis)", "multi-pass trellis traversal (mtt_one_pass: one pass)",
         check_mtt, ref::mtt_detect, mtt_cost, { { "one-pass", one_pass() } },
         { paper(2, modulation::qpsk, 131072, 822.59),
           paper(2, modulation::qam16, 131072, 280.08),

@@ -116,7 +116,7 @@ detector_bench_case paper(int nt, modulation mod, int passes, double mbps)
 const detector_entry& nway_detector()
 {
     static const detector_entry e{
-        algorithm::nway, "nway", "N-way parallel SSFE (nway_passes: N)",
+        algorithm::nway, "nway", "N-way", "N-way parallel SSFE (nway_passes: N)",
         check_nway, ref::nway_detect, nway_cost, {},
         { paper(2, modulation::qam16, 1, 834.1),
           paper(2, modulation::qam16, 2, 402.2),

@@ -237,7 +237,7 @@ detector_bench_case at(int nt,
 const detector_entry& psd_detector()
 {
     static const detector_entry e{
-        algorithm::psd, "psd", "parallel sphere detector: exact ML (psd_lvl, psd_exp)",
+        algorithm::psd, "psd", "Sphere (exact ML)", "parallel sphere detector: exact ML (psd_lvl, psd_exp)",
         check_psd, ref::psd_detect, psd_cost, { { "block", block_search() } },
         { at(2, modulation::qpsk, 20, "20dB", 163),
           at(2, modulation::qam16, 20, "20dB", 268),

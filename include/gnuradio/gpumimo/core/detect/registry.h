@@ -68,7 +68,8 @@ enum class reference_cost {
 struct detector_entry {
     algorithm algo;
     const char* name;  // "ml", "psd", ...
-    const char* title; // one line: what it is, for GRC and --help
+    const char* label; // a menu label, for GRC: "Sphere (exact ML)"
+    const char* title; // one line: what it is, for documentation and --help
     /*! Throws std::invalid_argument where this detector cannot take the configuration;
      *  nt/nr ranges and llr_clip are checked before (check_detector()). */
     void (*check)(const constellation&, int nt, int nr, const detector_params&);

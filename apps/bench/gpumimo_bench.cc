@@ -51,6 +51,7 @@ struct row {
     double paper_mbps;       // the paper's kernel figure, 0 if none
     const char* paper_ref;
     double snr_db = 20.0;
+    bool slow = false; // a 16th of the full batch
 };
 
 const char* short_name(modulation mod)
@@ -86,7 +87,8 @@ std::vector<row> registry_rows()
                              c.paper_batch,
                              c.paper_mbps,
                              c.paper_ref,
-                             c.snr_db });
+                             c.snr_db,
+                             c.slow });
         }
     return rows;
 }
@@ -429,10 +431,7 @@ int main(int argc, char** argv)
         if (!only.empty() && r.label.find(only) == std::string::npos)
             continue;
         const int nt = r.nt, nr = r.nt;
-        const bool slow = r.algo == algorithm::ml ||
-                          (r.algo == algorithm::psd &&
-                           (r.snr_db < 15 || (r.nt > 2 && r.mod == modulation::qam64)));
-        const std::size_t batch_full = slow ? full / 16 : full;
+        const std::size_t batch_full = r.slow ? full / 16 : full;
         std::vector<host_data> sets;
         for (int i = 0; i < 4; i++)
             sets.push_back(make_data(batch_full, nt, nr, r.mod, r.snr_db, rng));
@@ -461,7 +460,7 @@ int main(int argc, char** argv)
             1.0 / std::max(in_b / (c.h2d * 1e9), out_b / (c.d2h * 1e9));
         const double pcie_both_vps = c.both * 1e9 / (in_b + out_b);
         const double bound_mbps = std::min(pcie_vps, pcie_both_vps) * bits / 1e6;
-        const std::size_t cpu_batch = slow ? 256 : 8192;
+        const std::size_t cpu_batch = r.slow ? 256 : 8192;
         const double cpu = cpu_mbps(r, sets[1], cpu_batch);
         char paper[32] = "-";
         if (r.paper_mbps > 0)

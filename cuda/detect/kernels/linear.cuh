@@ -14,9 +14,6 @@ namespace cuda {
 std::size_t linear_workspace_bytes(int nt, int nr, bool dbl);
 void launch_linear(const chunk_args& a, bool mmse, void* ws, bool dbl, cudaStream_t s);
 
-std::size_t ml_shared_bytes(int nt, int nr, int m, bool dbl);
-void launch_ml(const chunk_args& a, bool dbl, cudaStream_t s);
-
 } // namespace cuda
 } // namespace gpumimo
 } // namespace gr

@@ -13,7 +13,7 @@
 #include "common/launch_config.cuh"
 #include "common/gpu_math.cuh"
 #include "detect/kernels/chunk_args.cuh"
-#include "detect/kernels/linear.cuh"
+#include "detect/kernels/ml.cuh"
 #include "detect/gpu_registry.cuh"
 
 namespace gr {

@@ -230,6 +230,8 @@ detector_bench_case at(int nt,
     detector_bench_case c{ nt, mod, p, label, snr_db };
     c.paper_mbps = mbps;
     c.paper_ref = mbps > 0 ? "psd T5" : "";
+    // Large trees at low SNR search long: a 16th of the full batch.
+    c.slow = snr_db < 15 || (nt > 2 && mod == modulation::qam64);
     return c;
 }
 } // namespace

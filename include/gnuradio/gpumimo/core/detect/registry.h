@@ -52,6 +52,7 @@ struct detector_bench_case {
     std::size_t paper_batch = 8400; // vectors per call in the paper
     double paper_mbps = 0.0;        // the paper's kernel figure, 0 if none
     const char* paper_ref = "";     // e.g. "mtt T2"
+    bool slow = false;              // measured on a 16th of the full batch
 };
 
 /*! How long the CPU reference takes per vector, for test sweeps. */

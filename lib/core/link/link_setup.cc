@@ -248,6 +248,18 @@ void make_link_frame(const link_setup& s,
     }
 }
 
+link_counts& link_counts::operator+=(const link_counts& o)
+{
+    frames += o.frames;
+    frame_errors += o.frame_errors;
+    info_bits += o.info_bits;
+    bit_errors += o.bit_errors;
+    coded_bits += o.coded_bits;
+    raw_bit_errors += o.raw_bit_errors;
+    iterations += o.iterations;
+    return *this;
+}
+
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

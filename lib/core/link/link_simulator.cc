@@ -15,18 +15,6 @@ namespace gr {
 namespace gpumimo {
 namespace core {
 
-link_counts& link_counts::operator+=(const link_counts& o)
-{
-    frames += o.frames;
-    frame_errors += o.frame_errors;
-    info_bits += o.info_bits;
-    bit_errors += o.bit_errors;
-    coded_bits += o.coded_bits;
-    raw_bit_errors += o.raw_bit_errors;
-    iterations += o.iterations;
-    return *this;
-}
-
 namespace {
 double ratio(std::uint64_t a, std::uint64_t b) { return b ? double(a) / double(b) : 0.0; }
 } // namespace

@@ -14,6 +14,7 @@
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <cmath>
 #include <vector>
@@ -44,6 +45,12 @@ public:
         set_tag_propagation_policy(TPP_DONT);
     }
 
+    void set_threshold(double threshold) override
+    {
+        check_threshold(threshold);
+        d_threshold = threshold;
+    }
+    double threshold() const override { return d_threshold.load(); }
     std::uint64_t frames() const override { return d_frames; }
     std::uint64_t dropped_frames() const override { return d_dropped; }
     std::uint64_t work_failures() const override { return d_faults.count(); }
@@ -72,7 +79,7 @@ public:
                 window[a] = static_cast<const gr_complex*>(input_items[a]) + consumed;
             try {
                 const core::frame_search_step step =
-                    core::search_step(d_format, window.data(), d_antennas, n, d_threshold);
+                    core::search_step(d_format, window.data(), d_antennas, n, d_threshold.load());
                 if (step.whole) {
                     const std::size_t start = consumed + step.sync.start;
                     if (!spans_gap(start) &&
@@ -152,7 +159,7 @@ private:
 
     const core::frame_format d_format;
     const int d_antennas;
-    const double d_threshold;
+    std::atomic<double> d_threshold; // set_threshold() from another thread
     const std::size_t d_frame_len, d_margin, d_window;
     const pmt::pmt_t d_key, d_rx_time;
     core::frame_corrector d_corrector;
@@ -173,9 +180,14 @@ mimo_ofdm_sync::sptr mimo_ofdm_sync::make(const std::string& preset,
         core::make_frame_format(preset, streams, modulation, payload_symbols);
     if (antennas < 1 || antennas > 16)
         throw std::invalid_argument("mimo_ofdm_sync: antennas must be 1..16");
+    check_threshold(threshold);
+    return gnuradio::make_block_sptr<mimo_ofdm_sync_impl>(f, antennas, threshold);
+}
+
+void mimo_ofdm_sync::check_threshold(double threshold)
+{
     if (!(threshold > 0 && threshold <= 1))
         throw std::invalid_argument("mimo_ofdm_sync: threshold must be in (0, 1]");
-    return gnuradio::make_block_sptr<mimo_ofdm_sync_impl>(f, antennas, threshold);
 }
 
 } // namespace gpumimo

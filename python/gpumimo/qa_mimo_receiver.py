@@ -518,3 +518,31 @@ def test_llr_sink_reset_counters_starts_the_counts_over():
     assert sink.frames() == 3 and sink.bits() == 3 * n
     assert sink.bit_errors() == 0 and sink.resynchronisations() == 0
     assert sink.llrs() == 3 * n and sink.mean_abs_llr() == pytest.approx(4.0)
+
+
+def test_sync_threshold_setter():
+    """mimo_ofdm_sync.set_threshold (the GRC callback): taken while the block exists,
+    refused outside (0, 1] with the old value kept; a threshold of 1 (the metric's bound,
+    reached only without noise) finds none of the frames that 0.7 finds."""
+    x, _ = rx_samples(2, 2, "qpsk", 2, 4, snr_db=30, cfo=0.0, delay=40,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 14)
+
+    def frames_found(threshold):
+        sync = gpumimo.mimo_ofdm_sync("small", 2, "qpsk", 2, 2, 0.7)
+        sync.set_threshold(threshold)
+        assert sync.threshold() == threshold
+        tb = gr.top_block()
+        for a in range(2):
+            tb.connect(blocks.vector_source_c(x[a].tolist()), (sync, a))
+            tb.connect((sync, a), blocks.null_sink(gr.sizeof_gr_complex))
+        tb.run()
+        return sync.frames()
+
+    assert frames_found(0.7) >= 3
+    assert frames_found(1.0) == 0
+    sync = gpumimo.mimo_ofdm_sync("small", 2, "qpsk", 2, 2, 0.6)
+    with pytest.raises(ValueError):
+        sync.set_threshold(1.5)
+    with pytest.raises(ValueError):
+        sync.set_threshold(0.0)
+    assert sync.threshold() == 0.6

@@ -45,6 +45,13 @@ public:
                      int antennas,
                      double threshold = 0.7);
 
+    /*! The detection threshold on the preamble metric, in (0, 1]; changes while running
+     *  (thread-safe, the GRC callback), from the next search on.
+     *  \throws std::invalid_argument outside (0, 1]. */
+    virtual void set_threshold(double threshold) = 0;
+    virtual double threshold() const = 0;
+    /*! \throws std::invalid_argument outside (0, 1]: make()'s and set_threshold()'s check. */
+    static void check_threshold(double threshold);
     /*! Frames passed on. */
     virtual std::uint64_t frames() const = 0;
     /*! Frames found but dropped (non-finite samples, overflow gaps). */

@@ -65,6 +65,8 @@ void bind_receiver(py::module& m)
              py::arg("payload_symbols"),
              py::arg("antennas"),
              py::arg("threshold") = 0.7)
+        .def("set_threshold", &mimo_ofdm_sync::set_threshold, py::arg("threshold"))
+        .def("threshold", &mimo_ofdm_sync::threshold)
         .def("frames", &mimo_ofdm_sync::frames)
         .def("dropped_frames", &mimo_ofdm_sync::dropped_frames)
         .def("last_cfo", &mimo_ofdm_sync::last_cfo)

@@ -10,6 +10,8 @@
 #ifndef INCLUDED_GPUMIMO_CORE_LIMITS_H
 #define INCLUDED_GPUMIMO_CORE_LIMITS_H
 
+#include <gnuradio/gpumimo/core/host_device.h>
+
 #include <complex>
 
 namespace gr {
@@ -51,9 +53,7 @@ constexpr double max_vector_power_ratio = 1e8;
 constexpr double mmse_gain_exact_below = 1e-2;
 
 /*! |x| <= max_sample_magnitude; false for NaN and +-Inf. */
-#ifdef __CUDACC__
-__host__ __device__
-#endif
+GPUMIMO_HOST_DEVICE
 inline bool usable_part(float x)
 {
     return x <= max_sample_magnitude && x >= -max_sample_magnitude;
@@ -71,9 +71,7 @@ inline bool is_usable(const std::complex<float>& v)
  *  included) becomes +-llr_limit. Every detector's store goes through it (the CPU's
  *  bit_minima, the GPU kernels' last line). */
 template <typename real>
-#ifdef __CUDACC__
-__host__ __device__
-#endif
+GPUMIMO_HOST_DEVICE
 inline float saturate_llr(real llr)
 {
     const real limit = real(llr_limit);

@@ -10,14 +10,10 @@
 #ifndef INCLUDED_GPUMIMO_CORE_PHILOX_H
 #define INCLUDED_GPUMIMO_CORE_PHILOX_H
 
+#include <gnuradio/gpumimo/core/host_device.h>
+
 #include <cmath>
 #include <cstdint>
-
-#ifdef __CUDACC__
-#define GPUMIMO_HOST_DEVICE __host__ __device__
-#else
-#define GPUMIMO_HOST_DEVICE
-#endif
 
 namespace gr {
 namespace gpumimo {

@@ -9,13 +9,9 @@
 #ifndef INCLUDED_GPUMIMO_CORE_CARRIER_MAJOR_H
 #define INCLUDED_GPUMIMO_CORE_CARRIER_MAJOR_H
 
-#include <cstddef>
+#include <gnuradio/gpumimo/core/host_device.h>
 
-#ifdef __CUDACC__
-#define GPUMIMO_HOST_DEVICE __host__ __device__
-#else
-#define GPUMIMO_HOST_DEVICE
-#endif
+#include <cstddef>
 
 namespace gr {
 namespace gpumimo {

@@ -54,21 +54,6 @@ struct row {
     bool slow = false; // a 16th of the full batch
 };
 
-const char* short_name(modulation mod)
-{
-    switch (mod) {
-    case modulation::qpsk:
-        return "qpsk";
-    case modulation::qam16:
-        return "16qam";
-    case modulation::qam64:
-        return "64qam";
-    case modulation::qam256:
-        return "256qam";
-    }
-    return "?";
-}
-
 // "mtt 2x2 qpsk", "nway 4x4 16qam N=4", "psd 4x4 16qam 20dB block", in registry order.
 std::vector<row> registry_rows()
 {
@@ -76,7 +61,7 @@ std::vector<row> registry_rows()
     for (const detector_entry* e : detector_registry())
         for (const detector_bench_case& c : e->bench) {
             std::string label = std::string(e->name) + " " + std::to_string(c.nt) + "x" +
-                                std::to_string(c.nt) + " " + short_name(c.mod);
+                                std::to_string(c.nt) + " " + to_string(c.mod);
             if (*c.label)
                 label += std::string(" ") + c.label;
             rows.push_back({ label,

@@ -69,8 +69,7 @@ public:
         core::fused_receiver_config next = d_config;
         next.algo = spec.algo();
         next.params = spec.params();
-        next.validate();
-        auto engine = make_engine(next);
+        auto engine = make_engine(next); // the factory validates before it builds
         std::lock_guard<std::mutex> lock(d_mutex);
         d_config = next;
         d_engine = std::move(engine);

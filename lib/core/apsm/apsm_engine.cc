@@ -41,39 +41,35 @@ private:
     std::vector<apsm_filter> d_filters;
 };
 
-class apsm_with_fallback : public apsm_engine
+class apsm_with_fallback : public with_gpu_fallback<apsm_engine>
 {
 public:
     apsm_with_fallback(const apsm_engine_config& c, std::unique_ptr<apsm_engine> gpu)
-        : d_cpu(c), d_gpu(std::move(gpu)), d_fallback(d_gpu != nullptr)
+        : with_gpu_fallback(std::move(gpu)), d_cpu(c)
     {
     }
-    const char* backend() const override { return d_fallback.on_gpu() ? "cuda" : "cpu"; }
     void train(const cf* rx, std::size_t n, const cf* sent, std::vector<apsm_filter>& out) override
     {
-        d_fallback.run([&] { d_gpu->train(rx, n, sent, out); },
-                       [&] { d_cpu.train(rx, n, sent, out); });
+        run([&](apsm_engine& gpu) { gpu.train(rx, n, sent, out); },
+            [&] { d_cpu.train(rx, n, sent, out); });
     }
     void set_filters(const std::vector<apsm_filter>& f) override
     {
         d_cpu.set_filters(f); // the CPU keeps them too: a GPU failure's redo needs them
-        d_fallback.run([&] { d_gpu->set_filters(f); }, [] {});
+        run([&](apsm_engine& gpu) { gpu.set_filters(f); }, [] {});
     }
     void detect(const cf* rx, std::size_t n, cf* soft) override
     {
-        d_fallback.run([&] { d_gpu->detect(rx, n, soft); },
-                       [&] { d_cpu.detect(rx, n, soft); });
+        run([&](apsm_engine& gpu) { gpu.detect(rx, n, soft); },
+            [&] { d_cpu.detect(rx, n, soft); });
     }
     float last_kernel_ms() const override
     {
         return d_fallback.on_gpu() ? d_gpu->last_kernel_ms() : -1.0f;
     }
-    gpu_fallback* fallback() override { return &d_fallback; }
 
 private:
     cpu_apsm_engine d_cpu;
-    std::unique_ptr<apsm_engine> d_gpu;
-    gpu_fallback d_fallback;
 };
 
 } // namespace
@@ -84,15 +80,12 @@ std::unique_ptr<apsm_engine> make_apsm_engine(const apsm_engine_config& c,
 {
     if (c.users < 1 || c.antennas < 1)
         throw std::invalid_argument("apsm engine: at least one user and one antenna");
-    std::unique_ptr<apsm_engine> gpu;
-    choose_backend(
-        backend,
-        [&](std::string& why) {
-            gpu = detail::make_gpu_apsm_engine(c, &why);
-            return gpu != nullptr;
-        },
-        fallback_reason);
-    return std::make_unique<apsm_with_fallback>(c, std::move(gpu));
+    return std::make_unique<apsm_with_fallback>(
+        c,
+        choose_gpu_engine(
+            backend,
+            [&](std::string* why) { return detail::make_gpu_apsm_engine(c, why); },
+            fallback_reason));
 }
 
 } // namespace core

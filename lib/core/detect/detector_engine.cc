@@ -16,28 +16,23 @@ namespace core {
 namespace {
 
 // The CPU reference, and a GPU engine in front of it while the GPU works.
-class detector_with_fallback : public detector_engine
+class detector_with_fallback : public with_gpu_fallback<detector_engine>
 {
 public:
     detector_with_fallback(const detector_config& c, std::unique_ptr<detector_engine> gpu)
-        : d_cpu(c.spec.algo(), c.mod, c.nt, c.nr, c.spec.params()),
-          d_gpu(std::move(gpu)),
-          d_fallback(d_gpu != nullptr)
+        : with_gpu_fallback(std::move(gpu)),
+          d_cpu(c.spec.algo(), c.mod, c.nt, c.nr, c.spec.params())
     {
     }
-    const char* backend() const override { return d_fallback.on_gpu() ? "cuda" : "cpu"; }
     int bits_per_vector() const override { return d_cpu.bits_per_vector(); }
     void detect(const mimo_batch& batch, float* llr, unsigned threads) override
     {
-        d_fallback.run([&] { d_gpu->detect(batch, llr, threads); },
-                       [&] { d_cpu.detect(batch, llr, threads); });
+        run([&](detector_engine& gpu) { gpu.detect(batch, llr, threads); },
+            [&] { d_cpu.detect(batch, llr, threads); });
     }
-    gpu_fallback* fallback() override { return &d_fallback; }
 
 private:
     cpu_detector d_cpu;
-    std::unique_ptr<detector_engine> d_gpu;
-    gpu_fallback d_fallback;
 };
 
 } // namespace
@@ -47,15 +42,12 @@ std::unique_ptr<detector_engine> make_detector_engine(const detector_config& c,
                                                       std::string* fallback_reason)
 {
     c.spec.check(c.mod, c.nt, c.nr);
-    std::unique_ptr<detector_engine> gpu;
-    choose_backend(
-        backend,
-        [&](std::string& why) {
-            gpu = detail::make_gpu_detector_engine(c, &why);
-            return gpu != nullptr;
-        },
-        fallback_reason);
-    return std::make_unique<detector_with_fallback>(c, std::move(gpu));
+    return std::make_unique<detector_with_fallback>(
+        c,
+        choose_gpu_engine(
+            backend,
+            [&](std::string* why) { return detail::make_gpu_detector_engine(c, why); },
+            fallback_reason));
 }
 
 } // namespace core

@@ -17,8 +17,7 @@ detector_spec::detector_spec(algorithm algo, const detector_params& params)
 {
     registry_entry(algo); // a valid algorithm
     // The rest depends on nt, nr and the modulation: check().
-    if (!(std::isfinite(params.llr_clip) && params.llr_clip >= 0.0f))
-        throw std::invalid_argument("llr_clip must be >= 0 (0: no clipping)");
+    check_llr_clip(params);
 }
 
 detector_spec::detector_spec(const std::string& name, const detector_params& params)

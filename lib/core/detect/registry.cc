@@ -59,6 +59,12 @@ void check_list_llr_clip(const detector_params& p)
         throw std::invalid_argument("list_llr_clip must be finite and > 0");
 }
 
+void check_llr_clip(const detector_params& p)
+{
+    if (!(std::isfinite(p.llr_clip) && p.llr_clip >= 0.0f))
+        throw std::invalid_argument("llr_clip must be >= 0 (0: no clipping)");
+}
+
 void check_detector(
     algorithm algo, const constellation& c, int nt, int nr, const detector_params& p)
 {
@@ -69,8 +75,7 @@ void check_detector(
         throw std::invalid_argument("nr = " + std::to_string(nr) + " must be nt.." +
                                     std::to_string(max_nr) +
                                     " (nt = " + std::to_string(nt) + ")");
-    if (!(std::isfinite(p.llr_clip) && p.llr_clip >= 0.0f))
-        throw std::invalid_argument("llr_clip must be >= 0 (0: no clipping)");
+    check_llr_clip(p);
     registry_entry(algo).check(c, nt, nr, p);
 }
 

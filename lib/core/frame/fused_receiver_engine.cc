@@ -15,29 +15,26 @@ namespace core {
 
 namespace {
 
-class fused_with_fallback : public fused_receiver_engine
+class fused_with_fallback : public with_gpu_fallback<fused_receiver_engine>
 {
 public:
     fused_with_fallback(const fused_receiver_config& c,
                         std::unique_ptr<fused_receiver_engine> gpu)
-        : d_cpu(c), d_gpu(std::move(gpu)), d_fallback(d_gpu != nullptr)
+        : with_gpu_fallback(std::move(gpu)), d_cpu(c)
     {
     }
-    const char* backend() const override { return d_fallback.on_gpu() ? "cuda" : "cpu"; }
     fused_receiver_report process(const std::complex<float>* const* in,
                                   std::size_t frames,
                                   float* llr,
                                   float* noise_var) override
     {
-        return d_fallback.run([&] { return d_gpu->process(in, frames, llr, noise_var); },
-                              [&] { return d_cpu.process(in, frames, llr, noise_var); });
+        return run(
+            [&](fused_receiver_engine& gpu) { return gpu.process(in, frames, llr, noise_var); },
+            [&] { return d_cpu.process(in, frames, llr, noise_var); });
     }
-    gpu_fallback* fallback() override { return &d_fallback; }
 
 private:
     cpu_fused_receiver d_cpu;
-    std::unique_ptr<fused_receiver_engine> d_gpu;
-    gpu_fallback d_fallback;
 };
 
 } // namespace
@@ -46,15 +43,12 @@ std::unique_ptr<fused_receiver_engine> make_fused_receiver_engine(
     const fused_receiver_config& c, const std::string& backend, int device, std::string* reason)
 {
     c.validate();
-    std::unique_ptr<fused_receiver_engine> gpu;
-    choose_backend(
-        backend,
-        [&](std::string& why) {
-            gpu = detail::make_gpu_fused_receiver_engine(c, device, &why);
-            return gpu != nullptr;
-        },
-        reason);
-    return std::make_unique<fused_with_fallback>(c, std::move(gpu));
+    return std::make_unique<fused_with_fallback>(
+        c,
+        choose_gpu_engine(
+            backend,
+            [&](std::string* why) { return detail::make_gpu_fused_receiver_engine(c, device, why); },
+            reason));
 }
 
 } // namespace core

@@ -17,25 +17,21 @@ namespace core {
 
 namespace {
 
-class ldpc_with_fallback : public ldpc_decoder_engine
+class ldpc_with_fallback : public with_gpu_fallback<ldpc_decoder_engine>
 {
 public:
     ldpc_with_fallback(const ldpc_code& code,
                        const ldpc_engine_config& c,
                        std::unique_ptr<ldpc_decoder_engine> gpu)
-        : d_cpu(code, c.decoder),
-          d_max_frames(c.max_frames),
-          d_gpu(std::move(gpu)),
-          d_fallback(d_gpu != nullptr)
+        : with_gpu_fallback(std::move(gpu)), d_cpu(code, c.decoder), d_max_frames(c.max_frames)
     {
     }
-    const char* backend() const override { return d_fallback.on_gpu() ? "cuda" : "cpu"; }
     int codeword_bits() const override { return d_cpu.code().n; }
     std::size_t decode(const float* llr, std::size_t frames, const ldpc_outputs& out) override
     {
         check(frames);
-        return d_fallback.run([&] { return d_gpu->decode(llr, frames, out); },
-                              [&] { return d_cpu.decode(llr, frames, out); });
+        return run([&](ldpc_decoder_engine& gpu) { return gpu.decode(llr, frames, out); },
+                   [&] { return d_cpu.decode(llr, frames, out); });
     }
     std::size_t decode(const std::int8_t* llr,
                        float scale,
@@ -43,10 +39,10 @@ public:
                        const ldpc_outputs& out) override
     {
         check(frames);
-        return d_fallback.run([&] { return d_gpu->decode(llr, scale, frames, out); },
-                              [&] { return d_cpu.decode(llr, scale, frames, out); });
+        return run(
+            [&](ldpc_decoder_engine& gpu) { return gpu.decode(llr, scale, frames, out); },
+            [&] { return d_cpu.decode(llr, scale, frames, out); });
     }
-    gpu_fallback* fallback() override { return &d_fallback; }
 
 private:
     // The same limit on every backend, so that a fallback changes nothing a caller sees.
@@ -60,8 +56,6 @@ private:
 
     cpu_ldpc_decoder d_cpu;
     std::size_t d_max_frames;
-    std::unique_ptr<ldpc_decoder_engine> d_gpu;
-    gpu_fallback d_fallback;
 };
 
 } // namespace
@@ -74,15 +68,13 @@ std::unique_ptr<ldpc_decoder_engine> make_ldpc_decoder_engine(const ldpc_code& c
     c.decoder.validate();
     if (c.max_frames == 0)
         throw std::invalid_argument("ldpc decoder: max_frames must be > 0");
-    std::unique_ptr<ldpc_decoder_engine> gpu;
-    choose_backend(
-        backend,
-        [&](std::string& why) {
-            gpu = detail::make_gpu_ldpc_decoder_engine(code, c, &why);
-            return gpu != nullptr;
-        },
-        fallback_reason);
-    return std::make_unique<ldpc_with_fallback>(code, c, std::move(gpu));
+    return std::make_unique<ldpc_with_fallback>(
+        code,
+        c,
+        choose_gpu_engine(
+            backend,
+            [&](std::string* why) { return detail::make_gpu_ldpc_decoder_engine(code, c, why); },
+            fallback_reason));
 }
 
 } // namespace core

@@ -27,14 +27,11 @@ double link_point::mean_iterations() const { return ratio(counts.iterations, cou
 link_simulator::link_simulator(const link_config& config)
     : d_setup(std::make_shared<const link_setup>(config))
 {
-    const bool gpu = choose_backend(
+    d_gpu = choose_gpu_engine(
         d_setup->config.backend,
-        [&](std::string&) {
-            d_gpu = make_gpu_link_engine(d_setup);
-            return true;
-        },
+        [&](std::string*) { return make_gpu_link_engine(d_setup); },
         &d_fallback);
-    d_gpu_in_use = gpu_fallback(gpu);
+    d_gpu_in_use = gpu_fallback(d_gpu != nullptr);
     d_cpu = make_cpu_link_engine(d_setup); // the fallback policy's redo (core/engine.h)
 }
 

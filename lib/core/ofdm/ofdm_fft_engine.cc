@@ -40,29 +40,26 @@ private:
     cpu_ofdm_fft d_fft;
 };
 
-class fft_with_fallback : public ofdm_fft_engine
+class fft_with_fallback : public with_gpu_fallback<ofdm_fft_engine>
 {
 public:
     fft_with_fallback(std::unique_ptr<ofdm_fft_engine> cpu,
                       std::unique_ptr<ofdm_fft_engine> gpu)
-        : d_cpu(std::move(cpu)), d_gpu(std::move(gpu)), d_fallback(d_gpu != nullptr)
+        : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu))
     {
     }
-    const char* backend() const override { return d_fallback.on_gpu() ? "cuda" : "cpu"; }
     std::string path() const override
     {
         return d_fallback.on_gpu() ? d_gpu->path() : d_cpu->path();
     }
     std::size_t process(const ofdm_fft_io& io) override
     {
-        return d_fallback.run([&] { return d_gpu->process(io); },
-                              [&] { return d_cpu->process(io); });
+        return run([&](ofdm_fft_engine& gpu) { return gpu.process(io); },
+                   [&] { return d_cpu->process(io); });
     }
-    gpu_fallback* fallback() override { return &d_fallback; }
 
 private:
-    std::unique_ptr<ofdm_fft_engine> d_cpu, d_gpu;
-    gpu_fallback d_fallback;
+    std::unique_ptr<ofdm_fft_engine> d_cpu;
 };
 
 } // namespace
@@ -73,13 +70,9 @@ std::unique_ptr<ofdm_fft_engine> make_ofdm_fft_engine(const ofdm_fft_config& con
                                                       std::string* fallback_reason)
 {
     validate(config);
-    std::unique_ptr<ofdm_fft_engine> gpu;
-    choose_backend(
+    auto gpu = choose_gpu_engine(
         backend,
-        [&](std::string& why) {
-            gpu = detail::make_gpu_ofdm_fft_engine(config, options, &why);
-            return gpu != nullptr;
-        },
+        [&](std::string* why) { return detail::make_gpu_ofdm_fft_engine(config, options, why); },
         fallback_reason);
     std::unique_ptr<ofdm_fft_engine> cpu;
     if (fftw_available())

@@ -11,6 +11,7 @@
 #include <gnuradio/gpumimo/core/backend.h>
 
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -122,6 +123,55 @@ private:
     bool d_gpu;
     std::string d_reason;
     reporter d_report;
+};
+
+/*!
+ * choose_backend() for a factory whose GPU maker returns the engine, or nullptr with the
+ * reason in *why where the GPU cannot take the configuration: the GPU engine, or nullptr
+ * where the CPU is to run.
+ */
+template <typename MakeGpu>
+auto choose_gpu_engine(const std::string& backend,
+                       MakeGpu&& make_gpu,
+                       std::string* fallback_reason = nullptr) -> decltype(make_gpu(nullptr))
+{
+    decltype(make_gpu(nullptr)) gpu;
+    choose_backend(
+        backend,
+        [&](std::string& why) {
+            gpu = make_gpu(&why);
+            return gpu != nullptr;
+        },
+        fallback_reason);
+    return gpu;
+}
+
+/*!
+ * \brief What every factory's engine shares: a GPU engine (or none) in front of the CPU
+ * one, under the fallback policy. Engine is the subsystem's interface; a subclass holds
+ * the CPU engine and forwards each call through run().
+ */
+template <typename Engine>
+class with_gpu_fallback : public Engine
+{
+public:
+    const char* backend() const override { return d_fallback.on_gpu() ? "cuda" : "cpu"; }
+    gpu_fallback* fallback() override { return &d_fallback; }
+
+protected:
+    explicit with_gpu_fallback(std::unique_ptr<Engine> gpu)
+        : d_gpu(std::move(gpu)), d_fallback(d_gpu != nullptr)
+    {
+    }
+    /*! on_gpu(gpu engine) while the GPU is in use, else on_cpu(). */
+    template <typename OnGpu, typename OnCpu>
+    auto run(OnGpu&& on_gpu, OnCpu&& on_cpu) -> decltype(on_cpu())
+    {
+        return d_fallback.run([&] { return on_gpu(*d_gpu); }, on_cpu);
+    }
+
+    std::unique_ptr<Engine> d_gpu;
+    gpu_fallback d_fallback;
 };
 
 } // namespace core

@@ -107,6 +107,8 @@ void check_detector(algorithm algo,
 
 /*! The entries' shared check of list_llr_clip (finite and > 0). */
 void check_list_llr_clip(const detector_params& params);
+/*! Every detector's check of llr_clip (finite and >= 0; 0: no clipping). */
+void check_llr_clip(const detector_params& params);
 
 } // namespace core
 } // namespace gpumimo

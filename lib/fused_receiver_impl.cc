@@ -204,9 +204,11 @@ fused_receiver::sptr fused_receiver::make(const std::string& preset,
                                           const std::string& backend,
                                           bool int8_output,
                                           float int8_scale,
-                                          int device)
+                                          int device,
+                                          const std::string& estimator)
 {
     core::fused_receiver_config c;
+    c.estimator = core::parse_channel_estimator(estimator);
     c.frame = core::make_frame_format(preset, streams, modulation, payload_symbols);
     c.rx = antennas;
     c.algo = detector.algo();

@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The channel estimation block: frame bookkeeping on the "frame_start" tags around
- * core::estimate_channel, and the channel-estimate tag for the detector.
+ * core::estimate_channel (with the block's channel_smoother), and the channel-estimate
+ * tag for the detector.
  */
 #include "block_faults.h"
 
@@ -25,7 +26,9 @@ namespace gpumimo {
 class mimo_chanest_impl : public mimo_chanest
 {
 public:
-    mimo_chanest_impl(const core::frame_format& format, int antennas)
+    mimo_chanest_impl(const core::frame_format& format,
+                      int antennas,
+                      core::channel_estimator estimator)
         : gr::block("mimo_chanest",
                     gr::io_signature::make(antennas, antennas,
                                            sizeof(gr_complex) * format.num.used_carriers),
@@ -37,7 +40,8 @@ public:
           d_symbols(std::size_t(format.symbols())),
           d_training(std::size_t(1 + format.streams)),
           d_frame_key(pmt::intern("frame_start")),
-          d_est_key(pmt::intern("mimo_chan_est"))
+          d_est_key(pmt::intern("mimo_chan_est")),
+          d_smoother(format.num, estimator)
     {
         set_output_multiple(format.payload_symbols);
         set_tag_propagation_policy(TPP_DONT);
@@ -127,7 +131,7 @@ private:
                       d_training_rx.begin() + r * d_training * d_carriers);
         }
         const core::channel_estimate e =
-            core::estimate_channel(d_format, d_training_rx.data(), d_antennas);
+            core::estimate_channel(d_format, d_training_rx.data(), d_antennas, 0, d_smoother);
         const std::size_t payload = (d_symbols - d_training) * d_carriers;
         for (int r = 0; r < d_antennas; r++) {
             const gr_complex* x =
@@ -140,6 +144,8 @@ private:
         pmt::pmt_t est = pmt::make_dict();
         est = pmt::dict_add(est, pmt::intern("h"), pmt::init_c32vector(e.h.size(), e.h));
         est = pmt::dict_add(est, pmt::intern("noise_var"), pmt::from_double(e.noise_var));
+        est = pmt::dict_add(
+            est, pmt::intern("noise_eff"), pmt::init_f32vector(e.noise_eff.size(), e.noise_eff));
         est = pmt::dict_add(est, pmt::intern("frame"), pmt::from_uint64(d_frames));
         add_item_tag(0, nitems_written(0) + produced, d_est_key, est, alias_pmt());
         d_frames++;
@@ -170,6 +176,7 @@ private:
     const std::size_t d_carriers, d_symbols, d_training;
     const pmt::pmt_t d_frame_key, d_est_key;
     pmt::pmt_t d_frame_info = pmt::PMT_NIL;
+    core::channel_smoother d_smoother;
     std::vector<gr_complex> d_training_rx;
     std::uint64_t d_frames = 0, d_dropped = 0;
     double d_last_noise = 0;
@@ -181,13 +188,15 @@ mimo_chanest::sptr mimo_chanest::make(const std::string& preset,
                                       int streams,
                                       const std::string& modulation,
                                       int payload_symbols,
-                                      int antennas)
+                                      int antennas,
+                                      const std::string& estimator)
 {
     const core::frame_format f =
         core::make_frame_format(preset, streams, modulation, payload_symbols);
     if (antennas < f.streams || antennas > 16)
         throw std::invalid_argument("mimo_chanest: antennas must be from streams to 16");
-    return gnuradio::make_block_sptr<mimo_chanest_impl>(f, antennas);
+    return gnuradio::make_block_sptr<mimo_chanest_impl>(
+        f, antennas, core::parse_channel_estimator(estimator));
 }
 
 } // namespace gpumimo

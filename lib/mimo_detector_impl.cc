@@ -142,14 +142,21 @@ private:
             return;
         }
         d_h = pmt::c32vector_elements(h);
-        d_noise = float(pmt::to_double(nv));
+        // The detectors' noise per carrier: the estimate's effective noise (N0 plus its
+        // error, core::channel_estimate::noise_eff) where the tag has it, else N0.
+        const pmt::pmt_t eff = pmt::dict_ref(est, pmt::intern("noise_eff"), pmt::PMT_NIL);
+        if (pmt::is_f32vector(eff) && pmt::length(eff) == d_carriers)
+            d_noise = pmt::f32vector_elements(eff);
+        else
+            d_noise.assign(d_carriers, float(pmt::to_double(nv)));
         // The core's checks on one zero vector per carrier: H finite and of full rank,
         // N0 finite and positive.
         const std::vector<gr_complex> zeros(d_carriers * d_nr);
         core::mimo_batch b;
         b.y = zeros.data();
         b.h = d_h.data();
-        b.noise_var = &d_noise;
+        b.noise_var = d_noise.data();
+        b.scalar_noise = false;
         b.batch = d_carriers;
         b.nt = d_nt;
         b.nr = d_nr;
@@ -228,7 +235,8 @@ private:
         core::mimo_batch b;
         b.y = d_y.data();
         b.h = d_h.data();
-        b.noise_var = &d_noise;
+        b.noise_var = d_noise.data(); // one per carrier: group = count
+        b.scalar_noise = false;
         b.batch = d_carriers * count;
         b.nt = d_nt;
         b.nr = d_nr;
@@ -270,7 +278,7 @@ private:
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
     std::vector<gr_complex> d_h, d_y;
-    float d_noise = 0;
+    std::vector<float> d_noise; // per carrier
     bool d_have_channel = false;
     std::vector<char> d_erase;
     std::vector<float> d_llr_cm, d_llr;

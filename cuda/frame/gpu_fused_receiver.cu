@@ -6,13 +6,14 @@
  * the device (core/fused_receiver.h). The FFT and the detector are the core's own
  * (gpu_ofdm_fft, gpu_detector); the kernels here are the glue the separate GNU Radio
  * blocks do on the CPU: finiteness per frame, least-squares estimates, the noise
- * variance, and the two regroupings around the detector.
+ * variance, the smoothing of the estimates (gpu_channel_smoother) and the two
+ * regroupings around the detector.
  *
  * Device layouts of a chunk of F frame slots (nf <= F used):
  *   samples  [antenna][slot][frame.samples()]   (FFT channel a * F + f, one stride)
  *   carriers [antenna][slot][symbol][carrier]
  *   h        [slot][carrier][rx][tx]            (detector channel f * U + c)
- *   noise    [slot][carrier]
+ *   noise    [slot][carrier]                 (the effective noise after smoothing)
  *   y        [slot][carrier][payload symbol][rx] (carrier-major: group = payload)
  *   llr      [slot][payload symbol][carrier][bit] (the frame's payload order)
  */
@@ -23,6 +24,7 @@
 #include "common/gpu_math.cuh"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
 #include <gnuradio/gpumimo/core/detect/gpu_detector.h>
 #include <gnuradio/gpumimo/core/ofdm/gpu_ofdm_fft.h>
@@ -225,6 +227,7 @@ struct gpu_fused_receiver::impl {
     std::size_t samples_per_frame, bits;
     gpu_ofdm_fft fft;
     gpu_detector detector;
+    gpu_channel_smoother smoother;
     std::unique_ptr<gc::stream> detect_stream; // made on `device`
     gc::device_buffer<float2> pilots;
     gc::device_buffer<int> empty;
@@ -249,7 +252,8 @@ struct gpu_fused_receiver::impl {
           samples_per_frame(c.frame.samples()),
           bits(c.frame.payload_bits()),
           fft((check(c, F, nslots), fft_config(c, F)), { dev }, 0, 1),
-          detector(c.algo, c.frame.mod, c.frame.streams, c.rx, c.params, dev)
+          detector(c.algo, c.frame.mod, c.frame.streams, c.rx, c.params, dev),
+          smoother(c.frame.num, c.estimator, c.rx, c.frame.streams, F, dev)
     {
         const gc::device_guard keep;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
@@ -353,6 +357,9 @@ struct gpu_fused_receiver::impl {
                                                          int(F), rx, config.frame.streams, U, L.symbols,
                                                          s.noise.get(), s.noise_frame.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("noise_kernel");
+        // Smoothed over frequency; the per-carrier noise becomes the effective noise.
+        smoother.smooth_device(reinterpret_cast<std::complex<float>*>(s.h.get()), s.noise_frame.get(), nf,
+                               s.noise.get(), st);
         gather_payload_kernel<<<blocks_for(nf * L.payload_vectors()), kThreads, 0, st>>>(
             s.carriers.get(), s.damaged.get(), int(F), int(nf), rx, U, L.symbols, L.first_payload, L.payload,
             s.y.get());

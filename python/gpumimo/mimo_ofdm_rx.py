@@ -17,7 +17,8 @@ class mimo_ofdm_rx(gr.hier_block2):
     scale, realigned on the frame_start tags) -> mimo_chanest -> mimo_detector.
     detector is a detector_spec (every parameter of the detector) or just a name
     (its defaults). fft_backend and backend pick the FFT's and the detector's backend
-    (auto, cuda, cpu). The blocks stay reachable as .sync, .fft, .chanest and .detector.
+    (auto, cuda, cpu), estimator the channel estimator (lmmse, dft, ls). The blocks stay
+    reachable as .sync, .fft, .chanest and .detector.
 
     fused=True puts one fused_receiver after the synchroniser instead (FFT, estimates
     and detection on one GPU, samples in and LLRs out; backend picks its backend,
@@ -26,7 +27,8 @@ class mimo_ofdm_rx(gr.hier_block2):
 
     def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
                  antennas=2, detector="mmse", backend="auto", fft_backend="auto",
-                 int8_output=False, int8_scale=8.0, threshold=0.7, device=0, fused=False):
+                 int8_output=False, int8_scale=8.0, threshold=0.7, device=0, fused=False,
+                 estimator="lmmse"):
         item = gr.sizeof_char if int8_output else gr.sizeof_float
         gr.hier_block2.__init__(self, "mimo_ofdm_rx",
                                 gr.io_signature(antennas, antennas, gr.sizeof_gr_complex),
@@ -38,7 +40,7 @@ class mimo_ofdm_rx(gr.hier_block2):
             self.fft = self.chanest = self.detector = None
             self.fused = _b.fused_receiver(preset, streams, modulation, payload_symbols,
                                            antennas, detector, backend, int8_output,
-                                           int8_scale, device)
+                                           int8_scale, device, estimator)
             for a in range(antennas):
                 self.connect((self, a), (self.sync, a))
                 self.connect((self.sync, a), (self.fused, a))
@@ -48,7 +50,8 @@ class mimo_ofdm_rx(gr.hier_block2):
         self.fft = _b.ofdm_fft(num["fft_len"], num["cp_lengths"], num["carriers"],
                                forward=True, scale=num["scale"], channels=antennas,
                                backend=fft_backend, devices=[device], sync_tag="frame_start")
-        self.chanest = _b.mimo_chanest(preset, streams, modulation, payload_symbols, antennas)
+        self.chanest = _b.mimo_chanest(preset, streams, modulation, payload_symbols, antennas,
+                                       estimator)
         self.detector = _b.mimo_detector(preset, streams, modulation, antennas, detector,
                                          backend, int8_output, int8_scale, device)
         for a in range(antennas):

@@ -139,14 +139,14 @@ def grid(streams, modulation, nsym, bits):
     return f[:, :, num["carriers"]]
 
 
-def test_channel_estimates_error_and_noise_estimate_match_theory():
-    rng = np.random.default_rng(SEED + 4)
-    streams, antennas, nsym, frames, noise = 3, 4, 2, 30, 0.02
+def estimate_frames(h, streams, antennas, nsym, noise, estimator, rng):
+    """mimo_chanest over frames with known channels h [frame][carrier][rx][tx] (small
+    preset, QPSK payload): the estimates' squared errors, noise_var and noise_eff per
+    frame, and the block's payload output of antenna 1 beside its input."""
+    frames = h.shape[0]
     info = gpumimo.frame_info("small", streams, "qpsk", nsym)
     bits = gpumimo.prbs_bits(23, 5, frames * info["payload_bits"])
     S = info["symbols"]
-    h = (rng.normal(size=(frames, 48, antennas, streams)) +
-         1j * rng.normal(size=(frames, 48, antennas, streams))) / np.sqrt(2)
     y = np.zeros((antennas, frames * S, 48), np.complex64)
     for f in range(frames):
         X = grid(streams, "qpsk", nsym, bits[f * info["payload_bits"]:(f + 1) * info["payload_bits"]])
@@ -154,7 +154,7 @@ def test_channel_estimates_error_and_noise_estimate_match_theory():
         Y += np.sqrt(noise / 2) * (rng.normal(size=Y.shape) + 1j * rng.normal(size=Y.shape))
         y[:, f * S:(f + 1) * S] = Y
     tb = gr.top_block()
-    est = gpumimo.mimo_chanest("small", streams, "qpsk", nsym, antennas)
+    est = gpumimo.mimo_chanest("small", streams, "qpsk", nsym, antennas, estimator)
     outs = []
     for a in range(antennas):
         tags = [gr.tag_utils.python_to_tag((f * S, pmt.intern("frame_start"), pmt.from_uint64(f),
@@ -166,19 +166,55 @@ def test_channel_estimates_error_and_noise_estimate_match_theory():
     tb.run()
     ests = [t for t in outs[0].tags() if pmt.symbol_to_string(t.key) == "mimo_chan_est"]
     assert len(ests) == frames == est.frames()
-    err, nv = [], []
+    err, nv, eff = [], [], []
     for f, t in enumerate(ests):
         assert t.offset == f * nsym  # on the frame's first payload symbol
         hh = np.array(pmt.c32vector_elements(pmt.dict_ref(t.value, pmt.intern("h"), pmt.PMT_NIL)))
         err.append(np.abs(hh.reshape(48, antennas, streams) - h[f]) ** 2)
         nv.append(pmt.to_double(pmt.dict_ref(t.value, pmt.intern("noise_var"), pmt.PMT_NIL)))
+        eff.append(np.array(pmt.f32vector_elements(
+            pmt.dict_ref(t.value, pmt.intern("noise_eff"), pmt.PMT_NIL))))
+    got = np.array(outs[1].data()).reshape(frames, nsym, 48)
+    return np.array(err), np.array(nv), np.array(eff), got, y[1].reshape(frames, S, 48)[:, 1 + streams:]
+
+
+def test_channel_estimates_error_and_noise_estimate_match_theory():
+    rng = np.random.default_rng(SEED + 4)
+    streams, antennas, nsym, frames, noise = 3, 4, 2, 30, 0.02
+    # Independent channels on every carrier: nothing to smooth, least squares.
+    h = (rng.normal(size=(frames, 48, antennas, streams)) +
+         1j * rng.normal(size=(frames, 48, antennas, streams))) / np.sqrt(2)
+    err, nv, eff, got, sent = estimate_frames(h, streams, antennas, nsym, noise, "ls", rng)
     # LS on unit-energy pilots: the error is the noise, E|e|^2 = N0; 17,280 values (sd
     # 0.8%) and the noise estimate from 30 x 24 x 4 empty preamble carriers (sd 2.6%).
     assert abs(np.mean(err) / noise - 1) < 0.05, np.mean(err) / noise
     assert abs(np.mean(nv) / noise - 1) < 0.12, np.mean(nv) / noise
+    # The detector's noise: N0 plus Nt times the estimate's error, N0 for LS.
+    np.testing.assert_allclose(eff, np.repeat(nv[:, None], 48, 1) * (1 + streams), rtol=1e-5)
     # The payload passes through unchanged, preamble and pilots removed.
-    got = np.array(outs[1].data()).reshape(frames, nsym, 48)
-    np.testing.assert_array_equal(got, y[1].reshape(frames, S, 48)[:, 1 + streams:])
+    np.testing.assert_array_equal(got, sent)
+
+
+@pytest.mark.parametrize("estimator,most", [("lmmse", 0.45), ("dft", 0.5)])
+def test_smoothed_estimates_of_a_tapped_channel(estimator, most):
+    rng = np.random.default_rng(SEED + 14)
+    streams, antennas, nsym, frames, noise = 2, 4, 2, 30, 0.05
+    # Three taps a quarter of the prefix into the FFT window, as the synchroniser puts
+    # them: H(c) = sum_l h_l e^{-2 pi i k_c d_l / 64}.
+    k = np.array(gpumimo.numerology("small")["carriers"]) - 32
+    taps = (rng.normal(size=(frames, 3, antennas, streams)) +
+            1j * rng.normal(size=(frames, 3, antennas, streams))) / np.sqrt(2)
+    taps *= np.sqrt([0.7, 0.2, 0.1])[None, :, None, None]
+    phase = np.exp(-2j * np.pi * np.outer(k, [4, 5, 6]) / 64)  # [carrier][tap]
+    h = np.einsum("cl,flrk->fcrk", phase, taps)
+    err, nv, eff, got, sent = estimate_frames(h, streams, antennas, nsym, noise, estimator, rng)
+    mse = np.mean(err)
+    # Least squares would leave N0; the window keeps 18 of 64 taps' noise.
+    assert mse < most * noise, (estimator, mse / noise)
+    # What the detector is told: its error within 30% of the error measured.
+    told = np.mean((eff - nv[:, None]) / streams)
+    assert abs(told / mse - 1) < 0.3, (estimator, told / mse)
+    np.testing.assert_array_equal(got, sent)
 
 
 def test_llr_file_and_sidecar_say_what_was_sent(tmp_path):

@@ -67,7 +67,7 @@ std::vector<float> separate_stages(const frame_format& f,
             mimo_batch b;
             b.y = y.data();
             b.h = &est.h[c * rx * f.streams];
-            b.noise_var = &est.noise_var;
+            b.noise_var = &est.noise_eff[c]; // N0 and the estimate's error on this carrier
             b.batch = 1;
             b.nt = f.streams;
             b.nr = rx;

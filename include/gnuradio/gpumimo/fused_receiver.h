@@ -31,7 +31,8 @@ namespace gpumimo {
  * mimo_ofdm_sync's minimum output buffer for larger calls).
  *
  * detector: a core::detector_spec, any detector of the registry with all its
- * parameters. backend auto, cuda or cpu (auto: the GPU when one is usable, else the CPU with a
+ * parameters. estimator: the channel estimator, "lmmse" (default), "dft" or "ls"
+ * (core/frame/channel_smoother.h); the detector gets its effective noise per carrier. backend auto, cuda or cpu (auto: the GPU when one is usable, else the CPU with a
  * logged warning); a failed GPU call is logged and that call's frames go through the
  * CPU. Frames holding non-finite samples and frames whose channel estimate is unusable
  * leave as zero LLRs ("no information"), counted and logged, never NaN.
@@ -50,7 +51,8 @@ public:
                      const std::string& backend = "auto",
                      bool int8_output = false,
                      float int8_scale = 8.0f,
-                     int device = 0);
+                     int device = 0,
+                     const std::string& estimator = "lmmse");
 
     /*! The detector and its parameters. */
     virtual core::detector_spec detector() const = 0;

@@ -16,19 +16,21 @@ namespace gr {
 namespace gpumimo {
 
 /*!
- * \brief Least-squares MIMO channel estimation on the frame's pilots (docs/frame.md).
+ * \brief MIMO channel estimation on the frame's pilots (docs/frame.md).
  * \ingroup gpumimo
  *
  * `antennas` inputs and outputs, each a vector of the used carriers per OFDM symbol
  * (the OFDM FFT block's output, aligned on the "frame_start" tags of mimo_ofdm_sync).
  * For every whole frame (preamble, Nt pilot symbols, payload symbols from a
  * "frame_start" tag on input 0) it estimates H per used carrier and the noise variance
- * (core::estimate_channel: the pilots cover every used carrier, so each carrier has its
- * own estimate and there is nothing to interpolate), and passes on the payload symbols
- * only. The first payload symbol of every output carries the "frame_start" tag, and that
- * of output 0 a "mimo_chan_est" tag: a dict of h (c32vector, [carrier][rx][tx], the
- * layout of core::mimo_batch), noise_var (double) and frame (count from 0): one H for
- * the frame's group of payload symbols, as gr-digital's ofdm_chanest_vcvc tags its taps.
+ * (core::estimate_channel: least squares on the pilots, then smoothed over frequency by
+ * `estimator`: "lmmse" (the default), "dft" or "ls", core/frame/channel_smoother.h),
+ * and passes on the payload symbols only. The first payload symbol of every output
+ * carries the "frame_start" tag, and that of output 0 a "mimo_chan_est" tag: a dict of
+ * h (c32vector, [carrier][rx][tx], the layout of core::mimo_batch), noise_var (double,
+ * N0), noise_eff (f32vector, per carrier: N0 plus the estimate's error, what the
+ * detector takes as noise) and frame (count from 0): one H for the frame's group of
+ * payload symbols, as gr-digital's ofdm_chanest_vcvc tags its taps.
  *
  * Symbols before the first tag and frames cut short by the next tag are dropped and
  * counted; a frame with non-finite carriers is dropped, counted and logged.
@@ -42,7 +44,8 @@ public:
                      int streams,
                      const std::string& modulation,
                      int payload_symbols,
-                     int antennas);
+                     int antennas,
+                     const std::string& estimator = "lmmse");
 
     /*! Frames estimated and passed on. */
     virtual std::uint64_t frames() const = 0;

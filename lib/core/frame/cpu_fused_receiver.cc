@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The fused receiver's configuration checks and its CPU path: the separate stages (OFDM
- * FFT, estimate_channel, cpu_detector) one frame at a time.
+ * FFT, estimate_channel with its smoother, cpu_detector) one frame at a time.
  */
 #include <gnuradio/gpumimo/core/ofdm/fftw_ofdm_fft.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -30,6 +30,7 @@ void fused_receiver_config::validate() const
 struct cpu_fused_receiver::impl {
     fused_receiver_config config;
     cpu_detector detector;
+    channel_smoother smoother;
     fused_layout L;
     std::unique_ptr<fftw_ofdm_fft> fftw; // when the build has FFTW
     std::unique_ptr<cpu_ofdm_fft> reference;
@@ -41,6 +42,7 @@ struct cpu_fused_receiver::impl {
     explicit impl(const fused_receiver_config& c)
         : config((c.validate(), c)),
           detector(c.algo, c.frame.mod, c.frame.streams, c.rx, c.params),
+          smoother(c.frame.num, c.estimator),
           L(c.frame)
     {
         const ofdm_fft_config fft = c.frame.num.fft_config(fft_direction::forward, c.rx);
@@ -89,7 +91,8 @@ struct cpu_fused_receiver::impl {
         mimo_batch b;
         b.y = y.data();
         b.h = e.h.data();
-        b.noise_var = &e.noise_var;
+        b.noise_var = e.noise_eff.data(); // one per carrier: the detector's matrices
+        b.scalar_noise = false;
         b.batch = L.payload_vectors();
         b.nt = fr.streams;
         b.nr = config.rx;
@@ -136,7 +139,8 @@ fused_receiver_report cpu_fused_receiver::process(const std::complex<float>* con
         } else {
             const channel_estimate e =
                 estimate_channel(d_impl->config.frame, d_impl->carriers.data(),
-                                 d_impl->config.rx, d_impl->config.frame.symbols());
+                                 d_impl->config.rx, d_impl->config.frame.symbols(),
+                                 d_impl->smoother);
             noise = e.noise_var;
             usable = d_impl->detect(e, out);
             report.unusable_estimates += !usable;

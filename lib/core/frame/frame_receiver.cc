@@ -277,49 +277,6 @@ double frame_corrector::correct(const std::complex<float>* const* in,
     return cfo;
 }
 
-channel_estimate estimate_channel(const frame_format& frame,
-                                  const std::complex<float>* carriers_rx,
-                                  int rx,
-                                  int symbols_per_antenna)
-{
-    frame.validate();
-    if (rx < 1)
-        throw std::invalid_argument("estimate_channel: rx must be >= 1");
-    const int K = frame.streams, U = frame.num.used_carriers;
-    const int S = symbols_per_antenna ? symbols_per_antenna : 1 + K;
-    if (S < 1 + K)
-        throw std::invalid_argument("estimate_channel: symbols_per_antenna must be 0 or >= 1 + streams");
-    channel_estimate e;
-    e.rx = rx;
-    e.tx = K;
-    e.carriers = U;
-    e.h.resize(std::size_t(U) * rx * K);
-    auto y = [&](int r, int s, int c) { return carriers_rx[(std::size_t(r) * S + s) * U + c]; };
-    for (int k = 0; k < K; k++) {
-        const std::vector<std::complex<float>> pilot = pilot_carriers(frame.num, k);
-        for (int c = 0; c < U; c++)
-            for (int r = 0; r < rx; r++)
-                e.h[(std::size_t(c) * rx + r) * K + k] = y(r, 1 + k, c) / pilot[c];
-    }
-    double noise = 0;
-    std::size_t count = 0;
-    for (int c : preamble_empty_carriers(frame.num))
-        for (int r = 0; r < rx; r++) {
-            noise += std::norm(std::complex<double>(y(r, 0, c)));
-            count++;
-        }
-    // The floor: the payload's power per antenna is Nt times a pilot's (one stream each).
-    double pilot_power = 0;
-    for (int r = 0; r < rx; r++)
-        for (int k = 0; k < K; k++)
-            for (int c = 0; c < U; c++)
-                pilot_power += std::norm(std::complex<double>(y(r, 1 + k, c)));
-    pilot_power /= double(rx) * K * U;
-    e.noise_var = float(std::max(noise / double(std::max<std::size_t>(1, count)),
-                                 K * pilot_power / max_estimated_snr));
-    return e;
-}
-
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

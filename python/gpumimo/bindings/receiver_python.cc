@@ -73,13 +73,14 @@ void bind_receiver(py::module& m)
         .def("work_failures", &mimo_ofdm_sync::work_failures);
 
     py::class_<mimo_chanest, gr::block, gr::basic_block, std::shared_ptr<mimo_chanest>>(
-        m, "mimo_chanest", "Least-squares MIMO channel estimation (see mimo_chanest.h).")
+        m, "mimo_chanest", "MIMO channel estimation: ls, dft or lmmse (see mimo_chanest.h).")
         .def(py::init(&mimo_chanest::make),
              py::arg("preset"),
              py::arg("streams"),
              py::arg("modulation"),
              py::arg("payload_symbols"),
-             py::arg("antennas"))
+             py::arg("antennas"),
+             py::arg("estimator") = "lmmse")
         .def("frames", &mimo_chanest::frames)
         .def("dropped_frames", &mimo_chanest::dropped_frames)
         .def("last_noise_var", &mimo_chanest::last_noise_var)
@@ -140,7 +141,8 @@ void bind_receiver(py::module& m)
                          const std::string& backend,
                          bool int8_output,
                          float int8_scale,
-                         int device) {
+                         int device,
+                         const std::string& estimator) {
                  return fused_receiver::make(preset,
                                              streams,
                                              modulation,
@@ -150,7 +152,8 @@ void bind_receiver(py::module& m)
                                              backend,
                                              int8_output,
                                              int8_scale,
-                                             device);
+                                             device,
+                                             estimator);
              }),
              py::arg("preset"),
              py::arg("streams"),
@@ -161,7 +164,8 @@ void bind_receiver(py::module& m)
              py::arg("backend") = "auto",
              py::arg("int8_output") = false,
              py::arg("int8_scale") = 8.0f,
-             py::arg("device") = 0)
+             py::arg("device") = 0,
+             py::arg("estimator") = "lmmse")
         .def("detector", &fused_receiver::detector)
         .def(
             "set_detector",

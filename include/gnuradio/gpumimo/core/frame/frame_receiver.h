@@ -8,6 +8,7 @@
 #ifndef INCLUDED_GPUMIMO_CORE_FRAME_RECEIVER_H
 #define INCLUDED_GPUMIMO_CORE_FRAME_RECEIVER_H
 
+#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 
 #include <complex>
@@ -135,15 +136,21 @@ private:
     bool d_finite = true;
 };
 
-/*! Least-squares channel estimates of a frame and its noise variance. */
+/*! A frame's channel estimates, its noise variance and what the detectors take as noise. */
 struct channel_estimate {
     int rx = 0, tx = 0, carriers = 0;
+    channel_estimator method = channel_estimator::lmmse;
     /*! [carrier][rx][tx]: one row-major nr x nt matrix per used carrier, the layout of
      *  core::mimo_batch's h. */
     std::vector<std::complex<float>> h;
     /*! E|n|^2 per carrier and antenna, from the preamble's empty carriers, at least
      *  the signal's power divided by max_estimated_snr. */
     float noise_var = 0;
+    /*! Per carrier: each element's estimation-error variance (channel_smoother). */
+    std::vector<float> error_var;
+    /*! Per carrier: noise_var + tx * error_var, the detectors' N0 (one matrix per
+     *  carrier), so that their LLRs count the estimate's error as noise. */
+    std::vector<float> noise_eff;
 };
 
 /*! The highest SNR a channel estimate reports: the noise variance is floored at the
@@ -156,15 +163,25 @@ constexpr double max_estimated_snr = 1e6;
  * From the frame's first 1 + Nt symbols after the receiver's forward OFDM FFT
  * (numerology::fft_config), [rx][symbol][used carrier], antenna r's symbols starting at
  * carriers_rx + r * symbols_per_antenna * used carriers (symbols_per_antenna 0: 1 + Nt,
- * just those symbols; frame.symbols(): the whole frame's carriers): column k of H on carrier c is
- * Y_{1+k}(c) / P_k(c) on every antenna (the pilots are orthogonal in time); the noise
- * variance is the mean power on the preamble's odd carriers, which carry nothing,
- * floored at Nt times the pilots' mean received power over max_estimated_snr.
+ * just those symbols; frame.symbols(): the whole frame's carriers): column k of H on
+ * carrier c is first Y_{1+k}(c) / P_k(c) on every antenna (least squares: the pilots are
+ * orthogonal in time), then smoothed over frequency by `smoother` (its estimator; it
+ * must be of frame's numerology); the noise variance is the mean power on the preamble's
+ * odd carriers, which carry nothing, floored at Nt times the pilots' mean received
+ * power over max_estimated_snr. std::invalid_argument for bad arguments.
  */
 channel_estimate estimate_channel(const frame_format& frame,
                                   const std::complex<float>* carriers_rx,
                                   int rx,
-                                  int symbols_per_antenna = 0);
+                                  int symbols_per_antenna,
+                                  channel_smoother& smoother);
+/*! The same with a smoother of `method` made for this call (its set-up costs U L^2:
+ *  hold a channel_smoother to estimate many frames). */
+channel_estimate estimate_channel(const frame_format& frame,
+                                  const std::complex<float>* carriers_rx,
+                                  int rx,
+                                  int symbols_per_antenna = 0,
+                                  channel_estimator method = channel_estimator::lmmse);
 
 } // namespace core
 } // namespace gpumimo

@@ -10,6 +10,7 @@
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/carrier_major.h>
+#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 
 #include <complex>
@@ -23,9 +24,10 @@ namespace core {
 
 /*!
  * \brief What a fused receiver does to synchronised frames, in one call: the forward
- * OFDM FFT of every symbol (numerology::fft_config), least-squares channel estimates
- * and the noise variance per frame (estimate_channel), then detection of the payload
- * with one H per used carrier, and the LLRs in the frame's payload bit order
+ * OFDM FFT of every symbol (numerology::fft_config), channel estimates and the noise
+ * variance per frame (estimate_channel with the configured estimator), then detection
+ * of the payload with one H and one effective noise per used carrier, and the LLRs in
+ * the frame's payload bit order
  * (frame_format: symbol, carrier, stream, bit).
  *
  * Input: `frames` frames of rx antennas, antenna a's samples at in[a], frame after frame
@@ -38,6 +40,9 @@ struct fused_receiver_config {
     int rx = 1;
     algorithm algo = algorithm::mmse;
     detector_params params;
+    /*! How the channel is estimated (core/frame/channel_smoother.h); the detector gets
+     *  the estimate's effective noise per carrier. */
+    channel_estimator estimator = channel_estimator::lmmse;
 
     /*! Throws std::invalid_argument naming what is out of range (rx < streams, ...). */
     void validate() const;

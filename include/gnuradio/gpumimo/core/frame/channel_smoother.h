@@ -1,0 +1,122 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: no GNU Radio, Boost or Python dependency.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_CHANNEL_SMOOTHER_H
+#define INCLUDED_GPUMIMO_CORE_CHANNEL_SMOOTHER_H
+
+#include <gnuradio/gpumimo/core/frame/frame.h>
+
+#include <complex>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*!
+ * \brief How a frame's channel is estimated from its pilots (docs/frame.md, "Channel
+ * estimation"):
+ * - ls: least squares per carrier, Y / P: error variance N0 on every carrier.
+ * - dft: the estimates to the delay domain, only the taps in the delay window (the
+ *   cyclic prefix) kept, back to the carriers; the taps are fitted to the used
+ *   carriers by least squares regularised with a flat power delay profile (the
+ *   channel's power spread evenly over the window), because the plain inverse DFT
+ *   over the used carriers alone leaks at the band's edges (the empty carriers beyond
+ *   them cut the taps' spectrum: measured 11x least squares' error at 20 dB, small
+ *   preset) and the plain least-squares fit is ill-conditioned. Error about N0 L / U.
+ * - lmmse: the linear MMSE estimate over frequency with the correlation of the power
+ *   delay profile estimated from the delay-domain taps (1/U times the inverse DFT over
+ *   the used carriers: each tap's power less its noise; taps not above their noise are
+ *   left out). The default: the least error.
+ * Both solve R (R + n0 I)^-1 H_ls, R = F P F^H, in the delay window: an L x L system,
+ * L the window's taps, instead of U x U.
+ */
+enum class channel_estimator { ls, dft, lmmse };
+
+/*! "ls", "dft", "lmmse". */
+std::string to_string(channel_estimator e);
+/*! The estimator of that name; std::invalid_argument naming the choices otherwise. */
+channel_estimator parse_channel_estimator(const std::string& name);
+/*! "ls dft lmmse": the names, for messages and menus. */
+std::vector<std::string> channel_estimator_names();
+
+/*! The delay taps the smoothing estimators keep: `taps` consecutive delays from
+ *  `first` (negative: before the FFT window's start). The synchroniser starts the FFT
+ *  windows a quarter of the first prefix early, so a channel's taps arrive from there
+ *  to the prefix's end; the window is the first prefix with an eighth of it before 0
+ *  (timing errors late). */
+struct delay_window {
+    int first = 0;
+    int taps = 0;
+};
+delay_window estimation_window(const numerology& num);
+
+/*!
+ * \brief Smooths least-squares channel estimates over frequency (CPU reference, double
+ * precision inside). Built once per numerology and estimator (twiddles and the
+ * estimator's fixed matrices), smooth() then per frame; smooth() allocates nothing
+ * after its first call of a size. gpu_channel_smoother is held to it by
+ * tests/frame/test_gpu_channel_smoother.cc.
+ */
+class channel_smoother
+{
+public:
+    channel_smoother(const numerology& num, channel_estimator method);
+
+    channel_estimator method() const { return d_method; }
+    const delay_window& window() const { return d_window; }
+    int carriers() const { return d_U; }
+
+    /*!
+     * h: [carrier][rx][tx] least-squares estimates (error variance n0 per element,
+     * independent across carriers), replaced by the smoothed ones. n0 > 0: the noise
+     * variance. error_var (carriers() values): each element's estimation-error variance
+     * per carrier, as the estimator's model gives it (ls: n0; dft: its noise part, the
+     * edge bias not included; lmmse: the posterior variance).
+     */
+    void smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var);
+
+    /*! The delay-domain view of the last smooth(): dft_taps() ([rx * tx][taps], 1/U
+     *  times the inverse DFT over the used carriers) and the power delay profile the
+     *  estimate assumed (tap powers; lmmse: 0 where left out). */
+    const std::vector<std::complex<double>>& dft_taps() const { return d_g; }
+    const std::vector<double>& power_delay_profile() const { return d_pdp; }
+
+    /*! F[c][j] = e^{-2 pi i k_c d_j / N}, k_c carrier c's frequency index, d_j the
+     *  window's j-th delay: the channel on carrier c from tap j. */
+    std::complex<double> twiddle(int c, int j) const;
+    /*! e^{2 pi i k_c delta / N}: what a delay difference delta turns carrier c by. */
+    std::complex<double> delay_phasor(int c, int delta) const;
+    /*! F^H F, [taps][taps] (Toeplitz): the fixed part the GPU version copies. */
+    const std::vector<std::complex<double>>& gram() const { return d_gram; }
+
+private:
+    channel_estimator d_method;
+    numerology d_num;
+    delay_window d_window;
+    int d_U, d_L;
+    std::vector<int> d_freq;                     // k_c
+    std::vector<std::complex<double>> d_F;       // [c][j]
+    std::vector<std::complex<double>> d_gram;    // F^H F, [L][L]
+    // Per call:
+    std::vector<std::complex<double>> d_g, d_G, d_Ginv, d_taps, d_z, d_diag;
+    std::vector<double> d_pdp;
+};
+
+/*! The detectors' noise per carrier from an estimate: n0 plus tx times the estimate's
+ *  error variance there (the error E x of y = (H^ + E) x + n, unit-energy streams). */
+inline float effective_noise(double n0, int tx, float error_var)
+{
+    return float(n0 + double(tx) * double(error_var));
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

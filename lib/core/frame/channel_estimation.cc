@@ -1,0 +1,90 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A frame's channel estimate from its pilot symbols: least squares per carrier, the
+ * noise variance from the preamble's empty carriers, then smoothing over frequency
+ * (channel_smoother) and the detectors' effective noise per carrier (docs/frame.md).
+ */
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+channel_estimate estimate_channel(const frame_format& frame,
+                                  const std::complex<float>* carriers_rx,
+                                  int rx,
+                                  int symbols_per_antenna,
+                                  channel_smoother& smoother)
+{
+    frame.validate();
+    if (rx < 1)
+        throw std::invalid_argument("estimate_channel: rx must be >= 1");
+    const int K = frame.streams, U = frame.num.used_carriers;
+    const int S = symbols_per_antenna ? symbols_per_antenna : 1 + K;
+    if (S < 1 + K)
+        throw std::invalid_argument("estimate_channel: symbols_per_antenna must be 0 or >= 1 + streams");
+    if (smoother.carriers() != U || smoother.window().taps != estimation_window(frame.num).taps)
+        throw std::invalid_argument("estimate_channel: the smoother is for another numerology");
+    channel_estimate e;
+    e.rx = rx;
+    e.tx = K;
+    e.carriers = U;
+    e.method = smoother.method();
+    e.h.resize(std::size_t(U) * rx * K);
+    auto y = [&](int r, int s, int c) { return carriers_rx[(std::size_t(r) * S + s) * U + c]; };
+    for (int k = 0; k < K; k++) {
+        const std::vector<std::complex<float>> pilot = pilot_carriers(frame.num, k);
+        for (int c = 0; c < U; c++)
+            for (int r = 0; r < rx; r++)
+                e.h[(std::size_t(c) * rx + r) * K + k] = y(r, 1 + k, c) / pilot[c];
+    }
+    double noise = 0;
+    std::size_t count = 0;
+    for (int c : preamble_empty_carriers(frame.num))
+        for (int r = 0; r < rx; r++) {
+            noise += std::norm(std::complex<double>(y(r, 0, c)));
+            count++;
+        }
+    // The floor: the payload's power per antenna is Nt times a pilot's (one stream each).
+    double pilot_power = 0;
+    for (int r = 0; r < rx; r++)
+        for (int k = 0; k < K; k++)
+            for (int c = 0; c < U; c++)
+                pilot_power += std::norm(std::complex<double>(y(r, 1 + k, c)));
+    pilot_power /= double(rx) * K * U;
+    e.noise_var = float(std::max(noise / double(std::max<std::size_t>(1, count)),
+                                 K * pilot_power / max_estimated_snr));
+    e.error_var.resize(std::size_t(U));
+    e.noise_eff.resize(std::size_t(U));
+    const bool finite = std::all_of(e.h.begin(), e.h.end(), [](std::complex<float> v) {
+        return std::isfinite(v.real()) && std::isfinite(v.imag());
+    });
+    if (finite && e.noise_var > 0 && std::isfinite(e.noise_var))
+        smoother.smooth(e.h.data(), rx, K, e.noise_var, e.error_var.data());
+    else // unusable either way: the detector refuses it; nothing to smooth
+        std::fill(e.error_var.begin(), e.error_var.end(), e.noise_var);
+    for (int c = 0; c < U; c++)
+        e.noise_eff[std::size_t(c)] = effective_noise(e.noise_var, K, e.error_var[std::size_t(c)]);
+    return e;
+}
+
+channel_estimate estimate_channel(const frame_format& frame,
+                                  const std::complex<float>* carriers_rx,
+                                  int rx,
+                                  int symbols_per_antenna,
+                                  channel_estimator method)
+{
+    frame.validate();
+    channel_smoother smoother(frame.num, method);
+    return estimate_channel(frame, carriers_rx, rx, symbols_per_antenna, smoother);
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -1,0 +1,236 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Channel estimates smoothed over frequency: the DFT estimator and the LMMSE estimator
+ * with an estimated power delay profile (core/frame/channel_smoother.h, docs/frame.md).
+ *
+ * The model: on used carrier c the least-squares estimate is H_ls(c) = sum_j F[c][j] h_j
+ * + w(c), h the channel's taps in the delay window, w white with variance n0. The LMMSE
+ * estimate over frequency, R (R + n0 I)^-1 H_ls with R = F P F^H (P the taps' powers),
+ * equals F (F^H F + n0 P^-1)^-1 F^H H_ls by the matrix inversion lemma: an L x L system
+ * (L taps) instead of U x U (U carriers), solved here by Cholesky.
+ */
+#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+using cd = std::complex<double>;
+
+std::string to_string(channel_estimator e)
+{
+    switch (e) {
+    case channel_estimator::ls:
+        return "ls";
+    case channel_estimator::dft:
+        return "dft";
+    case channel_estimator::lmmse:
+        return "lmmse";
+    }
+    return "?";
+}
+
+std::vector<std::string> channel_estimator_names() { return { "ls", "dft", "lmmse" }; }
+
+channel_estimator parse_channel_estimator(const std::string& name)
+{
+    for (channel_estimator e :
+         { channel_estimator::ls, channel_estimator::dft, channel_estimator::lmmse })
+        if (to_string(e) == name)
+            return e;
+    throw std::invalid_argument("unknown channel estimator '" + name +
+                                "' (choose ls, dft or lmmse)");
+}
+
+delay_window estimation_window(const numerology& num)
+{
+    const int cp0 = num.cp_lengths.empty() ? 0 : num.cp_lengths[0];
+    delay_window w;
+    w.first = -std::max(1, cp0 / 8);
+    w.taps = std::max(1, cp0) - w.first;
+    return w;
+}
+
+channel_smoother::channel_smoother(const numerology& num, channel_estimator method)
+    : d_method(method), d_num(num), d_window(estimation_window(num)), d_U(num.used_carriers),
+      d_L(d_window.taps)
+{
+    const int N = num.fft_len;
+    for (int idx : num.carriers())
+        d_freq.push_back(idx - N / 2);
+    d_F.resize(std::size_t(d_U) * d_L);
+    for (int c = 0; c < d_U; c++)
+        for (int j = 0; j < d_L; j++) {
+            // Reduced mod N in integers: the phase stays exact for any size.
+            const long m = (long(d_freq[c]) * (d_window.first + j)) % N;
+            d_F[std::size_t(c) * d_L + j] = std::polar(1.0, -2 * M_PI * double(m) / N);
+        }
+    // F^H F is Toeplitz: entry (i, j) is sum_c e^{2 pi i k_c (i - j) / N}.
+    std::vector<cd> toeplitz(std::size_t(2 * d_L - 1));
+    for (int delta = -(d_L - 1); delta < d_L; delta++) {
+        cd s = 0;
+        for (int c = 0; c < d_U; c++)
+            s += delay_phasor(c, delta);
+        toeplitz[std::size_t(delta + d_L - 1)] = s;
+    }
+    d_gram.resize(std::size_t(d_L) * d_L);
+    for (int i = 0; i < d_L; i++)
+        for (int j = 0; j < d_L; j++)
+            d_gram[std::size_t(i) * d_L + j] = toeplitz[std::size_t(i - j + d_L - 1)];
+}
+
+cd channel_smoother::twiddle(int c, int j) const { return d_F[std::size_t(c) * d_L + j]; }
+
+cd channel_smoother::delay_phasor(int c, int delta) const
+{
+    const int N = d_num.fft_len;
+    return std::polar(1.0, 2 * M_PI * double((long(d_freq[c]) * delta) % N) / N);
+}
+
+namespace {
+// In-place Cholesky of a Hermitian positive definite n x n matrix (row-major): the lower
+// triangle becomes C with A = C C^H. False when a pivot is not > 0.
+bool cholesky(std::vector<cd>& a, int n)
+{
+    for (int j = 0; j < n; j++) {
+        double d = a[std::size_t(j) * n + j].real();
+        for (int k = 0; k < j; k++)
+            d -= std::norm(a[std::size_t(j) * n + k]);
+        if (!(d > 0))
+            return false;
+        d = std::sqrt(d);
+        a[std::size_t(j) * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            cd s = a[std::size_t(i) * n + j];
+            for (int k = 0; k < j; k++)
+                s -= a[std::size_t(i) * n + k] * std::conj(a[std::size_t(j) * n + k]);
+            a[std::size_t(i) * n + j] = s / d;
+        }
+    }
+    return true;
+}
+
+// x = C^-1 x (forward substitution with the Cholesky factor's lower triangle).
+void forward(const std::vector<cd>& c, int n, cd* x)
+{
+    for (int i = 0; i < n; i++) {
+        cd s = x[i];
+        for (int k = 0; k < i; k++)
+            s -= c[std::size_t(i) * n + k] * x[k];
+        x[i] = s / c[std::size_t(i) * n + i].real();
+    }
+}
+
+// x = C^-H x (back substitution with its conjugate transpose).
+void backward(const std::vector<cd>& c, int n, cd* x)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        cd s = x[i];
+        for (int k = i + 1; k < n; k++)
+            s -= std::conj(c[std::size_t(k) * n + i]) * x[k];
+        x[i] = s / c[std::size_t(i) * n + i].real();
+    }
+}
+} // namespace
+
+void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var)
+{
+    if (rx < 1 || tx < 1)
+        throw std::invalid_argument("channel_smoother: rx and tx must be >= 1");
+    if (!(n0 > 0) || !std::isfinite(n0))
+        throw std::invalid_argument("channel_smoother: the noise variance must be finite and > 0");
+    const int U = d_U, L = d_L, P = rx * tx;
+    if (d_method == channel_estimator::ls) {
+        std::fill(error_var, error_var + U, float(n0));
+        return;
+    }
+    // g[p][j] = (1/U) sum_c H_ls(c) conj(F[c][j]): the DFT estimator's taps.
+    d_g.assign(std::size_t(P) * L, 0.0);
+    for (int c = 0; c < U; c++)
+        for (int p = 0; p < P; p++) {
+            const cd y(h[std::size_t(c) * P + p]);
+            for (int j = 0; j < L; j++)
+                d_g[std::size_t(p) * L + j] += y * std::conj(twiddle(c, j));
+        }
+    for (cd& v : d_g)
+        v /= double(U);
+    d_pdp.assign(std::size_t(L), 0.0);
+    const double tap_noise = n0 / U;
+    if (d_method == channel_estimator::dft) {
+        // No profile: the channel's power spread evenly over the window (each entry's
+        // power less the noise, at least the noise).
+        double power = 0;
+        for (std::size_t i = 0; i < std::size_t(U) * P; i++)
+            power += std::norm(cd(h[i]));
+        power = std::max(power / (double(U) * P) - n0, n0);
+        std::fill(d_pdp.begin(), d_pdp.end(), power / L);
+    } else {
+        // Each tap's power over the rx x tx channels less its noise, n0 / U; a tap not
+        // above its noise is left out (a prior power far below the noise's: the
+        // estimate takes nothing from it).
+        for (int j = 0; j < L; j++) {
+            double pw = 0;
+            for (int p = 0; p < P; p++)
+                pw += std::norm(d_g[std::size_t(p) * L + j]);
+            pw = pw / P - tap_noise;
+            d_pdp[std::size_t(j)] = pw > tap_noise ? pw : 0.0;
+        }
+    }
+    // The LMMSE system for that profile: G = F^H F + n0 P^-1.
+    const double left_out = 1e-6 * tap_noise; // prior power of a tap left out
+    d_G = d_gram;
+    for (int j = 0; j < L; j++)
+        d_G[std::size_t(j) * L + j] += n0 / std::max(d_pdp[std::size_t(j)], left_out);
+    if (!cholesky(d_G, L))
+        throw std::runtime_error("channel_smoother: the LMMSE system is not positive definite");
+    // G^-1, column by column: C^-H C^-1 e_j.
+    d_Ginv.assign(std::size_t(L) * L, 0.0);
+    d_z.resize(std::size_t(L));
+    for (int j = 0; j < L; j++) {
+        std::fill(d_z.begin(), d_z.end(), 0.0);
+        d_z[std::size_t(j)] = 1.0;
+        forward(d_G, L, d_z.data());
+        backward(d_G, L, d_z.data());
+        for (int i = 0; i < L; i++)
+            d_Ginv[std::size_t(i) * L + j] = d_z[std::size_t(i)];
+    }
+    // taps = G^-1 F^H H_ls = G^-1 U g.
+    d_taps.assign(std::size_t(P) * L, 0.0);
+    for (int p = 0; p < P; p++)
+        for (int i = 0; i < L; i++) {
+            cd s = 0;
+            for (int j = 0; j < L; j++)
+                s += d_Ginv[std::size_t(i) * L + j] * d_g[std::size_t(p) * L + j];
+            d_taps[std::size_t(p) * L + i] = double(U) * s;
+        }
+    // Posterior error variance per carrier, n0 f_c^H G^-1 f_c = n0 sum_{i,j}
+    // G^-1[i][j] e^{2 pi i k_c (d_i - d_j) / N}: with G^-1's diagonal sums s_delta
+    // (i - j = delta) that is O(L) per carrier instead of O(L^2).
+    d_diag.assign(std::size_t(2 * L - 1), 0.0);
+    for (int i = 0; i < L; i++)
+        for (int j = 0; j < L; j++)
+            d_diag[std::size_t(i - j + L - 1)] += d_Ginv[std::size_t(i) * L + j];
+    for (int c = 0; c < U; c++) {
+        cd e = 0;
+        for (int delta = -(L - 1); delta < L; delta++)
+            e += d_diag[std::size_t(delta + L - 1)] * delay_phasor(c, delta);
+        error_var[c] = float(n0 * std::max(e.real(), 0.0));
+    }
+    for (int c = 0; c < U; c++)
+        for (int p = 0; p < P; p++) {
+            cd s = 0;
+            for (int j = 0; j < L; j++)
+                s += twiddle(c, j) * d_taps[std::size_t(p) * L + j];
+            h[std::size_t(c) * P + p] = std::complex<float>(s);
+        }
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

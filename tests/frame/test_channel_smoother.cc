@@ -1,0 +1,252 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The channel estimators (core/frame/channel_smoother.h) against their closed forms:
+ * the LMMSE estimator and its error variance against the textbook frequency-domain formula
+ * R (R + n0 I)^-1 H_ls, R = F P F^H, solved as a U x U system; and on random channels
+ * the measured error against what each estimator reports (its error variance is what
+ * the detectors are told).
+ */
+#include "common/test_util.h"
+
+#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <random>
+
+using namespace gr::gpumimo::core;
+using gpumimo_test::make_rng;
+using cd = std::complex<double>;
+using cf = std::complex<float>;
+
+namespace {
+
+// Carrier c's frequency index (DC = 0), from the numerology's shifted numbering.
+std::vector<int> frequencies(const numerology& num)
+{
+    std::vector<int> k;
+    for (int idx : num.carriers())
+        k.push_back(idx - num.fft_len / 2);
+    return k;
+}
+
+// H on every used carrier of taps h at delays d: sum_l h_l e^{-2 pi i k d_l / N}.
+std::vector<cd> frequency_response(const numerology& num,
+                                   const std::vector<cd>& h,
+                                   const std::vector<int>& delays)
+{
+    std::vector<cd> H;
+    for (int k : frequencies(num)) {
+        cd s = 0;
+        for (std::size_t l = 0; l < h.size(); l++)
+            s += h[l] * std::exp(cd(0, -2 * M_PI * double(k) * delays[l] / num.fft_len));
+        H.push_back(s);
+    }
+    return H;
+}
+
+// Gaussian elimination with partial pivoting: solves A x = b (n x n, row-major) in place.
+std::vector<cd> solve(std::vector<cd> a, std::vector<cd> b, int n)
+{
+    for (int col = 0; col < n; col++) {
+        int piv = col;
+        for (int r = col + 1; r < n; r++)
+            if (std::abs(a[r * n + col]) > std::abs(a[piv * n + col]))
+                piv = r;
+        for (int c = 0; c < n; c++)
+            std::swap(a[col * n + c], a[piv * n + c]);
+        std::swap(b[col], b[piv]);
+        for (int r = col + 1; r < n; r++) {
+            const cd f = a[r * n + col] / a[col * n + col];
+            for (int c = col; c < n; c++)
+                a[r * n + c] -= f * a[col * n + c];
+            b[r] -= f * b[col];
+        }
+    }
+    std::vector<cd> x(n);
+    for (int r = n - 1; r >= 0; r--) {
+        cd s = b[r];
+        for (int c = r + 1; c < n; c++)
+            s -= a[r * n + c] * x[c];
+        x[r] = s / a[r * n + r];
+    }
+    return x;
+}
+
+cd cn(std::mt19937_64& rng, double var)
+{
+    std::normal_distribution<double> g(0, std::sqrt(var / 2));
+    return { g(rng), g(rng) };
+}
+
+} // namespace
+
+TEST(ChannelSmoother, NamesRoundTrip)
+{
+    for (const std::string& n : channel_estimator_names())
+        EXPECT_EQ(to_string(parse_channel_estimator(n)), n);
+    EXPECT_THROW(parse_channel_estimator("mmse"), std::invalid_argument);
+    const delay_window w = estimation_window(numerology_preset("small"));
+    EXPECT_EQ(w.first, -2);
+    EXPECT_EQ(w.taps, 18);
+}
+
+// A noise-free channel with its taps in the window comes back exactly from LMMSE (the
+// taps it holds are far above the noise, the others left out).
+TEST(ChannelSmoother, LmmseRecoversTapsInTheWindowWithoutNoise)
+{
+    auto rng = make_rng(72);
+    const numerology num = numerology_preset("fft512");
+    const int U = num.used_carriers, rx = 2, tx = 2;
+    const std::vector<int> delays{ 4, 5, 9, 20 };
+    std::vector<cf> h(std::size_t(U) * rx * tx);
+    for (int p = 0; p < rx * tx; p++) {
+        std::vector<cd> taps;
+        for (double pw : { 0.5, 0.3, 0.15, 0.05 })
+            taps.push_back(cn(rng, pw));
+        const std::vector<cd> H = frequency_response(num, taps, delays);
+        for (int c = 0; c < U; c++)
+            h[std::size_t(c) * rx * tx + p] = cf(H[c]);
+    }
+    const std::vector<cf> truth = h;
+    channel_smoother sm(num, channel_estimator::lmmse);
+    std::vector<float> err(U);
+    sm.smooth(h.data(), rx, tx, 1e-9, err.data());
+    for (std::size_t i = 0; i < h.size(); i++)
+        ASSERT_LT(std::abs(h[i] - truth[i]), 1e-4) << i;
+}
+
+// LMMSE and DFT against R (R + n0 I)^-1 H_ls with R = F P F^H and P the profile the
+// smoother assumed (estimated; flat), solved as a U x U system; their error variance
+// against the diagonal of R - R (R + n0 I)^-1 R.
+TEST(ChannelSmoother, EqualsTheFrequencyDomainFormula)
+{
+  for (channel_estimator method : { channel_estimator::lmmse, channel_estimator::dft }) {
+    auto rng = make_rng(73);
+    const numerology num = numerology_preset("small");
+    const int U = num.used_carriers, rx = 4, tx = 2;
+    const double n0 = 0.05;
+    const std::vector<int> delays{ 4, 5, 6 };
+    std::vector<cf> h(std::size_t(U) * rx * tx);
+    for (int p = 0; p < rx * tx; p++) {
+        std::vector<cd> taps;
+        for (double pw : { 0.7, 0.2, 0.1 })
+            taps.push_back(cn(rng, pw));
+        const std::vector<cd> H = frequency_response(num, taps, delays);
+        for (int c = 0; c < U; c++)
+            h[std::size_t(c) * rx * tx + p] = cf(H[c] + cn(rng, n0));
+    }
+    const std::vector<cf> ls = h;
+    channel_smoother sm(num, method);
+    std::vector<float> err(U);
+    sm.smooth(h.data(), rx, tx, n0, err.data());
+    const std::vector<double>& pdp = sm.power_delay_profile();
+    int kept = 0;
+    for (double p : pdp)
+        kept += p > 0;
+    if (method == channel_estimator::lmmse) {
+        EXPECT_GE(kept, 3) << "the channel's three taps are far above their noise";
+        EXPECT_LT(kept, 18) << "some of the window's 18 taps hold only noise";
+    } else {
+        EXPECT_EQ(kept, 18) << "dft: a flat profile";
+    }
+    // R[a][b] = sum_j F[a][j] p_j conj(F[b][j]).
+    std::vector<cd> R(std::size_t(U) * U, 0.0), A(std::size_t(U) * U);
+    for (int a = 0; a < U; a++)
+        for (int b = 0; b < U; b++)
+            for (int j = 0; j < sm.window().taps; j++)
+                R[a * U + b] += sm.twiddle(a, j) * pdp[j] * std::conj(sm.twiddle(b, j));
+    for (int i = 0; i < U * U; i++)
+        A[i] = R[i] + (i % (U + 1) == 0 ? n0 : 0.0);
+    for (int p = 0; p < rx * tx; p++) {
+        std::vector<cd> y(U);
+        for (int c = 0; c < U; c++)
+            y[c] = cd(ls[std::size_t(c) * rx * tx + p]);
+        const std::vector<cd> x = solve(A, y, U); // (R + n0 I)^-1 H_ls
+        for (int c = 0; c < U; c++) {
+            cd want = 0;
+            for (int b = 0; b < U; b++)
+                want += R[c * U + b] * x[b];
+            ASSERT_LT(std::abs(cd(h[std::size_t(c) * rx * tx + p]) - want), 1e-4)
+                << to_string(method) << " p " << p << " c " << c;
+        }
+    }
+    // Error covariance R - R (R + n0 I)^-1 R; its diagonal.
+    for (int c = 0; c < U; c++) {
+        std::vector<cd> col(U);
+        for (int b = 0; b < U; b++)
+            col[b] = R[b * U + c];
+        const std::vector<cd> x = solve(A, col, U);
+        cd q = 0;
+        for (int b = 0; b < U; b++)
+            q += R[c * U + b] * x[b];
+        EXPECT_NEAR(err[c], (R[c * U + c] - q).real(), 1e-4 * n0 + 1e-3 * err[c]) << c;
+    }
+  }
+}
+
+// On random 3-tap channels: the measured mean squared error of each estimator against
+// the error variance it reports, and their order (LMMSE <= DFT < LS).
+TEST(ChannelSmoother, ReportedErrorMatchesMeasuredError)
+{
+    auto rng = make_rng(74);
+    const numerology num = numerology_preset("small");
+    const int U = num.used_carriers, rx = 4, tx = 4, trials = 200;
+    const std::vector<int> delays{ 4, 5, 6 }; // a quarter of the prefix early
+    for (double n0 : { 0.1, 0.01 }) {
+        double mse[3] = { 0, 0, 0 }, reported[3] = { 0, 0, 0 };
+        channel_smoother sms[3] = { { num, channel_estimator::ls },
+                                    { num, channel_estimator::dft },
+                                    { num, channel_estimator::lmmse } };
+        std::vector<float> err(U);
+        for (int t = 0; t < trials; t++) {
+            std::vector<cf> truth(std::size_t(U) * rx * tx), ls(truth.size());
+            for (int p = 0; p < rx * tx; p++) {
+                std::vector<cd> taps;
+                for (double pw : { 0.7, 0.2, 0.1 })
+                    taps.push_back(cn(rng, pw));
+                const std::vector<cd> H = frequency_response(num, taps, delays);
+                for (int c = 0; c < U; c++) {
+                    truth[std::size_t(c) * rx * tx + p] = cf(H[c]);
+                    ls[std::size_t(c) * rx * tx + p] = cf(H[c] + cn(rng, n0));
+                }
+            }
+            for (int m = 0; m < 3; m++) {
+                std::vector<cf> h = ls;
+                sms[m].smooth(h.data(), rx, tx, n0, err.data());
+                for (std::size_t i = 0; i < h.size(); i++)
+                    mse[m] += std::norm(cd(h[i]) - cd(truth[i]));
+                for (int c = 0; c < U; c++)
+                    reported[m] += double(err[c]) * rx * tx;
+            }
+        }
+        for (int m = 0; m < 3; m++) {
+            mse[m] /= double(trials) * U * rx * tx;
+            reported[m] /= double(trials) * U * rx * tx;
+            std::cout << "n0 " << n0 << " " << to_string(sms[m].method()) << ": mse "
+                      << mse[m] / n0 << " n0, reported " << reported[m] / n0 << " n0\n";
+        }
+        EXPECT_NEAR(mse[0], n0, 0.05 * n0);
+        EXPECT_NEAR(reported[0], n0, 1e-6 * n0);
+        EXPECT_LT(mse[2], 0.35 * n0) << "LMMSE should keep a few of 48 carriers' noise";
+        EXPECT_LE(mse[2], 1.05 * mse[1]);
+        EXPECT_LT(mse[1], 0.6 * n0);
+        EXPECT_NEAR(reported[1], mse[1], 0.4 * mse[1]);
+        // LMMSE's posterior variance with an estimated profile: within 40% of its error.
+        EXPECT_NEAR(reported[2], mse[2], 0.4 * mse[2]);
+    }
+}
+
+TEST(ChannelSmoother, RejectsBadArguments)
+{
+    channel_smoother sm(numerology_preset("small"), channel_estimator::lmmse);
+    std::vector<cf> h(48 * 4);
+    std::vector<float> err(48);
+    EXPECT_THROW(sm.smooth(h.data(), 2, 2, 0.0, err.data()), std::invalid_argument);
+    EXPECT_THROW(sm.smooth(h.data(), 2, 2, NAN, err.data()), std::invalid_argument);
+    EXPECT_THROW(sm.smooth(h.data(), 0, 2, 1.0, err.data()), std::invalid_argument);
+}

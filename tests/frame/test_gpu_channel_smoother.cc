@@ -1,0 +1,121 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gpu_channel_smoother held to the CPU reference (channel_smoother) on fresh random
+ * least-squares estimates of 3- to 6-tap channels plus noise, every estimator, every
+ * numerology, 1x1 to 4x4, several frames of different noise at once; a frame with an
+ * unusable noise variance left as it is. The effective noise comes back poisoned first
+ * (smooth() fills its device copy with NaN before the run).
+ */
+#include "common/gpu_test.h"
+#include "common/test_util.h"
+
+#include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace gr::gpumimo::core;
+using gpumimo_test::make_rng;
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+
+namespace {
+
+// Least-squares estimates of a random channel with `taps` taps from delay `at`, plus
+// noise of variance n0: [carrier][rx * tx].
+std::vector<cf> ls_estimates(std::mt19937_64& rng, const channel_smoother& sm, int P, int taps, int at, double n0)
+{
+    const int U = sm.carriers();
+    std::normal_distribution<double> g(0, std::sqrt(0.5));
+    std::vector<cf> h(std::size_t(U) * P);
+    for (int p = 0; p < P; p++) {
+        std::vector<cd> t;
+        for (int l = 0; l < taps; l++)
+            t.push_back(cd(g(rng), g(rng)) * std::sqrt(std::exp(-0.7 * l) / 2.0));
+        for (int c = 0; c < U; c++) {
+            cd s = 0;
+            for (int l = 0; l < taps; l++)
+                s += t[l] * sm.twiddle(c, at + l - sm.window().first);
+            h[std::size_t(c) * P + p] = cf(s + std::sqrt(n0) * cd(g(rng), g(rng)));
+        }
+    }
+    return h;
+}
+
+} // namespace
+
+class GpuChannelSmoother : public Gpu
+{
+};
+
+TEST_F(GpuChannelSmoother, MatchesTheCpuReference)
+{
+    auto rng = make_rng(81);
+    for (const char* preset : { "small", "fft512", "lte20" })
+        for (channel_estimator m :
+             { channel_estimator::ls, channel_estimator::dft, channel_estimator::lmmse })
+            for (auto [rx, tx] : { std::pair{ 1, 1 }, std::pair{ 4, 2 }, std::pair{ 4, 4 } }) {
+                const numerology num = numerology_preset(preset);
+                const int U = num.used_carriers, P = rx * tx;
+                const std::size_t frames = 3;
+                channel_smoother cpu(num, m);
+                gpu_channel_smoother gpu(num, m, rx, tx, 4);
+                const int cp0 = num.cp_lengths[0];
+                std::vector<cf> h, want;
+                std::vector<float> n0, want_eff;
+                for (std::size_t f = 0; f < frames; f++) {
+                    const double noise = std::pow(10.0, -double(f + 1)); // 10, 20, 30 dB
+                    const int taps = 3 + int(f);
+                    std::vector<cf> ls = ls_estimates(rng, cpu, P, taps, cp0 / 4, noise);
+                    h.insert(h.end(), ls.begin(), ls.end());
+                    std::vector<float> err(U);
+                    cpu.smooth(ls.data(), rx, tx, noise, err.data());
+                    want.insert(want.end(), ls.begin(), ls.end());
+                    for (int c = 0; c < U; c++)
+                        want_eff.push_back(effective_noise(noise, tx, err[c]));
+                    n0.push_back(float(noise));
+                }
+                std::vector<float> eff(frames * U);
+                gpu.smooth(h.data(), n0.data(), frames, eff.data());
+                const std::string what = std::string(preset) + " " + to_string(m) + " " +
+                                         std::to_string(rx) + "x" + std::to_string(tx);
+                for (std::size_t f = 0; f < frames; f++)
+                    for (int c = 0; c < U; c++) {
+                        const std::size_t i = f * U + c;
+                        ASSERT_TRUE(std::isfinite(eff[i])) << what << " frame " << f << " c " << c;
+                        ASSERT_NEAR(eff[i], want_eff[i], 2e-4 * want_eff[i]) << what << " frame " << f << " c " << c;
+                        // Float against double: within 1e-3 of the noise's amplitude.
+                        for (int p = 0; p < P; p++) {
+                            const std::size_t k = (f * U + c) * P + p;
+                            ASSERT_LT(std::abs(h[k] - want[k]), 1e-3 * std::sqrt(n0[f]) + 1e-4)
+                                << what << " frame " << f << " c " << c << " p " << p;
+                        }
+                    }
+            }
+}
+
+TEST_F(GpuChannelSmoother, LeavesAFrameWithUnusableNoiseAlone)
+{
+    auto rng = make_rng(82);
+    const numerology num = numerology_preset("small");
+    channel_smoother cpu(num, channel_estimator::lmmse);
+    gpu_channel_smoother gpu(num, channel_estimator::lmmse, 2, 2, 2);
+    std::vector<cf> h = ls_estimates(rng, cpu, 4, 3, 4, 0.01);
+    const std::vector<cf> second = ls_estimates(rng, cpu, 4, 3, 4, 0.01);
+    h.insert(h.end(), second.begin(), second.end());
+    const std::vector<cf> before = h;
+    const std::vector<float> n0{ 0.0f, NAN };
+    std::vector<float> eff(2 * 48);
+    gpu.smooth(h.data(), n0.data(), 2, eff.data());
+    for (std::size_t i = 0; i < h.size(); i++)
+        ASSERT_EQ(h[i], before[i]) << i;
+    for (int c = 0; c < 48; c++) {
+        EXPECT_EQ(eff[c], 0.0f);
+        EXPECT_TRUE(std::isnan(eff[48 + c]));
+    }
+    EXPECT_THROW(gpu.smooth(h.data(), n0.data(), 3, eff.data()), std::invalid_argument);
+}

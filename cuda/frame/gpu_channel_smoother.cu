@@ -4,8 +4,8 @@
  *
  * channel_smoother on the device (core/frame/gpu_channel_smoother.h), the same model as
  * the CPU reference (lib/core/frame/channel_smoother.cc): the delay-domain taps
- * g = F^H H_ls / U in float, the profile (lmmse: estimated from g; dft: flat) and the
- * L x L system G = F^H F + n0 P^-1 in double,
+ * g = F^H H_ls / U in float, the flat profile and the L x L system G = F^H F + n0 P^-1
+ * in double (for lmmse then the profile the fitted taps show, and again),
  * inverted by Gauss-Jordan (positive definite: no pivoting needed), the taps G^-1 U g
  * and the error variance n0 f_c^H G^-1 f_c from G^-1's diagonal sums; then the taps
  * back to the carriers in float.
@@ -84,67 +84,12 @@ __device__ bool smoothable(const float2* g, float n0, int P, int L)
     return !bad;
 }
 
-// dft and lmmse, a block per frame: the profile, G = F^H F + n0 P^-1, G^-1 by Gauss-Jordan,
-// taps = G^-1 U g, err[c] = n0 f_c^H G^-1 f_c. Shared memory: the profile, one pivot
-// column and G^-1's diagonal sums (L + L + 2L - 1 values).
-__global__ void lmmse_kernel(const float2* h_all,
-                             const float2* g_all,
-                             const float* n0_all,
-                             bool flat,
-                             const double2* gram,
-                             const int* freq,
-                             int N,
-                             int L,
-                             int U,
-                             int P,
-                             double2* ginv_all,
-                             float2* taps_all,
-                             float* err_all)
+// G = F^H F + n0 P^-1 for the profile pdp, inverted in place into A by Gauss-Jordan
+// (after step k row k is divided by the pivot and column k eliminated elsewhere, the
+// inverse building up in the columns already passed); col: L values of shared memory.
+// Every thread of the block calls it.
+__device__ void invert_system(double2* A, const double2* gram, const double* pdp, double n0, int L, double2* col)
 {
-    extern __shared__ double2 shared[];
-    double2* col = shared;             // [L] the pivot column
-    double2* diag = shared + L;        // [2L - 1]
-    double* pdp = reinterpret_cast<double*>(shared + 3 * L - 1); // [L]
-    const int f = blockIdx.x;
-    const float2* g = g_all + std::size_t(f) * P * L;
-    float2* taps = taps_all + std::size_t(f) * P * L;
-    double2* A = ginv_all + std::size_t(f) * L * L;
-    float* err = err_all + std::size_t(f) * U;
-    const double n0 = n0_all[f];
-    if (!smoothable(g, n0_all[f], P, L)) { // left as least squares, err n0 / tx later
-        for (int i = threadIdx.x; i < P * L; i += blockDim.x)
-            taps[i] = g[i];
-        for (int c = threadIdx.x; c < U; c += blockDim.x)
-            err[c] = -1; // marks "not smoothed" for the reconstruction
-        return;
-    }
-    const double tap_noise = n0 / U, left_out = 1e-6 * tap_noise;
-    if (flat) { // dft: the entries' mean power less the noise (at least the noise) over L
-        __shared__ double power;
-        if (threadIdx.x == 0)
-            power = 0;
-        __syncthreads();
-        double acc = 0;
-        const float2* h = h_all + std::size_t(f) * U * P;
-        for (int i = threadIdx.x; i < U * P; i += blockDim.x)
-            acc += double(h[i].x) * h[i].x + double(h[i].y) * h[i].y;
-        atomicAdd(&power, acc);
-        __syncthreads();
-        const double each = fmax(power / (double(U) * P) - n0, n0) / L;
-        for (int j = threadIdx.x; j < L; j += blockDim.x)
-            pdp[j] = each;
-    } else { // lmmse: each tap's power less its noise; left out unless above it
-        for (int j = threadIdx.x; j < L; j += blockDim.x) {
-            double pw = 0;
-            for (int p = 0; p < P; p++) {
-                const float2 v = g[std::size_t(p) * L + j];
-                pw += double(v.x) * v.x + double(v.y) * v.y;
-            }
-            pw = pw / P - tap_noise;
-            pdp[j] = pw > tap_noise ? pw : left_out;
-        }
-    }
-    __syncthreads();
     for (int i = threadIdx.x; i < L * L; i += blockDim.x) {
         double2 v = gram[i];
         if (i / L == i % L)
@@ -152,8 +97,6 @@ __global__ void lmmse_kernel(const float2* h_all,
         A[i] = v;
     }
     __syncthreads();
-    // In-place Gauss-Jordan: after step k, row k is divided by the pivot and column k
-    // eliminated elsewhere, the inverse building up in the columns already passed.
     for (int k = 0; k < L; k++) {
         for (int i = threadIdx.x; i < L; i += blockDim.x)
             col[i] = A[std::size_t(i) * L + k];
@@ -177,7 +120,11 @@ __global__ void lmmse_kernel(const float2* h_all,
         }
         __syncthreads();
     }
-    // taps = U G^-1 g.
+}
+
+// taps = U G^-1 g (double2, P x L), then a barrier.
+__device__ void fit_taps(const double2* A, const float2* g, int U, int P, int L, double2* taps)
+{
     for (int idx = threadIdx.x; idx < P * L; idx += blockDim.x) {
         const int p = idx / L, i = idx % L;
         cd s = { 0, 0 };
@@ -185,8 +132,83 @@ __global__ void lmmse_kernel(const float2* h_all,
             const float2 v = g[std::size_t(p) * L + j];
             s = s + load(&A[std::size_t(i) * L + j]) * cd{ v.x, v.y };
         }
-        taps[idx] = make_float2(float(U * s.re), float(U * s.im));
+        taps[idx] = make_double2(U * s.re, U * s.im);
     }
+    __syncthreads();
+}
+
+// dft and lmmse, a block per frame: the flat profile, G^-1, the taps; for lmmse the
+// profile those taps show and again; err[c] = n0 f_c^H G^-1 f_c. Shared memory: one
+// pivot column, G^-1's diagonal sums and the profile (L + 2L - 1 + L values).
+__global__ void lmmse_kernel(const float2* h_all,
+                             const float2* g_all,
+                             const float* n0_all,
+                             bool flat,
+                             const double2* gram,
+                             const int* freq,
+                             int N,
+                             int L,
+                             int U,
+                             int P,
+                             double2* ginv_all,
+                             double2* fit_all,
+                             float2* taps_all,
+                             float* err_all)
+{
+    extern __shared__ double2 shared[];
+    double2* col = shared;             // [L] the pivot column
+    double2* diag = shared + L;        // [2L - 1]
+    double* pdp = reinterpret_cast<double*>(shared + 3 * L - 1); // [L]
+    const int f = blockIdx.x;
+    const float2* g = g_all + std::size_t(f) * P * L;
+    float2* taps = taps_all + std::size_t(f) * P * L;
+    double2* fit = fit_all + std::size_t(f) * P * L;
+    double2* A = ginv_all + std::size_t(f) * L * L;
+    float* err = err_all + std::size_t(f) * U;
+    const double n0 = n0_all[f];
+    if (!smoothable(g, n0_all[f], P, L)) { // left as least squares, err n0 / tx later
+        for (int i = threadIdx.x; i < P * L; i += blockDim.x)
+            taps[i] = g[i];
+        for (int c = threadIdx.x; c < U; c += blockDim.x)
+            err[c] = -1; // marks "not smoothed" for the reconstruction
+        return;
+    }
+    // The flat profile: the entries' mean power less the noise (at least the noise)
+    // over the window. dft's estimate.
+    __shared__ double power;
+    if (threadIdx.x == 0)
+        power = 0;
+    __syncthreads();
+    double acc = 0;
+    const float2* h = h_all + std::size_t(f) * U * P;
+    for (int i = threadIdx.x; i < U * P; i += blockDim.x)
+        acc += double(h[i].x) * h[i].x + double(h[i].y) * h[i].y;
+    atomicAdd(&power, acc);
+    __syncthreads();
+    const double each = fmax(power / (double(U) * P) - n0, n0) / L;
+    for (int j = threadIdx.x; j < L; j += blockDim.x)
+        pdp[j] = each;
+    __syncthreads();
+    invert_system(A, gram, pdp, n0, L, col);
+    fit_taps(A, g, U, P, L, fit);
+    if (!flat) { // lmmse: the profile the taps show, less their noise n0 G^-1[j][j]
+        const double left_out = 1e-6 * n0 / U;
+        for (int j = threadIdx.x; j < L; j += blockDim.x) {
+            double pw = 0;
+            for (int p = 0; p < P; p++) {
+                const cd v = load(&fit[std::size_t(p) * L + j]);
+                pw += v.re * v.re + v.im * v.im;
+            }
+            const double noise = n0 * A[std::size_t(j) * L + j].x;
+            pw = pw / P - noise;
+            pdp[j] = pw > noise ? pw : left_out;
+        }
+        __syncthreads();
+        invert_system(A, gram, pdp, n0, L, col);
+        fit_taps(A, g, U, P, L, fit);
+    }
+    for (int i = threadIdx.x; i < P * L; i += blockDim.x)
+        taps[i] = make_float2(float(fit[i].x), float(fit[i].y));
     // G^-1's diagonal sums, then n0 sum_delta s_delta e^{2 pi i k_c delta / N}.
     for (int dl = threadIdx.x; dl < 2 * L - 1; dl += blockDim.x) {
         const int delta = dl - (L - 1);
@@ -266,7 +288,7 @@ struct gpu_channel_smoother::impl {
     int device;
     gc::device_buffer<float2> roots, g, taps;
     gc::device_buffer<int> freq;
-    gc::device_buffer<double2> gram, ginv;
+    gc::device_buffer<double2> gram, ginv, fit;
     gc::device_buffer<float> err;
     // smooth()'s device copies
     gc::device_buffer<float2> h_dev;
@@ -305,8 +327,10 @@ struct gpu_channel_smoother::impl {
         g = gc::device_buffer<float2>(frames * P * L);
         taps = gc::device_buffer<float2>(frames * P * L);
         err = gc::device_buffer<float>(frames * U);
-        if (method != channel_estimator::ls)
+        if (method != channel_estimator::ls) {
             ginv = gc::device_buffer<double2>(frames * L * L);
+            fit = gc::device_buffer<double2>(frames * P * L);
+        }
         const std::size_t shared = (3 * std::size_t(L) - 1) * sizeof(double2) + L * sizeof(double);
         if (shared > 48 * 1024)
             GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
@@ -340,7 +364,7 @@ struct gpu_channel_smoother::impl {
         const std::size_t shared = (3 * std::size_t(L) - 1) * sizeof(double2) + L * sizeof(double);
         lmmse_kernel<<<unsigned(frames), 512, shared, st>>>(h, g.get(), n0, m == channel_estimator::dft,
                                                             gram.get(), freq.get(), N, L, U, P, ginv.get(),
-                                                            taps.get(), err.get());
+                                                            fit.get(), taps.get(), err.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("lmmse_kernel");
         reconstruct_kernel<<<blocks_for(frames * U * P), kThreads, 0, st>>>(
             taps.get(), err.get(), n0, roots.get(), freq.get(), N, first, L, U, P, tx, int(frames), h,

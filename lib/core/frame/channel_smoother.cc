@@ -139,6 +139,39 @@ void backward(const std::vector<cd>& c, int n, cd* x)
 }
 } // namespace
 
+// The LMMSE system for the profile d_pdp, G = F^H F + n0 P^-1 (a tap left out has a
+// prior power far below its noise: the estimate takes nothing from it), inverted by
+// Cholesky into d_Ginv; the taps G^-1 F^H H_ls = U G^-1 g into d_taps.
+void channel_smoother::solve(double n0, int P)
+{
+    const int U = d_U, L = d_L;
+    const double left_out = 1e-6 * n0 / U;
+    d_G = d_gram;
+    for (int j = 0; j < L; j++)
+        d_G[std::size_t(j) * L + j] += n0 / std::max(d_pdp[std::size_t(j)], left_out);
+    if (!cholesky(d_G, L))
+        throw std::runtime_error("channel_smoother: the LMMSE system is not positive definite");
+    // G^-1, column by column: C^-H C^-1 e_j.
+    d_Ginv.assign(std::size_t(L) * L, 0.0);
+    d_z.resize(std::size_t(L));
+    for (int j = 0; j < L; j++) {
+        std::fill(d_z.begin(), d_z.end(), 0.0);
+        d_z[std::size_t(j)] = 1.0;
+        forward(d_G, L, d_z.data());
+        backward(d_G, L, d_z.data());
+        for (int i = 0; i < L; i++)
+            d_Ginv[std::size_t(i) * L + j] = d_z[std::size_t(i)];
+    }
+    d_taps.assign(std::size_t(P) * L, 0.0);
+    for (int p = 0; p < P; p++)
+        for (int i = 0; i < L; i++) {
+            cd s = 0;
+            for (int j = 0; j < L; j++)
+                s += d_Ginv[std::size_t(i) * L + j] * d_g[std::size_t(p) * L + j];
+            d_taps[std::size_t(p) * L + i] = double(U) * s;
+        }
+}
+
 void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var)
 {
     if (rx < 1 || tx < 1)
@@ -160,55 +193,30 @@ void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0,
         }
     for (cd& v : d_g)
         v /= double(U);
-    d_pdp.assign(std::size_t(L), 0.0);
-    const double tap_noise = n0 / U;
-    if (d_method == channel_estimator::dft) {
-        // No profile: the channel's power spread evenly over the window (each entry's
-        // power less the noise, at least the noise).
-        double power = 0;
-        for (std::size_t i = 0; i < std::size_t(U) * P; i++)
-            power += std::norm(cd(h[i]));
-        power = std::max(power / (double(U) * P) - n0, n0);
-        std::fill(d_pdp.begin(), d_pdp.end(), power / L);
-    } else {
-        // Each tap's power over the rx x tx channels less its noise, n0 / U; a tap not
-        // above its noise is left out (a prior power far below the noise's: the
-        // estimate takes nothing from it).
+    // First the flat profile: the channel's power (each entry's mean power less the
+    // noise, at least the noise) spread evenly over the window. That is dft's estimate.
+    double power = 0;
+    for (std::size_t i = 0; i < std::size_t(U) * P; i++)
+        power += std::norm(cd(h[i]));
+    power = std::max(power / (double(U) * P) - n0, n0);
+    d_pdp.assign(std::size_t(L), power / L);
+    solve(n0, P);
+    if (d_method == channel_estimator::lmmse) {
+        // Then the profile those taps show: each tap's power over the rx x tx channels
+        // less its noise (n0 G^-1[j][j], its posterior variance), left out unless above
+        // it. From the fitted taps, not from g: g smears every tap over its neighbours
+        // (the used band's Dirichlet kernel), and a profile that keeps the smear keeps
+        // its noise.
         for (int j = 0; j < L; j++) {
             double pw = 0;
             for (int p = 0; p < P; p++)
-                pw += std::norm(d_g[std::size_t(p) * L + j]);
-            pw = pw / P - tap_noise;
-            d_pdp[std::size_t(j)] = pw > tap_noise ? pw : 0.0;
+                pw += std::norm(d_taps[std::size_t(p) * L + j]);
+            const double noise = n0 * d_Ginv[std::size_t(j) * L + j].real();
+            pw = pw / P - noise;
+            d_pdp[std::size_t(j)] = pw > noise ? pw : 0.0;
         }
+        solve(n0, P);
     }
-    // The LMMSE system for that profile: G = F^H F + n0 P^-1.
-    const double left_out = 1e-6 * tap_noise; // prior power of a tap left out
-    d_G = d_gram;
-    for (int j = 0; j < L; j++)
-        d_G[std::size_t(j) * L + j] += n0 / std::max(d_pdp[std::size_t(j)], left_out);
-    if (!cholesky(d_G, L))
-        throw std::runtime_error("channel_smoother: the LMMSE system is not positive definite");
-    // G^-1, column by column: C^-H C^-1 e_j.
-    d_Ginv.assign(std::size_t(L) * L, 0.0);
-    d_z.resize(std::size_t(L));
-    for (int j = 0; j < L; j++) {
-        std::fill(d_z.begin(), d_z.end(), 0.0);
-        d_z[std::size_t(j)] = 1.0;
-        forward(d_G, L, d_z.data());
-        backward(d_G, L, d_z.data());
-        for (int i = 0; i < L; i++)
-            d_Ginv[std::size_t(i) * L + j] = d_z[std::size_t(i)];
-    }
-    // taps = G^-1 F^H H_ls = G^-1 U g.
-    d_taps.assign(std::size_t(P) * L, 0.0);
-    for (int p = 0; p < P; p++)
-        for (int i = 0; i < L; i++) {
-            cd s = 0;
-            for (int j = 0; j < L; j++)
-                s += d_Ginv[std::size_t(i) * L + j] * d_g[std::size_t(p) * L + j];
-            d_taps[std::size_t(p) * L + i] = double(U) * s;
-        }
     // Posterior error variance per carrier, n0 f_c^H G^-1 f_c = n0 sum_{i,j}
     // G^-1[i][j] e^{2 pi i k_c (d_i - d_j) / N}: with G^-1's diagonal sums s_delta
     // (i - j = delta) that is O(L) per carrier instead of O(L^2).

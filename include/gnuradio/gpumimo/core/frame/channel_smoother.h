@@ -30,9 +30,9 @@ namespace core {
  *   them cut the taps' spectrum: measured 11x least squares' error at 20 dB, small
  *   preset) and the plain least-squares fit is ill-conditioned. Error about N0 L / U.
  * - lmmse: the linear MMSE estimate over frequency with the correlation of the power
- *   delay profile estimated from the delay-domain taps (1/U times the inverse DFT over
- *   the used carriers: each tap's power less its noise; taps not above their noise are
- *   left out). The default: the least error.
+ *   delay profile estimated from dft's taps (each tap's power over the rx x tx channels
+ *   less its noise; taps not above their noise left out). The default: the least
+ *   error.
  * Both solve R (R + n0 I)^-1 H_ls, R = F P F^H, in the delay window: an L x L system,
  * L the window's taps, instead of U x U.
  */
@@ -96,6 +96,8 @@ public:
     const std::vector<std::complex<double>>& gram() const { return d_gram; }
 
 private:
+    void solve(double n0, int P);
+
     channel_estimator d_method;
     numerology d_num;
     delay_window d_window;

@@ -1,0 +1,422 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gpumimo_rx_quality: what the receiver loses against perfect channel knowledge.
+ *
+ * Per SNR, the same frames (frame_samples, a fresh channel draw per frame from
+ * core::mimo_channel: tapped delay line, carrier and timing offsets, noise) go through
+ *  - the chain: find_frame, frame_corrector, then the fused receiver (OFDM FFT, channel
+ *    estimation with each estimator asked for, the detector), and
+ *  - the genie: the frame cut at its true start (less the synchroniser's quarter
+ *    prefix), the true carrier offset removed, the OFDM FFT, and the same detector given
+ *    the channel simulator's true response on every carrier and the true noise.
+ * It prints frames found, uncoded BER per estimator and for the genie, and the
+ * implementation loss in dB at BER 1e-2 (the SNRs where the curves cross it, log-linear
+ * between points); --csv writes the curves. Core only: no GNU Radio.
+ */
+#include <gnuradio/gpumimo/core/detect/detector_engine.h>
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/fused_receiver_engine.h>
+#include <gnuradio/gpumimo/core/link/mimo_channel.h>
+#include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace gr::gpumimo::core;
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+
+namespace {
+
+struct options {
+    std::string preset = "small", modulation = "16qam", backend = "auto", csv;
+    int streams = 2, rx = 4, payload = 10, frames = 200;
+    std::vector<std::string> detectors{ "mmse" };
+    std::vector<std::string> estimators{ "lmmse", "dft", "ls" };
+    std::vector<double> snrs;
+    std::vector<double> taps{ 0.7, 0.2, 0.1 };
+    double cfo_spacings = 0.15;
+    std::uint64_t seed = 0;
+    bool seed_given = false;
+};
+
+void usage()
+{
+    std::cout <<
+        "usage: gpumimo_rx_quality [options]\n"
+        "  The receiver chain (synchronisation, channel estimation, detection) against the\n"
+        "  same frames detected with perfect channel knowledge: uncoded BER per SNR, frames\n"
+        "  found, implementation loss at BER 1e-2.\n"
+        "  --preset small|fft512|lte20   numerology (small)\n"
+        "  --streams N --rx N            streams and antennas (2, 4)\n"
+        "  --modulation M                qpsk|16qam|64qam|256qam (16qam)\n"
+        "  --payload N                   payload symbols per frame (10)\n"
+        "  --frames N                    frames per SNR (200)\n"
+        "  --snr a,b,c | --snr lo:step:hi SNRs per antenna in dB (0:2:30)\n"
+        "  --detectors a,b               detectors (mmse)\n"
+        "  --estimators a,b              channel estimators (lmmse,dft,ls)\n"
+        "  --taps p0,p1,...              power delay profile, sample spaced (0.7,0.2,0.1)\n"
+        "  --cfo X                       carrier offset in carrier spacings (0.15)\n"
+        "  --backend auto|cpu|cuda       where the receiver runs (auto)\n"
+        "  --seed N                      repeat a run (default: fresh, printed)\n"
+        "  --csv FILE                    the curves as CSV\n";
+}
+
+std::vector<std::string> split(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+std::vector<double> parse_numbers(const std::string& s)
+{
+    std::vector<double> v;
+    if (s.find(':') != std::string::npos) {
+        double lo, step, hi;
+        if (std::sscanf(s.c_str(), "%lf:%lf:%lf", &lo, &step, &hi) != 3 || !(step > 0))
+            throw std::invalid_argument("bad range " + s + " (want lo:step:hi)");
+        for (double x = lo; x <= hi + 1e-9; x += step)
+            v.push_back(x);
+        return v;
+    }
+    for (const std::string& item : split(s))
+        v.push_back(std::stod(item));
+    return v;
+}
+
+options parse(int argc, char** argv)
+{
+    options o;
+    for (int i = 1; i < argc; i++) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc)
+                throw std::invalid_argument(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--help" || a == "-h") {
+            usage();
+            std::exit(0);
+        } else if (a == "--preset") o.preset = value();
+        else if (a == "--streams") o.streams = std::stoi(value());
+        else if (a == "--rx") o.rx = std::stoi(value());
+        else if (a == "--modulation") o.modulation = value();
+        else if (a == "--payload") o.payload = std::stoi(value());
+        else if (a == "--frames") o.frames = std::stoi(value());
+        else if (a == "--snr") o.snrs = parse_numbers(value());
+        else if (a == "--detectors") o.detectors = split(value());
+        else if (a == "--estimators") o.estimators = split(value());
+        else if (a == "--taps") o.taps = parse_numbers(value());
+        else if (a == "--cfo") o.cfo_spacings = std::stod(value());
+        else if (a == "--backend") o.backend = value();
+        else if (a == "--csv") o.csv = value();
+        else if (a == "--seed") {
+            o.seed = std::stoull(value());
+            o.seed_given = true;
+        } else
+            throw std::invalid_argument("unknown option " + a + " (--help lists them)");
+    }
+    if (o.snrs.empty())
+        o.snrs = parse_numbers("0:2:30");
+    if (o.frames < 1)
+        throw std::invalid_argument("--frames must be >= 1");
+    for (const std::string& e : o.estimators)
+        parse_channel_estimator(e); // named errors before anything runs
+    if (!o.seed_given)
+        o.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+    return o;
+}
+
+// One frame through the channel: the transmitted bits, the received samples
+// (antenna-major, n each) and what the genie needs.
+struct received_frame {
+    std::vector<std::uint8_t> bits;
+    std::vector<cf> rx;
+    std::size_t n = 0;
+    std::vector<cf> taps; // [rx][tx][tap]
+    int delay = 0;
+    double noise_var = 0;
+};
+
+received_frame make_frame(const frame_format& f, const options& o, double snr, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    received_frame out;
+    out.bits.resize(f.payload_bits());
+    for (auto& b : out.bits)
+        b = std::uint8_t(rng() & 1);
+    const std::vector<cf> tx = frame_samples(f, out.bits.data());
+    const int cp0 = f.num.cp_lengths[0];
+    channel_params cp;
+    cp.tx = f.streams;
+    cp.rx = o.rx;
+    cp.tap_powers = o.taps;
+    cp.snr_db = snr;
+    cp.cfo = o.cfo_spacings / f.num.fft_len;
+    cp.delay = cp0 * 2 + int(rng() % std::uint64_t(f.num.fft_len)); // some noise first
+    cp.seed = rng();
+    mimo_channel ch(cp);
+    const std::size_t len = f.samples(), margin = std::size_t(2 * (f.num.fft_len + cp0));
+    out.n = std::size_t(cp.delay) + len + margin;
+    std::vector<cf> padded(std::size_t(f.streams) * out.n, cf(0, 0));
+    std::vector<const cf*> in(std::size_t(f.streams));
+    for (int k = 0; k < f.streams; k++) {
+        std::copy(&tx[k * len], &tx[k * len] + len, &padded[k * out.n]);
+        in[k] = &padded[k * out.n];
+    }
+    out.rx.assign(std::size_t(o.rx) * out.n, cf(0, 0));
+    std::vector<cf*> to(std::size_t(o.rx));
+    for (int r = 0; r < o.rx; r++)
+        to[r] = &out.rx[r * out.n];
+    // The payload's mean power per stream, used / fft_len (unit-energy carriers).
+    out.noise_var = ch.stream_noise_var(double(f.num.used_carriers) / f.num.fft_len);
+    ch.process(in.data(), to.data(), out.n, out.noise_var);
+    out.taps = ch.taps();
+    out.delay = cp.delay;
+    return out;
+}
+
+struct counts {
+    std::uint64_t errors = 0, bits = 0, frames = 0, frame_errors = 0;
+    double ber() const { return bits ? double(errors) / double(bits) : 0; }
+};
+
+void count(counts& c, const float* llr, const std::vector<std::uint8_t>& bits)
+{
+    std::uint64_t e = 0;
+    for (std::size_t i = 0; i < bits.size(); i++)
+        e += (llr[i] > 0) != (bits[i] == 1);
+    c.errors += e;
+    c.bits += bits.size();
+    c.frames++;
+    c.frame_errors += e > 0;
+}
+
+// The genie: true timing and offset, the true response, the true noise.
+class genie
+{
+public:
+    genie(const frame_format& f, const options& o, const detector_spec& spec)
+        : d_f(f), d_rx(o.rx), d_fft(f.num.fft_config(fft_direction::forward, o.rx))
+    {
+        detector_config dc;
+        dc.spec = spec;
+        dc.mod = f.mod;
+        dc.nt = f.streams;
+        dc.nr = o.rx;
+        d_det = make_detector_engine(dc, o.backend);
+        for (int idx : f.num.carriers())
+            d_freq.push_back(idx - f.num.fft_len / 2);
+    }
+
+    void detect(const received_frame& fr, double cfo, float* llr)
+    {
+        const frame_format& f = d_f;
+        const std::size_t len = f.samples(), U = f.num.used_carriers, S = f.symbols();
+        const int N = f.num.fft_len, K = f.streams, q = f.num.cp_lengths[0] / 4;
+        const std::size_t start = std::size_t(fr.delay - q); // as the synchroniser aims
+        d_time.resize(std::size_t(d_rx) * len);
+        for (int r = 0; r < d_rx; r++)
+            for (std::size_t t = 0; t < len; t++) {
+                // The channel turned sample t of its input (rx index t + delay) by
+                // e^{2 pi i cfo t}.
+                const double tin = double(start + t) - fr.delay;
+                d_time[r * len + t] = fr.rx[r * fr.n + start + t] *
+                                      std::polar(1.0f, float(-2 * M_PI * cfo * tin));
+            }
+        d_carriers.resize(std::size_t(d_rx) * S * U);
+        ofdm_fft_io io;
+        io.in = d_time.data();
+        io.in_stride = len;
+        io.out = d_carriers.data();
+        io.out_stride = S * U;
+        io.nsym = S;
+        d_fft.process(io);
+        // The true response, the window q samples early: taps at delay l + q.
+        const std::size_t ntaps = fr.taps.size() / (std::size_t(d_rx) * K);
+        d_h.resize(U * d_rx * K);
+        for (std::size_t c = 0; c < U; c++)
+            for (int r = 0; r < d_rx; r++)
+                for (int k = 0; k < K; k++) {
+                    cd s = 0;
+                    for (std::size_t l = 0; l < ntaps; l++)
+                        s += cd(fr.taps[(std::size_t(r) * K + k) * ntaps + l]) *
+                             std::polar(1.0, -2 * M_PI * double(d_freq[c]) * double(l + q) / N);
+                    d_h[(c * d_rx + r) * K + k] = cf(s);
+                }
+        const int P = f.payload_symbols;
+        d_y.resize(U * P * d_rx);
+        for (std::size_t c = 0; c < U; c++)
+            for (int s = 0; s < P; s++)
+                for (int r = 0; r < d_rx; r++)
+                    d_y[(c * P + s) * d_rx + r] = d_carriers[(r * S + 1 + K + s) * U + c];
+        const float n0 = float(fr.noise_var);
+        mimo_batch b;
+        b.y = d_y.data();
+        b.h = d_h.data();
+        b.noise_var = &n0;
+        b.batch = U * P;
+        b.nt = K;
+        b.nr = d_rx;
+        b.group = std::size_t(P);
+        const int bpv = d_det->bits_per_vector();
+        d_llr.resize(U * P * bpv);
+        d_det->detect(b, d_llr.data());
+        for (std::size_t c = 0; c < U; c++) // carrier-major back to the frame's order
+            for (int s = 0; s < P; s++)
+                std::copy_n(&d_llr[(c * P + s) * bpv], bpv, &llr[(s * U + c) * bpv]);
+    }
+
+private:
+    frame_format d_f;
+    int d_rx;
+    cpu_ofdm_fft d_fft;
+    std::unique_ptr<detector_engine> d_det;
+    std::vector<int> d_freq;
+    std::vector<cf> d_time, d_carriers, d_h, d_y;
+    std::vector<float> d_llr;
+};
+
+// The SNR where a falling curve crosses `target`, log-linear between points; NaN if
+// it does not.
+double crossing(const std::vector<double>& snr, const std::vector<double>& ber, double target)
+{
+    for (std::size_t i = 1; i < snr.size(); i++)
+        if (ber[i - 1] >= target && ber[i] < target) {
+            if (ber[i] <= 0)
+                return snr[i];
+            const double a = std::log10(ber[i - 1]), b = std::log10(ber[i]);
+            return snr[i - 1] + (snr[i] - snr[i - 1]) * (a - std::log10(target)) / (a - b);
+        }
+    return NAN;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        const options o = parse(argc, argv);
+        const frame_format f = make_frame_format(o.preset, o.streams, o.modulation, o.payload);
+        const std::size_t bits = f.payload_bits(), len = f.samples();
+        const int cp0 = f.num.cp_lengths[0];
+        std::cout << "gpumimo_rx_quality: " << o.preset << " " << o.streams << "x" << o.rx << " "
+                  << o.modulation << ", " << o.payload << " payload symbols, " << o.frames
+                  << " frames per SNR, taps";
+        for (double t : o.taps)
+            std::cout << " " << t;
+        std::cout << ", carrier offset " << o.cfo_spacings << " spacings, backend " << o.backend
+                  << ", seed " << o.seed << "\n";
+        std::ofstream csv;
+        if (!o.csv.empty()) {
+            csv.open(o.csv);
+            if (!csv)
+                throw std::runtime_error("cannot write " + o.csv);
+            csv << "detector,receiver,snr_db,frames,frames_found,bit_errors,bits,ber,frame_errors\n";
+        }
+        for (const std::string& dname : o.detectors) {
+            const detector_spec spec(dname);
+            genie g(f, o, spec);
+            std::vector<std::unique_ptr<fused_receiver_engine>> chains;
+            for (const std::string& e : o.estimators) {
+                fused_receiver_config c;
+                c.frame = f;
+                c.rx = o.rx;
+                c.algo = spec.algo();
+                c.params = spec.params();
+                c.estimator = parse_channel_estimator(e);
+                chains.push_back(make_fused_receiver_engine(c, o.backend));
+            }
+            const std::size_t E = o.estimators.size();
+            std::vector<std::vector<double>> ber(E + 1); // estimators, then the genie
+            std::cout << "\n" << dname << "\n"
+                      << "SNR dB  found  genie BER";
+            for (const std::string& e : o.estimators)
+                std::cout << "  " << std::string(std::max<int>(0, 9 - int(e.size())), ' ') << e << " BER";
+            std::cout << "\n";
+            frame_corrector corr(f);
+            std::vector<cf> frame_rx(std::size_t(o.rx) * len);
+            std::vector<float> llr(bits);
+            for (std::size_t si = 0; si < o.snrs.size(); si++) {
+                const double snr = o.snrs[si];
+                std::vector<counts> cnt(E + 1);
+                std::uint64_t found = 0;
+                for (int fi = 0; fi < o.frames; fi++) {
+                    const received_frame fr =
+                        make_frame(f, o, snr, o.seed ^ (std::uint64_t(si) << 40) ^ std::uint64_t(fi) * 0x9E3779B97F4A7C15ull);
+                    g.detect(fr, o.cfo_spacings / f.num.fft_len, llr.data());
+                    count(cnt[E], llr.data(), fr.bits);
+                    // The chain: one search over the frame's stretch of samples.
+                    const frame_sync_result sync = find_frame(f.num, fr.rx.data(), o.rx, fr.n);
+                    const bool ok = sync.found && sync.start + len <= fr.n &&
+                                    std::abs(double(sync.start) - fr.delay) <= cp0 / 2.0;
+                    found += ok;
+                    if (ok) {
+                        std::vector<const cf*> in(std::size_t(o.rx));
+                        std::vector<cf*> out(std::size_t(o.rx));
+                        for (int r = 0; r < o.rx; r++) {
+                            in[r] = &fr.rx[r * fr.n + sync.start];
+                            out[r] = &frame_rx[r * len];
+                        }
+                        corr.correct(in.data(), o.rx, sync.cfo, out.data());
+                        std::vector<const cf*> cin(out.begin(), out.end());
+                        for (std::size_t e = 0; e < E; e++) {
+                            chains[e]->process(cin.data(), 1, llr.data());
+                            count(cnt[e], llr.data(), fr.bits);
+                        }
+                    } else { // a frame not found: its bits guessed
+                        for (std::size_t e = 0; e < E; e++) {
+                            cnt[e].errors += bits / 2;
+                            cnt[e].bits += bits;
+                            cnt[e].frames++;
+                            cnt[e].frame_errors++;
+                        }
+                    }
+                }
+                char line[64];
+                std::snprintf(line, sizeof line, "%6.1f  %4.0f%%  %9.2e", snr,
+                              100.0 * double(found) / o.frames, cnt[E].ber());
+                std::cout << line;
+                for (std::size_t e = 0; e < E; e++) {
+                    std::snprintf(line, sizeof line, "  %13.2e", cnt[e].ber());
+                    std::cout << line;
+                }
+                std::cout << std::endl;
+                for (std::size_t e = 0; e <= E; e++) {
+                    ber[e].push_back(cnt[e].ber());
+                    if (csv)
+                        csv << dname << "," << (e == E ? "genie" : o.estimators[e]) << "," << snr
+                            << "," << o.frames << "," << (e == E ? o.frames : int(found)) << ","
+                            << cnt[e].errors << "," << cnt[e].bits << "," << cnt[e].ber() << ","
+                            << cnt[e].frame_errors << "\n";
+                }
+            }
+            const double genie_at = crossing(o.snrs, ber[E], 1e-2);
+            std::cout << "implementation loss at BER 1e-2 (genie at " << genie_at << " dB):";
+            for (std::size_t e = 0; e < E; e++)
+                std::cout << "  " << o.estimators[e] << " "
+                          << crossing(o.snrs, ber[e], 1e-2) - genie_at << " dB";
+            std::cout << "\n";
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "gpumimo_rx_quality: " << e.what() << "\n";
+        return 2;
+    }
+}

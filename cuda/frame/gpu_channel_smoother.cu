@@ -40,32 +40,14 @@ using cfl = cplx<float>;
 __device__ inline cfl load(const float2* p) { return { p->x, p->y }; }
 __device__ inline cd load(const double2* p) { return { p->x, p->y }; }
 
-// F[c][j] = e^{-2 pi i k_c d_j / N} from a table of the N roots, the index reduced
-// exactly in integers. conj: the root of -k_c d_j.
-__device__ inline float2 root(const float2* roots, int N, long m)
-{
-    return roots[((m % N) + N) % N];
-}
-
 // g[f][p][j] = (1/U) sum_c h[f][c][p] conj(F[c][j]): a block per (frame, channel).
-__global__ void taps_kernel(const float2* h,
-                            const float2* roots,
-                            const int* freq,
-                            int N,
-                            int first,
-                            int L,
-                            int U,
-                            int P,
-                            float2* g)
+__global__ void taps_kernel(const float2* h, const float2* F, int L, int U, int P, float2* g)
 {
     const int f = blockIdx.x / P, p = blockIdx.x % P;
     for (int j = threadIdx.x; j < L; j += blockDim.x) {
-        const long d = first + j;
         cfl s = { 0, 0 };
-        for (int c = 0; c < U; c++) {
-            const float2 w = root(roots, N, -long(freq[c]) * d);
-            s = s + load(h + (std::size_t(f) * U + c) * P + p) * cfl{ w.x, w.y };
-        }
+        for (int c = 0; c < U; c++)
+            s = s + gc::conj_mul(load(F + std::size_t(c) * L + j), load(h + (std::size_t(f) * U + c) * P + p));
         g[(std::size_t(f) * P + p) * L + j] = make_float2(s.re / U, s.im / U);
     }
 }
@@ -140,13 +122,12 @@ __device__ void fit_taps(const double2* A, const float2* g, int U, int P, int L,
 // dft and lmmse, a block per frame: the flat profile, G^-1, the taps; for lmmse the
 // profile those taps show and again; err[c] = n0 f_c^H G^-1 f_c. Shared memory: one
 // pivot column, G^-1's diagonal sums and the profile (L + 2L - 1 + L values).
-__global__ void lmmse_kernel(const float2* h_all,
+__global__ void __launch_bounds__(1024) lmmse_kernel(const float2* h_all,
                              const float2* g_all,
                              const float* n0_all,
                              bool flat,
                              const double2* gram,
-                             const int* freq,
-                             int N,
+                             const double2* phasors, // [carrier][2L - 1]
                              int L,
                              int U,
                              int P,
@@ -220,12 +201,10 @@ __global__ void lmmse_kernel(const float2* h_all,
     __syncthreads();
     for (int c = threadIdx.x; c < U; c += blockDim.x) {
         double e = 0;
+        const double2* w = phasors + std::size_t(c) * (2 * L - 1);
         for (int dl = 0; dl < 2 * L - 1; dl++) {
-            const long m = ((long(freq[c]) * (dl - (L - 1))) % N + N) % N;
-            double sn, cs;
-            sincospi(2.0 * double(m) / N, &sn, &cs);
             const cd s = load(&diag[dl]);
-            e += s.re * cs - s.im * sn;
+            e += s.re * w[dl].x - s.im * w[dl].y;
         }
         err[c] = float(n0 * fmax(e, 0.0));
     }
@@ -236,10 +215,7 @@ __global__ void lmmse_kernel(const float2* h_all,
 __global__ void reconstruct_kernel(const float2* taps_all,
                                    const float* err_all,
                                    const float* n0_all,
-                                   const float2* roots,
-                                   const int* freq,
-                                   int N,
-                                   int first,
+                                   const float2* F,
                                    int L,
                                    int U,
                                    int P,
@@ -259,10 +235,9 @@ __global__ void reconstruct_kernel(const float2* taps_all,
         return;
     const float2* t = taps_all + (std::size_t(f) * P + p) * L;
     cfl s = { 0, 0 };
-    for (int j = 0; j < L; j++) {
-        const float2 w = root(roots, N, long(freq[c]) * (first + j));
-        s = s + cfl{ w.x, w.y } * load(t + j);
-    }
+    const float2* w = F + std::size_t(c) * L;
+    for (int j = 0; j < L; j++)
+        s = s + load(w + j) * load(t + j);
     h[i] = make_float2(s.re, s.im);
 }
 
@@ -286,9 +261,8 @@ struct gpu_channel_smoother::impl {
     int rx, tx, P, L, U, N, first;
     std::size_t max_frames;
     int device;
-    gc::device_buffer<float2> roots, g, taps;
-    gc::device_buffer<int> freq;
-    gc::device_buffer<double2> gram, ginv, fit;
+    gc::device_buffer<float2> twiddles, g, taps; // twiddles: F [carrier][tap]
+    gc::device_buffer<double2> gram, phasors, ginv, fit; // phasors [carrier][2L - 1]
     gc::device_buffer<float> err;
     // smooth()'s device copies
     gc::device_buffer<float2> h_dev;
@@ -310,16 +284,21 @@ struct gpu_channel_smoother::impl {
             throw std::invalid_argument("gpu_channel_smoother: rx, tx and max_frames must be >= 1");
         const gc::device_guard keep;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
-        std::vector<float2> r(static_cast<std::size_t>(N));
-        for (int m = 0; m < N; m++) {
-            const std::complex<double> w = std::polar(1.0, -2 * M_PI * double(m) / N);
-            r[std::size_t(m)] = make_float2(float(w.real()), float(w.imag()));
+        // The tables the kernels read instead of reducing k_c d mod N per product.
+        std::vector<float2> tw(std::size_t(U) * L);
+        std::vector<double2> ph(std::size_t(U) * (2 * L - 1));
+        for (int c = 0; c < U; c++) {
+            for (int j = 0; j < L; j++) {
+                const std::complex<double> w = reference.twiddle(c, j);
+                tw[std::size_t(c) * L + j] = make_float2(float(w.real()), float(w.imag()));
+            }
+            for (int dl = 0; dl < 2 * L - 1; dl++) {
+                const std::complex<double> w = reference.delay_phasor(c, dl - (L - 1));
+                ph[std::size_t(c) * (2 * L - 1) + dl] = make_double2(w.real(), w.imag());
+            }
         }
-        roots = upload(r);
-        std::vector<int> k;
-        for (int idx : num.carriers())
-            k.push_back(idx - N / 2);
-        freq = upload(k);
+        twiddles = upload(tw);
+        phasors = upload(ph);
         std::vector<double2> gm;
         for (const std::complex<double>& v : reference.gram())
             gm.push_back(make_double2(v.real(), v.imag()));
@@ -358,16 +337,15 @@ struct gpu_channel_smoother::impl {
             GPUMIMO_CUDA_CHECK_LAUNCH("ls_noise_kernel");
             return;
         }
-        taps_kernel<<<unsigned(frames * P), 64, 0, st>>>(h, roots.get(), freq.get(), N, first, L, U, P,
-                                                         g.get());
+        taps_kernel<<<unsigned(frames * P), 64, 0, st>>>(h, twiddles.get(), L, U, P, g.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("taps_kernel");
         const std::size_t shared = (3 * std::size_t(L) - 1) * sizeof(double2) + L * sizeof(double);
-        lmmse_kernel<<<unsigned(frames), 512, shared, st>>>(h, g.get(), n0, m == channel_estimator::dft,
-                                                            gram.get(), freq.get(), N, L, U, P, ginv.get(),
+        lmmse_kernel<<<unsigned(frames), 1024, shared, st>>>(h, g.get(), n0, m == channel_estimator::dft,
+                                                            gram.get(), phasors.get(), L, U, P, ginv.get(),
                                                             fit.get(), taps.get(), err.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("lmmse_kernel");
         reconstruct_kernel<<<blocks_for(frames * U * P), kThreads, 0, st>>>(
-            taps.get(), err.get(), n0, roots.get(), freq.get(), N, first, L, U, P, tx, int(frames), h,
+            taps.get(), err.get(), n0, twiddles.get(), L, U, P, tx, int(frames), h,
             noise_eff);
         GPUMIMO_CUDA_CHECK_LAUNCH("reconstruct_kernel");
     }

@@ -218,6 +218,8 @@ struct gpu_fused_receiver::impl {
         gc::device_buffer<float2> samples, carriers, h, y;
         gc::device_buffer<float> noise, noise_frame, detected, llr;
         gc::device_buffer<int> damaged;
+        // Its own workspaces: the slots' chunks overlap.
+        std::unique_ptr<gpu_channel_smoother> smoother;
     };
 
     fused_receiver_config config;
@@ -227,7 +229,6 @@ struct gpu_fused_receiver::impl {
     std::size_t samples_per_frame, bits;
     gpu_ofdm_fft fft;
     gpu_detector detector;
-    gpu_channel_smoother smoother;
     std::unique_ptr<gc::stream> detect_stream; // made on `device`
     gc::device_buffer<float2> pilots;
     gc::device_buffer<int> empty;
@@ -252,8 +253,7 @@ struct gpu_fused_receiver::impl {
           samples_per_frame(c.frame.samples()),
           bits(c.frame.payload_bits()),
           fft((check(c, F, nslots), fft_config(c, F)), { dev }, 0, 1),
-          detector(c.algo, c.frame.mod, c.frame.streams, c.rx, c.params, dev),
-          smoother(c.frame.num, c.estimator, c.rx, c.frame.streams, F, dev)
+          detector(c.algo, c.frame.mod, c.frame.streams, c.rx, c.params, dev)
     {
         const gc::device_guard keep;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
@@ -290,6 +290,8 @@ struct gpu_fused_receiver::impl {
             s.detected = gc::device_buffer<float>(F * bits);
             s.llr = gc::device_buffer<float>(F * bits);
             s.damaged = gc::device_buffer<int>(F);
+            s.smoother = std::make_unique<gpu_channel_smoother>(c.frame.num, c.estimator, c.rx,
+                                                                c.frame.streams, F, dev);
             // Slots a short chunk leaves unused still go through the FFT: zeros there,
             // not whatever the allocation held.
             GPUMIMO_CUDA_CHECK(cudaMemset(
@@ -358,7 +360,7 @@ struct gpu_fused_receiver::impl {
                                                          s.noise.get(), s.noise_frame.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("noise_kernel");
         // Smoothed over frequency; the per-carrier noise becomes the effective noise.
-        smoother.smooth_device(reinterpret_cast<std::complex<float>*>(s.h.get()), s.noise_frame.get(), nf,
+        s.smoother->smooth_device(reinterpret_cast<std::complex<float>*>(s.h.get()), s.noise_frame.get(), nf,
                                s.noise.get(), st);
         gather_payload_kernel<<<blocks_for(nf * L.payload_vectors()), kThreads, 0, st>>>(
             s.carriers.get(), s.damaged.get(), int(F), int(nf), rx, U, L.symbols, L.first_payload, L.payload,

@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(1024) lmmse_kernel(const float2* h_all,
     __syncthreads();
     invert_system(A, gram, pdp, n0, L, col);
     fit_taps(A, g, U, P, L, fit);
-    if (!flat) { // lmmse: the profile the taps show, less their noise n0 G^-1[j][j]
+    if (!flat) { // lmmse: the profile the taps show, less twice their noise n0 G^-1[j][j]
         const double left_out = 1e-6 * n0 / U;
         for (int j = threadIdx.x; j < L; j += blockDim.x) {
             double pw = 0;
@@ -181,8 +181,7 @@ __global__ void __launch_bounds__(1024) lmmse_kernel(const float2* h_all,
                 pw += v.re * v.re + v.im * v.im;
             }
             const double noise = n0 * A[std::size_t(j) * L + j].x;
-            pw = pw / P - noise;
-            pdp[j] = pw > noise ? pw : left_out;
+            pdp[j] = fmax(pw / P - 2 * noise, left_out);
         }
         __syncthreads();
         invert_system(A, gram, pdp, n0, L, col);

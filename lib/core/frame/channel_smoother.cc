@@ -203,17 +203,18 @@ void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0,
     solve(n0, P);
     if (d_method == channel_estimator::lmmse) {
         // Then the profile those taps show: each tap's power over the rx x tx channels
-        // less its noise (n0 G^-1[j][j], its posterior variance), left out unless above
-        // it. From the fitted taps, not from g: g smears every tap over its neighbours
-        // (the used band's Dirichlet kernel), and a profile that keeps the smear keeps
-        // its noise.
+        // less twice its noise (n0 G^-1[j][j], its posterior variance), 0 below that: a
+        // tap not clearly above its noise is left out, and the profile stays continuous
+        // in the data (a hard keep-or-drop would turn rounding into different
+        // estimates). From the fitted taps, not from g: g smears every tap over its
+        // neighbours (the used band's Dirichlet kernel), and a profile that keeps the
+        // smear keeps its noise.
         for (int j = 0; j < L; j++) {
             double pw = 0;
             for (int p = 0; p < P; p++)
                 pw += std::norm(d_taps[std::size_t(p) * L + j]);
             const double noise = n0 * d_Ginv[std::size_t(j) * L + j].real();
-            pw = pw / P - noise;
-            d_pdp[std::size_t(j)] = pw > noise ? pw : 0.0;
+            d_pdp[std::size_t(j)] = std::max(pw / P - 2 * noise, 0.0);
         }
         solve(n0, P);
     }

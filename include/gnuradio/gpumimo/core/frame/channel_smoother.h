@@ -31,8 +31,8 @@ namespace core {
  *   preset) and the plain least-squares fit is ill-conditioned. Error about N0 L / U.
  * - lmmse: the linear MMSE estimate over frequency with the correlation of the power
  *   delay profile estimated from dft's taps (each tap's power over the rx x tx channels
- *   less its noise; taps not above their noise left out). The default: the least
- *   error.
+ *   less twice its noise, 0 below: taps not clearly above their noise left out). The
+ *   default: the least error.
  * Both solve R (R + n0 I)^-1 H_ls, R = F P F^H, in the delay window: an L x L system,
  * L the window's taps, instead of U x U.
  */

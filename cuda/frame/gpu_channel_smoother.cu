@@ -21,6 +21,7 @@
 #include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -125,6 +126,7 @@ __device__ void fit_taps(const double2* A, const float2* g, int U, int P, int L,
 __global__ void __launch_bounds__(1024) lmmse_kernel(const float2* h_all,
                              const float2* g_all,
                              const float* n0_all,
+                             double ratio, // the LS error variance over N0
                              bool flat,
                              const double2* gram,
                              const double2* phasors, // [carrier][2L - 1]
@@ -146,7 +148,7 @@ __global__ void __launch_bounds__(1024) lmmse_kernel(const float2* h_all,
     double2* fit = fit_all + std::size_t(f) * P * L;
     double2* A = ginv_all + std::size_t(f) * L * L;
     float* err = err_all + std::size_t(f) * U;
-    const double n0 = n0_all[f];
+    const double n0 = double(n0_all[f]) * ratio; // the LS estimates' error variance
     if (!smoothable(g, n0_all[f], P, L)) { // left as least squares, err n0 / tx later
         for (int i = threadIdx.x; i < P * L; i += blockDim.x)
             taps[i] = g[i];
@@ -240,12 +242,12 @@ __global__ void reconstruct_kernel(const float2* taps_all,
     h[i] = make_float2(s.re, s.im);
 }
 
-// ls: noise_eff = n0 (1 + tx), h unchanged.
-__global__ void ls_noise_kernel(const float* n0_all, int U, int tx, int frames, float* noise_eff)
+// ls: noise_eff = n0 (1 + tx ratio), h unchanged.
+__global__ void ls_noise_kernel(const float* n0_all, float ratio, int U, int tx, int frames, float* noise_eff)
 {
     const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     if (i < std::size_t(frames) * U)
-        noise_eff[i] = n0_all[i / U] * float(1 + tx);
+        noise_eff[i] = n0_all[i / U] * (1.0f + float(tx) * ratio);
 }
 
 unsigned blocks_for(std::size_t n)
@@ -260,6 +262,7 @@ struct gpu_channel_smoother::impl {
     int rx, tx, P, L, U, N, first;
     std::size_t max_frames;
     int device;
+    double ratio; // the LS estimates' error variance over N0
     gc::device_buffer<float2> twiddles, g, taps; // twiddles: F [carrier][tap]
     gc::device_buffer<double2> gram, phasors, ginv, fit; // phasors [carrier][2L - 1]
     gc::device_buffer<float> err;
@@ -267,7 +270,13 @@ struct gpu_channel_smoother::impl {
     gc::device_buffer<float2> h_dev;
     gc::device_buffer<float> n0_dev, eff_dev;
 
-    impl(const numerology& num, channel_estimator method, int rx_, int tx_, std::size_t frames, int dev)
+    impl(const numerology& num,
+         channel_estimator method,
+         int rx_,
+         int tx_,
+         std::size_t frames,
+         int dev,
+         double ls_error_ratio)
         : reference(num, method),
           rx(rx_),
           tx(tx_),
@@ -277,8 +286,11 @@ struct gpu_channel_smoother::impl {
           N(num.fft_len),
           first(reference.window().first),
           max_frames(frames),
-          device(dev)
+          device(dev),
+          ratio(ls_error_ratio)
     {
+        if (!(ratio > 0) || !std::isfinite(ratio))
+            throw std::invalid_argument("gpu_channel_smoother: ls_error_ratio must be finite and > 0");
         if (rx < 1 || tx < 1 || frames < 1)
             throw std::invalid_argument("gpu_channel_smoother: rx, tx and max_frames must be >= 1");
         const gc::device_guard keep;
@@ -332,14 +344,15 @@ struct gpu_channel_smoother::impl {
             return;
         const channel_estimator m = reference.method();
         if (m == channel_estimator::ls) {
-            ls_noise_kernel<<<blocks_for(frames * U), kThreads, 0, st>>>(n0, U, tx, int(frames), noise_eff);
+            ls_noise_kernel<<<blocks_for(frames * U), kThreads, 0, st>>>(n0, float(ratio), U, tx, int(frames),
+                                                                        noise_eff);
             GPUMIMO_CUDA_CHECK_LAUNCH("ls_noise_kernel");
             return;
         }
         taps_kernel<<<unsigned(frames * P), 64, 0, st>>>(h, twiddles.get(), L, U, P, g.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("taps_kernel");
         const std::size_t shared = (3 * std::size_t(L) - 1) * sizeof(double2) + L * sizeof(double);
-        lmmse_kernel<<<unsigned(frames), 1024, shared, st>>>(h, g.get(), n0, m == channel_estimator::dft,
+        lmmse_kernel<<<unsigned(frames), 1024, shared, st>>>(h, g.get(), n0, ratio, m == channel_estimator::dft,
                                                             gram.get(), phasors.get(), L, U, P, ginv.get(),
                                                             fit.get(), taps.get(), err.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("lmmse_kernel");
@@ -355,8 +368,9 @@ gpu_channel_smoother::gpu_channel_smoother(const numerology& num,
                                            int rx,
                                            int tx,
                                            std::size_t max_frames,
-                                           int device)
-    : d_impl(std::make_unique<impl>(num, method, rx, tx, max_frames, device))
+                                           int device,
+                                           double ls_error_ratio)
+    : d_impl(std::make_unique<impl>(num, method, rx, tx, max_frames, device, ls_error_ratio))
 {
 }
 gpu_channel_smoother::~gpu_channel_smoother() = default;

@@ -68,9 +68,11 @@ __global__ void frame_finite_kernel(const float2* samples,
     }
 }
 
-// h[f][c][r][k] = Y_{1+k}(c) / P_k(c) on antenna r (estimate_channel).
+// h[f][c][r][k] = (1/Nt) sum_s conj(w_sk) Y_{1+s}(c) / P_k(c) on antenna r, w the pilots'
+// orthogonal cover (estimate_channel).
 __global__ void estimate_kernel(const float2* carriers,
                                 const float2* pilots, // [tx][carrier]
+                                const float2* cover,  // [symbol][tx]
                                 const int* damaged,
                                 int slots,
                                 int used,
@@ -91,16 +93,22 @@ __global__ void estimate_kernel(const float2* carriers,
                 h[(i * rx + r) * tx + k] = make_float2(r == k ? 1.0f : 0.0f, 0.0f);
                 continue;
             }
-            const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + 1 + k) * U + c];
+            float2 z = make_float2(0, 0);
+            for (int s = 0; s < tx; s++) {
+                const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + 1 + s) * U + c];
+                const float2 w = cover[s * tx + k];
+                z.x += w.x * y.x + w.y * y.y; // conj(w) y
+                z.y += w.x * y.y - w.y * y.x;
+            }
             const float2 p = pilots[std::size_t(k) * U + c];
             const float d = p.x * p.x + p.y * p.y;
             h[(i * rx + r) * tx + k] =
-                make_float2((y.x * p.x + y.y * p.y) / d, (y.y * p.x - y.x * p.y) / d);
+                make_float2((z.x * p.x + z.y * p.y) / (d * tx), (z.y * p.x - z.x * p.y) / (d * tx));
         }
 }
 
 // One block per frame: the mean power of the preamble's empty carriers over the
-// antennas, floored at Nt times the pilots' mean power over core::max_estimated_snr (as
+// antennas, floored at the pilot symbols' mean power over core::max_estimated_snr (as
 // core::estimate_channel), written for every carrier of the frame (the detector's
 // per-channel N0).
 __global__ void noise_kernel(const float2* carriers,
@@ -138,8 +146,8 @@ __global__ void noise_kernel(const float2* carriers,
         }
         __syncthreads();
     }
-    const float floor = float(streams * double(pilot_partial[0]) /
-                              (double(rx) * streams * U) / core::max_estimated_snr);
+    const float floor = float(double(pilot_partial[0]) / (double(rx) * streams * U) /
+                              core::max_estimated_snr);
     const float n0 =
         damaged[f] ? 1.0f : fmaxf(partial[0] / float(max(1, nempty * rx)), floor);
     for (int c = threadIdx.x; c < U; c += blockDim.x)
@@ -230,7 +238,7 @@ struct gpu_fused_receiver::impl {
     gpu_ofdm_fft fft;
     gpu_detector detector;
     std::unique_ptr<gc::stream> detect_stream; // made on `device`
-    gc::device_buffer<float2> pilots;
+    gc::device_buffer<float2> pilots, cover;
     gc::device_buffer<int> empty;
     int nempty = 0;
     std::vector<slot> slots;
@@ -266,6 +274,13 @@ struct gpu_fused_receiver::impl {
         pilots = gc::device_buffer<float2>(p.size());
         GPUMIMO_CUDA_CHECK(cudaMemcpy(
             pilots.get(), p.data(), p.size() * sizeof(float2), cudaMemcpyHostToDevice));
+        std::vector<std::complex<float>> w; // [symbol][stream]
+        for (int s = 0; s < c.frame.streams; s++)
+            for (int k = 0; k < c.frame.streams; k++)
+                w.push_back(pilot_cover(c.frame.streams, s, k));
+        cover = gc::device_buffer<float2>(w.size());
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(
+            cover.get(), w.data(), w.size() * sizeof(float2), cudaMemcpyHostToDevice));
         const std::vector<int> odd = preamble_empty_carriers(c.frame.num);
         nempty = int(odd.size());
         empty = gc::device_buffer<int>(std::max<std::size_t>(1, odd.size()));
@@ -290,8 +305,9 @@ struct gpu_fused_receiver::impl {
             s.detected = gc::device_buffer<float>(F * bits);
             s.llr = gc::device_buffer<float>(F * bits);
             s.damaged = gc::device_buffer<int>(F);
-            s.smoother = std::make_unique<gpu_channel_smoother>(c.frame.num, c.estimator, c.rx,
-                                                                c.frame.streams, F, dev);
+            // The least-squares estimates' error is N0 / Nt (the pilots' cover).
+            s.smoother = std::make_unique<gpu_channel_smoother>(
+                c.frame.num, c.estimator, c.rx, c.frame.streams, F, dev, 1.0 / c.frame.streams);
             // Slots a short chunk leaves unused still go through the FFT: zeros there,
             // not whatever the allocation held.
             GPUMIMO_CUDA_CHECK(cudaMemset(
@@ -352,7 +368,7 @@ struct gpu_fused_receiver::impl {
         fft.enqueue_device(io, st); // non-finite frames are flagged above, not counted here
 
         estimate_kernel<<<blocks_for(nf * U), kThreads, 0, st>>>(
-            s.carriers.get(), pilots.get(), s.damaged.get(), int(F), int(nf), rx, config.frame.streams, U,
+            s.carriers.get(), pilots.get(), cover.get(), s.damaged.get(), int(F), int(nf), rx, config.frame.streams, U,
             L.symbols, s.h.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("estimate_kernel");
         noise_kernel<<<unsigned(nf), kThreads, 0, st>>>(s.carriers.get(), s.damaged.get(), empty.get(), nempty,

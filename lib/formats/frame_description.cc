@@ -91,6 +91,13 @@ frame_description parse_frame_description(const std::string& input, const std::s
     if (!j.is_object())
         fail(label, "is not a JSON object");
     frame_description d;
+    // Older recordings have no version: format 1, whose pilots this receiver cannot read.
+    d.frame_version = find(j, "frame_version") ? int(integer(j, "frame_version", label, 1, 1000)) : 1;
+    if (d.frame_version != core::frame_format_version)
+        fail(label, "frame_version " + std::to_string(d.frame_version) +
+                        " is not this receiver's frame format (" +
+                        std::to_string(core::frame_format_version) +
+                        ", docs/frame.md \"Versions\"): re-record it with gpumimo_make_recording");
     d.preset = text(j, "preset", label);
     d.streams = int(integer(j, "streams", label, 1, 8));
     d.antennas = int(integer(j, "antennas", label, 1, 16));

@@ -25,6 +25,7 @@ namespace gpumimo {
 /*! A recording's frame description: the fields a receiver needs, and the channel it
  *  went through where the recording says (informational). */
 struct frame_description {
+    int frame_version = 0;  //!< core::frame_format_version (a missing one reads as 1)
     std::string preset;     //!< numerology preset ("small", "fft512", "lte20")
     int streams = 0;        //!< 1..8
     int antennas = 0;       //!< the recording's channels: streams..16

@@ -77,15 +77,14 @@ def test_payload_decides_back_to_the_prbs_bits_with_numpy():
             got = labels[idx]  # [carrier, bit]
             want = bits.reshape(nsym, USED, streams, m)[s, :, k, :]
             assert np.array_equal(got, want), f"payload symbol {s}, stream {k}"
-    for k in range(streams):  # pilot symbol 1 + j from stream j only
+    for k in range(streams):  # every stream in every pilot symbol, under its cover
+        first = carriers_of(k, 1)
+        np.testing.assert_allclose(np.abs(first), 1, atol=1e-5)
         for j in range(streams):
-            c = carriers_of(k, 1 + j)
-            if j == k:
-                np.testing.assert_allclose(np.abs(c), 1, atol=1e-5)
-            else:
-                assert np.max(np.abs(c)) < 1e-5
-    pre = out[0, CP:CP + N]  # the preamble's halves repeat (stream 0)
-    np.testing.assert_allclose(pre[:N // 2], pre[N // 2:], atol=1e-5)
+            cover = np.exp(-2j * np.pi * j * k / streams)
+            np.testing.assert_allclose(carriers_of(k, 1 + j), cover * first, atol=1e-5)
+        pre = out[k, CP:CP + N]  # every stream's preamble halves repeat
+        np.testing.assert_allclose(pre[:N // 2], pre[N // 2:], atol=1e-5)
     assert symbols * (N + CP) == tx.frame_len()
 
 

@@ -185,12 +185,13 @@ def test_channel_estimates_error_and_noise_estimate_match_theory():
     h = (rng.normal(size=(frames, 48, antennas, streams)) +
          1j * rng.normal(size=(frames, 48, antennas, streams))) / np.sqrt(2)
     err, nv, eff, got, sent = estimate_frames(h, streams, antennas, nsym, noise, "ls", rng)
-    # LS on unit-energy pilots: the error is the noise, E|e|^2 = N0; 17,280 values (sd
-    # 0.8%) and the noise estimate from 30 x 24 x 4 empty preamble carriers (sd 2.6%).
-    assert abs(np.mean(err) / noise - 1) < 0.05, np.mean(err) / noise
+    # LS on unit-energy pilots under the covers: the error is the noise over Nt, E|e|^2 =
+    # N0 / 3; 17,280 values (sd 0.8%) and the noise estimate from 30 x 24 x 4 empty
+    # preamble carriers (sd 2.6%).
+    assert abs(np.mean(err) / (noise / streams) - 1) < 0.05, np.mean(err) / noise
     assert abs(np.mean(nv) / noise - 1) < 0.12, np.mean(nv) / noise
-    # The detector's noise: N0 plus Nt times the estimate's error, N0 for LS.
-    np.testing.assert_allclose(eff, np.repeat(nv[:, None], 48, 1) * (1 + streams), rtol=1e-5)
+    # The detector's noise: N0 plus Nt times the estimate's error, N0 / Nt for LS.
+    np.testing.assert_allclose(eff, np.repeat(nv[:, None], 48, 1) * 2, rtol=1e-5)
     # The payload passes through unchanged, preamble and pilots removed.
     np.testing.assert_array_equal(got, sent)
 
@@ -209,8 +210,8 @@ def test_smoothed_estimates_of_a_tapped_channel(estimator, most):
     h = np.einsum("cl,flrk->fcrk", phase, taps)
     err, nv, eff, got, sent = estimate_frames(h, streams, antennas, nsym, noise, estimator, rng)
     mse = np.mean(err)
-    # Least squares would leave N0; the window keeps 18 of 64 taps' noise.
-    assert mse < most * noise, (estimator, mse / noise)
+    # Least squares would leave N0 / Nt; the window keeps 18 of 64 taps' noise.
+    assert mse < most * noise / streams, (estimator, mse / noise * streams)
     # What the detector is told: its error within 30% of the error measured.
     told = np.mean((eff - nv[:, None]) / streams)
     assert abs(told / mse - 1) < 0.3, (estimator, told / mse)

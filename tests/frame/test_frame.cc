@@ -118,7 +118,7 @@ TEST(Frame, PreambleRepeatsAfterHalfASymbol)
     }
 }
 
-TEST(Frame, GridHasOrthogonalPilotsAndThePayloadInBitOrder)
+TEST(Frame, GridHasCoveredPilotsAndThePayloadInBitOrder)
 {
     auto rng = make_rng(1201);
     for (int K : { 1, 3, 8 }) {
@@ -138,18 +138,29 @@ TEST(Frame, GridHasOrthogonalPilotsAndThePayloadInBitOrder)
         const int S = f.symbols(), U = 48;
         ASSERT_EQ(grid.size(), std::size_t(K) * S * U);
         auto at = [&](int k, int s, int i) { return grid[(std::size_t(k) * S + s) * U + i]; };
-        const std::vector<cf> pre = preamble_carriers(f.num);
-        for (int k = 0; k < K; k++)
-            for (int s = 0; s < 1 + K; s++) // preamble and pilots: one stream per symbol
-                for (int i = 0; i < U; i++) {
-                    const bool owner = s == 0 ? k == 0 : s == 1 + k;
-                    if (!owner)
-                        ASSERT_EQ(at(k, s, i), cf(0, 0)) << "stream " << k << " symbol " << s;
-                    else if (s == 0)
-                        ASSERT_EQ(at(k, s, i), pre[i]);
-                    else
-                        ASSERT_NEAR(std::norm(at(k, s, i)), 1.0f, 1e-6f); // QPSK pilot
-                }
+        // Preamble: every stream its own sequence. Pilots: every stream in every pilot
+        // symbol, its QPSK under the cover; the covers orthogonal: despreading with
+        // stream k's recovers its pilots alone (the other streams cancel).
+        for (int k = 0; k < K; k++) {
+            const std::vector<cf> pre = preamble_carriers(f.num, k);
+            const std::vector<cf> pil = pilot_carriers(f.num, k);
+            for (int i = 0; i < U; i++) {
+                ASSERT_EQ(at(k, 0, i), pre[i]) << "stream " << k;
+                ASSERT_NEAR(std::norm(pil[i]), 1.0f, 1e-6f); // QPSK pilot
+            }
+            for (int s = 0; s < K; s++)
+                for (int i = 0; i < U; i++)
+                    ASSERT_LT(std::abs(at(k, 1 + s, i) - pilot_cover(K, s, k) * pil[i]), 1e-6f);
+            for (int j = 0; j < K; j++) { // sum_s conj(w_sk) w_sj = K [j == k]
+                std::complex<double> dot = 0;
+                for (int s = 0; s < K; s++)
+                    dot += std::conj(std::complex<double>(pilot_cover(K, s, k))) *
+                           std::complex<double>(pilot_cover(K, s, j));
+                ASSERT_LT(std::abs(dot - (j == k ? double(K) : 0.0)), 1e-5) << k << " " << j;
+            }
+            if (K > 1)
+                EXPECT_NE(preamble_carriers(f.num, k), preamble_carriers(f.num, (k + 1) % K));
+        }
         // Pilots of different streams differ (distinct seeds).
         if (K > 1)
             EXPECT_NE(pilot_carriers(f.num, 0), pilot_carriers(f.num, 1));

@@ -4,7 +4,8 @@
  *
  * gpu_channel_smoother held to the CPU reference (channel_smoother) on fresh random
  * least-squares estimates of 3- to 6-tap channels plus noise, every estimator, every
- * numerology, 1x1 to 4x4, several frames of different noise at once; a frame with an
+ * numerology, 1x1 to 4x4, several frames of different noise at once, the least-squares
+ * error N0 / tx as the fused receiver's covered pilots give it; a frame with an
  * unusable noise variance left as it is. The effective noise comes back poisoned first
  * (smooth() fills its device copy with NaN before the run).
  */
@@ -63,17 +64,19 @@ TEST_F(GpuChannelSmoother, MatchesTheCpuReference)
                 const int U = num.used_carriers, P = rx * tx;
                 const std::size_t frames = 3;
                 channel_smoother cpu(num, m);
-                gpu_channel_smoother gpu(num, m, rx, tx, 4);
+                // The fused receiver's ratio: covered pilots, LS error N0 / tx.
+                const double ratio = 1.0 / tx;
+                gpu_channel_smoother gpu(num, m, rx, tx, 4, 0, ratio);
                 const int cp0 = num.cp_lengths[0];
                 std::vector<cf> h, want;
                 std::vector<float> n0, want_eff;
                 for (std::size_t f = 0; f < frames; f++) {
                     const double noise = std::pow(10.0, -double(f + 1)); // 10, 20, 30 dB
                     const int taps = 3 + int(f);
-                    std::vector<cf> ls = ls_estimates(rng, cpu, P, taps, cp0 / 4, noise);
+                    std::vector<cf> ls = ls_estimates(rng, cpu, P, taps, cp0 / 4, noise * ratio);
                     h.insert(h.end(), ls.begin(), ls.end());
                     std::vector<float> err(U);
-                    cpu.smooth(ls.data(), rx, tx, noise, err.data());
+                    cpu.smooth(ls.data(), rx, tx, noise * ratio, err.data());
                     want.insert(want.end(), ls.begin(), ls.end());
                     for (int c = 0; c < U; c++)
                         want_eff.push_back(effective_noise(noise, tx, err[c]));
@@ -95,7 +98,7 @@ TEST_F(GpuChannelSmoother, MatchesTheCpuReference)
                         ASSERT_NEAR(eff[i], want_eff[i], 5e-3 * want_eff[i]) << what << " frame " << f << " c " << c;
                         for (int p = 0; p < P; p++) {
                             const std::size_t k = (f * U + c) * P + p;
-                            ASSERT_LT(std::abs(h[k] - want[k]), 1e-2 * std::sqrt(n0[f]) + 3e-4)
+                            ASSERT_LT(std::abs(h[k] - want[k]), 1e-2 * std::sqrt(n0[f] * ratio) + 3e-4)
                                 << what << " frame " << f << " c " << c << " p " << p;
                         }
                     }

@@ -74,6 +74,8 @@ def frame_seeds():
         "bad_preset": ("preset", "lte100"),
         "negative_gap": ("gap", -1),
         "nan_snr": ("snr_db", "NaN"),
+        "old_version": ("frame_version", 1),
+        "huge_version": ("frame_version", 2 ** 63),
     }.items():
         f = dict(frame)
         f[key] = value

@@ -38,11 +38,20 @@ channel_estimate estimate_channel(const frame_format& frame,
     e.method = smoother.method();
     e.h.resize(std::size_t(U) * rx * K);
     auto y = [&](int r, int s, int c) { return carriers_rx[(std::size_t(r) * S + s) * U + c]; };
+    // Least squares: column k averages the Nt pilot symbols against its cover,
+    // (1/Nt) sum_s conj(w_sk) Y_{1+s}(c) / P_k(c); the other streams cancel, the noise
+    // averages down to N0 / Nt.
     for (int k = 0; k < K; k++) {
         const std::vector<std::complex<float>> pilot = pilot_carriers(frame.num, k);
         for (int c = 0; c < U; c++)
-            for (int r = 0; r < rx; r++)
-                e.h[(std::size_t(c) * rx + r) * K + k] = y(r, 1 + k, c) / pilot[c];
+            for (int r = 0; r < rx; r++) {
+                std::complex<double> z = 0;
+                for (int s = 0; s < K; s++)
+                    z += std::conj(std::complex<double>(pilot_cover(K, s, k))) *
+                         std::complex<double>(y(r, 1 + s, c));
+                e.h[(std::size_t(c) * rx + r) * K + k] =
+                    std::complex<float>(z / double(K) / std::complex<double>(pilot[c]));
+            }
     }
     double noise = 0;
     std::size_t count = 0;
@@ -51,24 +60,24 @@ channel_estimate estimate_channel(const frame_format& frame,
             noise += std::norm(std::complex<double>(y(r, 0, c)));
             count++;
         }
-    // The floor: the payload's power per antenna is Nt times a pilot's (one stream each).
+    // The floor: a pilot symbol carries every stream, as the payload does.
     double pilot_power = 0;
     for (int r = 0; r < rx; r++)
-        for (int k = 0; k < K; k++)
+        for (int s = 0; s < K; s++)
             for (int c = 0; c < U; c++)
-                pilot_power += std::norm(std::complex<double>(y(r, 1 + k, c)));
+                pilot_power += std::norm(std::complex<double>(y(r, 1 + s, c)));
     pilot_power /= double(rx) * K * U;
     e.noise_var = float(std::max(noise / double(std::max<std::size_t>(1, count)),
-                                 K * pilot_power / max_estimated_snr));
+                                 pilot_power / max_estimated_snr));
     e.error_var.resize(std::size_t(U));
     e.noise_eff.resize(std::size_t(U));
     const bool finite = std::all_of(e.h.begin(), e.h.end(), [](std::complex<float> v) {
         return std::isfinite(v.real()) && std::isfinite(v.imag());
     });
     if (finite && e.noise_var > 0 && std::isfinite(e.noise_var))
-        smoother.smooth(e.h.data(), rx, K, e.noise_var, e.error_var.data());
+        smoother.smooth(e.h.data(), rx, K, double(e.noise_var) / K, e.error_var.data());
     else // unusable either way: the detector refuses it; nothing to smooth
-        std::fill(e.error_var.begin(), e.error_var.end(), e.noise_var);
+        std::fill(e.error_var.begin(), e.error_var.end(), e.noise_var / K);
     for (int c = 0; c < U; c++)
         e.noise_eff[std::size_t(c)] = effective_noise(e.noise_var, K, e.error_var[std::size_t(c)]);
     return e;

@@ -230,10 +230,10 @@ bool preamble_uses(const numerology& num, int carrier)
 }
 } // namespace
 
-std::vector<std::complex<float>> preamble_carriers(const numerology& num)
+std::vector<std::complex<float>> preamble_carriers(const numerology& num, int stream)
 {
     const std::vector<int> c = num.carriers();
-    const auto seq = qpsk_sequence(preamble_seed, c.size());
+    const auto seq = qpsk_sequence(preamble_seed + std::uint32_t(stream), c.size());
     std::vector<std::complex<float>> out(c.size());
     for (std::size_t i = 0; i < c.size(); i++)
         if (preamble_uses(num, c[i]))
@@ -256,6 +256,13 @@ std::vector<std::complex<float>> pilot_carriers(const numerology& num, int strea
     return qpsk_sequence(pilot_seed_base + std::uint32_t(stream), num.used_carriers);
 }
 
+std::complex<float> pilot_cover(int streams, int symbol, int stream)
+{
+    // The phase reduced exactly before the float conversion: s k mod streams.
+    const int m = (symbol * stream) % streams;
+    return std::complex<float>(std::polar(1.0, -2 * M_PI * double(m) / streams));
+}
+
 std::vector<std::complex<float>> frame_grid(const frame_format& frame,
                                             const std::uint8_t* payload_bits)
 {
@@ -267,13 +274,16 @@ std::vector<std::complex<float>> frame_grid(const frame_format& frame,
     auto at = [&](int k, int s, int i) -> std::complex<float>& {
         return grid[(std::size_t(k) * S + s) * U + i];
     };
-    const auto pre = preamble_carriers(frame.num);
-    for (int i = 0; i < U; i++)
-        at(0, 0, i) = pre[i];
     for (int k = 0; k < K; k++) {
-        const auto pil = pilot_carriers(frame.num, k);
+        const auto pre = preamble_carriers(frame.num, k);
         for (int i = 0; i < U; i++)
-            at(k, 1 + k, i) = pil[i];
+            at(k, 0, i) = pre[i];
+        const auto pil = pilot_carriers(frame.num, k);
+        for (int s = 0; s < K; s++) {
+            const std::complex<float> w = pilot_cover(K, s, k);
+            for (int i = 0; i < U; i++)
+                at(k, 1 + s, i) = w * pil[i];
+        }
     }
     for (int s = 0; s < frame.payload_symbols; s++)
         for (int i = 0; i < U; i++)

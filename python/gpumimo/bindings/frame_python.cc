@@ -21,6 +21,7 @@ using namespace gr::gpumimo;
 
 void bind_frame(py::module& m)
 {
+    m.attr("FRAME_FORMAT_VERSION") = gr::gpumimo::core::frame_format_version;
     m.def(
         "read_frame_description",
         [](const std::string& path) {
@@ -31,6 +32,7 @@ void bind_frame(py::module& m)
                 throw py::value_error(e.what());
             }
             py::dict d;
+            d["frame_version"] = f.frame_version;
             d["preset"] = f.preset;
             d["streams"] = f.streams;
             d["antennas"] = f.antennas;

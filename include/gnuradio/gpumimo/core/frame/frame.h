@@ -87,12 +87,13 @@ private:
 void unpack_bytes(const std::uint8_t* bytes, std::size_t n_bytes, std::uint8_t* bits);
 
 /*!
- * \brief A MIMO-OFDM frame for 1..8 transmit streams (docs/frame.md): OFDM symbol 0 the
- * preamble (stream 0 only, known QPSK on the even carriers, so that its time samples
- * repeat after half a symbol: timing and frequency synchronisation); symbols 1..Nt the
- * pilots (symbol 1 + k from stream k only, known QPSK on every used carrier: least-
- * squares channel estimates, orthogonal in time); then payload_symbols symbols of the
- * streams' QAM payload on every used carrier.
+ * \brief A MIMO-OFDM frame for 1..8 transmit streams (docs/frame.md, format version
+ * frame_format_version): OFDM symbol 0 the preamble (every stream, known QPSK on the
+ * even carriers, so that its time samples repeat after half a symbol: timing and
+ * frequency synchronisation); symbols 1..Nt the pilots (every stream in every one,
+ * known QPSK on every used carrier under an orthogonal cover across the Nt symbols:
+ * least-squares channel estimates); then payload_symbols symbols of the streams' QAM
+ * payload on every used carrier.
  *
  * Payload bit order: bit b of stream k on used carrier c of payload symbol s is bit
  * ((s * used_carriers + c) * streams + k) * m + b, m bits per symbol: the order of the
@@ -131,9 +132,16 @@ frame_format make_frame_format(const std::string& preset,
                                const std::string& modulation,
                                int payload_symbols);
 
-/*! The preamble's carrier values (used carriers, stream 0): unit-energy QPSK times
- *  sqrt(2) on the carriers an even distance from DC, 0 on the others. */
-std::vector<std::complex<float>> preamble_carriers(const numerology& num);
+/*! The frame format this receiver reads and the transmitter writes (docs/frame.md,
+ *  "Versions"): 2 since 2026-11-24 (every stream in the preamble and in every pilot
+ *  symbol under an orthogonal cover); 1 had one stream per preamble and pilot symbol.
+ *  Recordings name theirs in NAME.frame.json ("frame_version"). */
+constexpr int frame_format_version = 2;
+
+/*! Stream k's preamble carrier values (used carriers): unit-energy QPSK (a PRBS-15
+ *  seeded by the stream) times sqrt(2) on the carriers an even distance from DC, 0 on
+ *  the others. Every stream sends its own. */
+std::vector<std::complex<float>> preamble_carriers(const numerology& num, int stream = 0);
 
 /*! The used carriers (indices into them, ascending) the preamble leaves empty, an odd
  *  distance from DC: where the receiver measures the noise. */
@@ -142,6 +150,13 @@ std::vector<int> preamble_empty_carriers(const numerology& num);
 /*! Stream k's pilot carrier values (used carriers): unit-energy QPSK from a PRBS-15
  *  seeded by the stream. */
 std::vector<std::complex<float>> pilot_carriers(const numerology& num, int stream);
+
+/*! The orthogonal cover of the pilot symbols: in pilot symbol s (0..streams-1) stream k
+ *  sends pilot_cover(streams, s, k) times its pilot carriers, e^{-2 pi i s k / streams}
+ *  (the rows of the DFT matrix: orthogonal for any number of streams). The receiver's
+ *  least-squares estimate of column k averages the streams pilot symbols against it,
+ *  so its error is N0 / streams, not N0. */
+std::complex<float> pilot_cover(int streams, int symbol, int stream);
 
 /*!
  * The frame's carrier values of every stream, [stream][symbol][used carrier], from

@@ -96,8 +96,8 @@ frame_search_step search_step(const frame_format& frame,
 /*!
  * \brief The carrier offset left in a frame after find_frame's correction, from the cyclic
  * prefixes of all its symbols: each prefix sample repeats N samples later, so the phase
- * of sum_r sum_symbols sum_m conj(x_r[t_m]) x_r[t_m + N] over the middle half of every
- * prefix is 2 pi N times the residual offset (cycles per sample, within +-1/(2N)).
+ * of sum_r sum_symbols sum_m conj(x_r[t_m]) x_r[t_m + N] over every prefix's samples
+ * from three eighths to seven eighths of its length (after the channel's delay spread) is 2 pi N times the residual offset (cycles per sample, within +-1/(2N)).
  * find_frame's half-symbol estimate leaves enough (a few thousandths of the carrier
  * spacing at 20 dB) to turn 16-QAM's outer points across a decision boundary by the end
  * of a long frame; the prefixes hold several times the samples at twice the lag.
@@ -164,11 +164,12 @@ constexpr double max_estimated_snr = 1e6;
  * (numerology::fft_config), [rx][symbol][used carrier], antenna r's symbols starting at
  * carriers_rx + r * symbols_per_antenna * used carriers (symbols_per_antenna 0: 1 + Nt,
  * just those symbols; frame.symbols(): the whole frame's carriers): column k of H on
- * carrier c is first Y_{1+k}(c) / P_k(c) on every antenna (least squares: the pilots are
- * orthogonal in time), then smoothed over frequency by `smoother` (its estimator; it
- * must be of frame's numerology); the noise variance is the mean power on the preamble's
- * odd carriers, which carry nothing, floored at Nt times the pilots' mean received
- * power over max_estimated_snr. std::invalid_argument for bad arguments.
+ * carrier c is first (1/Nt) sum_s conj(pilot_cover(Nt, s, k)) Y_{1+s}(c) / P_k(c) on
+ * every antenna (least squares: the covers are orthogonal; error variance N0 / Nt),
+ * then smoothed over frequency by `smoother` (its estimator; it must be of frame's
+ * numerology); the noise variance N0 is the mean power on the preamble's odd carriers,
+ * which carry nothing, floored at the pilot symbols' mean received power over
+ * max_estimated_snr. std::invalid_argument for bad arguments.
  */
 channel_estimate estimate_channel(const frame_format& frame,
                                   const std::complex<float>* carriers_rx,

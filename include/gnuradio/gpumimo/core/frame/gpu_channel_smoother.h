@@ -24,7 +24,9 @@ namespace core {
  * and channel), for lmmse the profile, the L x L system inverted in double precision by
  * Gauss-Jordan (a block per frame; the CPU reference uses Cholesky) and the error
  * variance per carrier, then the taps back to the carriers. Everything is allocated by
- * the constructor for up to max_frames frames of rx x tx channels. CUDA failures throw
+ * the constructor for up to max_frames frames of rx x tx channels. ls_error_ratio: the
+ * least-squares estimates' error variance over N0 (1 / streams for the frame's covered
+ * pilots): channel_smoother's n0 is N0 times it. CUDA failures throw
  * std::runtime_error naming the call. Only in builds with CUDA.
  */
 class gpu_channel_smoother
@@ -35,7 +37,8 @@ public:
                          int rx,
                          int tx,
                          std::size_t max_frames,
-                         int device = 0);
+                         int device = 0,
+                         double ls_error_ratio = 1.0);
     ~gpu_channel_smoother();
     gpu_channel_smoother(const gpu_channel_smoother&) = delete;
     gpu_channel_smoother& operator=(const gpu_channel_smoother&) = delete;
@@ -44,8 +47,8 @@ public:
 
     /*! Device to device on `stream` (a cudaStream_t; nullptr: the default stream), the
      *  current device the constructor's: h [frame][carrier][rx][tx] least-squares
-     *  estimates, replaced by the smoothed ones; n0 [frame]; noise_eff [frame][carrier]
-     *  gets n0 + tx * the error variance (effective_noise). A frame whose n0 is not
+     *  estimates, replaced by the smoothed ones; n0 [frame] the noise variance N0;
+     *  noise_eff [frame][carrier] gets N0 + tx * the error variance (effective_noise). A frame whose n0 is not
      *  finite and > 0 or whose estimates are not finite is left as it is, its noise_eff
      *  n0 (the detector then refuses it). frames <= max_frames. */
     void smooth_device(std::complex<float>* h,

@@ -3,20 +3,23 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * channel_smoother on the device (core/frame/gpu_channel_smoother.h), the same model as
- * the CPU reference (lib/core/frame/channel_smoother.cc): the delay-domain taps
- * g = F^H H_ls / U in float, the flat profile and the L x L system G = F^H F + n0 P^-1
- * in double (for lmmse then the profile the fitted taps show, and again),
- * inverted by Gauss-Jordan (positive definite: no pivoting needed), the taps G^-1 U g
- * and the error variance n0 f_c^H G^-1 f_c from G^-1's diagonal sums; then the taps
- * back to the carriers in float.
+ * the CPU reference (lib/core/frame/channel_smoother.cc), computed another way: the
+ * delay-domain taps g = F^H H_ls / U in float; the flat profile's system
+ * T + (n0 / p) I through T = F^H F's eigendecomposition (cuSOLVER, once: no per-frame
+ * factorisation); for lmmse the profile those taps show and the system over the kept
+ * taps only, inverted by Gauss-Jordan in double (positive definite: no pivoting); the
+ * error variance per carrier; then the taps back to the carriers in float.
  *
  * Device layouts (F frames, P = rx * tx channels, L taps, U carriers):
  *   h      [frame][carrier][P]       g, taps [frame][P][L]
- *   ginv   [frame][L][L] (double)    err     [frame][carrier]
+ *   z, fit [frame][P][L] (double)    A       [frame][kept][kept] (double, at most L x L)
+ *   err    [frame][carrier]
  */
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
 #include "common/gpu_math.cuh"
+
+#include <cusolverDn.h>
 
 #include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
 
@@ -67,86 +70,85 @@ __device__ bool smoothable(const float2* g, float n0, int P, int L)
     return !bad;
 }
 
-// G = F^H F + n0 P^-1 for the profile pdp, inverted in place into A by Gauss-Jordan
+// A (n x n, Hermitian positive definite, row-major) inverted in place by Gauss-Jordan
 // (after step k row k is divided by the pivot and column k eliminated elsewhere, the
-// inverse building up in the columns already passed); col: L values of shared memory.
+// inverse building up in the columns already passed); col: n values of shared memory.
 // Every thread of the block calls it.
-__device__ void invert_system(double2* A, const double2* gram, const double* pdp, double n0, int L, double2* col)
+__device__ void invert_in_place(double2* A, int n, double2* col)
 {
-    for (int i = threadIdx.x; i < L * L; i += blockDim.x) {
-        double2 v = gram[i];
-        if (i / L == i % L)
-            v.x += n0 / pdp[i % L];
-        A[i] = v;
-    }
-    __syncthreads();
-    for (int k = 0; k < L; k++) {
-        for (int i = threadIdx.x; i < L; i += blockDim.x)
-            col[i] = A[std::size_t(i) * L + k];
+    for (int k = 0; k < n; k++) {
+        for (int i = threadIdx.x; i < n; i += blockDim.x)
+            col[i] = A[std::size_t(i) * n + k];
         __syncthreads();
         const cd piv = load(&col[k]);
         const double pn = piv.re * piv.re + piv.im * piv.im;
         const cd inv = { piv.re / pn, -piv.im / pn };
-        for (int j = threadIdx.x; j < L; j += blockDim.x) {
-            const cd a = j == k ? cd{ 1, 0 } : load(&A[std::size_t(k) * L + j]);
+        for (int j = threadIdx.x; j < n; j += blockDim.x) {
+            const cd a = j == k ? cd{ 1, 0 } : load(&A[std::size_t(k) * n + j]);
             const cd r = inv * a;
-            A[std::size_t(k) * L + j] = make_double2(r.re, r.im);
+            A[std::size_t(k) * n + j] = make_double2(r.re, r.im);
         }
         __syncthreads();
-        for (int idx = threadIdx.x; idx < L * L; idx += blockDim.x) {
-            const int i = idx / L, j = idx % L;
+        for (int idx = threadIdx.x; idx < n * n; idx += blockDim.x) {
+            const int i = idx / n, j = idx % n;
             if (i == k)
                 continue;
             const cd a = j == k ? cd{ 0, 0 } : load(&A[idx]);
-            const cd r = a - load(&col[i]) * load(&A[std::size_t(k) * L + j]);
+            const cd r = a - load(&col[i]) * load(&A[std::size_t(k) * n + j]);
             A[idx] = make_double2(r.re, r.im);
         }
         __syncthreads();
     }
 }
 
-// taps = U G^-1 g (double2, P x L), then a barrier.
-__device__ void fit_taps(const double2* A, const float2* g, int U, int P, int L, double2* taps)
-{
-    for (int idx = threadIdx.x; idx < P * L; idx += blockDim.x) {
-        const int p = idx / L, i = idx % L;
-        cd s = { 0, 0 };
-        for (int j = 0; j < L; j++) {
-            const float2 v = g[std::size_t(p) * L + j];
-            s = s + load(&A[std::size_t(i) * L + j]) * cd{ v.x, v.y };
-        }
-        taps[idx] = make_double2(U * s.re, U * s.im);
-    }
-    __syncthreads();
-}
+// The smoother's fixed parts on the device.
+struct smoother_tables {
+    const double2* gram;    // T = F^H F, [L][L]
+    const double2* V;       // its eigenvectors, V[i][m] (tap i, eigenvector m)
+    const double* lambda;   // its eigenvalues
+    const double* wc;       // dft: |(V^H f_c)_m|^2, [U][L]
+    const double2* phasors; // [U][2L - 1]: e^{2 pi i k_c delta / N}
+};
 
-// dft and lmmse, a block per frame: the flat profile, G^-1, the taps; for lmmse the
-// profile those taps show and again; err[c] = n0 f_c^H G^-1 f_c. Shared memory: one
-// pivot column, G^-1's diagonal sums and the profile (L + 2L - 1 + L values).
-__global__ void __launch_bounds__(1024) lmmse_kernel(const float2* h_all,
-                             const float2* g_all,
-                             const float* n0_all,
-                             double ratio, // the LS error variance over N0
-                             bool flat,
-                             const double2* gram,
-                             const double2* phasors, // [carrier][2L - 1]
-                             int L,
-                             int U,
-                             int P,
-                             double2* ginv_all,
-                             double2* fit_all,
-                             float2* taps_all,
-                             float* err_all)
+// dft and lmmse, a block per frame. First the flat profile p (the entries' mean power
+// less the noise, at least the noise, over the window): G1 = T + (n0 / p) I has the
+// eigenvectors of T, so its inverse needs no per-frame factorisation: the taps
+// U V diag(1 / (lambda + n0 / p)) V^H g. That is dft's estimate, its error
+// n0 f_c^H G1^-1 f_c = n0 sum_m wc[c][m] / (lambda_m + n0 / p). lmmse then takes the
+// profile those taps show (each tap's power less twice its noise, n0 G1^-1[j][j]) and
+// solves G = T + n0 P^-1 over the taps it keeps only (the others have no prior power:
+// zero), by Gauss-Jordan in double; its error from G^-1's diagonal sums.
+// Scratch: z [P][L] and A [L][L] of the frame. Shared memory: the profile, G1^-1's
+// diagonal, the kept taps, one pivot column and the diagonal sums.
+__global__ void __launch_bounds__(1024) smooth_kernel(const float2* h_all,
+                                                      const float2* g_all,
+                                                      const float* n0_all,
+                                                      double ratio, // the LS error variance over N0
+                                                      bool flat,
+                                                      smoother_tables t,
+                                                      int L,
+                                                      int U,
+                                                      int P,
+                                                      double2* z_all,
+                                                      double2* A_all,
+                                                      double2* fit_all,
+                                                      float2* taps_all,
+                                                      float* err_all)
 {
     extern __shared__ double2 shared[];
-    double2* col = shared;             // [L] the pivot column
-    double2* diag = shared + L;        // [2L - 1]
-    double* pdp = reinterpret_cast<double*>(shared + 3 * L - 1); // [L]
+    double2* col = shared;                                        // [L]
+    double2* sums = shared + L;                                   // [2L - 1]
+    double* pdp = reinterpret_cast<double*>(shared + 3 * L - 1);  // [L]
+    double* d1 = pdp + L;                                         // [L]
+    int* kept = reinterpret_cast<int*>(d1 + L);                   // [L]
+    __shared__ int nk;
+    __shared__ double power;
     const int f = blockIdx.x;
     const float2* g = g_all + std::size_t(f) * P * L;
     float2* taps = taps_all + std::size_t(f) * P * L;
+    double2* z = z_all + std::size_t(f) * P * L;
     double2* fit = fit_all + std::size_t(f) * P * L;
-    double2* A = ginv_all + std::size_t(f) * L * L;
+    double2* A = A_all + std::size_t(f) * L * L;
     float* err = err_all + std::size_t(f) * U;
     const double n0 = double(n0_all[f]) * ratio; // the LS estimates' error variance
     if (!smoothable(g, n0_all[f], P, L)) { // left as least squares, err n0 / tx later
@@ -156,9 +158,6 @@ __global__ void __launch_bounds__(1024) lmmse_kernel(const float2* h_all,
             err[c] = -1; // marks "not smoothed" for the reconstruction
         return;
     }
-    // The flat profile: the entries' mean power less the noise (at least the noise)
-    // over the window. dft's estimate.
-    __shared__ double power;
     if (threadIdx.x == 0)
         power = 0;
     __syncthreads();
@@ -168,44 +167,105 @@ __global__ void __launch_bounds__(1024) lmmse_kernel(const float2* h_all,
         acc += double(h[i].x) * h[i].x + double(h[i].y) * h[i].y;
     atomicAdd(&power, acc);
     __syncthreads();
-    const double each = fmax(power / (double(U) * P) - n0, n0) / L;
-    for (int j = threadIdx.x; j < L; j += blockDim.x)
-        pdp[j] = each;
+    const double lam = n0 / (fmax(power / (double(U) * P) - n0, n0) / L); // n0 / p
+    // z = V^H g, then fit = U V diag(1 / (lambda + lam)) z.
+    for (int idx = threadIdx.x; idx < P * L; idx += blockDim.x) {
+        const int p = idx / L, m = idx % L;
+        cd s = { 0, 0 };
+        for (int j = 0; j < L; j++) {
+            const float2 v = g[std::size_t(p) * L + j];
+            s = s + gc::conj_mul(load(&t.V[std::size_t(j) * L + m]), cd{ v.x, v.y });
+        }
+        const double w = U / (t.lambda[m] + lam);
+        z[idx] = make_double2(w * s.re, w * s.im);
+    }
     __syncthreads();
-    invert_system(A, gram, pdp, n0, L, col);
-    fit_taps(A, g, U, P, L, fit);
-    if (!flat) { // lmmse: the profile the taps show, less twice their noise n0 G^-1[j][j]
-        const double left_out = 1e-6 * n0 / U;
-        for (int j = threadIdx.x; j < L; j += blockDim.x) {
-            double pw = 0;
-            for (int p = 0; p < P; p++) {
-                const cd v = load(&fit[std::size_t(p) * L + j]);
-                pw += v.re * v.re + v.im * v.im;
-            }
-            const double noise = n0 * A[std::size_t(j) * L + j].x;
-            pdp[j] = fmax(pw / P - 2 * noise, left_out);
+    for (int idx = threadIdx.x; idx < P * L; idx += blockDim.x) {
+        const int p = idx / L, i = idx % L;
+        cd s = { 0, 0 };
+        for (int m = 0; m < L; m++)
+            s = s + load(&t.V[std::size_t(i) * L + m]) * load(&z[std::size_t(p) * L + m]);
+        fit[idx] = make_double2(s.re, s.im);
+    }
+    if (flat) {
+        for (int c = threadIdx.x; c < U; c += blockDim.x) {
+            double e = 0;
+            for (int m = 0; m < L; m++)
+                e += t.wc[std::size_t(c) * L + m] / (t.lambda[m] + lam);
+            err[c] = float(n0 * e);
         }
         __syncthreads();
-        invert_system(A, gram, pdp, n0, L, col);
-        fit_taps(A, g, U, P, L, fit);
+        for (int i = threadIdx.x; i < P * L; i += blockDim.x)
+            taps[i] = make_float2(float(fit[i].x), float(fit[i].y));
+        return;
     }
-    for (int i = threadIdx.x; i < P * L; i += blockDim.x)
-        taps[i] = make_float2(float(fit[i].x), float(fit[i].y));
-    // G^-1's diagonal sums, then n0 sum_delta s_delta e^{2 pi i k_c delta / N}.
-    for (int dl = threadIdx.x; dl < 2 * L - 1; dl += blockDim.x) {
-        const int delta = dl - (L - 1);
+    for (int j = threadIdx.x; j < L; j += blockDim.x) { // G1^-1's diagonal
+        double d = 0;
+        for (int m = 0; m < L; m++) {
+            const cd v = load(&t.V[std::size_t(j) * L + m]);
+            d += (v.re * v.re + v.im * v.im) / (t.lambda[m] + lam);
+        }
+        d1[j] = d;
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < L; j += blockDim.x) {
+        double pw = 0;
+        for (int p = 0; p < P; p++) {
+            const cd v = load(&fit[std::size_t(p) * L + j]);
+            pw += v.re * v.re + v.im * v.im;
+        }
+        pdp[j] = fmax(pw / P - 2 * n0 * d1[j], 0.0);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) { // the kept taps, ascending
+        int n = 0;
+        for (int j = 0; j < L; j++)
+            if (pdp[j] > 0)
+                kept[n++] = j;
+        nk = n;
+    }
+    __syncthreads();
+    const int K = nk;
+    for (int idx = threadIdx.x; idx < K * K; idx += blockDim.x) {
+        const int a = idx / K, b = idx % K;
+        double2 v = t.gram[std::size_t(kept[a]) * L + kept[b]];
+        if (a == b)
+            v.x += n0 / pdp[kept[a]];
+        A[idx] = v;
+    }
+    __syncthreads();
+    invert_in_place(A, K, col);
+    // taps = U G^-1 g over the kept taps, 0 elsewhere.
+    for (int idx = threadIdx.x; idx < P * L; idx += blockDim.x)
+        taps[idx] = make_float2(0, 0);
+    __syncthreads();
+    for (int idx = threadIdx.x; idx < P * K; idx += blockDim.x) {
+        const int p = idx / K, a = idx % K;
         cd s = { 0, 0 };
-        for (int j = max(0, -delta); j < L && j + delta < L; j++)
-            s = s + load(&A[std::size_t(j + delta) * L + j]);
-        diag[dl] = make_double2(s.re, s.im);
+        for (int b = 0; b < K; b++) {
+            const float2 v = g[std::size_t(p) * L + kept[b]];
+            s = s + load(&A[std::size_t(a) * K + b]) * cd{ v.x, v.y };
+        }
+        taps[std::size_t(p) * L + kept[a]] = make_float2(float(U * s.re), float(U * s.im));
+    }
+    // G^-1's sums along each delay difference, then n0 sum_delta s_delta e^{...}.
+    for (int dl = threadIdx.x; dl < 2 * L - 1; dl += blockDim.x)
+        sums[dl] = make_double2(0, 0);
+    __syncthreads();
+    for (int idx = threadIdx.x; idx < K * K; idx += blockDim.x) {
+        const int a = idx / K, b = idx % K;
+        const double2 v = A[idx];
+        double2* to = &sums[kept[a] - kept[b] + L - 1];
+        atomicAdd(&to->x, v.x);
+        atomicAdd(&to->y, v.y);
     }
     __syncthreads();
     for (int c = threadIdx.x; c < U; c += blockDim.x) {
         double e = 0;
-        const double2* w = phasors + std::size_t(c) * (2 * L - 1);
+        const double2* w = t.phasors + std::size_t(c) * (2 * L - 1);
         for (int dl = 0; dl < 2 * L - 1; dl++) {
-            const cd s = load(&diag[dl]);
-            e += s.re * w[dl].x - s.im * w[dl].y;
+            const cd sv = load(&sums[dl]);
+            e += sv.re * w[dl].x - sv.im * w[dl].y;
         }
         err[c] = float(n0 * fmax(e, 0.0));
     }
@@ -264,7 +324,8 @@ struct gpu_channel_smoother::impl {
     int device;
     double ratio; // the LS estimates' error variance over N0
     gc::device_buffer<float2> twiddles, g, taps; // twiddles: F [carrier][tap]
-    gc::device_buffer<double2> gram, phasors, ginv, fit; // phasors [carrier][2L - 1]
+    gc::device_buffer<double2> gram, phasors, V, A, z, fit; // phasors [carrier][2L - 1]
+    gc::device_buffer<double> lambda, wc;
     gc::device_buffer<float> err;
     // smooth()'s device copies
     gc::device_buffer<float2> h_dev;
@@ -318,13 +379,80 @@ struct gpu_channel_smoother::impl {
         taps = gc::device_buffer<float2>(frames * P * L);
         err = gc::device_buffer<float>(frames * U);
         if (method != channel_estimator::ls) {
-            ginv = gc::device_buffer<double2>(frames * L * L);
+            A = gc::device_buffer<double2>(frames * L * L);
+            z = gc::device_buffer<double2>(frames * P * L);
             fit = gc::device_buffer<double2>(frames * P * L);
+            eigen(gm, method);
         }
-        const std::size_t shared = (3 * std::size_t(L) - 1) * sizeof(double2) + L * sizeof(double);
-        if (shared > 48 * 1024)
+        if (shared_bytes() > 48 * 1024)
             GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
-                lmmse_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+                smooth_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes())));
+    }
+
+    std::size_t shared_bytes() const
+    {
+        return (3 * std::size_t(L) - 1) * sizeof(double2) + 2 * L * sizeof(double) + L * sizeof(int);
+    }
+
+    // T = F^H F = V diag(lambda) V^H by cuSOLVER (once), and for dft the table
+    // wc[c][m] = |(V^H f_c)_m|^2 of its error.
+    void eigen(const std::vector<double2>& gm, channel_estimator method)
+    {
+        std::vector<double2> colmajor(gm.size());
+        for (int i = 0; i < L; i++)
+            for (int j = 0; j < L; j++)
+                colmajor[std::size_t(j) * L + i] = gm[std::size_t(i) * L + j];
+        gc::device_buffer<double2> a = upload(colmajor);
+        gc::device_buffer<double> w{ std::size_t(L) };
+        gc::device_buffer<int> info(1);
+        cusolverDnHandle_t handle = nullptr;
+        auto check = [&](cusolverStatus_t st, const char* call) {
+            if (st != CUSOLVER_STATUS_SUCCESS) {
+                if (handle)
+                    cusolverDnDestroy(handle);
+                throw std::runtime_error(std::string(call) + " failed: cuSOLVER status " +
+                                         std::to_string(int(st)));
+            }
+        };
+        check(cusolverDnCreate(&handle), "cusolverDnCreate");
+        int lwork = 0;
+        check(cusolverDnZheevd_bufferSize(handle, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, L,
+                                          reinterpret_cast<cuDoubleComplex*>(a.get()), L, w.get(), &lwork),
+              "cusolverDnZheevd_bufferSize");
+        gc::device_buffer<double2> work(std::size_t(std::max(1, lwork)));
+        check(cusolverDnZheevd(handle, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, L,
+                               reinterpret_cast<cuDoubleComplex*>(a.get()), L, w.get(),
+                               reinterpret_cast<cuDoubleComplex*>(work.get()), lwork, info.get()),
+              "cusolverDnZheevd");
+        cusolverDnDestroy(handle);
+        int ok = -1;
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(&ok, info.get(), sizeof(int), cudaMemcpyDeviceToHost));
+        if (ok != 0)
+            throw std::runtime_error("cusolverDnZheevd: info " + std::to_string(ok));
+        // Column m of the column-major result is eigenvector m: V[i][m] = a[m * L + i].
+        std::vector<double2> vc(std::size_t(L) * L), v(std::size_t(L) * L);
+        std::vector<double> lam(static_cast<std::size_t>(L));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(vc.data(), a.get(), vc.size() * sizeof(double2), cudaMemcpyDeviceToHost));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(lam.data(), w.get(), lam.size() * sizeof(double), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < L; i++)
+            for (int m = 0; m < L; m++)
+                v[std::size_t(i) * L + m] = vc[std::size_t(m) * L + i];
+        for (double& x : lam) // T is positive semidefinite: rounding below 0 is 0
+            x = std::max(x, 0.0);
+        V = upload(v);
+        lambda = upload(lam);
+        std::vector<double> table(method == channel_estimator::dft ? std::size_t(U) * L : 1, 0.0);
+        if (method == channel_estimator::dft)
+            for (int c = 0; c < U; c++)
+                for (int m = 0; m < L; m++) {
+                    std::complex<double> s = 0;
+                    for (int j = 0; j < L; j++) {
+                        const double2 e = v[std::size_t(j) * L + m];
+                        s += std::conj(std::complex<double>(e.x, e.y)) * reference.twiddle(c, j);
+                    }
+                    table[std::size_t(c) * L + m] = std::norm(s);
+                }
+        wc = upload(table);
     }
 
     template <typename T>
@@ -351,11 +479,12 @@ struct gpu_channel_smoother::impl {
         }
         taps_kernel<<<unsigned(frames * P), 64, 0, st>>>(h, twiddles.get(), L, U, P, g.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("taps_kernel");
-        const std::size_t shared = (3 * std::size_t(L) - 1) * sizeof(double2) + L * sizeof(double);
-        lmmse_kernel<<<unsigned(frames), 1024, shared, st>>>(h, g.get(), n0, ratio, m == channel_estimator::dft,
-                                                            gram.get(), phasors.get(), L, U, P, ginv.get(),
-                                                            fit.get(), taps.get(), err.get());
-        GPUMIMO_CUDA_CHECK_LAUNCH("lmmse_kernel");
+        const smoother_tables t{ gram.get(), V.get(), lambda.get(), wc.get(), phasors.get() };
+        smooth_kernel<<<unsigned(frames), 1024, shared_bytes(), st>>>(h, g.get(), n0, ratio,
+                                                                   m == channel_estimator::dft, t, L, U, P,
+                                                                   z.get(), A.get(), fit.get(), taps.get(),
+                                                                   err.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("smooth_kernel");
         reconstruct_kernel<<<blocks_for(frames * U * P), kThreads, 0, st>>>(
             taps.get(), err.get(), n0, twiddles.get(), L, U, P, tx, int(frames), h,
             noise_eff);

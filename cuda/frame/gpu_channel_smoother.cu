@@ -45,13 +45,20 @@ __device__ inline cfl load(const float2* p) { return { p->x, p->y }; }
 __device__ inline cd load(const double2* p) { return { p->x, p->y }; }
 
 // g[f][p][j] = (1/U) sum_c h[f][c][p] conj(F[c][j]): a block per (frame, channel).
+// The block's channel first into shared memory (U values, read once), so that the sum
+// over the carriers runs from there: with 64 threads reading h straight from global
+// memory the kernel was latency-bound (the flowgraph calls it for one or two frames).
 __global__ void taps_kernel(const float2* h, const float2* F, int L, int U, int P, float2* g)
 {
+    extern __shared__ float2 column[]; // [U]
     const int f = blockIdx.x / P, p = blockIdx.x % P;
+    for (int c = threadIdx.x; c < U; c += blockDim.x)
+        column[c] = h[(std::size_t(f) * U + c) * P + p];
+    __syncthreads();
     for (int j = threadIdx.x; j < L; j += blockDim.x) {
         cfl s = { 0, 0 };
         for (int c = 0; c < U; c++)
-            s = s + gc::conj_mul(load(F + std::size_t(c) * L + j), load(h + (std::size_t(f) * U + c) * P + p));
+            s = s + gc::conj_mul(load(F + std::size_t(c) * L + j), load(&column[c]));
         g[(std::size_t(f) * P + p) * L + j] = make_float2(s.re / U, s.im / U);
     }
 }
@@ -107,7 +114,9 @@ struct smoother_tables {
     const double2* V;       // its eigenvectors, V[i][m] (tap i, eigenvector m)
     const double* lambda;   // its eigenvalues
     const double* wc;       // dft: |(V^H f_c)_m|^2, [U][L]
-    const double2* phasors; // [U][2L - 1]: e^{2 pi i k_c delta / N}
+    const double2* phasors; // [U]: e^{2 pi i k_c delta / N} at delta = -(L - 1)
+    const int* freq;        // [U]: k_c
+    int N;
 };
 
 // dft and lmmse, a block per frame. First the flat profile p (the entries' mean power
@@ -260,12 +269,20 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const float2* h_all,
         atomicAdd(&to->y, v.y);
     }
     __syncthreads();
+    // e^{2 pi i k_c delta / N} by recurrence from delta = -(L - 1): one sincospi per
+    // carrier instead of a table read per term (the table was 7 MB per frame at lte20,
+    // read by one SM).
     for (int c = threadIdx.x; c < U; c += blockDim.x) {
         double e = 0;
-        const double2* w = t.phasors + std::size_t(c) * (2 * L - 1);
+        double sn, cs;
+        sincospi(2.0 * double(t.freq[c]) / t.N, &sn, &cs);
+        const cd step = { cs, sn };
+        const double2 w0 = t.phasors[c]; // delta = -(L - 1)
+        cd w = { w0.x, w0.y };
         for (int dl = 0; dl < 2 * L - 1; dl++) {
             const cd sv = load(&sums[dl]);
-            e += sv.re * w[dl].x - sv.im * w[dl].y;
+            e += sv.re * w.re - sv.im * w.im;
+            w = w * step;
         }
         err[c] = float(n0 * fmax(e, 0.0));
     }
@@ -324,8 +341,9 @@ struct gpu_channel_smoother::impl {
     int device;
     double ratio; // the LS estimates' error variance over N0
     gc::device_buffer<float2> twiddles, g, taps; // twiddles: F [carrier][tap]
-    gc::device_buffer<double2> gram, phasors, V, A, z, fit; // phasors [carrier][2L - 1]
+    gc::device_buffer<double2> gram, phasors, V, A, z, fit; // phasors [carrier]
     gc::device_buffer<double> lambda, wc;
+    gc::device_buffer<int> freq;
     gc::device_buffer<float> err;
     // smooth()'s device copies
     gc::device_buffer<float2> h_dev;
@@ -358,19 +376,21 @@ struct gpu_channel_smoother::impl {
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         // The tables the kernels read instead of reducing k_c d mod N per product.
         std::vector<float2> tw(std::size_t(U) * L);
-        std::vector<double2> ph(std::size_t(U) * (2 * L - 1));
+        std::vector<double2> ph(static_cast<std::size_t>(U));
+        std::vector<int> k(static_cast<std::size_t>(U));
+        const std::vector<int> used = num.carriers();
         for (int c = 0; c < U; c++) {
             for (int j = 0; j < L; j++) {
                 const std::complex<double> w = reference.twiddle(c, j);
                 tw[std::size_t(c) * L + j] = make_float2(float(w.real()), float(w.imag()));
             }
-            for (int dl = 0; dl < 2 * L - 1; dl++) {
-                const std::complex<double> w = reference.delay_phasor(c, dl - (L - 1));
-                ph[std::size_t(c) * (2 * L - 1) + dl] = make_double2(w.real(), w.imag());
-            }
+            const std::complex<double> w = reference.delay_phasor(c, -(L - 1));
+            ph[std::size_t(c)] = make_double2(w.real(), w.imag());
+            k[std::size_t(c)] = used[std::size_t(c)] - N / 2;
         }
         twiddles = upload(tw);
         phasors = upload(ph);
+        freq = upload(k);
         std::vector<double2> gm;
         for (const std::complex<double>& v : reference.gram())
             gm.push_back(make_double2(v.real(), v.imag()));
@@ -477,9 +497,9 @@ struct gpu_channel_smoother::impl {
             GPUMIMO_CUDA_CHECK_LAUNCH("ls_noise_kernel");
             return;
         }
-        taps_kernel<<<unsigned(frames * P), 64, 0, st>>>(h, twiddles.get(), L, U, P, g.get());
+        taps_kernel<<<unsigned(frames * P), 256, U * sizeof(float2), st>>>(h, twiddles.get(), L, U, P, g.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("taps_kernel");
-        const smoother_tables t{ gram.get(), V.get(), lambda.get(), wc.get(), phasors.get() };
+        const smoother_tables t{ gram.get(), V.get(), lambda.get(), wc.get(), phasors.get(), freq.get(), N };
         smooth_kernel<<<unsigned(frames), 1024, shared_bytes(), st>>>(h, g.get(), n0, ratio,
                                                                    m == channel_estimator::dft, t, L, U, P,
                                                                    z.get(), A.get(), fit.get(), taps.get(),

@@ -12,6 +12,7 @@ against its file; damaged frames (NaN samples, radio overflows) are dropped and 
 never turned into NaN LLRs."""
 
 import json
+import subprocess
 import pathlib
 import os
 import sys
@@ -583,3 +584,27 @@ def test_sync_threshold_setter():
     with pytest.raises(ValueError):
         sync.set_threshold(0.0)
     assert sync.threshold() == 0.6
+
+
+def test_quality_plot_tool_writes_png(tmp_path):
+    """gpumimo_rx_quality_plot: a PNG per detector from the quality tool's CSV (its
+    columns as gpumimo_rx_quality writes them)."""
+    csv = tmp_path / "q.csv"
+    rows = ["detector,receiver,snr_db,frames,frames_found,bit_errors,bits,ber,frame_errors"]
+    for det in ("mmse", "ml"):
+        for rcv, scale in (("genie", 1), ("lmmse", 2), ("ls", 5)):
+            for snr, ber in ((10, 3e-2), (14, 5e-3), (18, 4e-4)):
+                rows.append(f"{det},{rcv},{snr},100,100,{int(ber * scale * 1e5)},100000,"
+                            f"{ber * scale},{min(100, int(ber * scale * 1e4))}")
+    csv.write_text("\n".join(rows) + "\n")
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "apps",
+                        "gpumimo_rx_quality_plot")
+    out = subprocess.run([sys.executable, tool, str(csv), "--out-dir", str(tmp_path)],
+                         capture_output=True, text=True, check=True).stdout
+    for det in ("mmse", "ml"):
+        assert (tmp_path / f"rx-quality-{det}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"{det}: " in out
+    bad = tmp_path / "bad.csv"
+    bad.write_text("detector,receiver\nmmse,genie\n")
+    failed = subprocess.run([sys.executable, tool, str(bad)], capture_output=True, text=True)
+    assert failed.returncode == 2 and "bad.csv" in failed.stderr

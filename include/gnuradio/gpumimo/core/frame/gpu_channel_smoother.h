@@ -20,10 +20,13 @@ namespace core {
 
 /*!
  * \brief channel_smoother on a CUDA device, for many frames at once (the fused
- * receiver's estimates stay on the device): per frame the dft taps (a block per frame
- * and channel), for lmmse the profile, the L x L system inverted in double precision by
- * Gauss-Jordan (a block per frame; the CPU reference uses Cholesky) and the error
- * variance per carrier, then the taps back to the carriers. Everything is allocated by
+ * receiver's estimates stay on the device), the same model computed another way: per
+ * frame the delay-domain taps (summed in double; a block per frame and channel); the
+ * flat-profile system through the eigendecomposition of the fixed F^H F (cuSOLVER, at
+ * construction: no per-frame factorisation); for lmmse the profile and the system over
+ * the kept taps only, by Gauss-Jordan in double (the CPU reference: Cholesky of the
+ * whole window); the error variance per carrier; the taps back to the carriers in
+ * float. Everything is allocated by
  * the constructor for up to max_frames frames of rx x tx channels. ls_error_ratio: the
  * least-squares estimates' error variance over N0 (1 / streams for the frame's covered
  * pilots): channel_smoother's n0 is N0 times it. CUDA failures throw

@@ -45,25 +45,99 @@ __device__ inline cfl load(const float2* p) { return { p->x, p->y }; }
 __device__ inline cd load(const double2* p) { return { p->x, p->y }; }
 
 // g[f][p][j] = (1/U) sum_c h[f][c][p] conj(F[c][j]): a block per (frame, channel).
-// The block's channel first into shared memory (U values, read once), so that the sum
-// over the carriers runs from there: with 64 threads reading h straight from global
-// memory the kernel was latency-bound (the flowgraph calls it for one or two frames).
-__global__ void taps_kernel(const float2* h, const float2* F, int L, int U, int P, double2* g)
+// The block's channel first into shared memory (U values, read once), then the sum
+// over the carriers split in 8 slices per tap (a tile of 32 taps at a time) and the
+// slices added: one thread per tap summing all U carriers from global twiddles was
+// latency-bound (0.45 ms for 3 lte20 frames on the H100). Also the column's power, for
+// the flat profile: power[f][p].
+__global__ void taps_kernel(const float2* h, const float2* F, int L, int U, int P, double2* g, double* power)
 {
     extern __shared__ float2 column[]; // [U]
+    __shared__ double2 partial[8][32];
+    __shared__ double pw[256];
     const int f = blockIdx.x / P, p = blockIdx.x % P;
-    for (int c = threadIdx.x; c < U; c += blockDim.x)
-        column[c] = h[(std::size_t(f) * U + c) * P + p];
+    double mine = 0;
+    for (int c = threadIdx.x; c < U; c += blockDim.x) {
+        const float2 v = h[(std::size_t(f) * U + c) * P + p];
+        column[c] = v;
+        mine += double(v.x) * v.x + double(v.y) * v.y;
+    }
+    pw[threadIdx.x] = mine;
     __syncthreads();
+    for (int k = blockDim.x / 2; k > 0; k /= 2) {
+        if (int(threadIdx.x) < k)
+            pw[threadIdx.x] += pw[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        power[blockIdx.x] = pw[0];
+    const int lane = threadIdx.x % 32, slice = threadIdx.x / 32; // 8 slices of 32
     // Summed in double: lmmse extrapolates the taps to the band's edge carriers, where
     // a float sum's rounding showed as 8e-4 on H at 30 dB (H100).
-    for (int j = threadIdx.x; j < L; j += blockDim.x) {
+    for (int j0 = 0; j0 < L; j0 += 32) {
+        const int j = j0 + lane;
         cd s = { 0, 0 };
-        for (int c = 0; c < U; c++) {
-            const float2 w = F[std::size_t(c) * L + j], x = column[c];
-            s = s + gc::conj_mul(cd{ w.x, w.y }, cd{ x.x, x.y });
+        if (j < L)
+            for (int c = slice; c < U; c += 8) {
+                const float2 w = F[std::size_t(c) * L + j], x = column[c];
+                s = s + gc::conj_mul(cd{ w.x, w.y }, cd{ x.x, x.y });
+            }
+        partial[slice][lane] = make_double2(s.re, s.im);
+        __syncthreads();
+        if (slice == 0 && j < L) {
+            cd t = { 0, 0 };
+            for (int k = 0; k < 8; k++)
+                t = t + load(&partial[k][lane]);
+            g[(std::size_t(f) * P + p) * L + j] = make_double2(t.re / U, t.im / U);
         }
-        g[(std::size_t(f) * P + p) * L + j] = make_double2(s.re / U, s.im / U);
+        __syncthreads();
+    }
+}
+
+// The flat profile's lam = n0 / p for frame f from its columns' powers (the entries'
+// mean power less the noise, at least the noise, spread over the window).
+__device__ inline double flat_lambda(const double* power, int f, int U, int P, int L, double n0)
+{
+    double total = 0;
+    for (int p = 0; p < P; p++)
+        total += power[std::size_t(f) * P + p];
+    return n0 / (fmax(total / (double(U) * P) - n0, n0) / L);
+}
+
+// The flat-profile fit, a block per (frame, channel): z = diag(U / (lambda + lam)) V^H g
+// in shared memory, fit = V z.
+__global__ void flat_fit_kernel(const double2* g_all,
+                                const double* power,
+                                const float* n0_all,
+                                double ratio,
+                                const double2* V,
+                                const double2* VT,
+                                const double* lambda,
+                                int L,
+                                int U,
+                                int P,
+                                double2* fit_all)
+{
+    extern __shared__ double2 zs[]; // [L]
+    const int f = blockIdx.x / P, p = blockIdx.x % P;
+    const double n0 = double(n0_all[f]) * ratio;
+    const double2* g = g_all + (std::size_t(f) * P + p) * L;
+    if (!(n0 > 0) || !isfinite(n0))
+        return; // smooth_kernel leaves the frame as it is
+    const double lam = flat_lambda(power, f, U, P, L, n0);
+    for (int m = threadIdx.x; m < L; m += blockDim.x) {
+        cd s = { 0, 0 };
+        for (int j = 0; j < L; j++)
+            s = s + gc::conj_mul(load(&V[std::size_t(j) * L + m]), load(&g[j]));
+        const double w = U / (lambda[m] + lam);
+        zs[m] = make_double2(w * s.re, w * s.im);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < L; i += blockDim.x) {
+        cd s = { 0, 0 };
+        for (int m = 0; m < L; m++)
+            s = s + load(&VT[std::size_t(m) * L + i]) * load(&zs[m]);
+        fit_all[(std::size_t(f) * P + p) * L + i] = make_double2(s.re, s.im);
     }
 }
 
@@ -124,17 +198,17 @@ struct smoother_tables {
     int N;
 };
 
-// dft and lmmse, a block per frame. First the flat profile p (the entries' mean power
-// less the noise, at least the noise, over the window): G1 = T + (n0 / p) I has the
-// eigenvectors of T, so its inverse needs no per-frame factorisation: the taps
-// U V diag(1 / (lambda + n0 / p)) V^H g. That is dft's estimate, its error
-// n0 f_c^H G1^-1 f_c = n0 sum_m wc[c][m] / (lambda_m + n0 / p). lmmse then takes the
-// profile those taps show (each tap's power less twice its noise, n0 G1^-1[j][j]) and
-// solves G = T + n0 P^-1 over the taps it keeps only (the others have no prior power:
-// zero), by Gauss-Jordan in double; its error from G^-1's diagonal sums.
-// Scratch: z [P][L] and A [L][L] of the frame. Shared memory: the profile, G1^-1's
+// dft and lmmse, a block per frame, after flat_fit_kernel. The flat profile p (the
+// entries' mean power less the noise, at least the noise, over the window) makes
+// G1 = T + (n0 / p) I, with the eigenvectors of T: its inverse needs no per-frame
+// factorisation, and flat_fit_kernel's taps U V diag(1 / (lambda + n0 / p)) V^H g are
+// dft's estimate, its error n0 f_c^H G1^-1 f_c = n0 sum_m wc[c][m] / (lambda_m + n0 / p).
+// lmmse then takes the profile those taps show (each tap's power less twice its noise,
+// n0 G1^-1[j][j]) and solves G = T + n0 P^-1 over the taps it keeps only (the others
+// have no prior power: zero), by Gauss-Jordan in double; its error from G^-1's
+// diagonal sums. Scratch: A [L][L] of the frame. Shared memory: the profile, G1^-1's
 // diagonal, the kept taps, one pivot column and the diagonal sums.
-__global__ void __launch_bounds__(1024) smooth_kernel(const float2* h_all,
+__global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
                                                       const double2* g_all,
                                                       const float* n0_all,
                                                       double ratio, // the LS error variance over N0
@@ -143,7 +217,6 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const float2* h_all,
                                                       int L,
                                                       int U,
                                                       int P,
-                                                      double2* z_all,
                                                       double2* A_all,
                                                       double2* fit_all,
                                                       float2* taps_all,
@@ -156,11 +229,9 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const float2* h_all,
     double* d1 = pdp + L;                                         // [L]
     int* kept = reinterpret_cast<int*>(d1 + L);                   // [L]
     __shared__ int nk;
-    __shared__ double power;
     const int f = blockIdx.x;
     const double2* g = g_all + std::size_t(f) * P * L;
     float2* taps = taps_all + std::size_t(f) * P * L;
-    double2* z = z_all + std::size_t(f) * P * L;
     double2* fit = fit_all + std::size_t(f) * P * L;
     double2* A = A_all + std::size_t(f) * L * L;
     float* err = err_all + std::size_t(f) * U;
@@ -170,33 +241,7 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const float2* h_all,
             err[c] = -1; // marks "not smoothed": the reconstruction leaves h as it is
         return;
     }
-    if (threadIdx.x == 0)
-        power = 0;
-    __syncthreads();
-    double acc = 0;
-    const float2* h = h_all + std::size_t(f) * U * P;
-    for (int i = threadIdx.x; i < U * P; i += blockDim.x)
-        acc += double(h[i].x) * h[i].x + double(h[i].y) * h[i].y;
-    atomicAdd(&power, acc);
-    __syncthreads();
-    const double lam = n0 / (fmax(power / (double(U) * P) - n0, n0) / L); // n0 / p
-    // z = V^H g, then fit = U V diag(1 / (lambda + lam)) z.
-    for (int idx = threadIdx.x; idx < P * L; idx += blockDim.x) {
-        const int p = idx / L, m = idx % L;
-        cd s = { 0, 0 };
-        for (int j = 0; j < L; j++)
-            s = s + gc::conj_mul(load(&t.V[std::size_t(j) * L + m]), load(&g[std::size_t(p) * L + j]));
-        const double w = U / (t.lambda[m] + lam);
-        z[idx] = make_double2(w * s.re, w * s.im);
-    }
-    __syncthreads();
-    for (int idx = threadIdx.x; idx < P * L; idx += blockDim.x) {
-        const int p = idx / L, i = idx % L;
-        cd s = { 0, 0 };
-        for (int m = 0; m < L; m++)
-            s = s + load(&t.VT[std::size_t(m) * L + i]) * load(&z[std::size_t(p) * L + m]);
-        fit[idx] = make_double2(s.re, s.im);
-    }
+    const double lam = flat_lambda(power_all, f, U, P, L, n0); // fit: flat_fit_kernel's
     if (flat) {
         for (int c = threadIdx.x; c < U; c += blockDim.x) {
             double e = 0;
@@ -341,7 +386,8 @@ struct gpu_channel_smoother::impl {
     double ratio; // the LS estimates' error variance over N0
     gc::device_buffer<float2> twiddles, taps; // twiddles: F [carrier][tap]
     gc::device_buffer<double2> g;
-    gc::device_buffer<double2> gram, phasors, V, VT, A, z, fit; // phasors [carrier]
+    gc::device_buffer<double2> gram, phasors, V, VT, A, fit; // phasors [carrier]
+    gc::device_buffer<double> power; // [frame][channel]
     gc::device_buffer<double> lambda, wc;
     gc::device_buffer<int> freq;
     gc::device_buffer<float> err;
@@ -400,7 +446,7 @@ struct gpu_channel_smoother::impl {
         err = gc::device_buffer<float>(frames * U);
         if (method != channel_estimator::ls) {
             A = gc::device_buffer<double2>(frames * L * L);
-            z = gc::device_buffer<double2>(frames * P * L);
+            power = gc::device_buffer<double>(frames * P);
             fit = gc::device_buffer<double2>(frames * P * L);
             eigen(gm, method);
         }
@@ -502,13 +548,16 @@ struct gpu_channel_smoother::impl {
             GPUMIMO_CUDA_CHECK_LAUNCH("ls_noise_kernel");
             return;
         }
-        taps_kernel<<<unsigned(frames * P), 256, U * sizeof(float2), st>>>(h, twiddles.get(), L, U, P, g.get());
+        taps_kernel<<<unsigned(frames * P), 256, U * sizeof(float2), st>>>(h, twiddles.get(), L, U, P, g.get(),
+                                                                          power.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("taps_kernel");
+        flat_fit_kernel<<<unsigned(frames * P), 256, L * sizeof(double2), st>>>(
+            g.get(), power.get(), n0, ratio, V.get(), VT.get(), lambda.get(), L, U, P, fit.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("flat_fit_kernel");
         const smoother_tables t{ gram.get(), V.get(), VT.get(), lambda.get(), wc.get(), phasors.get(), freq.get(), N };
-        smooth_kernel<<<unsigned(frames), 1024, shared_bytes(), st>>>(h, g.get(), n0, ratio,
+        smooth_kernel<<<unsigned(frames), 1024, shared_bytes(), st>>>(power.get(), g.get(), n0, ratio,
                                                                    m == channel_estimator::dft, t, L, U, P,
-                                                                   z.get(), A.get(), fit.get(), taps.get(),
-                                                                   err.get());
+                                                                   A.get(), fit.get(), taps.get(), err.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("smooth_kernel");
         reconstruct_kernel<<<blocks_for(frames * U * P), kThreads, 0, st>>>(
             taps.get(), err.get(), n0, twiddles.get(), L, U, P, tx, int(frames), h,

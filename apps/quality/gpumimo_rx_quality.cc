@@ -49,6 +49,7 @@ struct options {
     double cfo_spacings = 0.15;
     std::uint64_t seed = 0;
     bool seed_given = false;
+    double noise_samples = 0; // --false-alarms: noise-only samples to search
 };
 
 void usage()
@@ -70,7 +71,9 @@ void usage()
         "  --cfo X                       carrier offset in carrier spacings (0.15)\n"
         "  --backend auto|cpu|cuda       where the receiver runs (auto)\n"
         "  --seed N                      repeat a run (default: fresh, printed)\n"
-        "  --csv FILE                    the curves as CSV\n";
+        "  --csv FILE                    the curves as CSV\n"
+        "  --false-alarms N              also search N samples per antenna of noise alone\n"
+        "                                (the synchroniser's search) and count frames found\n";
 }
 
 std::vector<std::string> split(const std::string& s)
@@ -126,6 +129,7 @@ options parse(int argc, char** argv)
         else if (a == "--cfo") o.cfo_spacings = std::stod(value());
         else if (a == "--backend") o.backend = value();
         else if (a == "--csv") o.csv = value();
+        else if (a == "--false-alarms") o.noise_samples = std::stod(value());
         else if (a == "--seed") {
             o.seed = std::stoull(value());
             o.seed_given = true;
@@ -293,6 +297,27 @@ private:
     std::vector<float> d_llr;
 };
 
+// The synchroniser's search (search_step, as mimo_ofdm_sync steps through a stream) over
+// `samples` samples per antenna of white Gaussian noise alone: the frames it finds there
+// are false. Each window is fresh noise (the search only ever sees one window).
+std::uint64_t false_frames(const frame_format& f, int rx, double samples, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> g(0.0f, std::sqrt(0.5f));
+    const std::size_t n = search_window(f);
+    std::vector<cf> window(std::size_t(rx) * n);
+    std::uint64_t found = 0;
+    double searched = 0;
+    while (searched < samples) {
+        for (cf& v : window)
+            v = cf(g(rng), g(rng));
+        const frame_search_step step = search_step(f, window.data(), rx, n);
+        found += step.sync.found;
+        searched += double(step.advance);
+    }
+    return found;
+}
+
 // The SNR where a falling curve crosses `target`, log-linear between points; NaN if
 // it does not.
 double crossing(const std::vector<double>& snr, const std::vector<double>& ber, double target)
@@ -414,6 +439,10 @@ int main(int argc, char** argv)
                           << crossing(o.snrs, ber[e], 1e-2) - genie_at << " dB";
             std::cout << "\n";
         }
+        if (o.noise_samples > 0)
+            std::cout << "\nnoise alone: " << false_frames(f, o.rx, o.noise_samples, o.seed ^ 0xFA15E)
+                      << " frames found in " << o.noise_samples << " samples per antenna ("
+                      << o.rx << " antennas, threshold 0.7)\n";
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "gpumimo_rx_quality: " << e.what() << "\n";

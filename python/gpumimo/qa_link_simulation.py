@@ -89,10 +89,10 @@ def test_ldpc_encoder_and_decoder():
     assert satisfied.all() and (iterations >= 1).all()
     with pytest.raises(ValueError):
         gpumimo.cpu_ldpc_decoder(code, cfg).decode(llr[:, :100])
-    # The factory's decoder (gpumimo.ldpc_decoder, any backend) gives the reference's
+    # The factory's decoder (gpumimo.ldpc_decoder_engine, any backend) gives the reference's
     # decisions; on the GPU in float32 the same codewords (every frame decodes here).
     for backend in ["cpu"] + (["cuda"] if gpumimo.cuda_device_count()[0] else []):
-        dec = gpumimo.ldpc_decoder(code, cfg, backend=backend, max_frames=16)
+        dec = gpumimo.ldpc_decoder_engine(code, cfg, backend=backend, max_frames=16)
         assert dec.backend() == backend
         got, _, ok = dec.decode(llr)
         np.testing.assert_array_equal(got, words)
@@ -125,3 +125,55 @@ def test_plot_tool_writes_png(tmp_path):
     png = tmp_path / "2x2-qpsk.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "FER 0.01 at" in out
+
+
+@pytest.mark.parametrize("backend", ["cpu", "auto"])
+def test_ldpc_decoder_block_decodes_a_stream(backend):
+    """The ldpc_decoder block: random codewords of the 802.16e n = 576 code with noisy
+    LLRs in, every codeword's information bits out with an ok tag, against the core's
+    decoder on the same LLRs; a codeword of garbage comes out with ok false."""
+    from gnuradio import blocks, gr
+    import pmt
+    rng = seeded_rng(40)
+    code = gpumimo.wimax_rate_half_code(576)
+    enc = gpumimo.ldpc_encoder(code)
+    k, n, words = enc.k, 576, 40
+    info = rng.integers(0, 2, size=(words, k), dtype=np.uint8)
+    cw = enc.encode(info)
+    llr = (2.0 * cw - 1.0) * 4.0 + rng.normal(0, 2.0, size=cw.shape)  # positive means 1
+    llr[7] = rng.normal(0, 1.0, size=n)  # no information: fails its checks
+    llr = llr.astype(np.float32)
+    tb = gr.top_block()
+    dec = gpumimo.ldpc_decoder("wimax_576", "min_sum", 10, backend, 0, 16)
+    src = blocks.vector_source_f(llr.ravel().tolist(), False)
+    sink = blocks.vector_sink_b()
+    tb.connect(src, dec, sink)
+    tb.run()
+    assert dec.codeword_bits() == n and dec.info_bits() == k
+    out = np.array(sink.data(), dtype=np.uint8).reshape(words, k)
+    cfg = gpumimo.ldpc_decoder_config()
+    bits, iterations, satisfied = gpumimo.cpu_ldpc_decoder(code, cfg).decode(llr)
+    want = bits[:, enc.info_positions]
+    np.testing.assert_array_equal(out, want)
+    good = [i for i in range(words) if i != 7]
+    np.testing.assert_array_equal(out[good], info[good])
+    tags = [t for t in sink.tags() if pmt.symbol_to_string(t.key) == "ldpc"]
+    assert [t.offset for t in tags] == [i * k for i in range(words)]
+    ok = [pmt.to_bool(pmt.dict_ref(t.value, pmt.intern("ok"), pmt.PMT_NIL)) for t in tags]
+    assert ok == [bool(s) for s in satisfied] and not ok[7] and all(ok[i] for i in good)
+    assert dec.codewords() == words and dec.failed_codewords() == 1
+    its = [pmt.to_long(pmt.dict_ref(t.value, pmt.intern("iterations"), pmt.PMT_NIL)) for t in tags]
+    assert its == list(iterations) and dec.mean_iterations() == pytest.approx(np.mean(iterations))
+
+
+def test_ldpc_decoder_block_refuses_bad_arguments(tmp_path):
+    with pytest.raises(ValueError, match="wimax_<n>"):
+        gpumimo.ldpc_decoder("wimax_x")
+    with pytest.raises(ValueError):
+        gpumimo.ldpc_decoder("wimax_500")
+    with pytest.raises((RuntimeError, ValueError)):
+        gpumimo.ldpc_decoder(str(tmp_path / "missing.alist"))
+    with pytest.raises(ValueError):
+        gpumimo.ldpc_decoder("wimax_576", "belief")
+    with pytest.raises(ValueError):
+        gpumimo.ldpc_decoder("wimax_576", max_codewords=0)

@@ -280,6 +280,21 @@ ldpc_code wimax_rate_half_code(int n)
                               "802.16e rate 1/2, n = " + std::to_string(n));
 }
 
+ldpc_code ldpc_code_by_name(const std::string& name)
+{
+    const std::string prefix = "wimax_";
+    if (name.compare(0, prefix.size(), prefix) == 0) {
+        const std::string digits = name.substr(prefix.size());
+        if (digits.empty() || digits.size() > 5 ||
+            digits.find_first_not_of("0123456789") != std::string::npos)
+            throw std::invalid_argument("ldpc code '" + name +
+                                        "': want wimax_<n> (n = 576 to 2304 in steps of 96) "
+                                        "or the path of an alist file");
+        return wimax_rate_half_code(std::stoi(digits));
+    }
+    return load_alist(name);
+}
+
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

@@ -148,7 +148,8 @@ void bind_link(py::module& m)
             return decode(d, d.code().n, llr);
         });
     // The decoder on the backend asked for (core::make_ldpc_decoder_engine).
-    py::class_<core::ldpc_decoder_engine>(m, "ldpc_decoder")
+    // (gpumimo.ldpc_decoder is the GNU Radio block.)
+    py::class_<core::ldpc_decoder_engine>(m, "ldpc_decoder_engine")
         .def(py::init([](const core::ldpc_code& code,
                          const core::ldpc_decoder_config& cfg,
                          const std::string& backend,

@@ -11,6 +11,7 @@
 
 #include <gnuradio/gpumimo/fused_receiver.h>
 #include <gnuradio/gpumimo/llr_sink.h>
+#include <gnuradio/gpumimo/ldpc_decoder.h>
 #include <gnuradio/gpumimo/mimo_chanest.h>
 #include <gnuradio/gpumimo/mimo_channel.h>
 #include <gnuradio/gpumimo/mimo_detector.h>
@@ -71,6 +72,23 @@ void bind_receiver(py::module& m)
         .def("dropped_frames", &mimo_ofdm_sync::dropped_frames)
         .def("last_cfo", &mimo_ofdm_sync::last_cfo)
         .def("work_failures", &mimo_ofdm_sync::work_failures);
+
+    py::class_<ldpc_decoder, gr::block, gr::basic_block, std::shared_ptr<ldpc_decoder>>(
+        m, "ldpc_decoder", "LDPC decoding of a stream of LLRs (see ldpc_decoder.h).")
+        .def(py::init(&ldpc_decoder::make),
+             py::arg("code") = "wimax_2304",
+             py::arg("algorithm") = "min_sum",
+             py::arg("max_iterations") = 10,
+             py::arg("backend") = "auto",
+             py::arg("device") = 0,
+             py::arg("max_codewords") = 256)
+        .def("codeword_bits", &ldpc_decoder::codeword_bits)
+        .def("info_bits", &ldpc_decoder::info_bits)
+        .def("backend", &ldpc_decoder::backend)
+        .def("codewords", &ldpc_decoder::codewords)
+        .def("failed_codewords", &ldpc_decoder::failed_codewords)
+        .def("mean_iterations", &ldpc_decoder::mean_iterations)
+        .def("work_failures", &ldpc_decoder::work_failures);
 
     py::class_<mimo_chanest, gr::block, gr::basic_block, std::shared_ptr<mimo_chanest>>(
         m, "mimo_chanest", "MIMO channel estimation: ls, dft or lmmse (see mimo_chanest.h).")

@@ -95,6 +95,11 @@ const std::vector<std::vector<int>>& wimax_rate_half_base();
  *  another n. */
 ldpc_code wimax_rate_half_code(int n = 2304);
 
+/*! A code by name, as the blocks take it: "wimax_<n>" the 802.16e rate-1/2 code of
+ *  length n (wimax_rate_half_code), anything else the path of an alist file
+ *  (load_alist). std::invalid_argument or std::runtime_error naming what is wrong. */
+ldpc_code ldpc_code_by_name(const std::string& name);
+
 /*!
  * \brief Systematic encoder of any ldpc_code, by Gaussian elimination of H over GF(2)
  * (once, at construction).

@@ -10,6 +10,7 @@
 #include "block_faults.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/frame/equalizer.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/mimo_chanest.h>
@@ -28,11 +29,13 @@ class mimo_chanest_impl : public mimo_chanest
 public:
     mimo_chanest_impl(const core::frame_format& format,
                       int antennas,
-                      core::channel_estimator estimator)
+                      core::channel_estimator estimator,
+                      bool equalized_outputs)
         : gr::block("mimo_chanest",
                     gr::io_signature::make(antennas, antennas,
                                            sizeof(gr_complex) * format.num.used_carriers),
-                    gr::io_signature::make(antennas, antennas,
+                    gr::io_signature::make(antennas,
+                                           antennas + (equalized_outputs ? format.streams : 0),
                                            sizeof(gr_complex) * format.num.used_carriers)),
           d_format(format),
           d_antennas(antennas),
@@ -44,6 +47,9 @@ public:
           d_smoother(format.num, estimator)
     {
         set_output_multiple(format.payload_symbols);
+        d_eq_in.resize(std::size_t(antennas));
+        d_eq_out.resize(std::size_t(format.streams));
+        d_eq_scratch.resize(std::size_t(format.num.used_carriers));
         set_tag_propagation_policy(TPP_DONT);
     }
 
@@ -147,6 +153,23 @@ private:
         est = pmt::dict_add(
             est, pmt::intern("noise_eff"), pmt::init_f32vector(e.noise_eff.size(), e.noise_eff));
         est = pmt::dict_add(est, pmt::intern("frame"), pmt::from_uint64(d_frames));
+        // Outputs past the antennas: stream k's equalised payload symbols.
+        const int streams = int(out.size()) - d_antennas;
+        if (streams > 0) {
+            for (std::size_t sym = 0; sym < d_symbols - d_training; sym++) {
+                for (int r = 0; r < d_antennas; r++)
+                    d_eq_in[r] = static_cast<const gr_complex*>(in[r]) + (at + d_training + sym) * d_carriers;
+                for (int k = 0; k < d_format.streams; k++) // streams not connected: scratch
+                    d_eq_out[k] = k < streams ? static_cast<gr_complex*>(out[d_antennas + k]) +
+                                                    (produced + sym) * d_carriers
+                                              : d_eq_scratch.data();
+                core::mmse_equalize(e.h.data(), e.noise_eff.data(), d_antennas, d_format.streams,
+                                    int(d_carriers), d_eq_in.data(), d_eq_out.data());
+            }
+            for (int k = 0; k < streams; k++)
+                add_item_tag(d_antennas + k, nitems_written(d_antennas + k) + produced, d_frame_key,
+                             d_frame_info, alias_pmt());
+        }
         add_item_tag(0, nitems_written(0) + produced, d_est_key, est, alias_pmt());
         d_frames++;
         d_last_noise = e.noise_var;
@@ -178,6 +201,9 @@ private:
     pmt::pmt_t d_frame_info = pmt::PMT_NIL;
     core::channel_smoother d_smoother;
     std::vector<gr_complex> d_training_rx;
+    std::vector<const gr_complex*> d_eq_in;                   // [antennas]
+    std::vector<gr_complex*> d_eq_out;                        // [streams]
+    std::vector<gr_complex> d_eq_scratch;                     // [carriers]
     std::uint64_t d_frames = 0, d_dropped = 0;
     double d_last_noise = 0;
     rate_limited_log d_log{ d_logger };
@@ -189,14 +215,15 @@ mimo_chanest::sptr mimo_chanest::make(const std::string& preset,
                                       const std::string& modulation,
                                       int payload_symbols,
                                       int antennas,
-                                      const std::string& estimator)
+                                      const std::string& estimator,
+                                      bool equalized_outputs)
 {
     const core::frame_format f =
         core::make_frame_format(preset, streams, modulation, payload_symbols);
     if (antennas < f.streams || antennas > 16)
         throw std::invalid_argument("mimo_chanest: antennas must be from streams to 16");
     return gnuradio::make_block_sptr<mimo_chanest_impl>(
-        f, antennas, core::parse_channel_estimator(estimator));
+        f, antennas, core::parse_channel_estimator(estimator), equalized_outputs);
 }
 
 } // namespace gpumimo

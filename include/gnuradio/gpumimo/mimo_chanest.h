@@ -32,6 +32,12 @@ namespace gpumimo {
  * detector takes as noise) and frame (count from 0): one H for the frame's group of
  * payload symbols, as gr-digital's ofdm_chanest_vcvc tags its taps.
  *
+ * equalized_outputs: up to `streams` more outputs after the antennas' (same vectors of
+ * used carriers, one per payload symbol): stream k's MMSE-equalised payload symbols
+ * (core::mmse_equalize with the estimate and its effective noise, unbiased: noise-free
+ * points land on the constellation), for constellation displays. Connect as many as
+ * wanted, in order.
+ *
  * Symbols before the first tag and frames cut short by the next tag are dropped and
  * counted; a frame with non-finite carriers is dropped, counted and logged.
  */
@@ -45,7 +51,8 @@ public:
                      const std::string& modulation,
                      int payload_symbols,
                      int antennas,
-                     const std::string& estimator = "lmmse");
+                     const std::string& estimator = "lmmse",
+                     bool equalized_outputs = false);
 
     /*! Frames estimated and passed on. */
     virtual std::uint64_t frames() const = 0;

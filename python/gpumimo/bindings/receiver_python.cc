@@ -98,7 +98,8 @@ void bind_receiver(py::module& m)
              py::arg("modulation"),
              py::arg("payload_symbols"),
              py::arg("antennas"),
-             py::arg("estimator") = "lmmse")
+             py::arg("estimator") = "lmmse",
+             py::arg("equalized_outputs") = false)
         .def("frames", &mimo_chanest::frames)
         .def("dropped_frames", &mimo_chanest::dropped_frames)
         .def("last_noise_var", &mimo_chanest::last_noise_var)

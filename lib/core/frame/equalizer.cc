@@ -1,0 +1,63 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Per-stream MMSE-equalised symbols for constellation displays (core/frame/equalizer.h).
+ */
+#include "common/linalg.h"
+
+#include <gnuradio/gpumimo/core/frame/equalizer.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+std::size_t mmse_equalize(const std::complex<float>* h,
+                          const float* noise,
+                          int rx,
+                          int tx,
+                          int carriers,
+                          const std::complex<float>* const* y,
+                          std::complex<float>* const* out)
+{
+    if (rx < 1 || tx < 1 || tx > rx || carriers < 0)
+        throw std::invalid_argument("mmse_equalize: want 1 <= tx <= rx and carriers >= 0");
+    using linalg::cd;
+    std::size_t unusable = 0;
+    for (int c = 0; c < carriers; c++) {
+        const double n0 = noise[c];
+        bool ok = std::isfinite(n0) && n0 > 0;
+        linalg::cmatrix H = linalg::load_channel(h + std::size_t(c) * rx * tx, rx, tx);
+        for (const cd& v : H.a)
+            ok = ok && std::isfinite(v.real()) && std::isfinite(v.imag());
+        if (ok) {
+            try {
+                const linalg::cmatrix Hh = linalg::conj_transpose(H);
+                linalg::cmatrix G = linalg::multiply(Hh, H); // H^H H + N0 I
+                for (int k = 0; k < tx; k++)
+                    G(k, k) += n0;
+                const linalg::cmatrix W = linalg::multiply(linalg::inverse(G), Hh);
+                const linalg::cmatrix bias = linalg::multiply(W, H); // diag: w_k^H h_k
+                for (int k = 0; k < tx; k++) {
+                    cd s = 0;
+                    for (int r = 0; r < rx; r++)
+                        s += W(k, r) * cd(y[r][c]);
+                    out[k][c] = std::complex<float>(s / bias(k, k));
+                }
+                continue;
+            } catch (const std::invalid_argument&) { // singular
+            }
+        }
+        for (int k = 0; k < tx; k++)
+            out[k][c] = 0;
+        unusable++;
+    }
+    return unusable;
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -27,7 +27,9 @@ namespace gpumimo {
  * bit order (docs/frame.md: carrier-major, streams, bits), positive meaning 1. Each
  * symbol is detected with the channel of the last "mimo_chan_est" tag on input 0 (one H
  * per carrier for the frame's group of symbols: the core's mimo_batch with group = the
- * symbols of the frame in the call); "frame_start" tags move to the symbol's first LLR.
+ * symbols of the frame in the call) and, as each carrier's N0, the tag's noise_eff (the
+ * noise plus the estimate's error; its noise_var for every carrier when the tag has no
+ * noise_eff); "frame_start" tags move to the symbol's first LLR.
  *
  * detector: a core::detector_spec, any detector of the registry (docs/detectors/) with
  * all its parameters (Python: gpumimo.detector_spec("kbest", kbest_k=32), or just the

@@ -5,6 +5,7 @@
  * The linear least-squares multiuser filter: the baseline APSM must match on the
  * over-the-air recordings, and APSM's optional starting point (apsm_params::ls_init).
  */
+#include "common/linalg.h"
 #include "detail/apsm_internal.h"
 
 #include <gnuradio/gpumimo/core/apsm/apsm.h>
@@ -48,35 +49,15 @@ std::vector<std::vector<double>> ls_weights(const std::complex<float>* rx,
         }
     }
     // Cholesky, lower triangle in place.
-    for (int j = 0; j < dim; j++) {
-        double d = gram[j * dim + j];
-        for (int k = 0; k < j; k++)
-            d -= gram[j * dim + k] * gram[j * dim + k];
-        if (!(d > 1e-12 * (1 + std::abs(gram[j * dim + j]))))
-            throw std::invalid_argument(
-                "least squares: the training vectors do not span the antennas (singular "
-                "or non-finite training set)");
-        gram[j * dim + j] = std::sqrt(d);
-        for (int i = j + 1; i < dim; i++) {
-            double v = gram[i * dim + j];
-            for (int k = 0; k < j; k++)
-                v -= gram[i * dim + k] * gram[j * dim + k];
-            gram[i * dim + j] = v / gram[j * dim + j];
-        }
-    }
+    if (!linalg::cholesky(gram.data(), dim, 1e-12))
+        throw std::invalid_argument(
+            "least squares: the training vectors do not span the antennas (singular "
+            "or non-finite training set)");
     std::vector<std::vector<double>> weights(users);
     for (std::size_t u = 0; u < users; u++) {
         std::vector<double> w(rhs.begin() + u * dim, rhs.begin() + (u + 1) * dim);
-        for (int i = 0; i < dim; i++) { // L y = rhs
-            for (int k = 0; k < i; k++)
-                w[i] -= gram[i * dim + k] * w[k];
-            w[i] /= gram[i * dim + i];
-        }
-        for (int i = dim - 1; i >= 0; i--) { // L^T w = y
-            for (int k = i + 1; k < dim; k++)
-                w[i] -= gram[k * dim + i] * w[k];
-            w[i] /= gram[i * dim + i];
-        }
+        linalg::cholesky_forward(gram.data(), dim, w.data());  // L y = rhs
+        linalg::cholesky_backward(gram.data(), dim, w.data()); // L^T w = y
         weights[u] = std::move(w);
     }
     return weights;

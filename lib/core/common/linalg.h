@@ -8,6 +8,7 @@
 #ifndef INCLUDED_GPUMIMO_CORE_LINALG_H
 #define INCLUDED_GPUMIMO_CORE_LINALG_H
 
+#include <cmath>
 #include <complex>
 #include <vector>
 
@@ -79,6 +80,67 @@ cmatrix multiply(const cmatrix& a, const cmatrix& b);
 std::vector<cd> multiply(const cmatrix& a, const std::vector<cd>& v);
 /*! Inverse by Gauss-Jordan elimination with partial pivoting (square, nonsingular). */
 cmatrix inverse(cmatrix a);
+
+namespace detail {
+inline double conj_of(double x) { return x; }
+inline cd conj_of(const cd& x) { return std::conj(x); }
+inline double real_of(double x) { return x; }
+inline double real_of(const cd& x) { return x.real(); }
+} // namespace detail
+
+/*!
+ * In-place Cholesky of a Hermitian (real: symmetric) positive definite n x n row-major
+ * matrix: its lower triangle becomes C with A = C C^H. False, with the matrix half
+ * done, when a pivot is not above min_pivot * (1 + |a_jj|) (min_pivot 0: not above 0).
+ * Used by the least-squares APSM start (real) and the channel smoother (complex).
+ */
+template <typename T>
+bool cholesky(T* a, int n, double min_pivot = 0)
+{
+    for (int j = 0; j < n; j++) {
+        const double ajj = detail::real_of(a[std::size_t(j) * n + j]);
+        double d = ajj;
+        for (int k = 0; k < j; k++) {
+            const T v = a[std::size_t(j) * n + k];
+            d -= detail::real_of(v * detail::conj_of(v));
+        }
+        if (!(d > min_pivot * (1 + std::abs(ajj))))
+            return false;
+        d = std::sqrt(d);
+        a[std::size_t(j) * n + j] = T(d);
+        for (int i = j + 1; i < n; i++) {
+            T s = a[std::size_t(i) * n + j];
+            for (int k = 0; k < j; k++)
+                s -= a[std::size_t(i) * n + k] * detail::conj_of(a[std::size_t(j) * n + k]);
+            a[std::size_t(i) * n + j] = s / d;
+        }
+    }
+    return true;
+}
+
+/*! x = C^-1 x: forward substitution with cholesky()'s lower triangle. */
+template <typename T>
+void cholesky_forward(const T* c, int n, T* x)
+{
+    for (int i = 0; i < n; i++) {
+        T s = x[i];
+        for (int k = 0; k < i; k++)
+            s -= c[std::size_t(i) * n + k] * x[k];
+        x[i] = s / detail::real_of(c[std::size_t(i) * n + i]);
+    }
+}
+
+/*! x = C^-H x: back substitution with its conjugate transpose. */
+template <typename T>
+void cholesky_backward(const T* c, int n, T* x)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        T s = x[i];
+        for (int k = i + 1; k < n; k++)
+            s -= detail::conj_of(c[std::size_t(k) * n + i]) * x[k];
+        x[i] = s / detail::real_of(c[std::size_t(i) * n + i]);
+    }
+}
 
 } // namespace linalg
 } // namespace core

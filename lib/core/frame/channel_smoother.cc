@@ -11,6 +11,8 @@
  * equals F (F^H F + n0 P^-1)^-1 F^H H_ls by the matrix inversion lemma: an L x L system
  * (L taps) instead of U x U (U carriers), solved here by Cholesky.
  */
+#include "common/linalg.h"
+
 #include <gnuradio/gpumimo/core/frame/channel_smoother.h>
 
 #include <algorithm>
@@ -93,51 +95,6 @@ cd channel_smoother::delay_phasor(int c, int delta) const
     return std::polar(1.0, 2 * M_PI * double((long(d_freq[c]) * delta) % N) / N);
 }
 
-namespace {
-// In-place Cholesky of a Hermitian positive definite n x n matrix (row-major): the lower
-// triangle becomes C with A = C C^H. False when a pivot is not > 0.
-bool cholesky(std::vector<cd>& a, int n)
-{
-    for (int j = 0; j < n; j++) {
-        double d = a[std::size_t(j) * n + j].real();
-        for (int k = 0; k < j; k++)
-            d -= std::norm(a[std::size_t(j) * n + k]);
-        if (!(d > 0))
-            return false;
-        d = std::sqrt(d);
-        a[std::size_t(j) * n + j] = d;
-        for (int i = j + 1; i < n; i++) {
-            cd s = a[std::size_t(i) * n + j];
-            for (int k = 0; k < j; k++)
-                s -= a[std::size_t(i) * n + k] * std::conj(a[std::size_t(j) * n + k]);
-            a[std::size_t(i) * n + j] = s / d;
-        }
-    }
-    return true;
-}
-
-// x = C^-1 x (forward substitution with the Cholesky factor's lower triangle).
-void forward(const std::vector<cd>& c, int n, cd* x)
-{
-    for (int i = 0; i < n; i++) {
-        cd s = x[i];
-        for (int k = 0; k < i; k++)
-            s -= c[std::size_t(i) * n + k] * x[k];
-        x[i] = s / c[std::size_t(i) * n + i].real();
-    }
-}
-
-// x = C^-H x (back substitution with its conjugate transpose).
-void backward(const std::vector<cd>& c, int n, cd* x)
-{
-    for (int i = n - 1; i >= 0; i--) {
-        cd s = x[i];
-        for (int k = i + 1; k < n; k++)
-            s -= std::conj(c[std::size_t(k) * n + i]) * x[k];
-        x[i] = s / c[std::size_t(i) * n + i].real();
-    }
-}
-} // namespace
 
 // The LMMSE system for the profile d_pdp, G = F^H F + n0 P^-1 (a tap left out has a
 // prior power far below its noise: the estimate takes nothing from it), inverted by
@@ -149,7 +106,7 @@ void channel_smoother::solve(double n0, int P)
     d_G = d_gram;
     for (int j = 0; j < L; j++)
         d_G[std::size_t(j) * L + j] += n0 / std::max(d_pdp[std::size_t(j)], left_out);
-    if (!cholesky(d_G, L))
+    if (!linalg::cholesky(d_G.data(), L))
         throw std::runtime_error("channel_smoother: the LMMSE system is not positive definite");
     // G^-1, column by column: C^-H C^-1 e_j.
     d_Ginv.assign(std::size_t(L) * L, 0.0);
@@ -157,8 +114,8 @@ void channel_smoother::solve(double n0, int P)
     for (int j = 0; j < L; j++) {
         std::fill(d_z.begin(), d_z.end(), 0.0);
         d_z[std::size_t(j)] = 1.0;
-        forward(d_G, L, d_z.data());
-        backward(d_G, L, d_z.data());
+        linalg::cholesky_forward(d_G.data(), L, d_z.data());
+        linalg::cholesky_backward(d_G.data(), L, d_z.data());
         for (int i = 0; i < L; i++)
             d_Ginv[std::size_t(i) * L + j] = d_z[std::size_t(i)];
     }

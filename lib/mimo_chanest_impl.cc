@@ -156,6 +156,8 @@ private:
         // Outputs past the antennas: stream k's equalised payload symbols.
         const int streams = int(out.size()) - d_antennas;
         if (streams > 0) {
+            d_equalizer.set_channel(e.h.data(), e.noise_eff.data(), d_antennas, d_format.streams,
+                                    int(d_carriers)); // the frame's filters, once
             for (std::size_t sym = 0; sym < d_symbols - d_training; sym++) {
                 for (int r = 0; r < d_antennas; r++)
                     d_eq_in[r] = static_cast<const gr_complex*>(in[r]) + (at + d_training + sym) * d_carriers;
@@ -163,8 +165,7 @@ private:
                     d_eq_out[k] = k < streams ? static_cast<gr_complex*>(out[d_antennas + k]) +
                                                     (produced + sym) * d_carriers
                                               : d_eq_scratch.data();
-                core::mmse_equalize(e.h.data(), e.noise_eff.data(), d_antennas, d_format.streams,
-                                    int(d_carriers), d_eq_in.data(), d_eq_out.data());
+                d_equalizer.apply(d_eq_in.data(), d_eq_out.data());
             }
             for (int k = 0; k < streams; k++)
                 add_item_tag(d_antennas + k, nitems_written(d_antennas + k) + produced, d_frame_key,
@@ -201,6 +202,7 @@ private:
     pmt::pmt_t d_frame_info = pmt::PMT_NIL;
     core::channel_smoother d_smoother;
     std::vector<gr_complex> d_training_rx;
+    core::mmse_equalizer d_equalizer;                         // the frame's filters
     std::vector<const gr_complex*> d_eq_in;                   // [antennas]
     std::vector<gr_complex*> d_eq_out;                        // [streams]
     std::vector<gr_complex> d_eq_scratch;                     // [carriers]

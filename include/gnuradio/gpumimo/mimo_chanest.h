@@ -34,9 +34,9 @@ namespace gpumimo {
  *
  * equalized_outputs: up to `streams` more outputs after the antennas' (same vectors of
  * used carriers, one per payload symbol): stream k's MMSE-equalised payload symbols
- * (core::mmse_equalize with the estimate and its effective noise, unbiased: noise-free
- * points land on the constellation), for constellation displays. Connect as many as
- * wanted, in order.
+ * (core::mmse_equalizer: the frame's filters, from the estimate and its effective
+ * noise, made once and applied to each symbol; unbiased: noise-free points land on the
+ * constellation), for constellation displays. Connect as many as wanted, in order.
  *
  * Symbols before the first tag and frames cut short by the next tag are dropped and
  * counted; a frame with non-finite carriers is dropped, counted and logged.

@@ -72,6 +72,7 @@ public:
     }
     double snr_db() const override { return params().snr_db; }
     double cfo() const override { return params().cfo; }
+    double doppler() const override { return params().doppler; }
     int delay() const override { return params().delay; }
     std::uint64_t seed() const override { return params().seed; }
     std::uint64_t bad_samples() const override { return d_bad; }
@@ -155,7 +156,8 @@ mimo_channel::sptr mimo_channel::make(int tx,
                                       double signal_power,
                                       double cfo,
                                       int delay,
-                                      std::uint64_t seed)
+                                      std::uint64_t seed,
+                                      double doppler)
 {
     core::channel_params p;
     p.tx = tx;
@@ -165,6 +167,7 @@ mimo_channel::sptr mimo_channel::make(int tx,
     p.cfo = cfo;
     p.delay = delay;
     p.seed = seed;
+    p.doppler = doppler;
     core::validate(p);
     if (!(signal_power > 0) || !std::isfinite(signal_power))
         throw std::invalid_argument("mimo_channel: signal_power must be finite and > 0");

@@ -231,3 +231,82 @@ TEST(MimoChannel, StreamingNoiseHasTheSetVarianceAndBadInputMovesNothing)
     EXPECT_EQ(y0[0], cf(7, 7));
     EXPECT_THROW(ch.process(in, out, n, -1.0), std::invalid_argument);
 }
+
+// A time-varying channel: the output is the input through the taps of its own sample
+// (read one sample at a time), the taps move, and across seeds their autocorrelation is
+// Jakes' J0(2 pi f_D lag) and their power the profile's.
+TEST(MimoChannel, DopplerFadesTheTapsWithJakesAutocorrelation)
+{
+    auto rng = make_rng(2201);
+    const double fd = 0.01;
+    {
+        channel_params p;
+        p.tx = 2;
+        p.rx = 2;
+        p.tap_powers = { 0.6, 0.4 };
+        p.doppler = fd;
+        p.snr_db = 300; // no noise to speak of
+        p.seed = rng();
+        mimo_channel ch(p);
+        const std::size_t n = 200;
+        const std::vector<cf> x = random_streams(rng, 2, n);
+        std::vector<cf> prev(2, cf(0, 0)); // x_k[t - 1]
+        double moved = 0;
+        const std::vector<cf> first = ch.taps();
+        for (std::size_t t = 0; t < n; t++) {
+            const std::vector<cf> h = ch.taps(); // what sample t meets
+            const cf* in[2] = { &x[t], &x[n + t] };
+            cf y[2];
+            cf* out[2] = { &y[0], &y[1] };
+            ch.process(in, out, 1, 0.0);
+            for (int r = 0; r < 2; r++) {
+                std::complex<double> want = 0;
+                for (int k = 0; k < 2; k++)
+                    want += std::complex<double>(h[(r * 2 + k) * 2]) * std::complex<double>(x[k * n + t]) +
+                            std::complex<double>(h[(r * 2 + k) * 2 + 1]) * std::complex<double>(prev[k]);
+                ASSERT_LT(std::abs(std::complex<double>(y[r]) - want), 1e-5) << t;
+            }
+            prev = { x[t], x[n + t] };
+        }
+        for (std::size_t i = 0; i < first.size(); i++)
+            moved += std::abs(ch.taps()[i] - first[i]);
+        EXPECT_GT(moved, 0.1); // 200 samples is 2 Doppler cycles
+        ch.restart();
+        EXPECT_EQ(ch.taps(), first);
+    }
+    // Statistics over 3000 channels: E h(t) conj(h(t + lag)) / power against J0.
+    const int trials = 3000;
+    const std::size_t lags[] = { 0, 8, 20, 38, 60 };
+    std::vector<std::complex<double>> corr(std::size(lags), 0.0);
+    std::vector<float> zeros(2, 0.0f);
+    for (int i = 0; i < trials; i++) {
+        channel_params p;
+        p.doppler = fd;
+        p.seed = rng();
+        mimo_channel ch(p);
+        const cf h0 = ch.taps()[0];
+        std::size_t at = 0;
+        std::vector<cf> in(64, cf(0, 0)), out(64);
+        for (std::size_t j = 0; j < std::size(lags); j++) {
+            const std::size_t step = lags[j] - at;
+            if (step) {
+                const cf* ip[1] = { in.data() };
+                cf* op[1] = { out.data() };
+                ch.process(ip, op, step, 0.0);
+                at = lags[j];
+            }
+            corr[j] += std::complex<double>(h0) * std::conj(std::complex<double>(ch.taps()[0]));
+        }
+    }
+    for (std::size_t j = 0; j < std::size(lags); j++) {
+        const double want = std::cyl_bessel_j(0.0, 2 * M_PI * fd * double(lags[j]));
+        // The estimate's spread: about 1 / sqrt(trials) = 0.018.
+        EXPECT_NEAR(corr[j].real() / trials, want, 0.07) << "lag " << lags[j];
+        EXPECT_NEAR(corr[j].imag() / trials, 0.0, 0.07) << "lag " << lags[j];
+    }
+    channel_params bad;
+    for (double d : { -0.1, 0.6, double(NAN) }) {
+        bad.doppler = d;
+        EXPECT_THROW(validate(bad), std::invalid_argument) << d;
+    }
+}

@@ -16,12 +16,15 @@ namespace gr {
 namespace gpumimo {
 
 /*!
- * \brief Nt-to-Nr MIMO channel simulator: block fading through a tapped delay line,
- * carrier frequency and timing offsets, white Gaussian noise; seeded and repeatable.
+ * \brief Nt-to-Nr MIMO channel simulator: a tapped delay line, fixed or fading in time
+ * (doppler), carrier frequency and timing offsets, white Gaussian noise; seeded and
+ * repeatable.
  * \ingroup gpumimo
  *
- * Nt inputs, Nr outputs (complex float). The taps are drawn once from the seed, i.i.d.
- * CN(0, tap power) per antenna pair and tap (tap_powers {1}: flat i.i.d. Rayleigh);
+ * Nt inputs, Nr outputs (complex float). The taps are drawn from the seed, i.i.d.
+ * CN(0, tap power) per antenna pair and tap (tap_powers {1}: flat i.i.d. Rayleigh),
+ * once with doppler 0, fading in time with Jakes' spectrum for a maximum Doppler shift
+ * of `doppler` cycles per sample otherwise (core::channel_params::doppler);
  * core::mimo_channel does the work (docs/frame.md, "Channel simulator"). The SNR is the
  * expected received power per antenna over the noise power, for inputs of mean power
  * signal_power per stream (mimo_ofdm_tx's payload: used carriers / FFT length).
@@ -39,7 +42,8 @@ public:
                      double signal_power = 1.0,
                      double cfo = 0,
                      int delay = 0,
-                     std::uint64_t seed = 1);
+                     std::uint64_t seed = 1,
+                     double doppler = 0);
 
     /*! The taps, [rx][tx][tap]. */
     virtual std::vector<gr_complex> taps() const = 0;
@@ -58,6 +62,8 @@ public:
     virtual double cfo() const = 0;
     virtual int delay() const = 0;
     virtual std::uint64_t seed() const = 0;
+    /*! The maximum Doppler shift, cycles per sample. */
+    virtual double doppler() const = 0;
     /*! Noise variance per sample and antenna. */
     virtual double noise_var() const = 0;
     /*! Non-finite input samples replaced by 0 so far. */

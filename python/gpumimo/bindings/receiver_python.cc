@@ -43,8 +43,10 @@ void bind_receiver(py::module& m)
              py::arg("signal_power") = 1.0,
              py::arg("cfo") = 0.0,
              py::arg("delay") = 0,
-             py::arg("seed") = 1)
+             py::arg("seed") = 1,
+             py::arg("doppler") = 0.0)
         .def("taps", &mimo_channel::taps)
+        .def("doppler", &mimo_channel::doppler)
         .def("set_snr_db", &mimo_channel::set_snr_db, py::arg("snr_db"))
         .def("set_cfo", &mimo_channel::set_cfo, py::arg("cfo"))
         .def("set_delay", &mimo_channel::set_delay, py::arg("delay"))

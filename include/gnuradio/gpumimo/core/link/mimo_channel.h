@@ -29,6 +29,10 @@ struct channel_params {
      *  per antenna, dB. */
     double snr_db = 30;
     double cfo = 0; //!< carrier frequency offset, cycles per sample
+    /*! Maximum Doppler shift, cycles per sample (f_D over the sample rate), 0 to 0.5:
+     *  0 is block fading; above 0 every tap fades in time with Jakes' (Clarke's)
+     *  spectrum, autocorrelation J0(2 pi doppler lag). */
+    double doppler = 0;
     int delay = 0;  //!< samples of noise alone before the signal (timing offset)
     std::uint64_t seed = 1;
 };
@@ -37,17 +41,25 @@ struct channel_params {
 void validate(const channel_params& p);
 
 /*!
- * \brief Block-fading Nt x Nr channel: taps drawn once (i.i.d. CN(0, tap power) per
- * receive antenna, transmit stream and tap), then every block through them, a carrier
- * frequency offset, a timing offset and white Gaussian noise; seeded, repeatable.
+ * \brief Nt x Nr channel: a tapped delay line (each tap i.i.d. CN(0, tap power) per
+ * receive antenna and transmit stream), a carrier frequency offset, a timing offset and
+ * white Gaussian noise; seeded, repeatable. With doppler 0 the taps are drawn once
+ * (block fading); above 0 each tap is a sum of doppler_sinusoids sinusoids of random
+ * arrival angle and phase, sqrt(power / M) sum_m e^{i (2 pi doppler cos(a_m) t + p_m)}
+ * (t the channel's own sample count): its autocorrelation over the draws is
+ * power J0(2 pi doppler lag), Jakes' spectrum, and it is close to Gaussian.
  */
 class mimo_channel
 {
 public:
+    /*! Sinusoids per tap of a time-varying channel. */
+    static constexpr int doppler_sinusoids = 16;
+
     explicit mimo_channel(const channel_params& p);
 
     const channel_params& params() const { return d_p; }
-    /*! The taps, [rx][tx][tap]. */
+    /*! The taps, [rx][tx][tap]: with a Doppler shift, those the next sample meets
+     *  (after apply(), the first sample's). */
     const std::vector<std::complex<float>>& taps() const { return d_taps; }
 
     /*! A block on its own (the stream starts over): tx holds p.tx streams of n samples
@@ -91,7 +103,14 @@ private:
     void add_noise(std::complex<float>* const* out, std::size_t n, double noise_var);
 
     channel_params d_p;
+    void move_taps(); // a time-varying channel one sample on
+    void start_taps(); // a time-varying channel back to time 0
+
     std::vector<std::complex<float>> d_taps;
+    // A time-varying channel: per tap M sinusoids, their start phasors and per-sample
+    // steps, [tap][M], and their phasors now; the taps' amplitudes sqrt(power / M).
+    std::vector<std::complex<double>> d_start, d_step, d_phasor;
+    std::vector<double> d_amplitude;
     std::mt19937_64 d_rng;
     /*! The last delay + taps - 1 input samples of each stream, oldest first. */
     std::vector<std::vector<std::complex<float>>> d_history;

@@ -275,11 +275,14 @@ private:
           << "  \"int8_scale\": " << (d_int8 ? d_scale : 0.0f) << ",\n"
           << "  \"scale_note\": \"int8: llr = q / int8_scale; float32: the LLR itself\",\n"
           << "  \"sign\": \"LLR = ln P(b=1)/P(b=0): positive means bit 1\",\n"
-          << "  \"layout\": \"frames back to back; in a frame, LLR ((s * used_carriers + c) "
-             "* streams + k) * bits_per_symbol + b is bit b of stream k on used carrier c "
-             "of payload symbol s (docs/frame.md)\",\n"
+          << "  \"layout\": \"frames back to back; in a frame, LLR ((s * data_carriers + d) "
+             "* streams + k) * bits_per_symbol + b is bit b of stream k on data carrier d "
+             "(the used carriers less the tracking carriers, docs/frame.md) of payload "
+             "symbol s\",\n"
           << "  \"frame\": {\"preset\": \"" << d_preset << "\", \"fft_len\": "
           << d_format.num.fft_len << ", \"used_carriers\": " << d_format.num.used_carriers
+          << ", \"data_carriers\": " << d_format.data_carrier_count()
+          << ", \"frame_version\": " << core::frame_format_version
           << ", \"streams\": " << d_format.streams << ", \"modulation\": \""
           << core::to_string(d_format.mod) << "\", \"bits_per_symbol\": " << m
           << ", \"payload_symbols\": " << d_format.payload_symbols

@@ -4,8 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The channel estimation block: frame bookkeeping on the "frame_start" tags around
- * core::estimate_channel (with the block's channel_smoother), and the channel-estimate
- * tag for the detector.
+ * core::estimate_channel (with the block's channel_smoother), the payload turned back by
+ * the tracking pilots' common phase (core::phase_tracker), and the channel-estimate tag
+ * for the detector.
  */
 #include "block_faults.h"
 
@@ -13,6 +14,7 @@
 #include <gnuradio/gpumimo/core/frame/equalizer.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 #include <gnuradio/gpumimo/mimo_chanest.h>
 #include <gnuradio/io_signature.h>
 
@@ -34,9 +36,7 @@ public:
         : gr::block("mimo_chanest",
                     gr::io_signature::make(antennas, antennas,
                                            sizeof(gr_complex) * format.num.used_carriers),
-                    gr::io_signature::make(antennas,
-                                           antennas + (equalized_outputs ? format.streams : 0),
-                                           sizeof(gr_complex) * format.num.used_carriers)),
+                    output_signature(format, antennas, equalized_outputs)),
           d_format(format),
           d_antennas(antennas),
           d_carriers(std::size_t(format.num.used_carriers)),
@@ -44,13 +44,32 @@ public:
           d_training(std::size_t(1 + format.streams)),
           d_frame_key(pmt::intern("frame_start")),
           d_est_key(pmt::intern("mimo_chan_est")),
-          d_smoother(format.num, estimator)
+          d_smoother(format.num, estimator),
+          d_tracker(format),
+          d_data(core::data_carriers(format.num))
     {
         set_output_multiple(format.payload_symbols);
+        d_derotation.resize(std::size_t(format.payload_symbols));
+        d_eq_rx.resize(std::size_t(antennas) * d_data.size());
         d_eq_in.resize(std::size_t(antennas));
+        for (int r = 0; r < antennas; r++)
+            d_eq_in[std::size_t(r)] = d_eq_rx.data() + std::size_t(r) * d_data.size();
         d_eq_out.resize(std::size_t(format.streams));
-        d_eq_scratch.resize(std::size_t(format.num.used_carriers));
+        d_eq_scratch.resize(d_data.size());
         set_tag_propagation_policy(TPP_DONT);
+    }
+
+    static gr::io_signature::sptr
+    output_signature(const core::frame_format& format, int antennas, bool equalized_outputs)
+    {
+        // The antennas' payload carriers (every used carrier), then optionally one
+        // equalised output per stream (its data carriers).
+        std::vector<int> sizes(std::size_t(antennas),
+                               int(sizeof(gr_complex)) * format.num.used_carriers);
+        if (equalized_outputs)
+            sizes.insert(sizes.end(), std::size_t(format.streams),
+                         int(sizeof(gr_complex)) * format.data_carrier_count());
+        return gr::io_signature::makev(antennas, int(sizes.size()), sizes);
     }
 
     std::uint64_t frames() const override { return d_frames; }
@@ -138,12 +157,23 @@ private:
         }
         const core::channel_estimate e =
             core::estimate_channel(d_format, d_training_rx.data(), d_antennas, 0, d_smoother);
-        const std::size_t payload = (d_symbols - d_training) * d_carriers;
+        // Each payload symbol turned back by its common phase (the tracking pilots'),
+        // every used carrier: the detector takes the data carriers from it.
+        const std::size_t payload_symbols = d_symbols - d_training;
+        d_payload_rx.resize(std::size_t(d_antennas) * payload_symbols * d_carriers);
         for (int r = 0; r < d_antennas; r++) {
             const gr_complex* x =
                 static_cast<const gr_complex*>(in[r]) + (at + d_training) * d_carriers;
-            std::copy(x, x + payload,
-                      static_cast<gr_complex*>(out[r]) + produced * d_carriers);
+            std::copy(x, x + payload_symbols * d_carriers,
+                      d_payload_rx.begin() + std::size_t(r) * payload_symbols * d_carriers);
+        }
+        d_tracker.estimate(e, d_payload_rx.data(), payload_symbols * d_carriers, d_derotation.data());
+        for (int r = 0; r < d_antennas; r++) {
+            const gr_complex* x = d_payload_rx.data() + std::size_t(r) * payload_symbols * d_carriers;
+            gr_complex* y = static_cast<gr_complex*>(out[r]) + produced * d_carriers;
+            for (std::size_t sym = 0; sym < payload_symbols; sym++)
+                for (std::size_t c = 0; c < d_carriers; c++)
+                    y[sym * d_carriers + c] = d_derotation[sym] * x[sym * d_carriers + c];
             add_item_tag(r, nitems_written(r) + produced, d_frame_key, d_frame_info,
                          alias_pmt());
         }
@@ -155,15 +185,19 @@ private:
         est = pmt::dict_add(est, pmt::intern("frame"), pmt::from_uint64(d_frames));
         // Outputs past the antennas: stream k's equalised payload symbols.
         const int streams = int(out.size()) - d_antennas;
-        if (streams > 0) {
-            d_equalizer.set_channel(e.h.data(), e.noise_eff.data(), d_antennas, d_format.streams,
-                                    int(d_carriers)); // the frame's filters, once
-            for (std::size_t sym = 0; sym < d_symbols - d_training; sym++) {
+        if (streams > 0) { // the data carriers only: what a constellation shows
+            core::data_carrier_estimate(d_format, e, d_eq_h, d_eq_noise);
+            const std::size_t D = d_data.size();
+            d_equalizer.set_channel(d_eq_h.data(), d_eq_noise.data(), d_antennas, d_format.streams,
+                                    int(D)); // the frame's filters, once
+            for (std::size_t sym = 0; sym < payload_symbols; sym++) {
                 for (int r = 0; r < d_antennas; r++)
-                    d_eq_in[r] = static_cast<const gr_complex*>(in[r]) + (at + d_training + sym) * d_carriers;
+                    for (std::size_t d = 0; d < D; d++)
+                        d_eq_rx[std::size_t(r) * D + d] =
+                            static_cast<gr_complex*>(out[r])[(produced + sym) * d_carriers + std::size_t(d_data[d])];
                 for (int k = 0; k < d_format.streams; k++) // streams not connected: scratch
                     d_eq_out[k] = k < streams ? static_cast<gr_complex*>(out[d_antennas + k]) +
-                                                    (produced + sym) * d_carriers
+                                                    (produced + sym) * D
                                               : d_eq_scratch.data();
                 d_equalizer.apply(d_eq_in.data(), d_eq_out.data());
             }
@@ -201,11 +235,15 @@ private:
     const pmt::pmt_t d_frame_key, d_est_key;
     pmt::pmt_t d_frame_info = pmt::PMT_NIL;
     core::channel_smoother d_smoother;
-    std::vector<gr_complex> d_training_rx;
+    core::phase_tracker d_tracker;
+    const std::vector<int> d_data;                            // data carriers (indices)
+    std::vector<gr_complex> d_training_rx, d_payload_rx, d_derotation;
+    std::vector<gr_complex> d_eq_h, d_eq_rx;                  // data carriers' H, y
+    std::vector<float> d_eq_noise;
     core::mmse_equalizer d_equalizer;                         // the frame's filters
     std::vector<const gr_complex*> d_eq_in;                   // [antennas]
     std::vector<gr_complex*> d_eq_out;                        // [streams]
-    std::vector<gr_complex> d_eq_scratch;                     // [carriers]
+    std::vector<gr_complex> d_eq_scratch;                     // [data carriers]
     std::uint64_t d_frames = 0, d_dropped = 0;
     double d_last_noise = 0;
     rate_limited_log d_log{ d_logger };

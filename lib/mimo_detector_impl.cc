@@ -3,9 +3,10 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The MIMO-OFDM detector block: the carriers of a run of payload symbols sharing a
+ * The MIMO-OFDM detector block: the data carriers of a run of payload symbols sharing a
  * channel estimate regrouped into one core batch (carrier-major, one H per carrier),
- * detected by batch_detector, the LLRs put back in the frame's bit order.
+ * detected by batch_detector, the LLRs put back in the frame's bit order. The tracking
+ * carriers are skipped: mimo_chanest has already used them (core::phase_tracker).
  */
 #include "block_faults.h"
 
@@ -50,7 +51,9 @@ public:
               detector, d_mod, format.streams, antennas, backend, device)),
           d_nt(format.streams),
           d_nr(antennas),
-          d_carriers(std::size_t(format.num.used_carriers)),
+          d_used(std::size_t(format.num.used_carriers)),
+          d_data(core::data_carriers(format.num)),
+          d_carriers(d_data.size()),
           d_bits(std::size_t(d_detector->bits_per_vector()) * d_carriers),
           d_int8(int8_output),
           d_int8_scale(int8_scale),
@@ -134,21 +137,30 @@ private:
         const pmt::pmt_t h = pmt::dict_ref(est, pmt::intern("h"), pmt::PMT_NIL);
         const pmt::pmt_t nv = pmt::dict_ref(est, pmt::intern("noise_var"), pmt::PMT_NIL);
         if (!pmt::is_c32vector(h) || !pmt::is_number(nv) ||
-            pmt::length(h) != d_carriers * d_nr * d_nt) {
+            pmt::length(h) != d_used * d_nr * d_nt) {
             d_log.warn("bad tag", [&] {
                 return "ignored a mimo_chan_est tag of the wrong form (want h: " +
-                       std::to_string(d_carriers * d_nr * d_nt) + " complex values, noise_var)";
+                       std::to_string(d_used * d_nr * d_nt) + " complex values, noise_var)";
             });
             return;
         }
-        d_h = pmt::c32vector_elements(h);
+        // The tag covers every used carrier; the detector takes the data carriers'.
+        const std::size_t m = std::size_t(d_nr) * d_nt;
+        const std::vector<gr_complex> all = pmt::c32vector_elements(h);
+        d_h.resize(d_carriers * m);
+        for (std::size_t d = 0; d < d_carriers; d++)
+            std::copy_n(all.begin() + std::size_t(d_data[d]) * m, m, d_h.begin() + d * m);
         // The detectors' noise per carrier: the estimate's effective noise (N0 plus its
         // error, core::channel_estimate::noise_eff) where the tag has it, else N0.
         const pmt::pmt_t eff = pmt::dict_ref(est, pmt::intern("noise_eff"), pmt::PMT_NIL);
-        if (pmt::is_f32vector(eff) && pmt::length(eff) == d_carriers)
-            d_noise = pmt::f32vector_elements(eff);
-        else
+        if (pmt::is_f32vector(eff) && pmt::length(eff) == d_used) {
+            const std::vector<float> noise = pmt::f32vector_elements(eff);
+            d_noise.resize(d_carriers);
+            for (std::size_t d = 0; d < d_carriers; d++)
+                d_noise[d] = noise[std::size_t(d_data[d])];
+        } else {
             d_noise.assign(d_carriers, float(pmt::to_double(nv)));
+        }
         // The core's checks on one zero vector per carrier: H finite and of full rank,
         // N0 finite and positive.
         const std::vector<gr_complex> zeros(d_carriers * d_nr);
@@ -185,10 +197,10 @@ private:
         d_y.resize(order.vectors() * d_nr);
         d_erase.assign(count, !d_have_channel);
         for (int r = 0; r < d_nr; r++) {
-            const gr_complex* x = static_cast<const gr_complex*>(in[r]) + at * d_carriers;
+            const gr_complex* x = static_cast<const gr_complex*>(in[r]) + at * d_used;
             for (std::size_t s = 0; s < count; s++)
-                for (std::size_t c = 0; c < d_carriers; c++) {
-                    gr_complex v = x[order.frame_vector(c, s)];
+                for (std::size_t c = 0; c < d_carriers; c++) { // data carrier c
+                    gr_complex v = x[s * d_used + std::size_t(d_data[c])];
                     if (!core::is_usable(v)) {
                         d_erase[s] = 1;
                         v = 0;
@@ -271,6 +283,10 @@ private:
     core::detector_spec d_spec;
     std::unique_ptr<batch_detector> d_detector;
     const int d_nt, d_nr;
+    // Used carriers per input symbol, the data carriers among them (indices) and
+    // their count, and LLRs per symbol.
+    const std::size_t d_used;
+    const std::vector<int> d_data;
     const std::size_t d_carriers, d_bits;
     const bool d_int8;
     const float d_int8_scale;

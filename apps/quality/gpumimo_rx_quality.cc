@@ -47,6 +47,7 @@ struct options {
     std::vector<double> snrs;
     std::vector<double> taps{ 0.7, 0.2, 0.1 };
     double cfo_spacings = 0.15;
+    double doppler = 0; // cycles per sample
     std::uint64_t seed = 0;
     bool seed_given = false;
     double noise_samples = 0; // --false-alarms: noise-only samples to search
@@ -69,6 +70,9 @@ void usage()
         "  --estimators a,b              channel estimators (lmmse,dft,ls)\n"
         "  --taps p0,p1,...              power delay profile, sample spaced (0.7,0.2,0.1)\n"
         "  --cfo X                       carrier offset in carrier spacings (0.15)\n"
+        "  --doppler X                   maximum Doppler shift, cycles per sample (0: the\n"
+        "                                taps fixed per frame); the genie then knows the\n"
+        "                                taps at each payload symbol's middle\n"
         "  --backend auto|cpu|cuda       where the receiver runs (auto)\n"
         "  --seed N                      repeat a run (default: fresh, printed)\n"
         "  --csv FILE                    the curves as CSV\n"
@@ -127,6 +131,7 @@ options parse(int argc, char** argv)
         else if (a == "--estimators") o.estimators = split(value());
         else if (a == "--taps") o.taps = parse_numbers(value());
         else if (a == "--cfo") o.cfo_spacings = std::stod(value());
+        else if (a == "--doppler") o.doppler = std::stod(value());
         else if (a == "--backend") o.backend = value();
         else if (a == "--csv") o.csv = value();
         else if (a == "--false-alarms") o.noise_samples = std::stod(value());
@@ -153,7 +158,7 @@ struct received_frame {
     std::vector<std::uint8_t> bits;
     std::vector<cf> rx;
     std::size_t n = 0;
-    std::vector<cf> taps; // [rx][tx][tap]
+    std::vector<cf> taps; // [payload symbol][rx][tx][tap]: at each one's middle
     int delay = 0;
     double noise_var = 0;
 };
@@ -174,6 +179,7 @@ received_frame make_frame(const frame_format& f, const options& o, double snr, s
     cp.snr_db = snr;
     cp.cfo = o.cfo_spacings / f.num.fft_len;
     cp.delay = cp0 * 2 + int(rng() % std::uint64_t(f.num.fft_len)); // some noise first
+    cp.doppler = o.doppler;
     cp.seed = rng();
     mimo_channel ch(cp);
     const std::size_t len = f.samples(), margin = std::size_t(2 * (f.num.fft_len + cp0));
@@ -190,8 +196,31 @@ received_frame make_frame(const frame_format& f, const options& o, double snr, s
         to[r] = &out.rx[r * out.n];
     // The payload's mean power per stream, used / fft_len (unit-energy carriers).
     out.noise_var = ch.stream_noise_var(double(f.num.used_carriers) / f.num.fft_len);
-    ch.process(in.data(), to.data(), out.n, out.noise_var);
-    out.taps = ch.taps();
+    // Through the channel in pieces, the taps noted at the middle of each payload
+    // symbol's FFT window (all the same without a Doppler shift).
+    std::size_t at = 0, offset = 0; // samples processed; a symbol's offset in the frame
+    for (int s = 0; s < f.symbols(); s++) {
+        const int cp_s = f.num.cp_lengths[std::size_t(s) % f.num.cp_lengths.size()];
+        const std::size_t middle = std::size_t(cp.delay) + offset + std::size_t(cp_s + f.num.fft_len / 2);
+        offset += std::size_t(cp_s + f.num.fft_len);
+        if (s < 1 + f.streams)
+            continue;
+        std::vector<const cf*> from(in);
+        std::vector<cf*> into(to);
+        for (auto& p : from)
+            p += at;
+        for (auto& p : into)
+            p += at;
+        ch.process(from.data(), into.data(), middle - at, out.noise_var);
+        at = middle;
+        const std::vector<cf> h = ch.taps();
+        out.taps.insert(out.taps.end(), h.begin(), h.end());
+    }
+    for (auto& p : in)
+        p += at;
+    for (auto& p : to)
+        p += at;
+    ch.process(in.data(), to.data(), out.n - at, out.noise_var);
     out.delay = cp.delay;
     return out;
 }
@@ -227,6 +256,7 @@ public:
         d_det = make_detector_engine(dc, o.backend);
         for (int idx : f.num.carriers())
             d_freq.push_back(idx - f.num.fft_len / 2);
+        d_data = data_carriers(f.num);
     }
 
     void detect(const received_frame& fr, double cfo, float* llr)
@@ -252,39 +282,45 @@ public:
         io.out_stride = S * U;
         io.nsym = S;
         d_fft.process(io);
-        // The true response, the window q samples early: taps at delay l + q.
-        const std::size_t ntaps = fr.taps.size() / (std::size_t(d_rx) * K);
-        d_h.resize(U * d_rx * K);
-        for (std::size_t c = 0; c < U; c++)
-            for (int r = 0; r < d_rx; r++)
-                for (int k = 0; k < K; k++) {
-                    cd s = 0;
-                    for (std::size_t l = 0; l < ntaps; l++)
-                        s += cd(fr.taps[(std::size_t(r) * K + k) * ntaps + l]) *
-                             std::polar(1.0, -2 * M_PI * double(d_freq[c]) * double(l + q) / N);
-                    d_h[(c * d_rx + r) * K + k] = cf(s);
-                }
+        // The payload's data carriers (the genie needs no tracking pilots: its phase is
+        // the true one), carrier-major, each vector with the true response at its
+        // symbol's middle, the window q samples early: taps at delay l + q.
         const int P = f.payload_symbols;
-        d_y.resize(U * P * d_rx);
-        for (std::size_t c = 0; c < U; c++)
-            for (int s = 0; s < P; s++)
-                for (int r = 0; r < d_rx; r++)
-                    d_y[(c * P + s) * d_rx + r] = d_carriers[(r * S + 1 + K + s) * U + c];
+        const std::size_t D = d_data.size(), m = std::size_t(d_rx) * K;
+        const std::size_t ntaps = fr.taps.size() / (std::size_t(P) * m);
+        d_y.resize(D * P * d_rx);
+        d_hd.resize(D * P * m);
+        for (std::size_t d = 0; d < D; d++) {
+            const std::size_t c = std::size_t(d_data[d]);
+            for (int s = 0; s < P; s++) {
+                for (int r = 0; r < d_rx; r++) {
+                    d_y[(d * P + s) * d_rx + r] = d_carriers[(r * S + 1 + K + s) * U + c];
+                    for (int k = 0; k < K; k++) {
+                        const cf* taps = &fr.taps[((std::size_t(s) * d_rx + r) * K + k) * ntaps];
+                        cd h = 0;
+                        for (std::size_t l = 0; l < ntaps; l++)
+                            h += cd(taps[l]) *
+                                 std::polar(1.0, -2 * M_PI * double(d_freq[c]) * double(l + q) / N);
+                        d_hd[((d * P + s) * d_rx + r) * K + k] = cf(h);
+                    }
+                }
+            }
+        }
         const float n0 = float(fr.noise_var);
         mimo_batch b;
         b.y = d_y.data();
-        b.h = d_h.data();
+        b.h = d_hd.data();
         b.noise_var = &n0;
-        b.batch = U * P;
+        b.batch = D * P;
         b.nt = K;
         b.nr = d_rx;
-        b.group = std::size_t(P);
+        b.group = 1;
         const int bpv = d_det->bits_per_vector();
-        d_llr.resize(U * P * bpv);
+        d_llr.resize(D * P * bpv);
         d_det->detect(b, d_llr.data());
-        for (std::size_t c = 0; c < U; c++) // carrier-major back to the frame's order
+        for (std::size_t d = 0; d < D; d++) // carrier-major back to the frame's order
             for (int s = 0; s < P; s++)
-                std::copy_n(&d_llr[(c * P + s) * bpv], bpv, &llr[(s * U + c) * bpv]);
+                std::copy_n(&d_llr[(d * P + s) * bpv], bpv, &llr[(s * D + d) * bpv]);
     }
 
 private:
@@ -292,8 +328,8 @@ private:
     int d_rx;
     cpu_ofdm_fft d_fft;
     std::unique_ptr<detector_engine> d_det;
-    std::vector<int> d_freq;
-    std::vector<cf> d_time, d_carriers, d_h, d_y;
+    std::vector<int> d_freq, d_data;
+    std::vector<cf> d_time, d_carriers, d_hd, d_y;
     std::vector<float> d_llr;
 };
 
@@ -346,7 +382,8 @@ int main(int argc, char** argv)
                   << " frames per SNR, taps";
         for (double t : o.taps)
             std::cout << " " << t;
-        std::cout << ", carrier offset " << o.cfo_spacings << " spacings, backend " << o.backend
+        std::cout << ", carrier offset " << o.cfo_spacings << " spacings, Doppler " << o.doppler
+                  << " cycles/sample, backend " << o.backend
                   << ", seed " << o.seed << "\n";
         std::ofstream csv;
         if (!o.csv.empty()) {

@@ -6,16 +6,19 @@
  * the device (core/fused_receiver.h). The FFT and the detector are the core's own
  * (gpu_ofdm_fft, gpu_detector); the kernels here are the glue the separate GNU Radio
  * blocks do on the CPU: finiteness per frame, least-squares estimates, the noise
- * variance, the smoothing of the estimates (gpu_channel_smoother) and the two
- * regroupings around the detector.
+ * variance, the smoothing of the estimates (gpu_channel_smoother), the tracking pilots'
+ * common phase and the two regroupings around the detector.
  *
  * Device layouts of a chunk of F frame slots (nf <= F used):
  *   samples  [antenna][slot][frame.samples()]   (FFT channel a * F + f, one stride)
  *   carriers [antenna][slot][symbol][carrier]
- *   h        [slot][carrier][rx][tx]            (detector channel f * U + c)
+ *   h        [slot][carrier][rx][tx]            (every used carrier)
  *   noise    [slot][carrier]                 (the effective noise after smoothing)
- *   y        [slot][carrier][payload symbol][rx] (carrier-major: group = payload)
- *   llr      [slot][payload symbol][carrier][bit] (the frame's payload order)
+ *   derot    [slot][payload symbol]          (e^{-i phi}: the tracking pilots' phase)
+ *   h_data   [slot][data carrier][rx][tx]    (detector channel f * D + d)
+ *   noise_data [slot][data carrier]
+ *   y        [slot][data carrier][payload symbol][rx] (carrier-major: group = payload)
+ *   llr      [slot][payload symbol][data carrier][bit] (the frame's payload order)
  */
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
@@ -26,6 +29,7 @@
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
+#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 #include <gnuradio/gpumimo/core/detect/gpu_detector.h>
 #include <gnuradio/gpumimo/core/ofdm/gpu_ofdm_fft.h>
 
@@ -156,12 +160,88 @@ __global__ void noise_kernel(const float2* carriers,
         noise_per_frame[f] = n0;
 }
 
-// y[f][c][s][r] = carrier c of payload symbol s on antenna r.
+// The tracking pilots' common phase of every payload symbol (core::phase_tracker): one
+// block per (payload symbol, frame); derot[f][s] = conj(z) / |z|, z = sum over antennas
+// and tracking carriers of conj((H_c p_c)_r) y_{r,s,c}, summed in double as the reference.
+__global__ void track_phase_kernel(const float2* carriers,
+                                   const float2* h,
+                                   const int* track,
+                                   const float2* track_pilots,
+                                   int ntrack,
+                                   const int* damaged,
+                                   int slots,
+                                   int rx,
+                                   int K,
+                                   int U,
+                                   int symbols,
+                                   int first_payload,
+                                   int payload,
+                                   float2* derot)
+{
+    __shared__ double2 part[kThreads];
+    const int s = blockIdx.x, f = blockIdx.y;
+    double2 z = make_double2(0, 0);
+    for (int i = threadIdx.x; i < rx * ntrack; i += blockDim.x) {
+        const int r = i / ntrack, j = i % ntrack, c = track[j];
+        const float2* hc = h + ((std::size_t(f) * U + c) * rx + r) * K;
+        double er = 0, ei = 0; // (H_c p_c)_r
+        for (int k = 0; k < K; k++) {
+            const float2 a = hc[k], p = track_pilots[j * K + k];
+            er += double(a.x) * p.x - double(a.y) * p.y;
+            ei += double(a.x) * p.y + double(a.y) * p.x;
+        }
+        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
+        z.x += er * y.x + ei * y.y; // conj(e) y
+        z.y += er * y.y - ei * y.x;
+    }
+    part[threadIdx.x] = z;
+    __syncthreads();
+    for (int n = blockDim.x / 2; n > 0; n /= 2) {
+        if (threadIdx.x < n) {
+            part[threadIdx.x].x += part[threadIdx.x + n].x;
+            part[threadIdx.x].y += part[threadIdx.x + n].y;
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        const double a = hypot(part[0].x, part[0].y);
+        derot[std::size_t(f) * payload + s] = !damaged[f] && a > 0 && isfinite(a)
+                                                  ? make_float2(float(part[0].x / a), float(-part[0].y / a))
+                                                  : make_float2(1, 0);
+    }
+}
+
+// The detectors' matrices and noise on the data carriers only: h_data[f][d] =
+// h[f][data[d]], noise_data[f][d] = noise[f][data[d]].
+__global__ void data_carrier_kernel(const float2* h,
+                                    const float* noise,
+                                    const int* data,
+                                    int used,
+                                    int D,
+                                    int U,
+                                    int m,
+                                    float2* h_data,
+                                    float* noise_data)
+{
+    const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (i >= std::size_t(used) * D)
+        return;
+    const std::size_t f = i / D, c = f * U + data[i % D];
+    for (int e = 0; e < m; e++)
+        h_data[i * m + e] = h[c * m + e];
+    noise_data[i] = noise[c];
+}
+
+// y[f][d][s][r] = data carrier d of payload symbol s on antenna r, turned back by the
+// symbol's common phase.
 __global__ void gather_payload_kernel(const float2* carriers,
                                       const int* damaged,
+                                      const int* data,
+                                      const float2* derot,
                                       int slots,
                                       int used,
                                       int rx,
+                                      int D,
                                       int U,
                                       int symbols,
                                       int first_payload,
@@ -169,16 +249,20 @@ __global__ void gather_payload_kernel(const float2* carriers,
                                       float2* y)
 {
     // Each frame's payload carrier-major (core/frame/carrier_major.h), frame after frame.
-    const core::carrier_major order{ std::size_t(U), std::size_t(payload) };
+    const core::carrier_major order{ std::size_t(D), std::size_t(payload) };
     const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     if (i >= std::size_t(used) * order.vectors())
         return;
     const int f = int(i / order.vectors());
-    const std::size_t v = i % order.vectors(); // = order.detector_vector(c, s)
-    const std::size_t s = v % order.symbols, c = v / order.symbols;
-    float2* to = y + (f * order.vectors() + order.detector_vector(c, s)) * rx;
-    for (int r = 0; r < rx; r++)
-        to[r] = damaged[f] ? make_float2(0, 0) : carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
+    const std::size_t v = i % order.vectors(); // = order.detector_vector(d, s)
+    const std::size_t s = v % order.symbols, d = v / order.symbols;
+    const int c = data[d];
+    const float2 w = derot[std::size_t(f) * payload + s];
+    float2* to = y + (f * order.vectors() + order.detector_vector(d, s)) * rx;
+    for (int r = 0; r < rx; r++) {
+        const float2 x = carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
+        to[r] = damaged[f] ? make_float2(0, 0) : make_float2(x.x * w.x - x.y * w.y, x.x * w.y + x.y * w.x);
+    }
 }
 
 // Back to payload order; damaged frames and non-finite values (N0 of 0 from a silent
@@ -186,13 +270,13 @@ __global__ void gather_payload_kernel(const float2* carriers,
 __global__ void scatter_llr_kernel(const float* detected,
                                    const int* damaged,
                                    int used,
-                                   int U,
+                                   int D,
                                    int payload,
                                    int bits,
                                    float* out)
 {
     // From carrier-major back to the frame's order (core/frame/carrier_major.h).
-    const core::carrier_major order{ std::size_t(U), std::size_t(payload) };
+    const core::carrier_major order{ std::size_t(D), std::size_t(payload) };
     const std::size_t total = std::size_t(used) * order.vectors() * bits;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
          i += std::size_t(gridDim.x) * blockDim.x) {
@@ -206,6 +290,17 @@ __global__ void scatter_llr_kernel(const float* detected,
         out[i] = damaged[f] || !isfinite(x) ? 0.0f : x;
     }
 }
+
+template <typename T, typename H>
+gc::device_buffer<T> upload_as(const std::vector<H>& v)
+{
+    gc::device_buffer<T> d(std::max<std::size_t>(1, v.size()));
+    if (!v.empty())
+        GPUMIMO_CUDA_CHECK(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+}
+gc::device_buffer<int> upload(const std::vector<int>& v) { return upload_as<int>(v); }
+gc::device_buffer<float2> upload(const std::vector<std::complex<float>>& v) { return upload_as<float2>(v); }
 
 std::size_t default_frames(int rx)
 {
@@ -223,8 +318,8 @@ struct gpu_fused_receiver::impl {
         gc::pinned_buffer<float2> host_samples;
         gc::pinned_buffer<float> host_llr, host_noise;
         gc::pinned_buffer<int> host_damaged;
-        gc::device_buffer<float2> samples, carriers, h, y;
-        gc::device_buffer<float> noise, noise_frame, detected, llr;
+        gc::device_buffer<float2> samples, carriers, h, y, derot, h_data;
+        gc::device_buffer<float> noise, noise_frame, noise_data, detected, llr;
         gc::device_buffer<int> damaged;
         // Its own workspaces: the slots' chunks overlap.
         std::unique_ptr<gpu_channel_smoother> smoother;
@@ -238,9 +333,9 @@ struct gpu_fused_receiver::impl {
     gpu_ofdm_fft fft;
     gpu_detector detector;
     std::unique_ptr<gc::stream> detect_stream; // made on `device`
-    gc::device_buffer<float2> pilots, cover;
-    gc::device_buffer<int> empty;
-    int nempty = 0;
+    gc::device_buffer<float2> pilots, cover, track_pilots;
+    gc::device_buffer<int> empty, data, track;
+    int nempty = 0, ntrack = 0;
     std::vector<slot> slots;
     std::unique_ptr<gc::slot_ring> ring; // slot k's stream
     float* out_llr = nullptr;
@@ -287,6 +382,12 @@ struct gpu_fused_receiver::impl {
         GPUMIMO_CUDA_CHECK(cudaMemcpy(
             empty.get(), odd.data(), odd.size() * sizeof(int), cudaMemcpyHostToDevice));
 
+        const phase_tracker tracker(c.frame);
+        ntrack = int(tracker.carriers().size());
+        track = upload(tracker.carriers());
+        track_pilots = upload(tracker.pilots());
+        data = upload(data_carriers(c.frame.num));
+
         const std::size_t carrier_values = std::size_t(c.rx) * F * L.symbols * L.carriers;
         const std::size_t vectors = F * L.payload_vectors();
         slots.resize(std::size_t(nslots));
@@ -301,6 +402,9 @@ struct gpu_fused_receiver::impl {
             s.h = gc::device_buffer<float2>(F * L.carriers * c.rx * c.frame.streams);
             s.y = gc::device_buffer<float2>(vectors * c.rx);
             s.noise = gc::device_buffer<float>(F * L.carriers);
+            s.derot = gc::device_buffer<float2>(F * L.payload);
+            s.h_data = gc::device_buffer<float2>(F * L.data * c.rx * c.frame.streams);
+            s.noise_data = gc::device_buffer<float>(F * L.data);
             s.noise_frame = gc::device_buffer<float>(F);
             s.detected = gc::device_buffer<float>(F * bits);
             s.llr = gc::device_buffer<float>(F * bits);
@@ -378,9 +482,17 @@ struct gpu_fused_receiver::impl {
         // Smoothed over frequency; the per-carrier noise becomes the effective noise.
         s.smoother->smooth_device(reinterpret_cast<std::complex<float>*>(s.h.get()), s.noise_frame.get(), nf,
                                s.noise.get(), st);
+        track_phase_kernel<<<dim3(unsigned(L.payload), unsigned(nf)), kThreads, 0, st>>>(
+            s.carriers.get(), s.h.get(), track.get(), track_pilots.get(), ntrack, s.damaged.get(), int(F), rx,
+            config.frame.streams, U, L.symbols, L.first_payload, L.payload, s.derot.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("track_phase_kernel");
+        data_carrier_kernel<<<blocks_for(nf * L.data), kThreads, 0, st>>>(
+            s.h.get(), s.noise.get(), data.get(), int(nf), L.data, U, rx * config.frame.streams, s.h_data.get(),
+            s.noise_data.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("data_carrier_kernel");
         gather_payload_kernel<<<blocks_for(nf * L.payload_vectors()), kThreads, 0, st>>>(
-            s.carriers.get(), s.damaged.get(), int(F), int(nf), rx, U, L.symbols, L.first_payload, L.payload,
-            s.y.get());
+            s.carriers.get(), s.damaged.get(), data.get(), s.derot.get(), int(F), int(nf), rx, L.data, U,
+            L.symbols, L.first_payload, L.payload, s.y.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("gather_payload_kernel");
 
         // The detector on one stream for every slot: its workspaces are per detector.
@@ -389,8 +501,8 @@ struct gpu_fused_receiver::impl {
         GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(ds, s.ready.get(), 0));
         mimo_batch b;
         b.y = reinterpret_cast<const cf32*>(s.y.get());
-        b.h = reinterpret_cast<const cf32*>(s.h.get());
-        b.noise_var = s.noise.get();
+        b.h = reinterpret_cast<const cf32*>(s.h_data.get());
+        b.noise_var = s.noise_data.get();
         b.scalar_noise = false;
         b.batch = nf * L.payload_vectors();
         b.nt = config.frame.streams;
@@ -401,7 +513,7 @@ struct gpu_fused_receiver::impl {
         GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(st, s.detect_done.get(), 0));
 
         scatter_llr_kernel<<<blocks_for(nf * bits), kThreads, 0, st>>>(
-            s.detected.get(), s.damaged.get(), int(nf), U, L.payload, L.bits_per_vector,
+            s.detected.get(), s.damaged.get(), int(nf), L.data, L.payload, L.bits_per_vector,
             s.llr.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("scatter_llr_kernel");
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_llr.get(), s.llr.get(), nf * bits * sizeof(float),

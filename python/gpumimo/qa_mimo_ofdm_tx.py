@@ -24,6 +24,11 @@ from gnuradio import blocks, gr, gpumimo  # noqa: E402
 
 N, CP, USED = 64, 16, 48  # the "small" numerology
 CARRIERS = list(range(N // 2 - USED // 2, N // 2)) + list(range(N // 2 + 1, N // 2 + USED // 2 + 1))
+# Frame format 3's tracking carriers (docs/frame.md): n = max(2, used // 12) (48 - n a
+# multiple of 4 already), the j-th at (2 j + 1) used // (2 n); the payload on the others.
+N_TRACK = max(2, USED // 12)
+TRACK = [(2 * j + 1) * USED // (2 * N_TRACK) for j in range(N_TRACK)]
+DATA = [c for c in range(USED) if c not in TRACK]
 
 
 def run(streams, modulation, payload_symbols, seed, gap, frames):
@@ -70,13 +75,16 @@ def test_payload_decides_back_to_the_prbs_bits_with_numpy():
         spec = np.fft.fftshift(np.fft.fft(out[k, start:start + N].astype(np.complex128))) / np.sqrt(N)
         return spec[CARRIERS]
 
+    assert gpumimo.numerology("small")["tracking_carriers"] == TRACK
     for s in range(nsym):
         for k in range(streams):
             c = carriers_of(k, 1 + streams + s)
-            idx = np.argmin(np.abs(c[:, None] - points), axis=1)
-            got = labels[idx]  # [carrier, bit]
-            want = bits.reshape(nsym, USED, streams, m)[s, :, k, :]
+            idx = np.argmin(np.abs(c[DATA, None] - points), axis=1)
+            got = labels[idx]  # [data carrier, bit]
+            want = bits.reshape(nsym, len(DATA), streams, m)[s, :, k, :]
             assert np.array_equal(got, want), f"payload symbol {s}, stream {k}"
+            # The tracking carriers: the stream's pilot values (pilot symbol 0's, cover 1).
+            np.testing.assert_allclose(c[TRACK], carriers_of(k, 1)[TRACK], atol=1e-5)
     for k in range(streams):  # every stream in every pilot symbol, under its cover
         first = carriers_of(k, 1)
         np.testing.assert_allclose(np.abs(first), 1, atol=1e-5)
@@ -95,7 +103,7 @@ def test_byte_payload_is_taken_a_frame_at_a_time_most_significant_bit_first():
     rng = seeded_rng(31)
     probe = gpumimo.mimo_ofdm_tx("small", streams, mod, nsym, gap=gap, payload="bytes")
     B, flen = probe.frame_bytes(), probe.frame_len()
-    assert B * 8 == probe.frame_bits() == streams * 48 * 2 * nsym
+    assert B * 8 == probe.frame_bits() == streams * len(DATA) * 2 * nsym
     frames = 3
     data = rng.integers(0, 256, frames * B + B // 2, dtype=np.uint8)  # half a frame more
     tb = gr.top_block()
@@ -134,7 +142,7 @@ def test_bad_parameters_are_refused():
     with pytest.raises(ValueError):
         gpumimo.mimo_ofdm_tx("small", 2, "qpsk", 1, payload="file")
     # payload "bytes" ignores the seed: a seed that PRBS refuses is no error there
-    assert gpumimo.mimo_ofdm_tx("small", 2, "qpsk", 1, seed=0, payload="bytes").frame_bytes() == 24
+    assert gpumimo.mimo_ofdm_tx("small", 2, "qpsk", 1, seed=0, payload="bytes").frame_bytes() == 22
 
 
 GRC = """options:
@@ -218,10 +226,11 @@ def test_the_grc_block_compiles_and_runs(tmp_path):
     _, want, _ = run(2, "16qam", 3, 3, 5, 2)
     np.testing.assert_array_equal(got[:, :want.shape[1]], want[:, :got.shape[1]])
     assert got.shape == (2, 1000)
-    # payload bytes: 12 bytes a frame of 1 x 48 QPSK carriers, 240 samples a frame
+    # payload bytes: 11 bytes a frame of 1 x 44 QPSK data carriers, 240 samples a frame
     stream = np.tile(np.arange(7, 250, dtype=np.uint8), 2)
+    B = len(DATA) * 2 // 8
     frames = [gpumimo.frame_samples("small", 1, "qpsk", 1,
-                                    np.unpackbits(stream[12 * f:12 * (f + 1)]))[0]
+                                    np.unpackbits(stream[B * f:B * (f + 1)]))[0]
               for f in range(5)]
     np.testing.assert_array_equal(np.array(tb.sink2.data(), np.complex64),
                                   np.concatenate(frames)[:1000])

@@ -29,10 +29,27 @@ from qa_common import grc_blocks_dir, seeded_rng  # noqa: E402
 SEED = int(os.environ.get("GPUMIMO_TEST_SEED", np.random.SeedSequence().entropy % 2**31))
 print(f"GPUMIMO_TEST_SEED={SEED}")
 PAYLOAD_POWER = 48 / 64  # the small numerology: used carriers / FFT length
+# The small numerology's payload carriers (indices into the 48 used ones): 44, the 4
+# tracking carriers left out.
+DATA = gpumimo.numerology("small")["data_carriers"]
+D = len(DATA)
+
+
+def assert_turned_by_one_phase(got, sent, noise, antennas, streams):
+    """mimo_chanest's payload output ([frame][symbol][carrier]) is its input turned by one
+    phase per symbol (the tracking pilots' common phase). The channel here does not move:
+    the phase is the pilots' noise alone, spread sqrt(N0 / (2 x 4 carriers x antennas x
+    streams)) for unit channel gains; at most 10 of that (a faded draw of the 4 tracking
+    carriers doubles the spread: 7 seen in 150 seeds)."""
+    most = 10 * np.sqrt(noise / (2 * 4 * antennas * streams))
+    w = got / sent
+    np.testing.assert_allclose(np.abs(w), 1, atol=1e-4)
+    np.testing.assert_allclose(w, np.repeat(w[:, :, :1], w.shape[2], 2), atol=1e-4)
+    assert np.max(np.abs(np.angle(w))) < most, np.max(np.abs(np.angle(w)))
 
 
 def rx_samples(streams, antennas, modulation, nsym, frames, snr_db, cfo, delay,
-               taps=(1.0,), gap=40, seed=1, prbs_seed=7, payload_bytes=None):
+               taps=(1.0,), gap=40, seed=1, prbs_seed=7, payload_bytes=None, doppler=0.0):
     """The channel's output for `frames` frames and one more (the synchroniser needs a
     margin after the last), as an [antennas, n] array. payload_bytes: the payload from
     these bytes, repeated, instead of the PRBS."""
@@ -43,7 +60,7 @@ def rx_samples(streams, antennas, modulation, nsym, frames, snr_db, cfo, delay,
         tx = gpumimo.mimo_ofdm_tx("small", streams, modulation, nsym, gap=gap, payload="bytes")
         tb.connect(blocks.vector_source_b(list(payload_bytes), True), tx)
     ch = gpumimo.mimo_channel(streams, antennas, list(taps), snr_db, PAYLOAD_POWER, cfo,
-                              delay, seed)
+                              delay, seed, doppler)
     n = (frames + 1) * tx.frame_len() + delay
     sinks = []
     for k in range(streams):
@@ -85,7 +102,7 @@ def test_loopback_gives_every_bit_back_with_every_detector(algorithm):
     assert sink.frames() >= frames, f"{algorithm}: {sink.frames()} frames"
     assert sink.partial_frames() == 0
     assert sink.bit_errors() == 0, f"{algorithm}: BER {sink.ber()}"
-    assert sink.bits() == sink.frames() * 2 * 48 * 4 * 3
+    assert sink.bits() == sink.frames() * 2 * D * 4 * 3
     assert sink.non_finite_llrs() == 0 and sink.zero_llrs() == 0
     assert rx.detector.erased_symbols() == 0
 
@@ -107,7 +124,7 @@ def test_noise_free_input_decodes_every_bit(fused):
     tb.connect(rx, sink)
     tb.run()
     assert sink.frames() >= frames - 1
-    assert sink.bit_errors() == 0 and sink.bits() == sink.frames() * streams * 48 * 4 * nsym
+    assert sink.bit_errors() == 0 and sink.bits() == sink.frames() * streams * D * 4 * nsym
     assert sink.zero_llrs() == 0 and sink.non_finite_llrs() == 0
     detector = rx.fused if fused else rx.detector
     assert (detector.unusable_estimates() if fused else detector.erased_symbols()) == 0
@@ -193,8 +210,9 @@ def test_channel_estimates_error_and_noise_estimate_match_theory():
     assert abs(np.mean(nv) / noise - 1) < 0.12, np.mean(nv) / noise
     # The detector's noise: N0 plus Nt times the estimate's error, N0 / Nt for LS.
     np.testing.assert_allclose(eff, np.repeat(nv[:, None], 48, 1) * 2, rtol=1e-5)
-    # The payload passes through unchanged, preamble and pilots removed.
-    np.testing.assert_array_equal(got, sent)
+    # The payload passes through, preamble and pilots removed, turned back by the
+    # tracking pilots' phase (here only their noise's: the channel does not move).
+    assert_turned_by_one_phase(got, sent, noise, antennas, streams)
 
 
 @pytest.mark.parametrize("estimator,most", [("lmmse", 0.45), ("dft", 0.5)])
@@ -213,15 +231,11 @@ def test_smoothed_estimates_of_a_tapped_channel(estimator, most):
     mse = np.mean(err)
     # Least squares would leave N0 / Nt; the window keeps 18 of 64 taps' noise.
     assert mse < most * noise / streams, (estimator, mse / noise * streams)
-    # What the detector is told: its error within 40% of the error measured. Typically
-    # within 5%; in about 2% of runs (6 of 300 seeds, ratios 0.63-0.81) one frame of
-    # lmmse drops a weak real tap (power 0.03-0.09) whose error it does not report: the
-    # profile's noise threshold uses the flat fit's posterior variance, which
-    # overstates the fitted taps' noise in the window's ill-conditioned directions (a
-    # known defect, the next fix: n0 [G1^-1 T G1^-1]_jj instead of n0 [G1^-1]_jj).
+    # What the detector is told: its error within 30% of the error measured (typically
+    # within 5%).
     told = np.mean((eff - nv[:, None]) / streams)
-    assert abs(told / mse - 1) < 0.4, (estimator, told / mse)
-    np.testing.assert_array_equal(got, sent)
+    assert abs(told / mse - 1) < 0.3, (estimator, told / mse)
+    assert_turned_by_one_phase(got, sent, noise, antennas, streams)
 
 
 def test_llr_file_and_sidecar_say_what_was_sent(tmp_path):
@@ -235,7 +249,8 @@ def test_llr_file_and_sidecar_say_what_was_sent(tmp_path):
     _, sink = receive(x, 2, "16qam", nsym, int8=True, filename=path, prbs_seed=99)
     meta = json.load(open(path + ".json"))
     assert meta["dtype"] == "int8" and meta["int8_scale"] == 8
-    assert meta["frame"]["bits_per_frame"] == sink.frame_bits() == 2 * 48 * 4 * nsym
+    assert meta["frame"]["bits_per_frame"] == sink.frame_bits() == 2 * D * 4 * nsym
+    assert meta["frame"]["data_carriers"] == D and meta["frame"]["frame_version"] == 3
     assert meta["payload"] == {"prbs_order": 23, "seed": 99}
     assert meta["frames"] == sink.frames() >= frames
     q = np.fromfile(path, np.int8)
@@ -268,7 +283,7 @@ def test_byte_payload_is_scored_against_its_file_through_losses_and_wraps(tmp_pa
     finds every frame unsynchronised."""
     rng = seeded_rng(41)
     streams, nsym, frames = 2, 2, 7
-    frame_bytes = streams * 48 * 4 * nsym // 8  # 16-QAM
+    frame_bytes = streams * D * 4 * nsym // 8  # 16-QAM
     data = rng.integers(0, 256, frame_bytes * 2 + 17, dtype=np.uint8)
     ref = tmp_path / "payload.bin"
     data.tofile(ref)
@@ -318,11 +333,11 @@ def test_detector_erases_symbols_without_a_usable_channel():
     tb.connect(blocks.vector_source_c(y[1].tolist(), False, 48), (det, 1))
     tb.connect(det, sink)
     tb.run()
-    llr = np.array(sink.data()).reshape(5, 48 * 2 * 2)
+    llr = np.array(sink.data()).reshape(5, D * 2 * 2)
     assert np.all(llr[:4] == 0) and np.all(llr[4] != 0)
     assert det.erased_symbols() == 4 and det.symbols() == 5
     # H = I: the LLRs of symbol 4 are the per-antenna QPSK LLRs, sign of each component.
-    yy = y[:, 4 * 48:].T  # [carrier, antenna]
+    yy = y[:, 4 * 48:].T[DATA]  # [data carrier, antenna]: the tracking carriers skipped
     want = np.stack([-yy.real, -yy.imag], axis=-1).ravel()  # TS 38.211: b=1 -> negative
     np.testing.assert_array_equal(np.sign(llr[4]), np.sign(want))
 
@@ -644,13 +659,45 @@ def test_chanest_equalized_outputs_put_the_payload_on_the_constellation():
                                             pmt.PMT_NIL)) for f in range(frames)]
         tb.connect(blocks.vector_source_c(y[a].ravel().tolist(), False, 48, tags), (est, a))
     for o in range(antennas + streams):
-        s = blocks.vector_sink_c(48)
+        s = blocks.vector_sink_c(48 if o < antennas else D)  # equalised: data carriers
         tb.connect((est, o), s)
         outs.append(s)
     tb.run()
     for kk in range(streams):
-        got = np.array(outs[antennas + kk].data()).reshape(frames, nsym, 48)
-        want = np.array([x[kk] for x in sent])
+        got = np.array(outs[antennas + kk].data()).reshape(frames, nsym, D)
+        want = np.array([x[kk][:, DATA] for x in sent])
         assert np.max(np.abs(got - want)) < 0.15, np.max(np.abs(got - want))
-    np.testing.assert_array_equal(np.array(outs[1].data()).reshape(frames, nsym, 48),
-                                  y[1].reshape(frames, S, 48)[:, 1 + streams:])
+    assert_turned_by_one_phase(np.array(outs[1].data()).reshape(frames, nsym, 48),
+                               y[1].reshape(frames, S, 48)[:, 1 + streams:], noise, antennas,
+                               streams)
+
+
+def test_channel_doppler_fades_the_taps_and_the_chain_follows():
+    """mimo_channel's doppler: a constant input comes out as the fading tap itself
+    (moving, with the profile's power on average), still with doppler 0; the receiver
+    decodes 2x4 QPSK at 30 dB through a channel fading by 1e-5 cycles per sample (0.01
+    Doppler cycles per frame) with a carrier offset, every bit right; bad values refused."""
+    n = 4000
+    outs = []
+    for doppler in (0.0, 0.002):
+        tb = gr.top_block()
+        ch = gpumimo.mimo_channel(1, 1, [1.0], 300.0, 1.0, 0.0, 0, SEED % 1000 + 1, doppler)
+        assert ch.doppler() == doppler
+        sink = blocks.vector_sink_c()
+        tb.connect(blocks.vector_source_c([1.0 + 0j] * n), ch, sink)
+        tb.run()
+        outs.append(np.array(sink.data()))
+    still, fading = outs
+    np.testing.assert_allclose(still, still[0], atol=1e-6)
+    assert np.std(np.abs(fading)) > 0.1  # 8 Doppler cycles in 4000 samples
+    assert np.max(np.abs(np.diff(fading))) < 2 * np.pi * 0.002 * 2  # smooth: no jumps
+    for bad in (-0.1, 0.6):
+        with pytest.raises(ValueError):
+            gpumimo.mimo_channel(1, 1, [1.0], 30.0, 1.0, 0.0, 0, 1, bad)
+
+    frames = 6
+    x, _ = rx_samples(2, 4, "qpsk", 4, frames, snr_db=30, cfo=0.1 / 64, delay=30,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 21, doppler=1e-5)
+    _, sink = receive(x, 2, "qpsk", 4)
+    assert sink.frames() >= frames - 1
+    assert sink.bit_errors() == 0, sink.ber()

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -130,7 +131,7 @@ TEST(Frame, GridHasCoveredPilotsAndThePayloadInBitOrder)
         EXPECT_EQ(f.symbols(), 1 + K + 3);
         EXPECT_EQ(f.samples(), std::size_t(f.symbols()) * (64 + 16));
         std::vector<std::uint8_t> bits(f.payload_bits());
-        ASSERT_EQ(bits.size(), std::size_t(3) * 48 * K * 4);
+        ASSERT_EQ(bits.size(), std::size_t(3) * 44 * K * 4); // 48 used, 4 tracking
         std::uniform_int_distribution<int> bit(0, 1);
         for (auto& b : bits)
             b = std::uint8_t(bit(rng));
@@ -164,11 +165,20 @@ TEST(Frame, GridHasCoveredPilotsAndThePayloadInBitOrder)
         // Pilots of different streams differ (distinct seeds).
         if (K > 1)
             EXPECT_NE(pilot_carriers(f.num, 0), pilot_carriers(f.num, 1));
-        // Payload: each carrier value decides back to its bits, in the documented order.
+        // Tracking carriers: every stream's pilot value in every payload symbol.
+        const std::vector<int> track = tracking_carriers(f.num), data = data_carriers(f.num);
+        for (int k = 0; k < K; k++)
+            for (int s = 0; s < f.payload_symbols; s++)
+                for (int i : track)
+                    ASSERT_EQ(at(k, 1 + K + s, i), pilot_carriers(f.num, k)[std::size_t(i)]);
+        // Payload: each data carrier's value decides back to its bits, in the documented
+        // order.
         const constellation c(f.mod);
+        const int D = int(data.size());
         for (int s = 0; s < f.payload_symbols; s++)
-            for (int i = 0; i < U; i++)
+            for (int d = 0; d < D; d++)
                 for (int k = 0; k < K; k++) {
+                    const int i = data[std::size_t(d)];
                     const cf v = at(k, 1 + K + s, i);
                     int best = 0;
                     for (int q = 1; q < c.size(); q++)
@@ -176,9 +186,37 @@ TEST(Frame, GridHasCoveredPilotsAndThePayloadInBitOrder)
                             std::abs(std::complex<double>(v) - c.point(best)))
                             best = q;
                     for (int b = 0; b < 4; b++)
-                        ASSERT_EQ(c.bit(best, b), bits[((std::size_t(s) * U + i) * K + k) * 4 + b])
+                        ASSERT_EQ(c.bit(best, b), bits[((std::size_t(s) * D + d) * K + k) * 4 + b])
                             << "symbol " << s << " carrier " << i << " stream " << k;
                 }
+    }
+}
+
+TEST(Frame, TrackingCarriersAreSpreadAndTheRestCarryData)
+{
+    // The rule of docs/frame.md: the least n >= max(2, U / 12) leaving a multiple of 4
+    // data carriers, the j-th at (2 j + 1) U / (2 n).
+    EXPECT_EQ(tracking_carriers(numerology_preset("small")), (std::vector<int>{ 6, 18, 30, 42 }));
+    const struct {
+        const char* preset;
+        int tracking, data;
+    } sizes[] = { { "small", 4, 44 }, { "fft512", 36, 364 }, { "lte20", 100, 1100 } };
+    for (const auto& z : sizes) {
+        const numerology n = numerology_preset(z.preset);
+        const std::vector<int> t = tracking_carriers(n), d = data_carriers(n);
+        EXPECT_EQ(int(t.size()), z.tracking) << z.preset;
+        EXPECT_EQ(int(d.size()), z.data) << z.preset;
+        // Together every used carrier once, each list ascending.
+        std::vector<int> all(t);
+        all.insert(all.end(), d.begin(), d.end());
+        std::sort(all.begin(), all.end());
+        for (int c = 0; c < n.used_carriers; c++)
+            ASSERT_EQ(all[std::size_t(c)], c) << z.preset;
+        EXPECT_TRUE(std::is_sorted(t.begin(), t.end()));
+        EXPECT_TRUE(std::is_sorted(d.begin(), d.end()));
+        // Spread: gaps between tracking carriers differ by at most one.
+        for (std::size_t j = 2; j < t.size(); j++)
+            EXPECT_LE(std::abs((t[j] - t[j - 1]) - (t[1] - t[0])), 1) << z.preset;
     }
 }
 

@@ -11,6 +11,7 @@
 #include "common/test_util.h"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 #include <gnuradio/gpumimo/core/link/mimo_channel.h>
 
 #include <gtest/gtest.h>
@@ -72,17 +73,24 @@ link_result run_link(const frame_format& f,
     out.est = estimate_channel(f, head.data(), cp.rx);
     const cpu_detector det(algo, f.mod, f.streams, cp.rx);
     const int m = constellation(f.mod).bits_per_symbol();
-    std::vector<cf> y(U * cp.rx);
-    std::vector<float> llr(U * f.streams * m);
+    // The payload's data carriers, each symbol turned back by the tracking pilots' phase.
+    const std::vector<int> data = data_carriers(f.num);
+    const std::size_t D = data.size();
+    std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols)), h;
+    std::vector<float> noise;
+    phase_tracker(f).estimate(out.est, &out.carriers[(1 + f.streams) * U], S * U, derotation.data());
+    data_carrier_estimate(f, out.est, h, noise);
+    std::vector<cf> y(D * cp.rx);
+    std::vector<float> llr(D * f.streams * m);
     for (int s = 0; s < f.payload_symbols; s++) {
-        for (std::size_t c = 0; c < U; c++)
+        for (std::size_t d = 0; d < D; d++)
             for (int r = 0; r < cp.rx; r++)
-                y[c * cp.rx + r] = out.carriers[(r * S + 1 + f.streams + s) * U + c];
+                y[d * cp.rx + r] = derotation[s] * out.carriers[(r * S + 1 + f.streams + s) * U + data[d]];
         mimo_batch b;
         b.y = y.data();
-        b.h = out.est.h.data();
+        b.h = h.data();
         b.noise_var = &out.est.noise_var;
-        b.batch = U;
+        b.batch = D;
         b.nt = f.streams;
         b.nr = cp.rx;
         b.group = 1;

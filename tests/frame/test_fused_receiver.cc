@@ -11,6 +11,7 @@
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
+#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 
 #include <gtest/gtest.h>
 
@@ -58,12 +59,17 @@ std::vector<float> separate_stages(const frame_format& f,
     *noise = est.noise_var;
     const cpu_detector det(algo, f.mod, f.streams, rx);
     const std::size_t bits = det.bits_per_vector();
+    std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols));
+    phase_tracker(f).estimate(est, &carriers[(1 + f.streams) * U], S * U, derotation.data());
+    const std::vector<int> data = data_carriers(f.num);
+    const std::size_t D = data.size();
     std::vector<float> llr(f.payload_bits());
     std::vector<cf> y(static_cast<std::size_t>(rx));
     for (int s = 0; s < f.payload_symbols; s++)
-        for (std::size_t c = 0; c < U; c++) {
+        for (std::size_t d = 0; d < D; d++) {
+            const std::size_t c = std::size_t(data[d]);
             for (int r = 0; r < rx; r++)
-                y[r] = carriers[(r * S + 1 + f.streams + s) * U + c];
+                y[r] = derotation[s] * carriers[(r * S + 1 + f.streams + s) * U + c];
             mimo_batch b;
             b.y = y.data();
             b.h = &est.h[c * rx * f.streams];
@@ -71,7 +77,7 @@ std::vector<float> separate_stages(const frame_format& f,
             b.batch = 1;
             b.nt = f.streams;
             b.nr = rx;
-            det.detect(b, &llr[(s * U + c) * bits], 1);
+            det.detect(b, &llr[(s * D + d) * bits], 1);
         }
     return llr;
 }

@@ -16,6 +16,7 @@
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
 
 #include <gtest/gtest.h>
@@ -50,6 +51,9 @@ calibration measure(channel_estimator method, bool n0_only, algorithm algo, std:
     const cpu_detector det(algo, f.mod, f.streams, rx);
     const std::size_t bpv = det.bits_per_vector();
     channel_smoother smoother(f.num, method);
+    const phase_tracker tracker(f);
+    const std::vector<int> data = data_carriers(f.num);
+    std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols));
     double predicted = 0, wrong = 0, sum_right = 0, sum_wrong = 0, count = 0;
     std::vector<cf> time(std::size_t(rx) * n), carriers(std::size_t(rx) * S * U), y(rx);
     std::vector<float> llr(bpv);
@@ -64,10 +68,12 @@ calibration measure(channel_estimator method, bool n0_only, algorithm algo, std:
         io.nsym = S;
         fft.process(io);
         const channel_estimate est = estimate_channel(f, carriers.data(), rx, int(S), smoother);
+        tracker.estimate(est, &carriers[(1 + f.streams) * U], S * U, derotation.data());
         for (int s = 0; s < f.payload_symbols; s++)
-            for (std::size_t c = 0; c < U; c++) {
+            for (std::size_t d = 0; d < data.size(); d++) {
+                const std::size_t c = std::size_t(data[d]);
                 for (int r = 0; r < rx; r++)
-                    y[r] = carriers[(r * S + 1 + f.streams + s) * U + c];
+                    y[r] = derotation[s] * carriers[(r * S + 1 + f.streams + s) * U + c];
                 mimo_batch b;
                 b.y = y.data();
                 b.h = &est.h[c * rx * f.streams];
@@ -76,7 +82,8 @@ calibration measure(channel_estimator method, bool n0_only, algorithm algo, std:
                 b.nt = f.streams;
                 b.nr = rx;
                 det.detect(b, llr.data(), 1);
-                const std::uint8_t* bits = &in.bits[fr * f.payload_bits() + (s * U + c) * bpv];
+                const std::uint8_t* bits =
+                    &in.bits[fr * f.payload_bits() + (s * data.size() + d) * bpv];
                 for (std::size_t i = 0; i < bpv; i++) {
                     const double a = std::abs(double(llr[i]));
                     const bool bad = (llr[i] > 0) != (bits[i] == 1);

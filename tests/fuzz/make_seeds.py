@@ -75,6 +75,7 @@ def frame_seeds():
         "negative_gap": ("gap", -1),
         "nan_snr": ("snr_db", "NaN"),
         "old_version": ("frame_version", 1),
+        "previous_version": ("frame_version", 2),
         "huge_version": ("frame_version", 2 ** 63),
     }.items():
         f = dict(frame)

@@ -25,15 +25,16 @@ namespace gpumimo {
  * "frame_start" tag on input 0) it estimates H per used carrier and the noise variance
  * (core::estimate_channel: least squares on the pilots, then smoothed over frequency by
  * `estimator`: "lmmse" (the default), "dft" or "ls", core/frame/channel_smoother.h),
- * and passes on the payload symbols only. The first payload symbol of every output
+ * and passes on the payload symbols only, each turned back by its common phase (the
+ * tracking pilots', core::phase_tracker). The first payload symbol of every output
  * carries the "frame_start" tag, and that of output 0 a "mimo_chan_est" tag: a dict of
  * h (c32vector, [carrier][rx][tx], the layout of core::mimo_batch), noise_var (double,
  * N0), noise_eff (f32vector, per carrier: N0 plus the estimate's error, what the
  * detector takes as noise) and frame (count from 0): one H for the frame's group of
  * payload symbols, as gr-digital's ofdm_chanest_vcvc tags its taps.
  *
- * equalized_outputs: up to `streams` more outputs after the antennas' (same vectors of
- * used carriers, one per payload symbol): stream k's MMSE-equalised payload symbols
+ * equalized_outputs: up to `streams` more outputs after the antennas' (vectors of the
+ * data carriers, one per payload symbol): stream k's MMSE-equalised payload symbols
  * (core::mmse_equalizer: the frame's filters, from the estimate and its effective
  * noise, made once and applied to each symbol; unbiased: noise-free points land on the
  * constellation), for constellation displays. Connect as many as wanted, in order.

@@ -22,7 +22,8 @@ namespace gpumimo {
  * \ingroup gpumimo
  *
  * `antennas` inputs, each a vector of the used carriers per payload symbol (as
- * mimo_chanest passes them on); one output of LLRs, float or int8 (q = round(llr *
+ * mimo_chanest passes them on, turned back by the tracking pilots' phase); the data
+ * carriers among them are detected (core::data_carriers); one output of LLRs, float or int8 (q = round(llr *
  * int8_scale), clamped to +-127), bits_per_symbol() per payload symbol in the frame's
  * bit order (docs/frame.md: carrier-major, streams, bits), positive meaning 1. Each
  * symbol is detected with the channel of the last "mimo_chan_est" tag on input 0 (one H
@@ -61,7 +62,7 @@ public:
      *  cannot take (the running detector is kept). */
     virtual void set_detector(const core::detector_spec& detector) = 0;
 
-    /*! LLRs per payload symbol: used carriers x streams x bits per symbol. */
+    /*! LLRs per payload symbol: data carriers x streams x bits per symbol. */
     virtual int bits_per_symbol() const = 0;
     /*! "cuda" or "cpu": where detection runs. */
     virtual std::string backend() const = 0;

@@ -3,11 +3,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The fused receiver's configuration checks and its CPU path: the separate stages (OFDM
- * FFT, estimate_channel with its smoother, cpu_detector) one frame at a time.
+ * FFT, estimate_channel with its smoother, the phase tracker, cpu_detector) one frame at
+ * a time.
  */
 #include <gnuradio/gpumimo/core/ofdm/fftw_ofdm_fft.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
+#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -31,10 +33,13 @@ struct cpu_fused_receiver::impl {
     fused_receiver_config config;
     cpu_detector detector;
     channel_smoother smoother;
+    phase_tracker tracker;
     fused_layout L;
+    std::vector<int> data; // the data carriers, indices into the used ones
     std::unique_ptr<fftw_ofdm_fft> fftw; // when the build has FFTW
     std::unique_ptr<cpu_ofdm_fft> reference;
-    std::vector<std::complex<float>> carriers, y;
+    std::vector<std::complex<float>> carriers, y, h, derotation;
+    std::vector<float> noise;
     std::vector<const void*> fft_in;
     std::vector<void*> fft_out;
     std::vector<float> llr;
@@ -43,7 +48,9 @@ struct cpu_fused_receiver::impl {
         : config((c.validate(), c)),
           detector(c.algo, c.frame.mod, c.frame.streams, c.rx, c.params),
           smoother(c.frame.num, c.estimator),
-          L(c.frame)
+          tracker(c.frame),
+          L(c.frame),
+          data(data_carriers(c.frame.num))
     {
         const ofdm_fft_config fft = c.frame.num.fft_config(fft_direction::forward, c.rx);
         if (fftw_available())
@@ -82,16 +89,23 @@ struct cpu_fused_receiver::impl {
     bool detect(const channel_estimate& e, float* out)
     {
         const frame_format& fr = config.frame;
+        const std::size_t per_antenna = std::size_t(L.symbols) * L.carriers;
+        derotation.resize(std::size_t(L.payload));
+        tracker.estimate(e, carriers.data() + std::size_t(L.first_payload) * L.carriers,
+                         per_antenna, derotation.data());
         y.resize(L.payload_vectors() * config.rx);
         for (int r = 0; r < config.rx; r++)
             for (int s = 0; s < L.payload; s++)
-                for (int c = 0; c < L.carriers; c++)
-                    y[L.detector_vector(c, s) * config.rx + r] =
-                        carriers[(std::size_t(r) * L.symbols + L.first_payload + s) * L.carriers + c];
+                for (int d = 0; d < L.data; d++)
+                    y[L.detector_vector(d, s) * config.rx + r] =
+                        derotation[std::size_t(s)] *
+                        carriers[r * per_antenna + std::size_t(L.first_payload + s) * L.carriers +
+                                 data[std::size_t(d)]];
+        data_carrier_estimate(fr, e, h, noise);
         mimo_batch b;
         b.y = y.data();
-        b.h = e.h.data();
-        b.noise_var = e.noise_eff.data(); // one per carrier: the detector's matrices
+        b.h = h.data();
+        b.noise_var = noise.data(); // one per data carrier: the detector's matrices
         b.scalar_noise = false;
         b.batch = L.payload_vectors();
         b.nt = fr.streams;
@@ -104,7 +118,7 @@ struct cpu_fused_receiver::impl {
             return false;
         }
         for (int s = 0; s < L.payload; s++)
-            for (int c = 0; c < L.carriers; c++)
+            for (int c = 0; c < L.data; c++)
                 std::copy_n(llr.data() + L.detector_vector(c, s) * L.bits_per_vector,
                             L.bits_per_vector,
                             out + L.payload_vector(c, s) * L.bits_per_vector);

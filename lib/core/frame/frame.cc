@@ -7,6 +7,7 @@
  */
 #include <gnuradio/gpumimo/core/frame/frame.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -206,10 +207,40 @@ frame_format make_frame_format(const std::string& preset,
     return f;
 }
 
+int frame_format::data_carrier_count() const
+{
+    return num.used_carriers - int(tracking_carriers(num).size());
+}
+
 std::size_t frame_format::payload_bits() const
 {
-    return std::size_t(payload_symbols) * num.used_carriers * streams *
+    return std::size_t(payload_symbols) * data_carrier_count() * streams *
            constellation(mod).bits_per_symbol();
+}
+
+std::vector<int> tracking_carriers(const numerology& num)
+{
+    const int U = num.used_carriers;
+    int n = std::max(2, U / 12);
+    while ((U - n) % 4 != 0) // data carriers a multiple of 4: whole bytes a frame
+        n++;
+    std::vector<int> t(std::size_t(n), 0);
+    for (int j = 0; j < n; j++)
+        t[std::size_t(j)] = (2 * j + 1) * U / (2 * n);
+    return t;
+}
+
+std::vector<int> data_carriers(const numerology& num)
+{
+    const std::vector<int> t = tracking_carriers(num);
+    std::vector<int> d;
+    for (int c = 0, j = 0; c < num.used_carriers; c++) {
+        if (j < int(t.size()) && t[std::size_t(j)] == c)
+            j++;
+        else
+            d.push_back(c);
+    }
+    return d;
 }
 
 std::size_t frame_format::samples() const
@@ -285,11 +316,20 @@ std::vector<std::complex<float>> frame_grid(const frame_format& frame,
                 at(k, 1 + s, i) = w * pil[i];
         }
     }
+    const std::vector<int> track = tracking_carriers(frame.num), data = data_carriers(frame.num);
+    const int D = int(data.size());
+    for (int k = 0; k < K; k++) {
+        const auto pil = pilot_carriers(frame.num, k);
+        for (int s = 0; s < frame.payload_symbols; s++)
+            for (int i : track)
+                at(k, 1 + K + s, i) = pil[std::size_t(i)];
+    }
     for (int s = 0; s < frame.payload_symbols; s++)
-        for (int i = 0; i < U; i++)
+        for (int d = 0; d < D; d++)
             for (int k = 0; k < K; k++) {
+                const int i = data[std::size_t(d)];
                 const std::uint8_t* b =
-                    payload_bits + ((std::size_t(s) * U + i) * K + k) * m;
+                    payload_bits + ((std::size_t(s) * D + d) * K + k) * m;
                 int index = 0;
                 for (int j = 0; j < m; j++) {
                     if (b[j] > 1)

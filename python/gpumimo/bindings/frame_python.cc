@@ -88,14 +88,18 @@ void bind_frame(py::module& m)
             d["cp_lengths"] = n.cp_lengths;
             d["used_carriers"] = n.used_carriers;
             d["carriers"] = n.carriers();
+            d["tracking_carriers"] = core::tracking_carriers(n);
+            d["data_carriers"] = core::data_carriers(n);
             d["sample_rate"] = n.sample_rate;
             d["scale"] = n.fft_config(core::fft_direction::forward, 1).scale;
             return d;
         },
         py::arg("preset"),
         "The numerology of a preset as a dict: name, fft_len, cp_lengths, used_carriers, "
-        "carriers (the OFDM FFT block's occupied carriers, fftshift on), sample_rate, "
-        "scale (the OFDM FFT's, each way).");
+        "carriers (the OFDM FFT block's occupied carriers, fftshift on), "
+        "tracking_carriers and data_carriers (indices into the used carriers: the "
+        "payload symbols' pilots and payload), sample_rate, scale (the OFDM FFT's, each "
+        "way).");
 
     m.def(
         "frame_info",
@@ -107,6 +111,7 @@ void bind_frame(py::module& m)
             d["samples"] = f.samples();
             d["symbols"] = f.symbols();
             d["payload_bits"] = f.payload_bits();
+            d["data_carriers"] = f.data_carrier_count();
             d["bits_per_symbol"] = core::constellation(f.mod).bits_per_symbol();
             // Mean power per sample of a stream's payload symbols: the used carriers'
             // share of the FFT (unit-energy carriers, scale 1/sqrt(N) each way).
@@ -117,8 +122,8 @@ void bind_frame(py::module& m)
         py::arg("streams"),
         py::arg("modulation"),
         py::arg("payload_symbols"),
-        "A frame's sizes as a dict: samples, symbols, payload_bits, bits_per_symbol, "
-        "payload_power.");
+        "A frame's sizes as a dict: samples, symbols, payload_bits, data_carriers (per "
+        "payload symbol), bits_per_symbol, payload_power.");
 
     m.def(
         "prbs_bits",

@@ -93,11 +93,13 @@ void unpack_bytes(const std::uint8_t* bytes, std::size_t n_bytes, std::uint8_t* 
  * frequency synchronisation); symbols 1..Nt the pilots (every stream in every one,
  * known QPSK on every used carrier under an orthogonal cover across the Nt symbols:
  * least-squares channel estimates); then payload_symbols symbols of the streams' QAM
- * payload on every used carrier.
+ * payload on the data carriers, every stream's pilot value on the tracking carriers
+ * (tracking_carriers(): the receiver measures each payload symbol's common phase).
  *
- * Payload bit order: bit b of stream k on used carrier c of payload symbol s is bit
- * ((s * used_carriers + c) * streams + k) * m + b, m bits per symbol: the order of the
- * core detectors' LLRs (one vector of streams per resource element, carriers fastest).
+ * Payload bit order: bit b of stream k on data carrier d (the d-th of data_carriers())
+ * of payload symbol s is bit ((s * D + d) * streams + k) * m + b, D data carriers, m
+ * bits per symbol: the order of the core detectors' LLRs (one vector of streams per
+ * resource element, carriers fastest).
  */
 /*! The most payload symbols a frame may have (a 5G NR slot has 14): a frame of the
  *  largest numerology (lte20) is then at most 2.2 Msample per stream and, with 8
@@ -117,6 +119,8 @@ struct frame_format {
     int pilot_symbols() const { return streams; }
     /*! OFDM symbols in a frame: preamble, pilots, payload. */
     int symbols() const { return 1 + streams + payload_symbols; }
+    /*! Data carriers per payload symbol: the used carriers less the tracking ones. */
+    int data_carrier_count() const;
     /*! Payload bits in a frame. */
     std::size_t payload_bits() const;
     /*! Time samples in a frame, cyclic prefixes included (the pattern starting at the
@@ -133,10 +137,22 @@ frame_format make_frame_format(const std::string& preset,
                                int payload_symbols);
 
 /*! The frame format this receiver reads and the transmitter writes (docs/frame.md,
- *  "Versions"): 2 since 2026-11-24 (every stream in the preamble and in every pilot
- *  symbol under an orthogonal cover); 1 had one stream per preamble and pilot symbol.
- *  Recordings name theirs in NAME.frame.json ("frame_version"). */
-constexpr int frame_format_version = 2;
+ *  "Versions"): 3 since 2026-11-24 (tracking pilots in every payload symbol); 2 had
+ *  every stream in the preamble and in every pilot symbol under an orthogonal cover and
+ *  data on every used carrier; 1 one stream per preamble and pilot symbol. Recordings
+ *  name theirs in NAME.frame.json ("frame_version"). */
+constexpr int frame_format_version = 3;
+
+/*! The tracking carriers of a payload symbol (indices into the used carriers,
+ *  ascending): n of them, the least n >= max(2, used_carriers / 12) that leaves a
+ *  multiple of 4 data carriers (so that a frame of 2 or more bits per symbol holds whole
+ *  bytes), the j-th at (2 j + 1) used_carriers / (2 n), spread evenly over the band.
+ *  Every stream sends its pilot value (pilot_carriers()) there in every payload symbol. */
+std::vector<int> tracking_carriers(const numerology& num);
+
+/*! The used carriers that carry payload (indices into the used carriers, ascending):
+ *  all but the tracking carriers. */
+std::vector<int> data_carriers(const numerology& num);
 
 /*! Stream k's preamble carrier values (used carriers): unit-energy QPSK (a PRBS-15
  *  seeded by the stream) times sqrt(2) on the carriers an even distance from DC, 0 on

@@ -62,16 +62,19 @@ struct fused_receiver_report {
 /*! Where a payload vector sits, shared by both paths: a frame's payload goes to the
  *  detectors carrier-major (core/frame/carrier_major.h). */
 struct fused_layout {
-    int carriers, symbols, first_payload, payload, bits_per_vector;
+    // carriers: used carriers (the carrier grid's width); data: those the payload is
+    // on (the detector's vectors: data x payload per frame).
+    int carriers, data, symbols, first_payload, payload, bits_per_vector;
     explicit fused_layout(const frame_format& frame)
         : carriers(frame.num.used_carriers),
+          data(frame.data_carrier_count()),
           symbols(frame.symbols()),
           first_payload(1 + frame.streams),
           payload(frame.payload_symbols),
           bits_per_vector(frame.streams * constellation(frame.mod).bits_per_symbol())
     {
     }
-    carrier_major order() const { return { std::size_t(carriers), std::size_t(payload) }; }
+    carrier_major order() const { return { std::size_t(data), std::size_t(payload) }; }
     std::size_t payload_vectors() const { return order().vectors(); }
     std::size_t detector_vector(int c, int s) const { return order().detector_vector(c, s); }
     std::size_t payload_vector(int c, int s) const { return order().frame_vector(c, s); }

@@ -1,0 +1,70 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: no GNU Radio, Boost or Python dependency.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_FRAME_PHASE_TRACKER_H
+#define INCLUDED_GPUMIMO_CORE_FRAME_PHASE_TRACKER_H
+
+#include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+
+#include <complex>
+#include <cstddef>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*!
+ * \brief Each payload symbol's common phase from the tracking pilots (docs/frame.md,
+ * "Tracking"), the CPU reference.
+ *
+ * What is left of the carrier offset after synchronisation, and the oscillators' phase
+ * noise, turn every carrier of a payload symbol by the same phase phi_s relative to the
+ * channel estimated in the pilot symbols; the residual offset makes it grow from symbol
+ * to symbol. On tracking carrier c the receiver expects H_c p_c (p_c the streams' pilot
+ * values), so phi_s = arg sum_r sum_c conj((H_c p_c)_r) y_{r,s,c}: the maximum-likelihood
+ * estimate of a common phase, weighting each carrier and antenna by its expected
+ * amplitude. The payload is turned back by e^{-i phi_s} before detection.
+ */
+class phase_tracker
+{
+public:
+    explicit phase_tracker(const frame_format& frame);
+
+    /*! e^{-i phi_s} for every payload symbol s into derotation[payload_symbols]:
+     *  carriers holds antenna r's payload symbols at carriers + r * antenna_stride,
+     *  [symbol][used carrier]; the estimate e is the frame's. 1 where the pilots see
+     *  nothing (a zero or non-finite sum). */
+    void estimate(const channel_estimate& e,
+                  const std::complex<float>* carriers,
+                  std::size_t antenna_stride,
+                  std::complex<float>* derotation) const;
+
+    /*! The tracking carriers (indices into the used carriers) and the streams' pilot
+     *  value on each, [carrier][stream]: what the GPU version copies. */
+    const std::vector<int>& carriers() const { return d_carriers; }
+    const std::vector<std::complex<float>>& pilots() const { return d_pilots; }
+
+private:
+    frame_format d_frame;
+    std::vector<int> d_carriers;
+    std::vector<std::complex<float>> d_pilots; // [tracking carrier][stream]
+};
+
+/*! An estimate's matrices and effective noise on the data carriers only, in their order
+ *  ([data carrier][rx][tx] and [data carrier]): what the detectors take. */
+void data_carrier_estimate(const frame_format& frame,
+                           const channel_estimate& e,
+                           std::vector<std::complex<float>>& h,
+                           std::vector<float>& noise);
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The common phase of each payload symbol from the tracking pilots
+ * (core/frame/phase_tracker.h, docs/frame.md).
+ */
+#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+phase_tracker::phase_tracker(const frame_format& frame)
+    : d_frame((frame.validate(), frame)), d_carriers(tracking_carriers(frame.num))
+{
+    const int K = frame.streams;
+    d_pilots.resize(d_carriers.size() * std::size_t(K));
+    for (int k = 0; k < K; k++) {
+        const std::vector<std::complex<float>> p = pilot_carriers(frame.num, k);
+        for (std::size_t j = 0; j < d_carriers.size(); j++)
+            d_pilots[j * K + k] = p[std::size_t(d_carriers[j])];
+    }
+}
+
+void phase_tracker::estimate(const channel_estimate& e,
+                             const std::complex<float>* carriers,
+                             std::size_t antenna_stride,
+                             std::complex<float>* derotation) const
+{
+    const int K = d_frame.streams, U = d_frame.num.used_carriers, R = e.rx;
+    if (e.tx != K || e.carriers != U || e.h.size() != std::size_t(U) * R * K)
+        throw std::invalid_argument("phase_tracker: the channel estimate is for another frame");
+    // The pilots' expected values, [tracking carrier][antenna]: the same in every symbol.
+    std::vector<std::complex<double>> expected(d_carriers.size() * std::size_t(R));
+    for (std::size_t j = 0; j < d_carriers.size(); j++)
+        for (int r = 0; r < R; r++) {
+            std::complex<double> v = 0;
+            for (int k = 0; k < K; k++)
+                v += std::complex<double>(e.h[(std::size_t(d_carriers[j]) * R + r) * K + k]) *
+                     std::complex<double>(d_pilots[j * K + k]);
+            expected[j * R + r] = v;
+        }
+    for (int s = 0; s < d_frame.payload_symbols; s++) {
+        std::complex<double> z = 0;
+        for (int r = 0; r < R; r++)
+            for (std::size_t j = 0; j < d_carriers.size(); j++)
+                z += std::conj(expected[j * R + r]) *
+                     std::complex<double>(
+                         carriers[r * antenna_stride + std::size_t(s) * U + d_carriers[j]]);
+        const double a = std::abs(z);
+        derotation[s] = a > 0 && std::isfinite(a) ? std::complex<float>(std::conj(z) / a)
+                                                   : std::complex<float>(1.0f);
+    }
+}
+
+void data_carrier_estimate(const frame_format& frame,
+                           const channel_estimate& e,
+                           std::vector<std::complex<float>>& h,
+                           std::vector<float>& noise)
+{
+    const std::vector<int> data = data_carriers(frame.num);
+    const std::size_t m = std::size_t(e.rx) * e.tx;
+    h.resize(data.size() * m);
+    noise.resize(data.size());
+    for (std::size_t d = 0; d < data.size(); d++) {
+        const std::size_t c = std::size_t(data[d]);
+        std::copy_n(e.h.begin() + c * m, m, h.begin() + d * m);
+        noise[d] = e.noise_eff[c];
+    }
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -3,12 +3,13 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The LLR sink: file and sidecar, framing on the "frame_start" tags, scoring through
- * core::prbs_error_counter or core::reference_error_counter, statistics through
- * core::llr_statistics.
+ * The LLR sink: file and sidecar, framing on the "frame_start" tags, decoding a coded
+ * payload (core::payload_decoder), scoring through core::prbs_error_counter or
+ * core::reference_error_counter, statistics through core::llr_statistics.
  */
 #include "block_faults.h"
 
+#include <gnuradio/gpumimo/core/frame/payload_decoder.h>
 #include <gnuradio/gpumimo/core/frame/error_counter.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/llr_sink.h>
@@ -60,7 +61,8 @@ public:
                   std::uint32_t prbs_seed,
                   int report_every,
                   const std::string& reference_file,
-                  std::vector<std::uint8_t> reference)
+                  std::vector<std::uint8_t> reference,
+                  std::unique_ptr<core::coded_payload> coded)
         : gr::sync_block("llr_sink",
                          gr::io_signature::make(1, 1, int8_input ? 1 : sizeof(float)),
                          gr::io_signature::make(0, 0, 0)),
@@ -74,16 +76,21 @@ public:
           d_reference_bytes(reference.size()),
           d_report_every(std::uint64_t(report_every)),
           d_frame_bits(format.payload_bits()),
+          d_coded(std::move(coded)),
+          d_info_bits(d_coded ? d_coded->info_bits() : d_frame_bits),
           d_frame_key(pmt::intern("frame_start")),
           d_port(pmt::mp("stats"))
     {
+        // A coded payload is scored on the decoded information bits.
         if (!reference_file.empty())
             d_counter = std::make_unique<core::reference_error_counter>(std::move(reference),
-                                                                        d_frame_bits);
+                                                                        d_info_bits);
         else if (prbs_seed != 0)
-            d_counter = std::make_unique<core::prbs_error_counter>(23, prbs_seed, d_frame_bits);
+            d_counter = std::make_unique<core::prbs_error_counter>(23, prbs_seed, d_info_bits);
+        if (d_coded)
+            d_decoder = std::make_unique<core::payload_decoder>(*d_coded);
         d_frame.resize(d_frame_bits);
-        d_hard.resize(d_frame_bits);
+        d_hard.resize(d_info_bits);
         if (!filename.empty()) {
             d_file.open(filename, std::ios::binary | std::ios::trunc);
             if (!d_file)
@@ -97,6 +104,25 @@ public:
     }
 
     std::size_t frame_bits() const override { return d_frame_bits; }
+    std::size_t info_bits() const override { return d_info_bits; }
+    std::uint64_t codewords() const override { return since_reset().codewords; }
+    std::uint64_t codeword_errors() const override { return since_reset().codeword_errors; }
+    double mean_iterations() const override
+    {
+        const counts c = since_reset();
+        return c.codewords ? double(c.iterations) / double(c.codewords) : 0.0;
+    }
+    std::uint64_t raw_bits() const override { return since_reset().raw_bits; }
+    std::uint64_t raw_bit_errors() const override { return since_reset().raw_errors; }
+    double raw_ber() const override
+    {
+        const counts c = since_reset();
+        return c.raw_bits ? double(c.raw_errors) / double(c.raw_bits) : 0.0;
+    }
+    std::string decoder_backend() const override
+    {
+        return d_decoder ? d_decoder->backend() : "";
+    }
     std::uint64_t frames() const override { return since_reset().frames; }
     std::uint64_t partial_frames() const override { return since_reset().partial; }
     std::uint64_t bits() const override { return since_reset().bits; }
@@ -154,6 +180,14 @@ public:
         add_u("zero_llrs", zero_llrs());
         add_u("non_finite_llrs", non_finite_llrs());
         add_d("llr_rate", llr_rate());
+        if (d_coded) {
+            add_u("codewords", codewords());
+            add_u("codeword_errors", codeword_errors());
+            add_d("mean_iterations", mean_iterations());
+            add_u("raw_bits", raw_bits());
+            add_u("raw_bit_errors", raw_bit_errors());
+            add_d("raw_ber", raw_ber());
+        }
         return d;
     }
 
@@ -168,9 +202,15 @@ public:
         s << d_frames << " frames (" << d_partial << " partial), " << d_stats.count
           << " LLRs, mean |LLR| " << mean_abs_llr() << ", " << d_stats.zeros << " zero, "
           << d_stats.non_finite << " non-finite, " << llr_rate() / 1e6 << " MLLR/s";
+        if (d_coded)
+            s << "; " << d_coded->code_name() << " (" << d_decoder->backend() << "): "
+              << codeword_errors() << " of " << codewords()
+              << " codewords failed their checks, mean iterations " << mean_iterations()
+              << ", raw BER " << raw_ber();
         if (d_counter) {
-            s << "; BER " << ber() << " (" << bit_errors() << " of " << bits() << "), FER "
-              << fer() << " (" << frame_errors() << " of " << frames() << ")";
+            s << "; " << (d_coded ? "decoded " : "") << "BER " << ber() << " (" << bit_errors()
+              << " of " << bits() << "), FER " << fer() << " (" << frame_errors() << " of "
+              << frames() << ")";
             if (unsynchronised_frames())
                 s << "; " << unsynchronised_frames()
                   << " frames could not be compared with the payload (no candidate better "
@@ -254,11 +294,19 @@ private:
     void score_frame()
     {
         d_frames++;
-        if (d_counter) {
+        if (d_coded) { // the information bits the decoder finds
+            const core::payload_decode_report r = d_decoder->decode(d_frame.data(), d_hard.data());
+            d_codewords += r.codewords;
+            d_codeword_errors += r.codewords - r.satisfied;
+            d_iterations += r.iterations;
+            d_raw_bits += r.raw_bits;
+            d_raw_errors += r.raw_errors;
+        } else {
             for (std::size_t i = 0; i < d_frame_bits; i++)
                 d_hard[i] = d_frame[i] > 0.0f; // NaN compares false: an erasure, bit 0
-            d_counter->add_frame(d_hard.data());
         }
+        if (d_counter)
+            d_counter->add_frame(d_hard.data());
         if (d_report_every && d_frames % d_report_every == 0)
             message_port_pub(d_port, stats());
     }
@@ -286,7 +334,15 @@ private:
           << ", \"streams\": " << d_format.streams << ", \"modulation\": \""
           << core::to_string(d_format.mod) << "\", \"bits_per_symbol\": " << m
           << ", \"payload_symbols\": " << d_format.payload_symbols
-          << ", \"bits_per_frame\": " << d_frame_bits << "},\n"
+          << ", \"bits_per_frame\": " << d_frame_bits << "},\n";
+        if (d_coded)
+            j << "  \"code\": {\"name\": "
+              << nlohmann::json(d_coded->code_name())
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << ", \"n\": " << d_coded->n() << ", \"k\": " << d_coded->k()
+              << ", \"codewords_per_frame\": " << d_coded->codewords()
+              << ", \"interleaver\": \"core::coded_payload, seed 1 (docs/frame.md)\"},\n";
+        j
           << "  \"payload\": ";
         if (!d_reference_file.empty())
             // A path that is not valid UTF-8 gets U+FFFD where JSON cannot hold it.
@@ -310,7 +366,8 @@ private:
     // LLR file go on untouched.
     struct counts {
         std::uint64_t frames = 0, partial = 0, bits = 0, bit_errors = 0, frame_errors = 0,
-                      resyncs = 0, unsynced = 0;
+                      resyncs = 0, unsynced = 0, codewords = 0, codeword_errors = 0,
+                      iterations = 0, raw_bits = 0, raw_errors = 0;
         core::llr_statistics stats;
     };
     counts absolute() const
@@ -318,6 +375,11 @@ private:
         counts c;
         c.frames = d_frames;
         c.partial = d_partial;
+        c.codewords = d_codewords;
+        c.codeword_errors = d_codeword_errors;
+        c.iterations = d_iterations;
+        c.raw_bits = d_raw_bits;
+        c.raw_errors = d_raw_errors;
         if (d_counter) {
             c.bits = d_counter->bits();
             c.bit_errors = d_counter->bit_errors();
@@ -339,6 +401,11 @@ private:
         c.frame_errors -= d_base.frame_errors;
         c.resyncs -= d_base.resyncs;
         c.unsynced -= d_base.unsynced;
+        c.codewords -= d_base.codewords;
+        c.codeword_errors -= d_base.codeword_errors;
+        c.iterations -= d_base.iterations;
+        c.raw_bits -= d_base.raw_bits;
+        c.raw_errors -= d_base.raw_errors;
         c.stats.count -= d_base.stats.count;
         c.stats.zeros -= d_base.stats.zeros;
         c.stats.non_finite -= d_base.stats.non_finite;
@@ -355,7 +422,10 @@ private:
     const std::string d_reference_file;
     const std::size_t d_reference_bytes;
     const std::uint64_t d_report_every;
-    const std::size_t d_frame_bits;
+    const std::size_t d_frame_bits;                 //!< LLRs per frame
+    std::unique_ptr<core::coded_payload> d_coded;   //!< null: uncoded
+    std::unique_ptr<core::payload_decoder> d_decoder;
+    const std::size_t d_info_bits;                  //!< bits scored per frame
     const pmt::pmt_t d_frame_key, d_port;
     std::unique_ptr<core::payload_error_counter> d_counter; //!< null: payload unknown
     core::llr_statistics d_stats;
@@ -365,6 +435,8 @@ private:
     std::vector<std::uint8_t> d_hard;
     std::size_t d_fill = 0;
     std::uint64_t d_frames = 0, d_partial = 0;
+    std::uint64_t d_codewords = 0, d_codeword_errors = 0, d_iterations = 0, d_raw_bits = 0,
+                  d_raw_errors = 0;
     clock::time_point d_first{}, d_last{};
     mutable std::mutex d_mutex; // work() against the getters and reset_counters()
     counts d_base;              // the counts at the last reset_counters()
@@ -381,7 +453,8 @@ llr_sink::sptr llr_sink::make(const std::string& preset,
                               const std::string& filename,
                               std::uint32_t prbs_seed,
                               int report_every,
-                              const std::string& reference_file)
+                              const std::string& reference_file,
+                              const std::string& code)
 {
     const core::frame_format f =
         core::make_frame_format(preset, streams, modulation, payload_symbols);
@@ -395,9 +468,13 @@ llr_sink::sptr llr_sink::make(const std::string& preset,
     std::vector<std::uint8_t> reference;
     if (!reference_file.empty())
         reference = read_reference(reference_file);
+    std::unique_ptr<core::coded_payload> coded;
+    if (!code.empty())
+        coded = std::make_unique<core::coded_payload>(f, code);
     return gnuradio::make_block_sptr<llr_sink_impl>(f, preset, int8_input, int8_scale,
                                                     filename, prbs_seed, report_every,
-                                                    reference_file, std::move(reference));
+                                                    reference_file, std::move(reference),
+                                                    std::move(coded));
 }
 
 } // namespace gpumimo

@@ -4,15 +4,18 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The MIMO-OFDM frame source: core::frame_samples, frame after frame, the payload from
- * a PRBS or from an input of packed bytes.
+ * a PRBS or from an input of packed bytes, optionally LDPC-encoded and interleaved
+ * (core::coded_payload).
  */
 #include "block_faults.h"
 
+#include <gnuradio/gpumimo/core/frame/coded_payload.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/mimo_ofdm_tx.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -24,7 +27,11 @@ namespace gpumimo {
 class mimo_ofdm_tx_impl : public mimo_ofdm_tx
 {
 public:
-    mimo_ofdm_tx_impl(const core::frame_format& format, std::uint32_t seed, int gap, bool bytes)
+    mimo_ofdm_tx_impl(const core::frame_format& format,
+                      std::uint32_t seed,
+                      int gap,
+                      bool bytes,
+                      std::unique_ptr<core::coded_payload> coded)
         : gr::block("mimo_ofdm_tx",
                     bytes ? gr::io_signature::make(1, 1, sizeof(std::uint8_t))
                           : gr::io_signature::make(0, 0, 0),
@@ -32,7 +39,9 @@ public:
                                            sizeof(gr_complex))),
           d_format(format),
           d_gap(std::size_t(gap)),
-          d_bits(format.payload_bits()),
+          d_coded(std::move(coded)),
+          d_bits(d_coded ? d_coded->info_bits() : format.payload_bits()),
+          d_payload(d_coded ? format.payload_bits() : 0),
           d_key(pmt::intern("frame_start"))
     {
         if (!bytes)
@@ -92,7 +101,9 @@ private:
                                        frame_bytes(), d_bits.data());
                     used += frame_bytes();
                 }
-                d_samples = core::frame_samples(d_format, d_bits.data());
+                if (d_coded) // the information bits encoded into the payload
+                    d_coded->encode(d_bits.data(), d_payload.data());
+                d_samples = core::frame_samples(d_format, d_coded ? d_payload.data() : d_bits.data());
                 d_pos = 0;
                 for (int k = 0; k < d_format.streams; k++)
                     add_item_tag(k, nitems_written(k) + done, d_key, pmt::from_uint64(d_frames));
@@ -117,7 +128,9 @@ private:
     const core::frame_format d_format;
     const std::size_t d_gap;
     std::optional<core::prbs> d_prbs; //!< payload "prbs"; empty: payload "bytes"
-    std::vector<std::uint8_t> d_bits;
+    std::unique_ptr<core::coded_payload> d_coded; //!< null: uncoded
+    std::vector<std::uint8_t> d_bits;    //!< the frame's information bits
+    std::vector<std::uint8_t> d_payload; //!< coded: the frame's payload bits
     std::vector<gr_complex> d_samples; // [stream][format.samples()]
     const pmt::pmt_t d_key;
     std::size_t d_pos = 0; //!< samples of the current frame sent; frame_len(): none begun
@@ -132,7 +145,8 @@ mimo_ofdm_tx::sptr mimo_ofdm_tx::make(const std::string& preset,
                                       int payload_symbols,
                                       std::uint32_t seed,
                                       int gap,
-                                      const std::string& payload)
+                                      const std::string& payload,
+                                      const std::string& code)
 {
     const core::frame_format f =
         core::make_frame_format(preset, streams, modulation, payload_symbols);
@@ -144,10 +158,14 @@ mimo_ofdm_tx::sptr mimo_ofdm_tx::make(const std::string& preset,
     const bool bytes = payload == "bytes";
     if (!bytes && (seed & 0x7FFFFFu) == 0)
         throw std::invalid_argument("mimo_ofdm_tx: the seed's low 23 bits must not all be 0");
-    if (bytes && f.payload_bits() % 8 != 0)
+    std::unique_ptr<core::coded_payload> coded;
+    if (!code.empty())
+        coded = std::make_unique<core::coded_payload>(f, code);
+    const std::size_t bits = coded ? coded->info_bits() : f.payload_bits();
+    if (bytes && bits % 8 != 0)
         throw std::invalid_argument("mimo_ofdm_tx: payload 'bytes' needs a whole number of "
-                                    "bytes per frame");
-    return gnuradio::make_block_sptr<mimo_ofdm_tx_impl>(f, seed, gap, bytes);
+                                    "bytes per frame (" + std::to_string(bits) + " bits)");
+    return gnuradio::make_block_sptr<mimo_ofdm_tx_impl>(f, seed, gap, bytes, std::move(coded));
 }
 
 } // namespace gpumimo

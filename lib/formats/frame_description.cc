@@ -8,6 +8,7 @@
 #include "frame_description.h"
 
 #include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 
 #include <nlohmann/json.hpp>
 
@@ -117,6 +118,23 @@ frame_description parse_frame_description(const std::string& input, const std::s
     if ((seed & 0x7FFFFF) == 0)
         fail(label, "prbs_seed's low 23 bits must not all be 0");
     d.prbs_seed = std::uint32_t(seed);
+    if (find(j, "code")) {
+        d.code = text(j, "code", label);
+        if (!d.code.empty()) {
+            if (d.code.compare(0, 6, "wimax_") != 0)
+                fail(label, "code '" + d.code + "' is not a built-in code (wimax_<n>)");
+            try { // the name, and whether a codeword fits the frame
+                const core::frame_format f = core::make_frame_format(
+                    d.preset, d.streams, d.modulation, d.payload_symbols);
+                const core::ldpc_code c = core::ldpc_code_by_name(d.code);
+                if (std::size_t(c.n) > f.payload_bits())
+                    fail(label, "code " + d.code + " is longer than the frame's " +
+                                    std::to_string(f.payload_bits()) + " payload bits");
+            } catch (const std::invalid_argument& e) {
+                fail(label, e.what());
+            }
+        }
+    }
     d.frames = optional_integer(j, "frames", label, std::numeric_limits<std::int64_t>::max());
     d.gap = optional_integer(j, "gap", label, std::numeric_limits<int>::max());
     d.delay = optional_integer(j, "delay", label, std::numeric_limits<int>::max());

@@ -33,6 +33,9 @@ struct frame_description {
     int payload_symbols = 0; //!< 1..core::max_payload_symbols
     int prbs_order = 23;    //!< only 23 (mimo_ofdm_tx's payload "prbs")
     std::uint32_t prbs_seed = 0; //!< low 23 bits not all zero
+    /*! The payload's LDPC code (core::coded_payload): "" uncoded, else a built-in name,
+     *  "wimax_<n>" (a description names no file: nothing outside the recording is read). */
+    std::string code;
     std::optional<std::int64_t> frames, gap, delay;
     std::optional<double> snr_db, cfo_spacings;
     std::vector<double> taps; //!< empty when not given

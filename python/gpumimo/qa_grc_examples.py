@@ -63,12 +63,14 @@ def test_sim_loopback(tmp_path, algorithm):
 
 
 def test_replay_sigmf(tmp_path):
-    """The shipped recording block by block: every frame found, and the same errors as
-    the hierarchical receiver on the same backends (exactly: the same blocks, the same
-    arithmetic) and, on the CPU, as the fused receiver and the CPU chain. Where the
+    """The shipped recording block by block, its LDPC code decoded by the sink: every
+    frame found and decoded, and the same uncoded errors (the LLRs' signs against the
+    decoded codewords) as the hierarchical receiver on the same backends (exactly: the
+    same blocks, the same arithmetic) and, on the CPU, as the fused receiver and the
+    CPU chain. Where the
     example ran on a GPU, the CPU chains may differ by bits whose LLR lies within float
     rounding of zero: the GPU detectors' LLRs equal the CPU's within 1e-4 relative
-    (test_gpu_detectors), and on this recording (9% BER, 921,600 bits) one bit in
+    (test_gpu_detectors), and on an earlier recording (9% BER, 921,600 bits) one bit in
     921,600 was seen to flip (H200, 2026-11-22); at most 1e-5 of the bits are let go."""
     collection = str(SOURCE / "examples" / "recordings" / "sim_4x4_16qam.sigmf-collection")
     module = compile_example("replay_sigmf", tmp_path)
@@ -77,6 +79,7 @@ def test_replay_sigmf(tmp_path):
     tb.wait()
     assert tb.sink.frames() == 120 and tb.sink.partial_frames() == 0
     assert tb.sink.non_finite_llrs() == 0
+    assert tb.sink.codewords() == 360 and tb.sink.frame_errors() < 12  # decoded FER < 0.1
     on_gpu = gpumimo.cuda_device_count()[0] > 0  # the example's blocks take "auto"
 
     def errors(backend, fused):
@@ -84,21 +87,22 @@ def test_replay_sigmf(tmp_path):
         src = gpumimo.sigmf_source(collection)
         rx = gpumimo.mimo_ofdm_rx("small", 4, "16qam", 10, 4, "mmse", backend=backend,
                                   fft_backend=backend, fused=fused)
-        sink = gpumimo.llr_sink("small", 4, "16qam", 10, prbs_seed=2026)
+        sink = gpumimo.llr_sink("small", 4, "16qam", 10, prbs_seed=2026, code="wimax_2304")
         for a in range(4):
             ref.connect((src, a), (rx, a))
         ref.connect(rx, sink)
         ref.run()
         assert sink.frames() == tb.sink.frames()
-        return sink.bit_errors()
+        return sink.raw_bit_errors()
 
-    assert errors("auto", False) == tb.sink.bit_errors()
-    allowed = int(1e-5 * tb.sink.bits()) if on_gpu else 0
+    assert errors("auto", False) == tb.sink.raw_bit_errors()
+    allowed = int(1e-5 * tb.sink.raw_bits()) if on_gpu else 0
     for fused in (False, True):
         cpu = errors("cpu", fused)
-        print(f"bit errors: example {tb.sink.bit_errors()}, CPU chain (fused={fused}) {cpu}")
-        assert abs(cpu - tb.sink.bit_errors()) <= allowed, f"fused={fused}"
-    assert 0 < tb.sink.ber() < 0.15  # 22 dB, 4x4 MMSE: docs/frame.md's 2.4e-2
+        print(f"uncoded bit errors: example {tb.sink.raw_bit_errors()}, CPU chain "
+              f"(fused={fused}) {cpu}")
+        assert abs(cpu - tb.sink.raw_bit_errors()) <= allowed, f"fused={fused}"
+    assert 0 < tb.sink.raw_ber() < 0.15  # 22 dB, 4x4 MMSE: docs/frame.md's 2.6e-2
 
 
 # Tests send packets to the loopback address only: the radio flowgraphs' user-facing

@@ -76,6 +76,8 @@ def frame_seeds():
         "nan_snr": ("snr_db", "NaN"),
         "old_version": ("frame_version", 1),
         "previous_version": ("frame_version", 2),
+        "file_code": ("code", "/etc/passwd"),
+        "odd_code": ("code", "wimax_2305"),
         "huge_version": ("frame_version", 2 ** 63),
     }.items():
         f = dict(frame)

@@ -42,6 +42,13 @@ namespace gpumimo {
  * unsynchronised_frames(), its bits stay out of bits() and ber(). report_every: every
  * that many frames a dict of the counters leaves through the "stats" message port (0:
  * only at stop()). stop() logs a summary, naming the frames that could not be compared.
+ *
+ * code (default "": uncoded): the LDPC code mimo_ofdm_tx encoded with (the same name).
+ * Each frame's LLRs are de-interleaved and decoded (core::payload_decoder: the GPU
+ * decoder when one is usable, else the CPU; min-sum, 10 iterations, early stop), and
+ * the decoded information bits are what bits(), bit_errors(), frame_errors() and
+ * ber()/fer() count: the coded link's error rates. codewords(), codeword_errors(),
+ * mean_iterations() and raw_ber() say what the decoder saw.
  */
 class GPUMIMO_API llr_sink : virtual public gr::sync_block
 {
@@ -57,9 +64,25 @@ public:
                      const std::string& filename = "",
                      std::uint32_t prbs_seed = 1,
                      int report_every = 0,
-                     const std::string& reference_file = "");
+                     const std::string& reference_file = "",
+                     const std::string& code = "");
 
+    /*! LLRs per frame (the payload bits). */
     virtual std::size_t frame_bits() const = 0;
+    /*! Bits scored per frame: frame_bits(), or with a code the codewords' information
+     *  bits. */
+    virtual std::size_t info_bits() const = 0;
+    /*! With a code: codewords decoded, those whose decisions failed a check, the mean
+     *  iterations, and the uncoded (pre-decoding) bit errors: the LLRs' signs against
+     *  the decoded codewords that satisfied every check. 0 without a code. */
+    virtual std::uint64_t codewords() const = 0;
+    virtual std::uint64_t codeword_errors() const = 0;
+    virtual double mean_iterations() const = 0;
+    virtual std::uint64_t raw_bits() const = 0;
+    virtual std::uint64_t raw_bit_errors() const = 0;
+    virtual double raw_ber() const = 0;
+    /*! "cuda" or "cpu": where the LDPC decoder runs ("" without a code). */
+    virtual std::string decoder_backend() const = 0;
     /*! Whole frames received (and scored when the payload is known). */
     virtual std::uint64_t frames() const = 0;
     /*! Frames cut short by the next frame_start tag. */

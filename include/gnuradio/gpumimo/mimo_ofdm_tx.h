@@ -35,6 +35,12 @@ namespace gpumimo {
  * the stream that do not fill a frame are not sent (pad the stream to whole frames);
  * llr_sink scores such a payload against the same bytes in a file. `seed` is unused.
  *
+ * code (default "": uncoded): an LDPC code by name ("wimax_<n>", the 802.16e rate-1/2
+ * code of length n = 576..2304, or an alist file's path). Each frame then carries
+ * floor(payload bits / n) codewords, encoded from the PRBS's or the input's information
+ * bits and interleaved over the frame (core::coded_payload, docs/frame.md "Coded
+ * payload"); frame_bits() are the information bits.
+ *
  * The transmitter's reference arithmetic on the CPU (frames are computed once per
  * frame, not per sample).
  */
@@ -49,11 +55,13 @@ public:
                      int payload_symbols,
                      std::uint32_t seed = 1,
                      int gap = 0,
-                     const std::string& payload = "prbs");
+                     const std::string& payload = "prbs",
+                     const std::string& code = "");
 
     /*! Time samples per frame, the gap included. */
     virtual std::size_t frame_len() const = 0;
-    /*! Payload bits per frame (a multiple of 8: every preset's used carriers are). */
+    /*! Information bits per frame: the payload bits, or with a code the codewords'
+     *  information bits (what the PRBS or the input supplies). */
     virtual std::size_t frame_bits() const = 0;
     /*! Input bytes per frame with payload "bytes": frame_bits() / 8. */
     virtual std::size_t frame_bytes() const = 0;

@@ -40,6 +40,7 @@ void bind_frame(py::module& m)
             d["payload_symbols"] = f.payload_symbols;
             d["prbs_order"] = f.prbs_order;
             d["prbs_seed"] = f.prbs_seed;
+            d["code"] = f.code;
             if (f.frames)
                 d["frames"] = *f.frames;
             if (f.gap)
@@ -71,7 +72,8 @@ void bind_frame(py::module& m)
              py::arg("payload_symbols"),
              py::arg("seed") = 1,
              py::arg("gap") = 0,
-             py::arg("payload") = "prbs")
+             py::arg("payload") = "prbs",
+             py::arg("code") = "")
         .def("frame_len", &mimo_ofdm_tx::frame_len)
         .def("frame_bits", &mimo_ofdm_tx::frame_bits)
         .def("frame_bytes", &mimo_ofdm_tx::frame_bytes)

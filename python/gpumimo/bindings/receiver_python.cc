@@ -212,8 +212,17 @@ void bind_receiver(py::module& m)
              py::arg("filename") = "",
              py::arg("prbs_seed") = 1,
              py::arg("report_every") = 0,
-             py::arg("reference_file") = "")
+             py::arg("reference_file") = "",
+             py::arg("code") = "")
         .def("frame_bits", &llr_sink::frame_bits)
+        .def("info_bits", &llr_sink::info_bits)
+        .def("codewords", &llr_sink::codewords)
+        .def("codeword_errors", &llr_sink::codeword_errors)
+        .def("mean_iterations", &llr_sink::mean_iterations)
+        .def("raw_bits", &llr_sink::raw_bits)
+        .def("raw_bit_errors", &llr_sink::raw_bit_errors)
+        .def("raw_ber", &llr_sink::raw_ber)
+        .def("decoder_backend", &llr_sink::decoder_backend)
         .def("frames", &llr_sink::frames)
         .def("partial_frames", &llr_sink::partial_frames)
         .def("bits", &llr_sink::bits)

@@ -254,14 +254,11 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
             taps[i] = make_float2(float(fit[i].x), float(fit[i].y));
         return;
     }
-    // The noise in fitted tap j, n0 [G1^-1 T G1^-1]_jj = n0 sum_m |V_jm|^2 lambda_m /
-    // (lambda_m + lam)^2 (the CPU reference's tap_noise, through T's eigenvectors).
-    for (int j = threadIdx.x; j < L; j += blockDim.x) {
+    for (int j = threadIdx.x; j < L; j += blockDim.x) { // G1^-1's diagonal
         double d = 0;
         for (int m = 0; m < L; m++) {
             const cd v = load(&t.VT[std::size_t(m) * L + j]);
-            const double s = t.lambda[m] + lam;
-            d += (v.re * v.re + v.im * v.im) * t.lambda[m] / (s * s);
+            d += (v.re * v.re + v.im * v.im) / (t.lambda[m] + lam);
         }
         d1[j] = d;
     }

@@ -129,28 +129,6 @@ void channel_smoother::solve(double n0, int P)
         }
 }
 
-// d_tap_noise[j] = n0 [G^-1 T G^-1]_jj = n0 r_j T r_j^H, r_j row j of the Hermitian
-// G^-1 (its column j conjugated).
-void channel_smoother::tap_noise(double n0)
-{
-    const int L = d_L;
-    d_tap_noise.assign(std::size_t(L), 0.0);
-    d_z.resize(std::size_t(L));
-    for (int j = 0; j < L; j++) {
-        const cd* r = &d_Ginv[std::size_t(j) * L];
-        for (int b = 0; b < L; b++) { // z = T r^H
-            cd s = 0;
-            for (int a = 0; a < L; a++)
-                s += d_gram[std::size_t(b) * L + a] * std::conj(r[a]);
-            d_z[std::size_t(b)] = s;
-        }
-        cd q = 0;
-        for (int b = 0; b < L; b++)
-            q += r[b] * d_z[std::size_t(b)];
-        d_tap_noise[std::size_t(j)] = n0 * std::max(q.real(), 0.0);
-    }
-}
-
 void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var)
 {
     if (rx < 1 || tx < 1)
@@ -182,22 +160,17 @@ void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0,
     solve(n0, P);
     if (d_method == channel_estimator::lmmse) {
         // Then the profile those taps show: each tap's power over the rx x tx channels
-        // less twice the noise in it, 0 below that: a tap not clearly above its noise
-        // is left out, and the profile stays continuous
+        // less twice its noise (n0 G^-1[j][j], its posterior variance), 0 below that: a
+        // tap not clearly above its noise is left out, and the profile stays continuous
         // in the data (a hard keep-or-drop would turn rounding into different
         // estimates). From the fitted taps, not from g: g smears every tap over its
         // neighbours (the used band's Dirichlet kernel), and a profile that keeps the
         // smear keeps its noise.
-        // The noise in fitted tap j: the taps are U G^-1 g, g's noise has covariance
-        // n0 T / U^2 (T = F^H F), so the taps' has n0 G^-1 T G^-1. Not n0 G^-1[j][j]:
-        // that is the posterior variance, noise plus the prior's shrinkage, larger by
-        // the regularisation; subtracting it dropped weak real taps.
-        tap_noise(n0);
         for (int j = 0; j < L; j++) {
             double pw = 0;
             for (int p = 0; p < P; p++)
                 pw += std::norm(d_taps[std::size_t(p) * L + j]);
-            const double noise = d_tap_noise[std::size_t(j)];
+            const double noise = n0 * d_Ginv[std::size_t(j) * L + j].real();
             d_pdp[std::size_t(j)] = std::max(pw / P - 2 * noise, 0.0);
         }
         solve(n0, P);

@@ -97,7 +97,6 @@ public:
 
 private:
     void solve(double n0, int P);
-    void tap_noise(double n0);
 
     channel_estimator d_method;
     numerology d_num;
@@ -108,7 +107,7 @@ private:
     std::vector<std::complex<double>> d_gram;    // F^H F, [L][L]
     // Per call:
     std::vector<std::complex<double>> d_g, d_G, d_Ginv, d_taps, d_z, d_diag;
-    std::vector<double> d_pdp, d_tap_noise;
+    std::vector<double> d_pdp;
 };
 
 /*! The detectors' noise per carrier from an estimate: n0 plus tx times the estimate's

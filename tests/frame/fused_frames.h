@@ -12,6 +12,7 @@
 
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/link/mimo_channel.h>
+#include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
 
 #include <complex>
 #include <cstdint>
@@ -69,6 +70,30 @@ inline received_frames make_received_frames(std::mt19937_64& rng,
         out.noise_var.push_back(power / double(y.size()) / (1 + std::pow(10.0, snr_db / 10)));
     }
     return out;
+}
+
+/*! Frame fr of `in` through the CPU OFDM FFT (fft made for f's numerology and rx
+ *  channels): its carriers [rx][symbol][used carrier], as the fused receiver sees them. */
+inline std::vector<std::complex<float>> demodulate(const gr::gpumimo::core::frame_format& f,
+                                                   const gr::gpumimo::core::cpu_ofdm_fft& fft,
+                                                   const received_frames& in,
+                                                   int rx,
+                                                   std::size_t fr)
+{
+    using namespace gr::gpumimo::core;
+    const std::size_t n = f.samples(), U = std::size_t(f.num.used_carriers),
+                      S = std::size_t(f.symbols());
+    std::vector<std::complex<float>> time(std::size_t(rx) * n), carriers(std::size_t(rx) * S * U);
+    for (int r = 0; r < rx; r++)
+        std::copy(&in.antenna[r][fr * n], &in.antenna[r][fr * n] + n, &time[r * n]);
+    ofdm_fft_io io;
+    io.in = time.data();
+    io.in_stride = n;
+    io.out = carriers.data();
+    io.out_stride = S * U;
+    io.nsym = S;
+    fft.process(io);
+    return carriers;
 }
 
 } // namespace gpumimo_test

@@ -42,19 +42,9 @@ std::vector<float> separate_stages(const frame_format& f,
                                    algorithm algo,
                                    float* noise)
 {
-    const std::size_t n = f.samples(), U = f.num.used_carriers, S = f.symbols();
+    const std::size_t U = f.num.used_carriers, S = f.symbols();
     const cpu_ofdm_fft fft(f.num.fft_config(fft_direction::forward, rx));
-    std::vector<cf> carriers(std::size_t(rx) * S * U);
-    std::vector<cf> time(std::size_t(rx) * n);
-    for (int r = 0; r < rx; r++)
-        std::copy(&in.antenna[r][fr * n], &in.antenna[r][fr * n] + n, &time[r * n]);
-    ofdm_fft_io io;
-    io.in = time.data();
-    io.in_stride = n;
-    io.out = carriers.data();
-    io.out_stride = S * U;
-    io.nsym = S;
-    fft.process(io);
+    const std::vector<cf> carriers = gpumimo_test::demodulate(f, fft, in, rx, fr);
     const channel_estimate est = estimate_channel(f, carriers.data(), rx, int(S));
     *noise = est.noise_var;
     const cpu_detector det(algo, f.mod, f.streams, rx);

@@ -45,7 +45,7 @@ calibration measure(channel_estimator method, bool n0_only, algorithm algo, std:
     f.mod = modulation::qam16;
     f.payload_symbols = 6;
     const int rx = 4;
-    const std::size_t frames = 80, n = f.samples(), U = 48, S = f.symbols();
+    const std::size_t frames = 80, U = 48, S = f.symbols();
     const auto in = make_received_frames(rng, f, rx, frames, 12.0);
     const cpu_ofdm_fft fft(f.num.fft_config(fft_direction::forward, rx));
     const cpu_detector det(algo, f.mod, f.streams, rx);
@@ -55,18 +55,10 @@ calibration measure(channel_estimator method, bool n0_only, algorithm algo, std:
     const std::vector<int> data = data_carriers(f.num);
     std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols));
     double predicted = 0, wrong = 0, sum_right = 0, sum_wrong = 0, count = 0;
-    std::vector<cf> time(std::size_t(rx) * n), carriers(std::size_t(rx) * S * U), y(rx);
+    std::vector<cf> y(rx);
     std::vector<float> llr(bpv);
     for (std::size_t fr = 0; fr < frames; fr++) {
-        for (int r = 0; r < rx; r++)
-            std::copy(&in.antenna[r][fr * n], &in.antenna[r][fr * n] + n, &time[r * n]);
-        ofdm_fft_io io;
-        io.in = time.data();
-        io.in_stride = n;
-        io.out = carriers.data();
-        io.out_stride = S * U;
-        io.nsym = S;
-        fft.process(io);
+        const std::vector<cf> carriers = gpumimo_test::demodulate(f, fft, in, rx, fr);
         const channel_estimate est = estimate_channel(f, carriers.data(), rx, int(S), smoother);
         tracker.estimate(est, &carriers[(1 + f.streams) * U], S * U, derotation.data());
         for (int s = 0; s < f.payload_symbols; s++)

@@ -127,7 +127,7 @@ TEST(PhaseTracker, AResidualCarrierOffsetIsTrackedOut)
     auto rng = make_rng(2102);
     const frame_format f = make("small", 2, 24);
     const int rx = 4, U = f.num.used_carriers, S = f.symbols();
-    const std::size_t frames = 6, n = f.samples();
+    const std::size_t frames = 6;
     const auto in = make_received_frames(rng, f, rx, frames, 30.0, { 0.7, 0.2, 0.1 }, 0.02 / 64);
     fused_receiver_config c;
     c.frame = f;
@@ -147,19 +147,11 @@ TEST(PhaseTracker, AResidualCarrierOffsetIsTrackedOut)
     const cpu_ofdm_fft fft(f.num.fft_config(fft_direction::forward, rx));
     const cpu_detector det(algorithm::mmse, f.mod, f.streams, rx);
     const std::vector<int> data = data_carriers(f.num);
-    std::vector<cf> time(std::size_t(rx) * n), carriers(std::size_t(rx) * S * U), y(rx);
+    std::vector<cf> y(rx);
     std::vector<float> v(det.bits_per_vector());
     std::size_t untracked_errors = 0;
     for (std::size_t fr = 0; fr < frames; fr++) {
-        for (int r = 0; r < rx; r++)
-            std::copy(&in.antenna[r][fr * n], &in.antenna[r][fr * n] + n, &time[r * n]);
-        ofdm_fft_io io;
-        io.in = time.data();
-        io.in_stride = n;
-        io.out = carriers.data();
-        io.out_stride = std::size_t(S) * U;
-        io.nsym = std::size_t(S);
-        fft.process(io);
+        const std::vector<cf> carriers = gpumimo_test::demodulate(f, fft, in, rx, fr);
         const channel_estimate e = estimate_channel(f, carriers.data(), rx, S);
         for (int s = 0; s < f.payload_symbols; s++)
             for (std::size_t d = 0; d < data.size(); d++) {

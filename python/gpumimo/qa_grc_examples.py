@@ -44,7 +44,8 @@ def compile_example(name, out_dir):
 def test_every_example_has_a_test():
     examples = sorted(p.stem for p in (SOURCE / "examples").glob("*.grc"))
     assert examples == ["apsm_ota_replay", "n310_record_16ch", "n310_rx_16ch", "n310_tx",
-                        "ofdm_fft_loopback", "replay_sigmf", "sim_loopback"], \
+                        "ofdm_fft_loopback", "replay_sigmf", "replay_sigmf_qt", "sim_loopback",
+                        "sim_loopback_qt"], \
         "add a test for each new example"
 
 
@@ -103,6 +104,52 @@ def test_replay_sigmf(tmp_path):
               f"(fused={fused}) {cpu}")
         assert abs(cpu - tb.sink.raw_bit_errors()) <= allowed, f"fused={fused}"
     assert 0 < tb.sink.raw_ber() < 0.15  # 22 dB, 4x4 MMSE: docs/frame.md's 2.4e-2
+
+
+@pytest.fixture
+def qt_app(monkeypatch):
+    """A QApplication on Qt's offscreen platform: the QT GUI examples' widgets need one,
+    and no display is there in CI."""
+    qt = pytest.importorskip("PyQt5.Qt")
+    pytest.importorskip("gnuradio.qtgui")
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    return qt.QApplication.instance() or qt.QApplication([])
+
+
+def test_replay_sigmf_qt(tmp_path, qt_app):
+    """The replay with its QT GUI: the same chain (every frame found and decoded), the
+    equalised symbols reach the constellation, and the labels' probes read the sink."""
+    import time
+    collection = str(SOURCE / "examples" / "recordings" / "sim_4x4_16qam.sigmf-collection")
+    module = compile_example("replay_sigmf_qt", tmp_path)
+    tb = module.replay_sigmf_qt(collection=collection, algorithm="mmse")
+    tb.start()
+    tb.wait()
+    assert tb.sink.frames() == 120 and tb.sink.fer() < 0.1 and tb.sink.raw_ber() > 0
+    assert tb.chanest.frames() == 120
+    time.sleep(1.2)  # the probes poll twice a second
+    assert tb.get_frames_found_probe() == 120
+    assert tb.get_fer_probe() == tb.sink.fer()
+    tb.stop()
+    tb.wait()
+
+
+def test_sim_loopback_qt(tmp_path, qt_app):
+    """The simulated loopback with its QT GUI: at 30 dB (the SNR slider's callback) frames
+    flow, are found and decode."""
+    import time
+    module = compile_example("sim_loopback_qt", tmp_path)
+    tb = module.sim_loopback_qt(algorithm="mmse", seed=5)
+    tb.set_snr_db(30)
+    assert tb.channel.snr_db() == 30
+    tb.start()
+    deadline = time.time() + 60
+    while tb.sink.frames() < 20 and time.time() < deadline:
+        time.sleep(0.2)
+    tb.stop()
+    tb.wait()
+    assert tb.sink.frames() >= 20
+    assert tb.sink.fer() == 0 and tb.sink.codewords() == 3 * tb.sink.frames()
 
 
 # Tests send packets to the loopback address only: the radio flowgraphs' user-facing

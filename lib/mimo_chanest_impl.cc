@@ -50,6 +50,7 @@ public:
     {
         set_output_multiple(format.payload_symbols);
         d_derotation.resize(std::size_t(format.payload_symbols));
+        d_payload_in.resize(std::size_t(antennas));
         d_eq_rx.resize(std::size_t(antennas) * d_data.size());
         d_eq_in.resize(std::size_t(antennas));
         for (int r = 0; r < antennas; r++)
@@ -160,16 +161,12 @@ private:
         // Each payload symbol turned back by its common phase (the tracking pilots'),
         // every used carrier: the detector takes the data carriers from it.
         const std::size_t payload_symbols = d_symbols - d_training;
-        d_payload_rx.resize(std::size_t(d_antennas) * payload_symbols * d_carriers);
-        for (int r = 0; r < d_antennas; r++) {
-            const gr_complex* x =
+        for (int r = 0; r < d_antennas; r++)
+            d_payload_in[std::size_t(r)] =
                 static_cast<const gr_complex*>(in[r]) + (at + d_training) * d_carriers;
-            std::copy(x, x + payload_symbols * d_carriers,
-                      d_payload_rx.begin() + std::size_t(r) * payload_symbols * d_carriers);
-        }
-        d_tracker.estimate(e, d_payload_rx.data(), payload_symbols * d_carriers, d_derotation.data());
+        d_tracker.estimate(e, d_payload_in.data(), d_derotation.data());
         for (int r = 0; r < d_antennas; r++) {
-            const gr_complex* x = d_payload_rx.data() + std::size_t(r) * payload_symbols * d_carriers;
+            const gr_complex* x = d_payload_in[std::size_t(r)];
             gr_complex* y = static_cast<gr_complex*>(out[r]) + produced * d_carriers;
             for (std::size_t sym = 0; sym < payload_symbols; sym++)
                 for (std::size_t c = 0; c < d_carriers; c++)
@@ -186,7 +183,7 @@ private:
         // Outputs past the antennas: stream k's equalised payload symbols.
         const int streams = int(out.size()) - d_antennas;
         if (streams > 0) { // the data carriers only: what a constellation shows
-            core::data_carrier_estimate(d_format, e, d_eq_h, d_eq_noise);
+            core::data_carrier_estimate(d_data, e, d_eq_h, d_eq_noise);
             const std::size_t D = d_data.size();
             d_equalizer.set_channel(d_eq_h.data(), d_eq_noise.data(), d_antennas, d_format.streams,
                                     int(D)); // the frame's filters, once
@@ -237,7 +234,8 @@ private:
     core::channel_smoother d_smoother;
     core::phase_tracker d_tracker;
     const std::vector<int> d_data;                            // data carriers (indices)
-    std::vector<gr_complex> d_training_rx, d_payload_rx, d_derotation;
+    std::vector<gr_complex> d_training_rx, d_derotation;
+    std::vector<const gr_complex*> d_payload_in;              // [antennas]: payload starts
     std::vector<gr_complex> d_eq_h, d_eq_rx;                  // data carriers' H, y
     std::vector<float> d_eq_noise;
     core::mmse_equalizer d_equalizer;                         // the frame's filters

@@ -79,7 +79,7 @@ link_result run_link(const frame_format& f,
     std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols)), h;
     std::vector<float> noise;
     phase_tracker(f).estimate(out.est, &out.carriers[(1 + f.streams) * U], S * U, derotation.data());
-    data_carrier_estimate(f, out.est, h, noise);
+    data_carrier_estimate(data, out.est, h, noise);
     std::vector<cf> y(D * cp.rx);
     std::vector<float> llr(D * f.streams * m);
     for (int s = 0; s < f.payload_symbols; s++) {

@@ -51,7 +51,7 @@ calibration measure(channel_estimator method, bool n0_only, algorithm algo, std:
     const cpu_detector det(algo, f.mod, f.streams, rx);
     const std::size_t bpv = det.bits_per_vector();
     channel_smoother smoother(f.num, method);
-    const phase_tracker tracker(f);
+    phase_tracker tracker(f);
     const std::vector<int> data = data_carriers(f.num);
     std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols));
     double predicted = 0, wrong = 0, sum_right = 0, sum_wrong = 0, count = 0;

@@ -101,7 +101,7 @@ struct cpu_fused_receiver::impl {
                         derotation[std::size_t(s)] *
                         carriers[r * per_antenna + std::size_t(L.first_payload + s) * L.carriers +
                                  data[std::size_t(d)]];
-        data_carrier_estimate(fr, e, h, noise);
+        data_carrier_estimate(data, e, h, noise);
         mimo_batch b;
         b.y = y.data();
         b.h = h.data();

@@ -30,13 +30,24 @@ phase_tracker::phase_tracker(const frame_format& frame)
 void phase_tracker::estimate(const channel_estimate& e,
                              const std::complex<float>* carriers,
                              std::size_t antenna_stride,
-                             std::complex<float>* derotation) const
+                             std::complex<float>* derotation)
+{
+    d_antenna.resize(std::size_t(std::max(e.rx, 0)));
+    for (std::size_t r = 0; r < d_antenna.size(); r++)
+        d_antenna[r] = carriers + r * antenna_stride;
+    estimate(e, d_antenna.data(), derotation);
+}
+
+void phase_tracker::estimate(const channel_estimate& e,
+                             const std::complex<float>* const* antenna,
+                             std::complex<float>* derotation)
 {
     const int K = d_frame.streams, U = d_frame.num.used_carriers, R = e.rx;
     if (e.tx != K || e.carriers != U || e.h.size() != std::size_t(U) * R * K)
         throw std::invalid_argument("phase_tracker: the channel estimate is for another frame");
     // The pilots' expected values, [tracking carrier][antenna]: the same in every symbol.
-    std::vector<std::complex<double>> expected(d_carriers.size() * std::size_t(R));
+    std::vector<std::complex<double>>& expected = d_expected;
+    expected.resize(d_carriers.size() * std::size_t(R));
     for (std::size_t j = 0; j < d_carriers.size(); j++)
         for (int r = 0; r < R; r++) {
             std::complex<double> v = 0;
@@ -50,20 +61,18 @@ void phase_tracker::estimate(const channel_estimate& e,
         for (int r = 0; r < R; r++)
             for (std::size_t j = 0; j < d_carriers.size(); j++)
                 z += std::conj(expected[j * R + r]) *
-                     std::complex<double>(
-                         carriers[r * antenna_stride + std::size_t(s) * U + d_carriers[j]]);
+                     std::complex<double>(antenna[r][std::size_t(s) * U + d_carriers[j]]);
         const double a = std::abs(z);
         derotation[s] = a > 0 && std::isfinite(a) ? std::complex<float>(std::conj(z) / a)
                                                    : std::complex<float>(1.0f);
     }
 }
 
-void data_carrier_estimate(const frame_format& frame,
+void data_carrier_estimate(const std::vector<int>& data,
                            const channel_estimate& e,
                            std::vector<std::complex<float>>& h,
                            std::vector<float>& noise)
 {
-    const std::vector<int> data = data_carriers(frame.num);
     const std::size_t m = std::size_t(e.rx) * e.tx;
     h.resize(data.size() * m);
     noise.resize(data.size());

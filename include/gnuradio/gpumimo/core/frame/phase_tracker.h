@@ -37,13 +37,17 @@ public:
     explicit phase_tracker(const frame_format& frame);
 
     /*! e^{-i phi_s} for every payload symbol s into derotation[payload_symbols]:
-     *  carriers holds antenna r's payload symbols at carriers + r * antenna_stride,
-     *  [symbol][used carrier]; the estimate e is the frame's. 1 where the pilots see
-     *  nothing (a zero or non-finite sum). */
+     *  antenna[r] points at antenna r's first payload symbol, [symbol][used carrier];
+     *  the estimate e is the frame's. 1 where the pilots see nothing (a zero or
+     *  non-finite sum). Allocates nothing after the first call (one thread at a time). */
+    void estimate(const channel_estimate& e,
+                  const std::complex<float>* const* antenna,
+                  std::complex<float>* derotation);
+    /*! The same with antenna r's payload symbols at carriers + r * antenna_stride. */
     void estimate(const channel_estimate& e,
                   const std::complex<float>* carriers,
                   std::size_t antenna_stride,
-                  std::complex<float>* derotation) const;
+                  std::complex<float>* derotation);
 
     /*! The tracking carriers (indices into the used carriers) and the streams' pilot
      *  value on each, [carrier][stream]: what the GPU version copies. */
@@ -54,11 +58,15 @@ private:
     frame_format d_frame;
     std::vector<int> d_carriers;
     std::vector<std::complex<float>> d_pilots; // [tracking carrier][stream]
+    // Per call: the pilots' expected values [tracking carrier][antenna], the antennas.
+    std::vector<std::complex<double>> d_expected;
+    std::vector<const std::complex<float>*> d_antenna;
 };
 
-/*! An estimate's matrices and effective noise on the data carriers only, in their order
- *  ([data carrier][rx][tx] and [data carrier]): what the detectors take. */
-void data_carrier_estimate(const frame_format& frame,
+/*! An estimate's matrices and effective noise on the data carriers only (data: their
+ *  indices, data_carriers()), in their order ([data carrier][rx][tx] and [data
+ *  carrier]): what the detectors take. */
+void data_carrier_estimate(const std::vector<int>& data,
                            const channel_estimate& e,
                            std::vector<std::complex<float>>& h,
                            std::vector<float>& noise);

@@ -186,8 +186,9 @@ mimo_ofdm_sync::sptr mimo_ofdm_sync::make(const std::string& preset,
 
 void mimo_ofdm_sync::check_threshold(double threshold)
 {
-    if (!(threshold > 0 && threshold <= 1))
-        throw std::invalid_argument("mimo_ofdm_sync: threshold must be in (0, 1]");
+    if (!(threshold >= 0 && threshold <= 1))
+        throw std::invalid_argument(
+            "mimo_ofdm_sync: threshold must be in (0, 1], or 0 for automatic");
 }
 
 } // namespace gpumimo

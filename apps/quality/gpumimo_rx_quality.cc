@@ -54,6 +54,7 @@ struct options {
     std::uint64_t seed = 0;
     bool seed_given = false;
     double noise_samples = 0; // --false-alarms: noise-only samples to search
+    double threshold = automatic_threshold; // --threshold (0: sync_threshold's)
 };
 
 void usage()
@@ -82,6 +83,9 @@ void usage()
         "  --backend auto|cpu|cuda       where the receiver runs (auto)\n"
         "  --seed N                      repeat a run (default: fresh, printed)\n"
         "  --csv FILE                    the curves as CSV\n"
+        "  --threshold X                 the synchroniser's threshold on the preamble\n"
+        "                                metric, in (0, 1]; 0 (the default, as\n"
+        "                                mimo_ofdm_sync's): automatic (sync_threshold)\n"
         "  --false-alarms N              also search N samples per antenna of noise alone\n"
         "                                (the synchroniser's search) and count frames found\n";
 }
@@ -142,6 +146,7 @@ options parse(int argc, char** argv)
         else if (a == "--backend") o.backend = value();
         else if (a == "--csv") o.csv = value();
         else if (a == "--false-alarms") o.noise_samples = std::stod(value());
+        else if (a == "--threshold") o.threshold = std::stod(value());
         else if (a == "--seed") {
             o.seed = std::stoull(value());
             o.seed_given = true;
@@ -152,6 +157,8 @@ options parse(int argc, char** argv)
         o.snrs = parse_numbers("0:2:30");
     if (o.frames < 1)
         throw std::invalid_argument("--frames must be >= 1");
+    if (!(o.threshold >= 0 && o.threshold <= 1))
+        throw std::invalid_argument("--threshold must be in [0, 1] (0: automatic)");
     for (const std::string& e : o.estimators)
         parse_channel_estimator(e); // named errors before anything runs
     if (!o.seed_given)
@@ -366,7 +373,8 @@ private:
 // The synchroniser's search (search_step, as mimo_ofdm_sync steps through a stream) over
 // `samples` samples per antenna of white Gaussian noise alone: the frames it finds there
 // are false. Each window is fresh noise (the search only ever sees one window).
-std::uint64_t false_frames(const frame_format& f, int rx, double samples, std::uint64_t seed)
+std::uint64_t false_frames(const frame_format& f, int rx, double samples, double threshold,
+                           std::uint64_t seed)
 {
     std::mt19937_64 rng(seed);
     std::normal_distribution<float> g(0.0f, std::sqrt(0.5f));
@@ -377,7 +385,7 @@ std::uint64_t false_frames(const frame_format& f, int rx, double samples, std::u
     while (searched < samples) {
         for (cf& v : window)
             v = cf(g(rng), g(rng));
-        const frame_search_step step = search_step(f, window.data(), rx, n);
+        const frame_search_step step = search_step(f, window.data(), rx, n, threshold);
         found += step.sync.found;
         searched += double(step.advance);
     }
@@ -459,6 +467,9 @@ int main(int argc, char** argv)
                     std::cout << "  " << std::string(std::max<int>(0, 9 - int(e.size())), ' ') << e << " FER";
             }
             std::cout << "\n";
+            // The chain's threshold, as mimo_ofdm_sync's search takes it.
+            const double threshold =
+                o.threshold == automatic_threshold ? sync_threshold(f, o.rx) : o.threshold;
             frame_corrector corr(f);
             std::vector<cf> frame_rx(std::size_t(o.rx) * len);
             std::vector<float> llr(bits);
@@ -472,7 +483,7 @@ int main(int argc, char** argv)
                     g.detect(fr, o.cfo_spacings / f.num.fft_len, llr.data());
                     count(cnt[E], llr.data(), fr, decoder.get(), info);
                     // The chain: one search over the frame's stretch of samples.
-                    const frame_sync_result sync = find_frame(f.num, fr.rx.data(), o.rx, fr.n);
+                    const frame_sync_result sync = find_frame(f.num, fr.rx.data(), o.rx, fr.n, threshold);
                     const bool ok = sync.found && sync.start + len <= fr.n &&
                                     std::abs(double(sync.start) - fr.delay) <= cp0 / 2.0;
                     found += ok;
@@ -547,9 +558,11 @@ int main(int argc, char** argv)
             }
         }
         if (o.noise_samples > 0)
-            std::cout << "\nnoise alone: " << false_frames(f, o.rx, o.noise_samples, o.seed ^ 0xFA15E)
+            std::cout << "\nnoise alone: " << false_frames(f, o.rx, o.noise_samples, o.threshold, o.seed ^ 0xFA15E)
                       << " frames found in " << o.noise_samples << " samples per antenna ("
-                      << o.rx << " antennas, threshold 0.7)\n";
+                      << o.rx << " antennas, threshold "
+                      << (o.threshold == automatic_threshold ? sync_threshold(f, o.rx) : o.threshold)
+                      << ")\n";
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "gpumimo_rx_quality: " << e.what() << "\n";

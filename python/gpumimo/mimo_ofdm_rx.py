@@ -27,7 +27,7 @@ class mimo_ofdm_rx(gr.hier_block2):
 
     def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
                  antennas=2, detector="mmse", backend="auto", fft_backend="auto",
-                 int8_output=False, int8_scale=8.0, threshold=0.7, device=0, fused=False,
+                 int8_output=False, int8_scale=8.0, threshold=0.0, device=0, fused=False,
                  estimator="lmmse"):
         item = gr.sizeof_char if int8_output else gr.sizeof_float
         gr.hier_block2.__init__(self, "mimo_ofdm_rx",

@@ -597,8 +597,9 @@ def test_llr_sink_reset_counters_starts_the_counts_over():
 
 def test_sync_threshold_setter():
     """mimo_ofdm_sync.set_threshold (the GRC callback): taken while the block exists,
-    refused outside (0, 1] with the old value kept; a threshold of 1 (the metric's bound,
-    reached only without noise) finds none of the frames that 0.7 finds."""
+    refused outside [0, 1] with the old value kept; a threshold of 1 (the metric's bound,
+    reached only without noise) finds none of the frames that 0.7 and 0 (automatic, the
+    default) find."""
     x, _ = rx_samples(2, 2, "qpsk", 2, 4, snr_db=30, cfo=0.0, delay=40,
                       taps=(0.7, 0.2, 0.1), seed=SEED + 14)
 
@@ -614,12 +615,14 @@ def test_sync_threshold_setter():
         return sync.frames()
 
     assert frames_found(0.7) >= 3
+    assert frames_found(0.0) == frames_found(0.7)
     assert frames_found(1.0) == 0
+    assert gpumimo.mimo_ofdm_sync("small", 2, "qpsk", 2, 2).threshold() == 0.0
     sync = gpumimo.mimo_ofdm_sync("small", 2, "qpsk", 2, 2, 0.6)
     with pytest.raises(ValueError):
         sync.set_threshold(1.5)
     with pytest.raises(ValueError):
-        sync.set_threshold(0.0)
+        sync.set_threshold(-0.1)
     assert sync.threshold() == 0.6
 
 

@@ -57,6 +57,16 @@ frame_sync_result find_frame(const numerology& num,
     return find_frame(num, antenna_pointers(rx, antennas, n).data(), antennas, n, threshold);
 }
 
+double sync_threshold(const frame_format& frame, int antennas)
+{
+    if (antennas < 1 || frame.streams < 1)
+        throw std::invalid_argument("sync_threshold: antennas and streams must be >= 1");
+    const double pairs = double(std::min(antennas, frame.streams)) * double(frame.num.fft_len / 2);
+    const double false_per_position = 1e-14;
+    const double t = pairs > 1 ? 1 - std::pow(false_per_position, 1 / (pairs - 1)) : 1.0;
+    return std::clamp(t, 0.1, 0.7);
+}
+
 frame_sync_result find_frame(const numerology& num,
                              const std::complex<float>* const* rx,
                              int antennas,
@@ -172,6 +182,11 @@ frame_search_step search_step(const frame_format& frame,
         throw std::invalid_argument("search_step: the window must hold a frame and a "
                                     "margin, and at most a frame and two margins");
     frame_search_step step;
+    if (!(threshold >= 0 && threshold <= 1))
+        throw std::invalid_argument(
+            "search_step: threshold must be in (0, 1], or automatic_threshold (0)");
+    if (threshold == automatic_threshold)
+        threshold = sync_threshold(frame, antennas);
     step.sync = find_frame(frame.num, window, antennas, n, threshold);
     if (!step.sync.found) // keep the margin: a preamble may be cut by the end
         step.advance = n - margin;

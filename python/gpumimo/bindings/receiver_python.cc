@@ -67,7 +67,7 @@ void bind_receiver(py::module& m)
              py::arg("modulation"),
              py::arg("payload_symbols"),
              py::arg("antennas"),
-             py::arg("threshold") = 0.7)
+             py::arg("threshold") = 0.0)
         .def("set_threshold", &mimo_ofdm_sync::set_threshold, py::arg("threshold"))
         .def("threshold", &mimo_ofdm_sync::threshold)
         .def("frames", &mimo_ofdm_sync::frames)

@@ -31,13 +31,35 @@ struct frame_sync_result {
     double metric = 0;
 };
 
+/*! search_step's threshold argument that asks for sync_threshold(frame, antennas). */
+constexpr double automatic_threshold = 0;
+
+/*!
+ * \brief The synchroniser's detection threshold unless told otherwise: the lowest that
+ * keeps false frames below 1e-14 per searched position, clamped to [0.1, 0.7].
+ * In white noise the metric M (find_frame) is at most the squared correlation of the
+ * window's two halves, K complex Gaussian pairs, which exceeds t with probability
+ * (1 - t)^(K - 1); so t = 1 - 1e-14^(1 / (K - 1)). K = N/2 x min(antennas, streams):
+ * noise gives N/2 independent pairs per antenna, but a frame's payload of Nt streams
+ * received on more antennas through a flat channel is only Nt-dimensional, and the
+ * search runs over payload too (at start-up, after a missed preamble). The metric of a
+ * preamble received at per-antenna SNR S is about (S / (1 + S))^2, so a lower threshold
+ * finds frames at lower SNR: 0.40 for the small preset's 2 streams on 4 antennas, where
+ * a fixed 0.7 missed most frames below 7 dB. The floor 0.1 keeps a signal's own weak
+ * half-symbol structure (a DC offset, the tracking pilots on even carriers) from opening
+ * searches; the ceiling 0.7 is the fixed threshold of before (1 stream of the small
+ * preset asks 0.65). docs/frame.md.
+ */
+double sync_threshold(const frame_format& frame, int antennas);
+
 /*!
  * \brief Finds the first frame in rx (antennas streams of n samples, antenna-major) by
  * the preamble's half-symbol repetition (Schmidl and Cox), summed over the antennas:
  * M(d) = |sum_r sum_m conj(x_r[d+m]) x_r[d+m+N/2]|^2 / R(d)^2 with m < N/2 and R(d) =
  * sum_r sum_{m < N} |x_r[d+m]|^2 / 2, the energy of both halves (Schmidl and Cox's second
  * half alone lets M exceed 1 where a frame's end meets a quiet gap).
- * The first d with M >= threshold opens a search of one symbol; the estimate is the
+ * The first d with M >= threshold (in (0, 1]; sync_threshold gives the synchroniser's)
+ * opens a search of one symbol; the estimate is the
  * middle of the plateau the cyclic prefix gives (M within 90% of its peak) less three
  * quarters of the prefix, and the carrier offset the phase of the sum there over pi N. found is false
  * when M never reaches the threshold. docs/frame.md.
@@ -46,14 +68,14 @@ frame_sync_result find_frame(const numerology& num,
                              const std::complex<float>* rx,
                              int antennas,
                              std::size_t n,
-                             double threshold = 0.7);
+                             double threshold);
 /*! The same with antenna a's n samples at rx[a] (a block's input buffers, read in
  *  place). Non-finite samples count as zeros in both forms. */
 frame_sync_result find_frame(const numerology& num,
                              const std::complex<float>* const* rx,
                              int antennas,
                              std::size_t n,
-                             double threshold = 0.7);
+                             double threshold);
 
 /*! How much a streaming search keeps back when it finds nothing: two preamble symbols
  *  with their prefixes, so that a preamble cut by the window's end is whole in the next
@@ -79,19 +101,20 @@ struct frame_search_step {
  * \brief The synchroniser's search through a stream, one window at a time (the loop of
  * mimo_ofdm_sync, and of anything that must find the same frames): find_frame over n
  * samples of every antenna (antenna-major), n from frame.samples() + search_margin() to
- * search_window(), and where to go on from there.
+ * search_window(), and where to go on from there. threshold: find_frame's, or
+ * automatic_threshold (the default) for sync_threshold(frame, antennas).
  */
 frame_search_step search_step(const frame_format& frame,
                               const std::complex<float>* window,
                               int antennas,
                               std::size_t n,
-                              double threshold = 0.7);
+                              double threshold = automatic_threshold);
 /*! The same with antenna a's window at window[a]. */
 frame_search_step search_step(const frame_format& frame,
                               const std::complex<float>* const* window,
                               int antennas,
                               std::size_t n,
-                              double threshold = 0.7);
+                              double threshold = automatic_threshold);
 
 /*!
  * \brief The carrier offset left in a frame after find_frame's correction, from the cyclic

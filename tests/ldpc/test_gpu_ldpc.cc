@@ -107,8 +107,27 @@ ldpc_code irregular_code()
     return code;
 }
 
+// A product code: bits on a rows x cols grid, a check per row (degree cols) and per
+// column (degree rows).
+ldpc_code grid_code(int rows, int cols)
+{
+    ldpc_code code;
+    code.name = "grid " + std::to_string(rows) + "x" + std::to_string(cols);
+    code.n = rows * cols;
+    code.m = rows + cols;
+    code.checks.resize(std::size_t(code.m));
+    for (int v = 0; v < code.n; v++) {
+        code.checks[std::size_t(v / cols)].push_back(v);
+        code.checks[std::size_t(rows + v % cols)].push_back(v);
+    }
+    finish_ldpc_code(code);
+    return code;
+}
+
 } // namespace
 
+// Codes of several degree profiles: 802.16e (checks of degree 6 and 7), the irregular
+// code, and the 10 x 12 and 3 x 40 grids (checks of degree up to 12 and 40).
 TEST_F(GpuLdpc, MinSumIsBitIdenticalToTheCpuReference)
 {
     auto rng = make_rng(2801);
@@ -122,7 +141,9 @@ TEST_F(GpuLdpc, MinSumIsBitIdenticalToTheCpuReference)
                                  { "offset 0.25", 1.0f, 0.25f, true, 15 },
                                  { "plain, all iterations", 1.0f, 0.0f, false, 8 } };
     const std::vector<ldpc_code> codes = { wimax_rate_half_code(576), wimax_rate_half_code(2304),
-                                           irregular_code() };
+                                           irregular_code(), grid_code(10, 12), grid_code(3, 40) };
+    ASSERT_EQ(codes[3].max_check_degree(), 12);
+    ASSERT_EQ(codes[4].max_check_degree(), 40);
     for (const ldpc_code& code : codes) {
         for (const setting& s : settings) {
             for (std::size_t frames : { std::size_t(1), std::size_t(7), std::size_t(131) }) {

@@ -79,7 +79,8 @@ public:
           d_coded(std::move(coded)),
           d_info_bits(d_coded ? d_coded->info_bits() : d_frame_bits),
           d_frame_key(pmt::intern("frame_start")),
-          d_port(pmt::mp("stats"))
+          d_port(pmt::mp("stats")),
+          d_rates_port(pmt::mp("error_rates"))
     {
         // A coded payload is scored on the decoded information bits.
         if (!reference_file.empty())
@@ -98,6 +99,7 @@ public:
             write_sidecar();
         }
         message_port_register_out(d_port);
+        message_port_register_out(d_rates_port);
         // Any message on "reset" starts the counts over (reset_counters()).
         message_port_register_in(pmt::mp("reset"));
         set_msg_handler(pmt::mp("reset"), [this](const pmt::pmt_t&) { reset_counters(); });
@@ -147,48 +149,20 @@ public:
     double llr_rate() const override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        const double s = std::chrono::duration<double>(d_last - d_first).count();
-        return s > 0 ? double(d_stats.count - d_base.stats.count) / s : 0.0;
+        return llr_rate_locked();
     }
     void reset_counters() override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         d_base = absolute();
+        d_window = counts{}; // the next window starts at the reset
         d_first = d_last = clock::now();
     }
 
     pmt::pmt_t stats() const override
     {
-        pmt::pmt_t d = pmt::make_dict();
-        auto add_u = [&d](const char* k, std::uint64_t v) {
-            d = pmt::dict_add(d, pmt::intern(k), pmt::from_uint64(v));
-        };
-        auto add_d = [&d](const char* k, double v) {
-            d = pmt::dict_add(d, pmt::intern(k), pmt::from_double(v));
-        };
-        add_u("frames", frames());
-        add_u("partial_frames", partial_frames());
-        add_u("bits", bits());
-        add_u("bit_errors", bit_errors());
-        add_u("frame_errors", frame_errors());
-        add_d("ber", ber());
-        add_d("fer", fer());
-        add_u("resynchronisations", resynchronisations());
-        add_u("unsynchronised_frames", unsynchronised_frames());
-        add_u("llrs", llrs());
-        add_d("mean_abs_llr", mean_abs_llr());
-        add_u("zero_llrs", zero_llrs());
-        add_u("non_finite_llrs", non_finite_llrs());
-        add_d("llr_rate", llr_rate());
-        if (d_coded) {
-            add_u("codewords", codewords());
-            add_u("codeword_errors", codeword_errors());
-            add_d("mean_iterations", mean_iterations());
-            add_u("raw_bits", raw_bits());
-            add_u("raw_bit_errors", raw_bit_errors());
-            add_d("raw_ber", raw_ber());
-        }
-        return d;
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return stats_locked();
     }
 
     bool stop() override
@@ -307,8 +281,32 @@ private:
         }
         if (d_counter)
             d_counter->add_frame(d_hard.data());
-        if (d_report_every && d_frames % d_report_every == 0)
-            message_port_pub(d_port, stats());
+        if (d_report_every && d_frames % d_report_every == 0) { // work() holds d_mutex
+            message_port_pub(d_port, stats_locked());
+            publish_error_rates();
+        }
+    }
+
+    // The "error_rates" PDU: the frames since the last one (or the last reset). Called
+    // from work(), which holds d_mutex.
+    void publish_error_rates()
+    {
+        const counts now = since_reset_locked();
+        const counts was = d_window; // zero after a reset: the window starts at it
+        d_window = now;
+        auto rate = [](std::uint64_t errors, std::uint64_t of) {
+            return of ? float(double(errors) / double(of)) : 0.0f;
+        };
+        const float before_decoding =
+            d_coded ? rate(now.raw_errors - was.raw_errors, now.raw_bits - was.raw_bits)
+                    : rate(now.bit_errors - was.bit_errors, now.bits - was.bits);
+        const float fer = rate(now.frame_errors - was.frame_errors, now.frames - was.frames);
+        pmt::pmt_t meta = pmt::make_dict();
+        meta = pmt::dict_add(meta, pmt::intern("frames"), pmt::from_uint64(now.frames));
+        meta = pmt::dict_add(meta, pmt::intern("window_frames"),
+                             pmt::from_uint64(now.frames - was.frames));
+        const std::vector<float> values{ before_decoding, fer };
+        message_port_pub(d_rates_port, pmt::cons(meta, pmt::init_f32vector(values.size(), values)));
     }
 
     void write_sidecar()
@@ -361,6 +359,50 @@ private:
           << "}\n";
     }
 
+    // stats() with d_mutex held (work() reports through it while holding the lock): one
+    // snapshot of the counts, so that the dict's numbers agree with each other.
+    pmt::pmt_t stats_locked() const
+    {
+        const counts c = since_reset_locked();
+        pmt::pmt_t d = pmt::make_dict();
+        auto add_u = [&d](const char* k, std::uint64_t v) {
+            d = pmt::dict_add(d, pmt::intern(k), pmt::from_uint64(v));
+        };
+        auto add_d = [&d](const char* k, double v) {
+            d = pmt::dict_add(d, pmt::intern(k), pmt::from_double(v));
+        };
+        add_u("frames", c.frames);
+        add_u("partial_frames", c.partial);
+        add_u("bits", c.bits);
+        add_u("bit_errors", c.bit_errors);
+        add_u("frame_errors", c.frame_errors);
+        add_d("ber", ratio(c.bit_errors, c.bits));
+        add_d("fer", ratio(c.frame_errors, c.frames));
+        add_u("resynchronisations", c.resyncs);
+        add_u("unsynchronised_frames", c.unsynced);
+        add_u("llrs", c.stats.count);
+        add_d("mean_abs_llr", c.stats.mean_abs());
+        add_u("zero_llrs", c.stats.zeros);
+        add_u("non_finite_llrs", c.stats.non_finite);
+        add_d("llr_rate", llr_rate_locked());
+        if (d_coded) {
+            add_u("codewords", c.codewords);
+            add_u("codeword_errors", c.codeword_errors);
+            add_d("mean_iterations", ratio(c.iterations, c.codewords));
+            add_u("raw_bits", c.raw_bits);
+            add_u("raw_bit_errors", c.raw_errors);
+            add_d("raw_ber", ratio(c.raw_errors, c.raw_bits));
+        }
+        return d;
+    }
+
+    static double ratio(std::uint64_t a, std::uint64_t b) { return b ? double(a) / double(b) : 0.0; }
+    double llr_rate_locked() const
+    {
+        const double s = std::chrono::duration<double>(d_last - d_first).count();
+        return s > 0 ? double(d_stats.count - d_base.stats.count) / s : 0.0;
+    }
+
     // Every count the getters give, as they stand; reset_counters() keeps a copy
     // (d_base) that the getters subtract, so that the payload's synchronisation and the
     // LLR file go on untouched.
@@ -393,6 +435,10 @@ private:
     counts since_reset() const
     {
         std::lock_guard<std::mutex> lock(d_mutex);
+        return since_reset_locked();
+    }
+    counts since_reset_locked() const
+    {
         counts c = absolute();
         c.frames -= d_base.frames;
         c.partial -= d_base.partial;
@@ -426,7 +472,7 @@ private:
     std::unique_ptr<core::coded_payload> d_coded;   //!< null: uncoded
     std::unique_ptr<core::payload_decoder> d_decoder;
     const std::size_t d_info_bits;                  //!< bits scored per frame
-    const pmt::pmt_t d_frame_key, d_port;
+    const pmt::pmt_t d_frame_key, d_port, d_rates_port;
     std::unique_ptr<core::payload_error_counter> d_counter; //!< null: payload unknown
     core::llr_statistics d_stats;
     std::ofstream d_file;
@@ -437,6 +483,7 @@ private:
     std::uint64_t d_frames = 0, d_partial = 0;
     std::uint64_t d_codewords = 0, d_codeword_errors = 0, d_iterations = 0, d_raw_bits = 0,
                   d_raw_errors = 0;
+    counts d_window; //!< since_reset() at the last error_rates PDU (d_mutex)
     clock::time_point d_first{}, d_last{};
     mutable std::mutex d_mutex; // work() against the getters and reset_counters()
     counts d_base;              // the counts at the last reset_counters()

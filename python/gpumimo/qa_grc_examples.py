@@ -118,14 +118,24 @@ def qt_app(monkeypatch):
 
 def test_replay_sigmf_qt(tmp_path, qt_app):
     """The replay with its QT GUI: the same chain (every frame found and decoded), the
-    equalised symbols reach the constellation, and the labels' probes read the sink."""
+    equalised symbols reach the constellation, the labels' probes read the sink, and
+    the error-rate plot's PDUs (every 2 frames) add up to the sink's totals."""
     import time
+    import pmt
+    from gnuradio import blocks
     collection = str(SOURCE / "examples" / "recordings" / "sim_4x4_16qam.sigmf-collection")
     module = compile_example("replay_sigmf_qt", tmp_path)
     tb = module.replay_sigmf_qt(collection=collection, algorithm="mmse")
+    rates = blocks.message_debug()  # beside the plot, which shows them
+    tb.msg_connect((tb.sink, "error_rates"), (rates, "store"))
     tb.start()
     tb.wait()
     assert tb.sink.frames() == 120 and tb.sink.fer() < 0.1 and tb.sink.raw_ber() > 0
+    assert rates.num_messages() == 60
+    windows = np.array([pmt.f32vector_elements(pmt.cdr(rates.get_message(i)))
+                        for i in range(60)])
+    assert windows[:, 0].mean() == pytest.approx(tb.sink.raw_ber(), rel=1e-5)
+    assert round(2 * windows[:, 1].sum()) == tb.sink.frame_errors()
     assert tb.chanest.frames() == 120
     time.sleep(1.2)  # the probes poll twice a second
     assert tb.get_frames_found_probe() == 120

@@ -760,3 +760,51 @@ def test_coded_transmitter_checks_its_code():
         gpumimo.llr_sink("small", 1, "qpsk", 2, code="wimax_576")
     tx = gpumimo.mimo_ofdm_tx("small", 2, "16qam", 6, payload="bytes", code="wimax_576")
     assert tx.frame_bits() == 3 * 288 and tx.frame_bytes() == 108
+
+
+def test_sink_error_rates_follow_each_window():
+    """llr_sink's error_rates port (report_every = 2): one PDU per two frames carrying
+    [BER, FER] of just those frames. Clean LLRs of a 45 dB loopback, then chosen bits
+    of chosen frames flipped: every PDU's rates are the flipped bits of its window; the
+    stats port's dicts (also every 2 frames) count the same errors."""
+    streams, nsym, frames = 2, 3, 8
+    x, _ = rx_samples(streams, 4, "qpsk", nsym, frames, snr_db=45, cfo=0.0, delay=20,
+                      taps=(0.8, 0.2), seed=SEED + 41)
+    tb = gr.top_block()
+    rx = gpumimo.mimo_ofdm_rx("small", streams, "qpsk", nsym, 4, "mmse", backend="cpu",
+                              fft_backend="cpu")
+    llr_sink = blocks.vector_sink_f()
+    for a in range(4):
+        tb.connect(blocks.vector_source_c(x[a].tolist()), (rx, a))
+    tb.connect(rx, llr_sink)
+    tb.run()
+    bits = 2 * D * 2 * nsym  # streams x data carriers x 2 bits x symbols
+    llr = np.array(llr_sink.data(), dtype=np.float32)[:frames * bits].reshape(frames, bits)
+    assert llr.shape == (frames, bits)
+    rng = seeded_rng(SEED + 42)
+    flips = rng.integers(0, 4, size=frames)  # bit errors per frame, 0 to 3
+    flips[1] = 0  # a window (frames 0, 1) with one error-free frame at least
+    for f in range(frames):
+        where = rng.choice(bits, size=flips[f], replace=False)
+        llr[f, where] = -llr[f, where]
+
+    sink = gpumimo.llr_sink("small", streams, "qpsk", nsym, prbs_seed=7, report_every=2)
+    debug, stats = blocks.message_debug(), blocks.message_debug()
+    tb = gr.top_block()
+    tb.connect(blocks.vector_source_f(llr.ravel().tolist()), sink)
+    tb.msg_connect((sink, "error_rates"), (debug, "store"))
+    tb.msg_connect((sink, "stats"), (stats, "store"))
+    tb.run()  # work() reports while holding the sink's lock: this once deadlocked
+    assert sink.frames() == frames and sink.bit_errors() == flips.sum()
+    assert debug.num_messages() == frames // 2
+    assert stats.num_messages() == frames // 2 + 1  # and one at stop
+    last = stats.get_message(frames // 2 - 1)
+    assert pmt.to_uint64(pmt.dict_ref(last, pmt.intern("bit_errors"), pmt.PMT_NIL)) == flips.sum()
+    for w in range(frames // 2):
+        msg = debug.get_message(w)
+        meta, values = pmt.car(msg), pmt.f32vector_elements(pmt.cdr(msg))
+        assert pmt.to_uint64(pmt.dict_ref(meta, pmt.intern("frames"), pmt.PMT_NIL)) == 2 * (w + 1)
+        assert pmt.to_uint64(pmt.dict_ref(meta, pmt.intern("window_frames"), pmt.PMT_NIL)) == 2
+        window = flips[2 * w:2 * w + 2]
+        assert values[0] == pytest.approx(window.sum() / (2 * bits), rel=1e-6), w
+        assert values[1] == pytest.approx(np.count_nonzero(window) / 2), w

@@ -41,7 +41,12 @@ namespace gpumimo {
  * candidate better than a guess is not compared: it counts in frame_errors() and
  * unsynchronised_frames(), its bits stay out of bits() and ber(). report_every: every
  * that many frames a dict of the counters leaves through the "stats" message port (0:
- * only at stop()). stop() logs a summary, naming the frames that could not be compared.
+ * only at stop()), and the error rates of just those frames through "error_rates": a
+ * PDU (metadata {frames: frames so far, window_frames}, f32vector [BER before
+ * decoding, FER]) for a plot over time (PDU to Tagged Stream, Deinterleave, QT GUI
+ * Time Sink: examples/*_qt.grc). The BER before decoding is raw_ber()'s over the
+ * window when coded, ber()'s otherwise; the FER is fer()'s (after decoding when
+ * coded). stop() logs a summary, naming the frames that could not be compared.
  *
  * code (default "": uncoded): the LDPC code mimo_ofdm_tx encoded with (the same name).
  * Each frame's LLRs are de-interleaved and decoded (core::payload_decoder: the GPU

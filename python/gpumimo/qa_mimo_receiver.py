@@ -797,7 +797,9 @@ def test_sink_error_rates_follow_each_window():
     tb.run()  # work() reports while holding the sink's lock: this once deadlocked
     assert sink.frames() == frames and sink.bit_errors() == flips.sum()
     assert debug.num_messages() == frames // 2
-    assert stats.num_messages() == frames // 2 + 1  # and one at stop
+    # One every 2 frames; the one stop() sends may reach message_debug before the
+    # flowgraph ends, or not.
+    assert frames // 2 <= stats.num_messages() <= frames // 2 + 1
     last = stats.get_message(frames // 2 - 1)
     assert pmt.to_uint64(pmt.dict_ref(last, pmt.intern("bit_errors"), pmt.PMT_NIL)) == flips.sum()
     for w in range(frames // 2):

@@ -10,6 +10,7 @@
 #include "engine_logging.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/frame/coded_payload.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver_engine.h>
 #include <gnuradio/gpumimo/fused_receiver.h>
 #include <gnuradio/io_signature.h>
@@ -31,13 +32,16 @@ public:
                         const std::string& backend,
                         int device,
                         bool int8_output,
-                        float int8_scale)
+                        float int8_scale,
+                        std::size_t info_bits)
         : gr::block("fused_receiver",
                     gr::io_signature::make(config.rx, config.rx, sizeof(gr_complex)),
                     gr::io_signature::make(
-                        1, 1, int8_output ? sizeof(std::int8_t) : sizeof(float))),
+                        1, 1, int8_output || info_bits ? sizeof(std::int8_t) : sizeof(float))),
           d_samples(config.frame.samples()),
-          d_bits(config.frame.payload_bits()),
+          d_payload_bits(config.frame.payload_bits()),
+          d_coded(info_bits > 0),
+          d_bits(d_coded ? info_bits : d_payload_bits),
           d_rx(config.rx),
           d_int8(int8_output),
           d_int8_scale(int8_scale),
@@ -52,7 +56,18 @@ public:
         set_tag_propagation_policy(TPP_DONT);
     }
 
-    int payload_bits() const override { return int(d_bits); }
+    int payload_bits() const override { return int(d_payload_bits); }
+    int info_bits() const override { return int(d_bits); }
+    std::uint64_t codewords() const override { return d_codewords; }
+    std::uint64_t codeword_errors() const override { return d_codeword_errors; }
+    double mean_iterations() const override
+    {
+        return d_codewords ? double(d_iterations) / double(d_codewords) : 0.0;
+    }
+    double raw_ber() const override
+    {
+        return d_raw_bits ? double(d_raw_errors) / double(d_raw_bits) : 0.0;
+    }
     std::string backend() const override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
@@ -101,10 +116,16 @@ public:
         std::vector<const gr_complex*> in(d_rx);
         for (int a = 0; a < d_rx; a++)
             in[a] = static_cast<const gr_complex*>(input_items[a]);
-        float* llr = d_int8 ? scratch(frames * d_bits) : static_cast<float*>(output_items[0]);
         d_noise.resize(frames);
-        core::fused_receiver_report rep;
         std::lock_guard<std::mutex> lock(d_mutex); // set_detector() swaps the engines
+        if (d_coded) {
+            decode(in.data(), frames, static_cast<std::uint8_t*>(output_items[0]));
+            move_frame_tags(frames);
+            consume_each(int(frames * d_samples));
+            return int(frames * d_bits);
+        }
+        float* llr = d_int8 ? scratch(frames * d_bits) : static_cast<float*>(output_items[0]);
+        core::fused_receiver_report rep;
         try {
             rep = run(in.data(), frames, llr);
         } catch (...) { // the CPU path too: its frames leave as erasures, counted
@@ -124,6 +145,29 @@ public:
     }
 
 private:
+    // Samples in, information bits out (a code); a failure's frames leave as zeros.
+    void decode(const gr_complex* const* in, std::size_t frames, std::uint8_t* info)
+    {
+        core::fused_receiver_report rep;
+        core::fused_decode_report dec;
+        try {
+            rep = d_engine->process_decoded(in, frames, info, &dec, d_noise.data());
+        } catch (...) {
+            d_faults.caught("its " + std::to_string(frames) + " frames leave as zero bits");
+            std::fill(info, info + frames * d_bits, std::uint8_t(0));
+            std::fill(d_noise.begin(), d_noise.end(), 0.0f);
+            rep = core::fused_receiver_report();
+            rep.unusable_estimates = frames;
+            dec = core::fused_decode_report();
+        }
+        d_codewords += dec.codewords;
+        d_codeword_errors += dec.codewords - dec.satisfied;
+        d_iterations += dec.iterations;
+        d_raw_bits += dec.raw_bits;
+        d_raw_errors += dec.raw_errors;
+        account(rep, frames);
+    }
+
     float* scratch(std::size_t n)
     {
         d_llr.resize(n);
@@ -178,7 +222,9 @@ private:
         }
     }
 
-    const std::size_t d_samples, d_bits;
+    const std::size_t d_samples, d_payload_bits;
+    const bool d_coded;        // a code: the output is information bits
+    const std::size_t d_bits;  // output items per frame
     const int d_rx;
     const bool d_int8;
     const float d_int8_scale;
@@ -192,6 +238,8 @@ private:
     work_faults d_faults{ d_log };
     std::vector<float> d_llr, d_noise;
     std::uint64_t d_frames = 0, d_damaged = 0, d_unusable = 0;
+    std::uint64_t d_codewords = 0, d_codeword_errors = 0, d_iterations = 0, d_raw_bits = 0,
+                  d_raw_errors = 0;
     double d_last_noise = 0;
 };
 
@@ -205,7 +253,8 @@ fused_receiver::sptr fused_receiver::make(const std::string& preset,
                                           bool int8_output,
                                           float int8_scale,
                                           int device,
-                                          const std::string& estimator)
+                                          const std::string& estimator,
+                                          const std::string& code)
 {
     core::fused_receiver_config c;
     c.estimator = core::parse_channel_estimator(estimator);
@@ -216,8 +265,16 @@ fused_receiver::sptr fused_receiver::make(const std::string& preset,
     c.validate();
     if (!(int8_scale > 0) || !std::isfinite(int8_scale))
         throw std::invalid_argument("fused_receiver: int8_scale must be finite and > 0");
+    std::size_t info_bits = 0;
+    if (!code.empty()) {
+        if (int8_output)
+            throw std::invalid_argument(
+                "fused_receiver: with a code the output is decoded bits, not int8 LLRs");
+        c.code = code;
+        info_bits = core::coded_payload(c.frame, code).info_bits(); // refuses a bad code
+    }
     return gnuradio::make_block_sptr<fused_receiver_impl>(c, backend, device, int8_output,
-                                                          int8_scale);
+                                                          int8_scale, info_bits);
 }
 
 } // namespace gpumimo

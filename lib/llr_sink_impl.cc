@@ -62,20 +62,23 @@ public:
                   int report_every,
                   const std::string& reference_file,
                   std::vector<std::uint8_t> reference,
-                  std::unique_ptr<core::coded_payload> coded)
+                  std::unique_ptr<core::coded_payload> coded,
+                  std::size_t decoded_bits)
         : gr::sync_block("llr_sink",
-                         gr::io_signature::make(1, 1, int8_input ? 1 : sizeof(float)),
+                         gr::io_signature::make(
+                             1, 1, int8_input || decoded_bits ? 1 : sizeof(float)),
                          gr::io_signature::make(0, 0, 0)),
           d_format(format),
           d_preset(preset),
           d_int8(int8_input),
+          d_decoded_input(decoded_bits > 0),
           d_scale(int8_scale),
           d_filename(filename),
           d_seed(reference_file.empty() ? prbs_seed : 0),
           d_reference_file(reference_file),
           d_reference_bytes(reference.size()),
           d_report_every(std::uint64_t(report_every)),
-          d_frame_bits(format.payload_bits()),
+          d_frame_bits(decoded_bits ? decoded_bits : format.payload_bits()),
           d_coded(std::move(coded)),
           d_info_bits(d_coded ? d_coded->info_bits() : d_frame_bits),
           d_frame_key(pmt::intern("frame_start")),
@@ -218,9 +221,16 @@ private:
         const std::size_t n = noutput_items;
         if (d_stats.count == d_base.stats.count)
             d_first = clock::now();
-        // The LLRs as floats: the input itself, or int8 converted.
+        // The LLRs as floats: the input itself, or int8 converted, or decoded bits as
+        // LLRs of +-1 (1: +1).
         d_llr = static_cast<const float*>(input_items[0]);
-        if (d_int8) {
+        if (d_decoded_input) {
+            const std::uint8_t* b = static_cast<const std::uint8_t*>(input_items[0]);
+            d_converted.resize(n);
+            for (std::size_t i = 0; i < n; i++)
+                d_converted[i] = b[i] ? 1.0f : -1.0f;
+            d_llr = d_converted.data();
+        } else if (d_int8) {
             const std::int8_t* q = static_cast<const std::int8_t*>(input_items[0]);
             d_converted.resize(n);
             for (std::size_t i = 0; i < n; i++)
@@ -462,6 +472,7 @@ private:
     const core::frame_format d_format;
     const std::string d_preset;
     const bool d_int8;
+    const bool d_decoded_input; //!< bytes of decoded bits (fused_receiver with a code)
     const float d_scale;
     const std::string d_filename;
     const std::uint32_t d_seed; //!< 0: no PRBS payload
@@ -501,7 +512,8 @@ llr_sink::sptr llr_sink::make(const std::string& preset,
                               std::uint32_t prbs_seed,
                               int report_every,
                               const std::string& reference_file,
-                              const std::string& code)
+                              const std::string& code,
+                              bool decoded_input)
 {
     const core::frame_format f =
         core::make_frame_format(preset, streams, modulation, payload_symbols);
@@ -516,12 +528,21 @@ llr_sink::sptr llr_sink::make(const std::string& preset,
     if (!reference_file.empty())
         reference = read_reference(reference_file);
     std::unique_ptr<core::coded_payload> coded;
-    if (!code.empty())
+    std::size_t decoded_bits = 0; // items per frame of decoded input
+    if (decoded_input) {
+        if (int8_input)
+            throw std::invalid_argument("llr_sink: decoded_input takes bytes of bits, not int8 LLRs");
+        if (!filename.empty())
+            throw std::invalid_argument("llr_sink: decoded_input writes no LLR file (a File "
+                                        "Sink keeps the bits)");
+        decoded_bits = code.empty() ? f.payload_bits() : core::coded_payload(f, code).info_bits();
+    } else if (!code.empty()) {
         coded = std::make_unique<core::coded_payload>(f, code);
+    }
     return gnuradio::make_block_sptr<llr_sink_impl>(f, preset, int8_input, int8_scale,
                                                     filename, prbs_seed, report_every,
                                                     reference_file, std::move(reference),
-                                                    std::move(coded));
+                                                    std::move(coded), decoded_bits);
 }
 
 } // namespace gpumimo

@@ -25,12 +25,15 @@
 #include "common/slot_ring.cuh"
 #include "detail/gpu_engines.h"
 #include "common/gpu_math.cuh"
+#include "frame/fused_decoding.cuh"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 #include <gnuradio/gpumimo/core/detect/gpu_detector.h>
+#include <gnuradio/gpumimo/core/frame/coded_payload.h>
+#include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
 #include <gnuradio/gpumimo/core/ofdm/gpu_ofdm_fft.h>
 
 #include <algorithm>
@@ -323,6 +326,14 @@ struct gpu_fused_receiver::impl {
         gc::device_buffer<int> damaged;
         // Its own workspaces: the slots' chunks overlap.
         std::unique_ptr<gpu_channel_smoother> smoother;
+        // With a code: the chunk's codewords, decoded on its stream by its own decoder.
+        std::unique_ptr<gpu_ldpc_decoder> decoder;
+        gc::device_buffer<float> codeword_llr;
+        gc::device_buffer<std::uint8_t> codeword_bits, satisfied, info;
+        gc::device_buffer<int> iterations, raw_errors;
+        gc::pinned_buffer<std::uint8_t> host_info, host_satisfied;
+        gc::pinned_buffer<int> host_iterations, host_raw_errors;
+        bool decoded = false; // this chunk went through the decoder (process_decoded)
     };
 
     fused_receiver_config config;
@@ -341,6 +352,14 @@ struct gpu_fused_receiver::impl {
     float* out_llr = nullptr;
     float* out_noise = nullptr;
     fused_receiver_report report;
+    // With a code (config.code): the payload's layout on the device.
+    std::unique_ptr<coded_payload> coded;
+    std::size_t codewords = 0, cw_n = 0, cw_k = 0; // per frame; each codeword's n, k
+    gc::device_buffer<std::uint32_t> positions;
+    gc::device_buffer<int> info_positions;
+    bool decoding = false; // the call under way is process_decoded
+    std::uint8_t* out_info = nullptr;
+    fused_decode_report decode_sum;
 
     static ofdm_fft_config fft_config(const fused_receiver_config& c, std::size_t frames)
     {
@@ -417,6 +436,36 @@ struct gpu_fused_receiver::impl {
             GPUMIMO_CUDA_CHECK(cudaMemset(
                 s.samples.get(), 0, s.samples.size() * sizeof(float2)));
         }
+        if (!c.code.empty())
+            prepare_decoding();
+    }
+
+    // Everything process_decoded needs, allocated once here.
+    void prepare_decoding()
+    {
+        coded = std::make_unique<coded_payload>(config.frame, config.code);
+        codewords = std::size_t(coded->codewords());
+        cw_n = std::size_t(coded->n());
+        cw_k = std::size_t(coded->k());
+        std::vector<std::uint32_t> p(codewords * cw_n);
+        for (std::size_t i = 0; i < p.size(); i++)
+            p[i] = coded->position(i);
+        positions = upload_as<std::uint32_t>(p);
+        info_positions = upload(coded->encoder().info_positions());
+        const std::size_t cws = F * codewords;
+        for (slot& s : slots) {
+            s.decoder = std::make_unique<gpu_ldpc_decoder>(coded->code(), config.decoder, cws, device);
+            s.codeword_llr = gc::device_buffer<float>(cws * cw_n);
+            s.codeword_bits = gc::device_buffer<std::uint8_t>(cws * cw_n);
+            s.satisfied = gc::device_buffer<std::uint8_t>(cws);
+            s.info = gc::device_buffer<std::uint8_t>(cws * cw_k);
+            s.iterations = gc::device_buffer<int>(cws);
+            s.raw_errors = gc::device_buffer<int>(cws);
+            s.host_info = gc::pinned_buffer<std::uint8_t>(cws * cw_k);
+            s.host_satisfied = gc::pinned_buffer<std::uint8_t>(cws);
+            s.host_iterations = gc::pinned_buffer<int>(cws);
+            s.host_raw_errors = gc::pinned_buffer<int>(cws);
+        }
     }
 
     static void check(const fused_receiver_config& c, std::size_t frames, int nslots)
@@ -432,7 +481,21 @@ struct gpu_fused_receiver::impl {
     // Hands an ended chunk's results to the caller (the ring waited for it).
     void land(const slot& s)
     {
-        std::memcpy(out_llr + s.first_frame * bits, s.host_llr.get(), s.frames * bits * sizeof(float));
+        if (s.decoded) {
+            const std::size_t cws = s.frames * codewords;
+            std::memcpy(out_info + s.first_frame * codewords * cw_k, s.host_info.get(), cws * cw_k);
+            for (std::size_t c = 0; c < cws; c++) {
+                decode_sum.codewords++;
+                decode_sum.iterations += std::uint64_t(s.host_iterations.get()[c]);
+                if (s.host_satisfied.get()[c]) {
+                    decode_sum.satisfied++;
+                    decode_sum.raw_errors += std::uint64_t(s.host_raw_errors.get()[c]);
+                    decode_sum.raw_bits += cw_n;
+                }
+            }
+        } else {
+            std::memcpy(out_llr + s.first_frame * bits, s.host_llr.get(), s.frames * bits * sizeof(float));
+        }
         for (std::size_t f = 0; f < s.frames; f++) {
             report.damaged_frames += s.host_damaged.get()[f] != 0;
             if (out_noise)
@@ -516,8 +579,12 @@ struct gpu_fused_receiver::impl {
             s.detected.get(), s.damaged.get(), int(nf), L.data, L.payload, L.bits_per_vector,
             s.llr.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("scatter_llr_kernel");
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_llr.get(), s.llr.get(), nf * bits * sizeof(float),
-                                           cudaMemcpyDeviceToHost, st));
+        s.decoded = decoding;
+        if (decoding)
+            decode_chunk(s, st, nf);
+        else
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_llr.get(), s.llr.get(), nf * bits * sizeof(float),
+                                               cudaMemcpyDeviceToHost, st));
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_noise.get(), s.noise_frame.get(), nf * sizeof(float),
                                            cudaMemcpyDeviceToHost, st));
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_damaged.get(), s.damaged.get(), nf * sizeof(int),
@@ -526,10 +593,62 @@ struct gpu_fused_receiver::impl {
         s.frames = nf;
     }
 
+    // The chunk's LLRs (s.llr) decoded on st; the information bits and counts copied out.
+    void decode_chunk(slot& s, cudaStream_t st, std::size_t nf)
+    {
+        const std::size_t cws = nf * codewords, coded_bits = codewords * cw_n;
+        fused_decoding::deinterleave_kernel<<<blocks_for(nf * coded_bits), kThreads, 0, st>>>(
+            s.llr.get(), positions.get(), int(nf), int(bits), int(coded_bits), s.codeword_llr.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("deinterleave_kernel");
+        ldpc_outputs out;
+        out.bits = s.codeword_bits.get();
+        out.satisfied = s.satisfied.get();
+        out.iterations = s.iterations.get();
+        s.decoder->decode_device(s.codeword_llr.get(), cws, out, st);
+        fused_decoding::finish_decode_kernel<<<unsigned(cws), kThreads, 0, st>>>(
+            s.codeword_llr.get(), s.codeword_bits.get(), s.satisfied.get(), info_positions.get(),
+            int(cw_n), int(cw_k), s.info.get(), s.raw_errors.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("finish_decode_kernel");
+        auto back = [st](void* host, const void* dev, std::size_t bytes) {
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, st));
+        };
+        back(s.host_info.get(), s.info.get(), cws * cw_k);
+        back(s.host_satisfied.get(), s.satisfied.get(), cws);
+        back(s.host_iterations.get(), s.iterations.get(), cws * sizeof(int));
+        back(s.host_raw_errors.get(), s.raw_errors.get(), cws * sizeof(int));
+    }
+
     fused_receiver_report process(const std::complex<float>* const* in,
                                   std::size_t frames,
                                   float* llr,
                                   float* noise_var)
+    {
+        decoding = false;
+        return run(in, frames, llr, noise_var);
+    }
+
+    fused_receiver_report process_decoded(const std::complex<float>* const* in,
+                                          std::size_t frames,
+                                          std::uint8_t* info,
+                                          fused_decode_report* decoded,
+                                          float* noise_var)
+    {
+        if (!coded)
+            throw std::logic_error("gpu_fused_receiver::process_decoded: the configuration "
+                                   "names no code");
+        decoding = true;
+        out_info = info;
+        decode_sum = fused_decode_report();
+        const fused_receiver_report r = run(in, frames, nullptr, noise_var);
+        if (decoded)
+            *decoded = decode_sum;
+        return r;
+    }
+
+    fused_receiver_report run(const std::complex<float>* const* in,
+                              std::size_t frames,
+                              float* llr,
+                              float* noise_var)
     {
         report = fused_receiver_report();
         if (frames == 0)
@@ -573,6 +692,18 @@ gpu_fused_receiver::~gpu_fused_receiver() = default;
 const fused_receiver_config& gpu_fused_receiver::config() const { return d_impl->config; }
 std::size_t gpu_fused_receiver::bits_per_frame() const { return d_impl->bits; }
 std::size_t gpu_fused_receiver::frames_per_chunk() const { return d_impl->F; }
+std::size_t gpu_fused_receiver::info_bits_per_frame() const
+{
+    return d_impl->coded ? d_impl->coded->info_bits() : 0;
+}
+fused_receiver_report gpu_fused_receiver::process_decoded(const std::complex<float>* const* in,
+                                                          std::size_t frames,
+                                                          std::uint8_t* info,
+                                                          fused_decode_report* decoded,
+                                                          float* noise_var)
+{
+    return d_impl->process_decoded(in, frames, info, decoded, noise_var);
+}
 fused_receiver_report gpu_fused_receiver::process(const std::complex<float>* const* in,
                                                   std::size_t frames,
                                                   float* llr,
@@ -595,6 +726,14 @@ public:
                                   float* noise_var) override
     {
         return d_rx.process(in, frames, llr, noise_var);
+    }
+    fused_receiver_report process_decoded(const std::complex<float>* const* in,
+                                          std::size_t frames,
+                                          std::uint8_t* info,
+                                          fused_decode_report* decoded,
+                                          float* noise_var) override
+    {
+        return d_rx.process_decoded(in, frames, info, decoded, noise_var);
     }
 
 private:

@@ -306,11 +306,11 @@ struct gpu_ldpc_decoder::impl {
     }
 
     template <typename In>
-    void decode_on_device(const In* llr, std::size_t frames, const ldpc_outputs& out)
+    void decode_on_device(const In* llr, std::size_t frames, const ldpc_outputs& out,
+                          cudaStream_t s)
     {
         if (frames > max_frames)
             throw std::invalid_argument("gpu_ldpc_decoder: more frames than max_frames");
-        cudaStream_t s = stream.get();
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(unsigned), s));
         if (frames == 0)
             return;
@@ -405,7 +405,17 @@ void gpu_ldpc_decoder::decode_device(const float* llr, std::size_t frames, const
 {
     cuda::device_guard guard;
     GPUMIMO_CUDA_CHECK(cudaSetDevice(d_impl->device));
-    d_impl->decode_on_device(llr, frames, out);
+    d_impl->decode_on_device(llr, frames, out, d_impl->stream.get());
+}
+
+void gpu_ldpc_decoder::decode_device(const float* llr,
+                                     std::size_t frames,
+                                     const ldpc_outputs& out,
+                                     void* stream)
+{
+    cuda::device_guard guard;
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(d_impl->device));
+    d_impl->decode_on_device(llr, frames, out, static_cast<cudaStream_t>(stream));
 }
 
 void gpu_ldpc_decoder::decode_device(const std::int8_t* llr,
@@ -416,7 +426,7 @@ void gpu_ldpc_decoder::decode_device(const std::int8_t* llr,
     d_impl->set_int8_scale(scale);
     cuda::device_guard guard;
     GPUMIMO_CUDA_CHECK(cudaSetDevice(d_impl->device));
-    d_impl->decode_on_device(llr, frames, out);
+    d_impl->decode_on_device(llr, frames, out, d_impl->stream.get());
 }
 
 void gpu_ldpc_decoder::synchronize()

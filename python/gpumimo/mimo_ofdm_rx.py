@@ -23,13 +23,19 @@ class mimo_ofdm_rx(gr.hier_block2):
     fused=True puts one fused_receiver after the synchroniser instead (FFT, estimates
     and detection on one GPU, samples in and LLRs out; backend picks its backend,
     fft_backend is not used): the same LLRs, reachable as .fused (.fft, .chanest and
-    .detector are None)."""
+    .detector are None). With fused=True, code (the transmitter's LDPC code) makes the
+    fused receiver decode as well: samples in, bytes of decoded information bits out
+    (on the GPU the LLRs never leave the device); llr_sink(decoded_input=True) counts
+    them. The separate blocks give LLRs only (llr_sink(code=...) decodes those)."""
 
     def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
                  antennas=2, detector="mmse", backend="auto", fft_backend="auto",
                  int8_output=False, int8_scale=8.0, threshold=0.0, device=0, fused=False,
-                 estimator="lmmse"):
-        item = gr.sizeof_char if int8_output else gr.sizeof_float
+                 estimator="lmmse", code=""):
+        if code and not fused:
+            raise ValueError("mimo_ofdm_rx: code (decoding in the receiver) needs "
+                             "fused=True; llr_sink(code=...) decodes the separate blocks' LLRs")
+        item = gr.sizeof_char if int8_output or code else gr.sizeof_float
         gr.hier_block2.__init__(self, "mimo_ofdm_rx",
                                 gr.io_signature(antennas, antennas, gr.sizeof_gr_complex),
                                 gr.io_signature(1, 1, item))
@@ -40,7 +46,7 @@ class mimo_ofdm_rx(gr.hier_block2):
             self.fft = self.chanest = self.detector = None
             self.fused = _b.fused_receiver(preset, streams, modulation, payload_symbols,
                                            antennas, detector, backend, int8_output,
-                                           int8_scale, device, estimator)
+                                           int8_scale, device, estimator, code)
             for a in range(antennas):
                 self.connect((self, a), (self.sync, a))
                 self.connect((self.sync, a), (self.fused, a))

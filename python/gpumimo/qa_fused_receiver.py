@@ -138,3 +138,149 @@ def test_gpu_path_equals_the_cpu_path():
     per_vector = 4 * 4  # 4 streams of 16-QAM
     scale = np.maximum(1, np.abs(cpu).reshape(-1, per_vector).max(axis=1)).repeat(per_vector)
     assert np.all(np.abs(gpu - cpu) <= 1e-3 * scale), np.max(np.abs(gpu - cpu) / scale)
+
+
+def decoded_chain(x, code, backend="cpu"):
+    """x through mimo_ofdm_rx(fused, decoding `code`) into llr_sink(decoded_input), and
+    the same samples' LLRs (fused, no code) into llr_sink(code) decoding them."""
+    sinks = []
+    for decode_in_receiver in (True, False):
+        tb = gr.top_block()
+        rx = gpumimo.mimo_ofdm_rx("small", 2, "16qam", 6, x.shape[0], "mmse", backend=backend,
+                                  fused=True, code=code if decode_in_receiver else "")
+        sink = gpumimo.llr_sink("small", 2, "16qam", 6, prbs_seed=11, code=code,
+                                decoded_input=decode_in_receiver)
+        for a in range(x.shape[0]):
+            tb.connect(blocks.vector_source_c(x[a].tolist()), (rx, a))
+        tb.connect(rx, sink)
+        tb.run()
+        sinks.append((rx, sink))
+    return sinks
+
+
+@pytest.mark.parametrize("snr_db", [8, 30])
+def test_fused_receiver_decodes_as_the_sink_decodes_its_llrs(snr_db):
+    """Samples in, decoded bits out (fused_receiver with a code, on the CPU here): the
+    same frames, bit errors, codewords and failed codewords as decoding its LLRs in
+    llr_sink; at 30 dB every frame right, at 8 dB the code still at work."""
+    frames = 6
+    x, _ = rx_samples(2, 4, "16qam", 6, frames, snr_db=snr_db, cfo=0.1 / 64, delay=33,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 61, prbs_seed=11, code="wimax_576")
+    (rx_dec, bits_sink), (rx_llr, llr_sink) = decoded_chain(x, "wimax_576")
+    fused = rx_dec.fused
+    assert fused.info_bits() == 3 * 288 and fused.payload_bits() == 2 * 44 * 4 * 6
+    assert bits_sink.frames() == llr_sink.frames() >= frames - 1
+    assert bits_sink.info_bits() == fused.info_bits()
+    assert fused.codewords() == 3 * fused.frames() == llr_sink.codewords()
+    assert fused.codeword_errors() == llr_sink.codeword_errors()
+    assert bits_sink.bit_errors() == llr_sink.bit_errors()
+    assert bits_sink.frame_errors() == llr_sink.frame_errors()
+    assert fused.raw_ber() == pytest.approx(llr_sink.raw_ber(), rel=1e-9)
+    assert fused.mean_iterations() == pytest.approx(llr_sink.mean_iterations(), rel=1e-9)
+    if snr_db > 20:
+        assert bits_sink.bit_errors() == 0 and fused.codeword_errors() == 0
+    else:
+        assert fused.raw_ber() > 1e-3  # uncoded errors that the code corrects or not
+
+
+def test_fused_decoding_refuses_what_it_cannot_do():
+    with pytest.raises(ValueError):  # 2 x 44 x 2 x 2 = 352 payload bits < 576
+        gpumimo.fused_receiver("small", 2, "qpsk", 2, 2, code="wimax_576")
+    with pytest.raises(ValueError):
+        gpumimo.fused_receiver("small", 2, "16qam", 6, 4, int8_output=True, code="wimax_576")
+    with pytest.raises(ValueError):
+        gpumimo.mimo_ofdm_rx("small", 2, "16qam", 6, 4, code="wimax_576")  # not fused
+    with pytest.raises(ValueError):
+        gpumimo.llr_sink("small", 2, "16qam", 6, filename="/tmp/x", decoded_input=True)
+
+
+def test_gpu_decoding_gives_the_cpu_decodings_bits():
+    """fused_receiver with a code on the GPU (LLRs decoded on the device, only bits out)
+    against the same on the CPU: at 25 dB every frame right on both, the same counts."""
+    if not HAVE_GPU:
+        assert os.environ.get("GPUMIMO_REQUIRE_GPU") != "1", gpumimo.cuda_device_count()[1]
+        pytest.skip("no usable CUDA device: " + gpumimo.cuda_device_count()[1])
+    frames = 10
+    x, _ = rx_samples(2, 4, "16qam", 6, frames, snr_db=25, cfo=0.1 / 64, delay=33,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 62, prbs_seed=11, code="wimax_576")
+    (gpu_rx, gpu_sink), _ = decoded_chain(x, "wimax_576", backend="cuda")
+    (cpu_rx, cpu_sink), _ = decoded_chain(x, "wimax_576", backend="cpu")
+    assert gpu_rx.fused.backend() == "cuda"
+    assert gpu_sink.frames() == cpu_sink.frames() >= frames - 1
+    assert gpu_sink.bit_errors() == cpu_sink.bit_errors() == 0
+    assert gpu_rx.fused.codewords() == cpu_rx.fused.codewords() == 3 * gpu_sink.frames()
+    assert gpu_rx.fused.codeword_errors() == 0
+
+
+DECODING_GRC = """options:
+  parameters: {generate_options: no_gui, id: fused_decoding, output_language: python,
+    run: 'True', run_options: run, title: fused decoding}
+  states: {coordinate: [8, 8], rotation: 0, state: enabled}
+blocks:
+- name: tx
+  id: gpumimo_mimo_ofdm_tx
+  parameters: {gap: '40', modulation: 16qam, payload: prbs, payload_symbols: '6',
+    preset: small, seed: '11', streams: '2', code: wimax_576}
+  states: {coordinate: [16, 150], rotation: 0, state: enabled}
+- name: head0
+  id: blocks_head
+  parameters: {num_items: '7000', type: complex, vlen: '1'}
+  states: {coordinate: [200, 150], rotation: 0, state: enabled}
+- name: head1
+  id: blocks_head
+  parameters: {num_items: '7000', type: complex, vlen: '1'}
+  states: {coordinate: [200, 250], rotation: 0, state: enabled}
+- name: channel
+  id: gpumimo_mimo_channel
+  parameters: {tx: '2', rx: '4', tap_powers: '[0.7, 0.2, 0.1]', snr_db: '30',
+    signal_power: '1.0', cfo: 0.1 / 64, delay: '33', seed: '5'}
+  states: {coordinate: [400, 150], rotation: 0, state: enabled}
+- name: rx
+  id: gpumimo_mimo_ofdm_rx
+  parameters: {preset: small, streams: '2', modulation: 16qam, payload_symbols: '6',
+    antennas: '4', algorithm: '"mmse"', backend: cpu, fft_backend: cpu, output: 'False',
+    fused: 'True', code: wimax_576}
+  states: {coordinate: [600, 150], rotation: 0, state: enabled}
+- name: sink
+  id: gpumimo_llr_sink
+  parameters: {preset: small, streams: '2', modulation: 16qam, payload_symbols: '6',
+    input: 'False', prbs_seed: '11', code: wimax_576, decoded_input: 'True'}
+  states: {coordinate: [800, 150], rotation: 0, state: enabled}
+connections:
+- [tx, '0', head0, '0']
+- [tx, '1', head1, '0']
+- [head0, '0', channel, '0']
+- [head1, '0', channel, '1']
+- [channel, '0', rx, '0']
+- [channel, '1', rx, '1']
+- [channel, '2', rx, '2']
+- [channel, '3', rx, '3']
+- [rx, '0', sink, '0']
+metadata: {file_format: 1}
+"""
+
+
+def test_grc_blocks_decode_in_the_fused_receiver(tmp_path):
+    """The GRC blocks as GNU Radio Companion sees them: Frame Source with an LDPC code ->
+    channel -> MIMO-OFDM Receiver (fused, the same code: decoded bits out) -> LLR Sink
+    (Input: Decoded bits) compiles with grcc and counts every frame right at 30 dB."""
+    import importlib.util
+    import shutil
+    import subprocess
+    from qa_common import grc_blocks_dir
+    grcc = shutil.which("grcc")
+    assert grcc, "grcc (GNU Radio Companion's compiler) not found"
+    (tmp_path / "fused_decoding.grc").write_text(DECODING_GRC)
+    env = dict(os.environ, GRC_BLOCKS_PATH=str(grc_blocks_dir()))
+    result = subprocess.run([grcc, "-o", str(tmp_path), str(tmp_path / "fused_decoding.grc")],
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    spec = importlib.util.spec_from_file_location("fused_decoding", tmp_path / "fused_decoding.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tb = module.fused_decoding()
+    tb.start()
+    tb.wait()
+    assert tb.rx.fused.info_bits() == 864
+    assert tb.sink.frames() >= 5 and tb.sink.bits() == tb.sink.frames() * 864
+    assert tb.sink.bit_errors() == 0 and tb.rx.fused.codeword_errors() == 0

@@ -2,14 +2,15 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Synchronised received frames for the fused receiver's tests: random payloads through
- * frame_samples and a fresh mimo_channel per frame, no offsets (what mimo_ofdm_sync
- * hands on), laid out as a GNU Radio block sees them: antenna a's frames one after
- * another.
+ * Synchronised received frames for the fused receiver's tests: random payloads (or
+ * random information bits LDPC-coded into them) through frame_samples and a fresh
+ * mimo_channel per frame, no offsets (what mimo_ofdm_sync hands on), laid out as a GNU
+ * Radio block sees them: antenna a's frames one after another.
  */
 #ifndef INCLUDED_GPUMIMO_TESTS_FUSED_FRAMES_H
 #define INCLUDED_GPUMIMO_TESTS_FUSED_FRAMES_H
 
+#include <gnuradio/gpumimo/core/frame/coded_payload.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/link/mimo_channel.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
@@ -24,6 +25,7 @@ namespace gpumimo_test {
 struct received_frames {
     std::vector<std::vector<std::complex<float>>> antenna; // [rx][frames * samples]
     std::vector<std::uint8_t> bits;                        // [frames][payload bits]
+    std::vector<std::uint8_t> info; // coded: [frames][the code's information bits]
     std::vector<double> noise_var;                         // the channel's, per frame
 
     std::vector<const std::complex<float>*> pointers() const
@@ -41,7 +43,8 @@ inline received_frames make_received_frames(std::mt19937_64& rng,
                                             std::size_t frames,
                                             double snr_db,
                                             std::vector<double> taps = { 0.7, 0.2, 0.1 },
-                                            double cfo = 0) // cycles per sample
+                                            double cfo = 0, // cycles per sample
+                                            const gr::gpumimo::core::coded_payload* code = nullptr)
 {
     using namespace gr::gpumimo::core;
     received_frames out;
@@ -49,8 +52,16 @@ inline received_frames make_received_frames(std::mt19937_64& rng,
     out.antenna.assign(std::size_t(rx), std::vector<std::complex<float>>(frames * n));
     out.bits.resize(frames * nbits);
     std::uniform_int_distribution<int> bit(0, 1);
-    for (auto& b : out.bits)
-        b = std::uint8_t(bit(rng));
+    if (code) { // random information bits, each frame's encoded into its payload
+        out.info.resize(frames * code->info_bits());
+        for (auto& b : out.info)
+            b = std::uint8_t(bit(rng));
+        for (std::size_t fr = 0; fr < frames; fr++)
+            code->encode(&out.info[fr * code->info_bits()], &out.bits[fr * nbits]);
+    } else {
+        for (auto& b : out.bits)
+            b = std::uint8_t(bit(rng));
+    }
     for (std::size_t fr = 0; fr < frames; fr++) {
         channel_params cp;
         cp.tx = f.streams;

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 
 using namespace gr::gpumimo::core;
 using gpumimo_test::make_received_frames;
@@ -171,4 +172,88 @@ TEST(FusedReceiver, RefusesBadConfigurations)
     fused_receiver_config bad = config_of(f, 4, algorithm::kbest);
     bad.params.kbest.k = 0;
     EXPECT_THROW(cpu_fused_receiver{ bad }, std::invalid_argument);
+}
+
+// Samples in, decoded bits out: process_decoded against process()'s LLRs decoded here
+// step by step (de-interleaved by coded_payload::position, the CPU decoder, the
+// information positions, the uncoded errors of satisfied codewords counted), over
+// frames at an SNR where some codewords fail, and against the information bits sent at
+// an SNR where none do.
+TEST(FusedReceiver, DecodesCodedFramesAsTheirLlrsDecode)
+{
+    auto rng = make_rng(1503);
+    const frame_format f = small_frame(2, modulation::qam16, 4); // 1408 bits: 2 x 576
+    const int rx = 4;
+    const std::size_t frames = 6;
+    fused_receiver_config c = config_of(f, rx, algorithm::mmse);
+    c.code = "wimax_576";
+    cpu_fused_receiver fused(c);
+    const coded_payload code(f, c.code);
+    ASSERT_EQ(code.codewords(), 2);
+    ASSERT_EQ(fused.info_bits_per_frame(), code.info_bits());
+    const std::size_t K = code.info_bits(), N = std::size_t(code.n());
+    for (double snr : { 5.0, 30.0 }) {
+        const auto in = make_received_frames(rng, f, rx, frames, snr, { 0.7, 0.2, 0.1 }, 0, &code);
+        std::vector<std::uint8_t> info(frames * K, 0xAA); // poisoned: every bit written
+        fused_decode_report got;
+        const fused_receiver_report r =
+            fused.process_decoded(in.pointers().data(), frames, info.data(), &got);
+        EXPECT_EQ(r.damaged_frames, 0u);
+
+        std::vector<float> llr(frames * f.payload_bits());
+        fused.process(in.pointers().data(), frames, llr.data());
+        cpu_ldpc_decoder decoder(code.code(), c.decoder);
+        fused_decode_report want;
+        std::size_t differ = 0, wrong_frames = 0;
+        for (std::size_t fr = 0; fr < frames; fr++) {
+            std::vector<float> cw(2 * N);
+            for (std::size_t i = 0; i < cw.size(); i++)
+                cw[i] = llr[fr * f.payload_bits() + code.position(i)];
+            std::vector<std::uint8_t> bits(cw.size()), ok(2);
+            std::vector<int> its(2);
+            ldpc_outputs out;
+            out.bits = bits.data();
+            out.satisfied = ok.data();
+            out.iterations = its.data();
+            decoder.decode(cw.data(), 2, out);
+            bool frame_wrong = false;
+            for (std::size_t w = 0; w < 2; w++) {
+                want.codewords++;
+                want.iterations += std::uint64_t(its[w]);
+                for (std::size_t i = 0; i < std::size_t(code.k()); i++) {
+                    const std::uint8_t b = bits[w * N + std::size_t(code.encoder().info_positions()[i])];
+                    const std::size_t at = fr * K + w * std::size_t(code.k()) + i;
+                    differ += info[at] != b;
+                    frame_wrong |= info[at] != in.info[at];
+                }
+                if (ok[w]) {
+                    want.satisfied++;
+                    want.raw_bits += N;
+                    for (std::size_t b = 0; b < N; b++)
+                        want.raw_errors += (cw[w * N + b] > 0.0f) != (bits[w * N + b] == 1);
+                }
+            }
+            wrong_frames += frame_wrong;
+        }
+        std::cout << snr << " dB: " << got.satisfied << " of " << got.codewords
+                  << " codewords satisfied, " << wrong_frames << " of " << frames
+                  << " frames wrong, " << got.raw_errors << " uncoded errors in "
+                  << got.raw_bits << " bits\n";
+        EXPECT_EQ(differ, 0u) << snr;
+        EXPECT_EQ(got.codewords, want.codewords);
+        EXPECT_EQ(got.satisfied, want.satisfied);
+        EXPECT_EQ(got.iterations, want.iterations);
+        EXPECT_EQ(got.raw_errors, want.raw_errors);
+        EXPECT_EQ(got.raw_bits, want.raw_bits);
+        if (snr > 20) {
+            EXPECT_EQ(wrong_frames, 0u);
+            EXPECT_EQ(got.satisfied, got.codewords);
+        }
+    }
+    cpu_fused_receiver uncoded(config_of(f, rx, algorithm::mmse));
+    std::vector<std::uint8_t> info(K);
+    EXPECT_THROW(uncoded.process_decoded(nullptr, 0, info.data()), std::logic_error);
+    EXPECT_EQ(uncoded.info_bits_per_frame(), 0u);
+    c.code = "wimax_2304"; // longer than the 1408 payload bits
+    EXPECT_THROW(cpu_fused_receiver{ c }, std::invalid_argument);
 }

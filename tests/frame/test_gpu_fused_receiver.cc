@@ -11,11 +11,15 @@
 #include "common/test_util.h"
 #include "common/gpu_test.h"
 
+#include <gnuradio/gpumimo/core/frame/coded_payload.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <iostream>
 
 using namespace gr::gpumimo::core;
 using gpumimo_test::make_received_frames;
@@ -204,4 +208,84 @@ TEST_F(GpuFusedReceiver, RefusesBadChunking)
     EXPECT_THROW(gpu_fused_receiver(cfg, 0, 17), std::invalid_argument); // 68 FFT channels
     EXPECT_THROW(gpu_fused_receiver(cfg, 0, 4, 0), std::invalid_argument);
     EXPECT_THROW(gpu_fused_receiver(cfg, 99), std::invalid_argument);
+}
+
+// Samples in, decoded bits out on the device (the LLRs never copied out) against the CPU
+// path's process_decoded: 37 coded frames over 3 chunks of 16. At 25 dB every bit is the
+// information sent on both; at 5 dB, where codewords fail, the two differ at most where
+// the LLRs' float rounding tips a codeword (a codeword's bits). Then process() on the
+// same object still gives LLRs, and a chunk with a damaged frame decodes it as the CPU
+// does (zero LLRs: the all-zero codeword).
+TEST_F(GpuFusedReceiver, DecodesOnTheDeviceAsTheCpuDoes)
+{
+    auto rng = make_rng(1603);
+    frame_format f;
+    f.num = numerology_preset("small");
+    f.streams = 2;
+    f.mod = modulation::qam16;
+    f.payload_symbols = 4; // 1408 payload bits: 2 codewords of 576
+    fused_receiver_config cfg;
+    cfg.frame = f;
+    cfg.rx = 4;
+    cfg.algo = algorithm::mmse;
+    cfg.code = "wimax_576";
+    const coded_payload code(f, cfg.code);
+    cpu_fused_receiver cpu(cfg);
+    gpu_fused_receiver gpu(cfg, 0, 16);
+    ASSERT_EQ(gpu.info_bits_per_frame(), code.info_bits());
+    const std::size_t frames = 37, K = code.info_bits(), k = std::size_t(code.k());
+    for (double snr : { 5.0, 25.0 }) {
+        auto in = make_received_frames(rng, f, cfg.rx, frames, snr, { 0.7, 0.2, 0.1 }, 0, &code);
+        if (snr > 20) // frame 20 damaged (in the second chunk)
+            in.antenna[1][20 * f.samples() + 7] = cf(NAN, 0);
+        std::vector<std::uint8_t> want(frames * K), got(frames * K, 0xAA);
+        fused_decode_report want_rep, got_rep;
+        const fused_receiver_report cpu_r =
+            cpu.process_decoded(in.pointers().data(), frames, want.data(), &want_rep);
+        const fused_receiver_report gpu_r =
+            gpu.process_decoded(in.pointers().data(), frames, got.data(), &got_rep);
+        EXPECT_EQ(gpu_r.damaged_frames, cpu_r.damaged_frames);
+        std::size_t differing_codewords = 0, wrong_frames = 0;
+        for (std::size_t w = 0; w < frames * 2; w++) {
+            bool differs = false;
+            for (std::size_t i = 0; i < k; i++) {
+                ASSERT_LE(got[w * k + i], 1u) << "codeword " << w << " bit " << i << " unwritten";
+                differs |= got[w * k + i] != want[w * k + i];
+            }
+            differing_codewords += differs;
+        }
+        for (std::size_t fr = 0; fr < frames; fr++)
+            wrong_frames += !std::equal(&got[fr * K], &got[(fr + 1) * K], &in.info[fr * K]);
+        std::cout << "[ decoded  ] " << snr << " dB: GPU " << got_rep.satisfied << " of "
+                  << got_rep.codewords << " codewords satisfied (CPU " << want_rep.satisfied
+                  << "), " << wrong_frames << " frames wrong, " << differing_codewords
+                  << " codewords differ from the CPU's; uncoded errors " << got_rep.raw_errors
+                  << " (CPU " << want_rep.raw_errors << ")\n";
+        EXPECT_EQ(got_rep.codewords, frames * 2);
+        EXPECT_EQ(want_rep.codewords, frames * 2);
+        if (snr > 20) {
+            EXPECT_EQ(gpu_r.damaged_frames, 1u);
+            EXPECT_EQ(differing_codewords, 0u);
+            EXPECT_EQ(got_rep.satisfied, want_rep.satisfied);
+            // An LLR within rounding of 0 may take the other sign on the GPU.
+            EXPECT_LE(std::labs(long(got_rep.raw_errors) - long(want_rep.raw_errors)), 2);
+            EXPECT_LE(std::labs(long(got_rep.iterations) - long(want_rep.iterations)), 2);
+            EXPECT_EQ(wrong_frames, 1u); // the damaged frame's bits are zeros
+        } else {
+            EXPECT_LE(differing_codewords, 3u);
+            EXPECT_LE(std::labs(long(got_rep.satisfied) - long(want_rep.satisfied)), 3);
+            EXPECT_LT(got_rep.satisfied, got_rep.codewords); // the failure path ran
+        }
+    }
+    // LLRs again from the same receiver.
+    const auto in = make_received_frames(rng, f, cfg.rx, 5, 30.0, { 0.7, 0.2, 0.1 }, 0, &code);
+    std::vector<float> llr(5 * f.payload_bits(), NAN);
+    gpu.process(in.pointers().data(), 5, llr.data());
+    EXPECT_EQ(gpumimo_test::bit_errors(llr, in.bits), 0u);
+
+    fused_receiver_config uncoded = cfg;
+    uncoded.code.clear();
+    gpu_fused_receiver plain(uncoded, 0, 4);
+    std::vector<std::uint8_t> info(K);
+    EXPECT_THROW(plain.process_decoded(in.pointers().data(), 1, info.data()), std::logic_error);
 }

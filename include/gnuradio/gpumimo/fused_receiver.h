@@ -36,6 +36,14 @@ namespace gpumimo {
  * logged warning); a failed GPU call is logged and that call's frames go through the
  * CPU. Frames holding non-finite samples and frames whose channel estimate is unusable
  * leave as zero LLRs ("no information"), counted and logged, never NaN.
+ *
+ * code (default "": the output is LLRs): the LDPC code the transmitter encoded with
+ * (mimo_ofdm_tx's code). The block then decodes too, samples in and decoded bits out:
+ * its output is bytes, each an information bit (0 or 1), info_bits() per frame; on the
+ * GPU the LLRs never leave the device (core::gpu_fused_receiver::process_decoded), on
+ * the CPU the same steps run in order. codewords(), codeword_errors(),
+ * mean_iterations() and raw_ber() say what the decoder saw; llr_sink(decoded_input =
+ * true) counts the bit and frame errors. int8_output does not go with a code.
  */
 class GPUMIMO_API fused_receiver : virtual public gr::block
 {
@@ -52,18 +60,28 @@ public:
                      bool int8_output = false,
                      float int8_scale = 8.0f,
                      int device = 0,
-                     const std::string& estimator = "lmmse");
+                     const std::string& estimator = "lmmse",
+                     const std::string& code = "");
 
     /*! The detector and its parameters. */
     virtual core::detector_spec detector() const = 0;
     /*! Changes the detector while running (thread-safe): the new engine is made in the
      *  caller's thread, on the block's backend, and takes over at the next call of the
-     *  block's work(). 	hrows std::invalid_argument for a spec this configuration
+     *  block's work(). \throws std::invalid_argument for a spec this configuration
      *  cannot take (the running detector is kept). */
     virtual void set_detector(const core::detector_spec& detector) = 0;
 
-    /*! LLRs per frame. */
+    /*! Payload bits (LLRs) per frame. */
     virtual int payload_bits() const = 0;
+    /*! Output items per frame: payload_bits() LLRs, or with a code its information
+     *  bits. */
+    virtual int info_bits() const = 0;
+    /*! With a code: codewords decoded, those whose decisions fail a check, the mean
+     *  decoding iterations, and the uncoded BER of the codewords that decoded. */
+    virtual std::uint64_t codewords() const = 0;
+    virtual std::uint64_t codeword_errors() const = 0;
+    virtual double mean_iterations() const = 0;
+    virtual double raw_ber() const = 0;
     /*! "cuda" or "cpu": where the frames go. */
     virtual std::string backend() const = 0;
     virtual std::uint64_t frames() const = 0;

@@ -54,6 +54,13 @@ namespace gpumimo {
  * the decoded information bits are what bits(), bit_errors(), frame_errors() and
  * ber()/fer() count: the coded link's error rates. codewords(), codeword_errors(),
  * mean_iterations() and raw_ber() say what the decoder saw.
+ *
+ * decoded_input (default false): the input is bytes of bits already decoded
+ * (fused_receiver with the same code: the code's information bits per frame; without a
+ * code, payload bits), counted as they come; bits(), ber(), fer() and the stats port
+ * work as above, the decoder's own counts are the fused receiver's (its codewords(),
+ * codeword_errors(), raw_ber()), and llrs() counts bits (each an LLR of +-1). No LLR
+ * file goes with it (std::invalid_argument), nor int8_input.
  */
 class GPUMIMO_API llr_sink : virtual public gr::sync_block
 {
@@ -70,7 +77,8 @@ public:
                      std::uint32_t prbs_seed = 1,
                      int report_every = 0,
                      const std::string& reference_file = "",
-                     const std::string& code = "");
+                     const std::string& code = "",
+                     bool decoded_input = false);
 
     /*! LLRs per frame (the payload bits). */
     virtual std::size_t frame_bits() const = 0;

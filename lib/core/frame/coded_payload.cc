@@ -56,6 +56,29 @@ void coded_payload::deinterleave(const float* payload_llr, float* codeword_llr) 
         codeword_llr[i] = payload_llr[d_position[i]];
 }
 
+payload_decode_report finish_payload_decode(const coded_payload& payload,
+                                            const float* codeword_llr,
+                                            const std::uint8_t* bits,
+                                            const std::uint8_t* satisfied,
+                                            const int* iterations,
+                                            std::uint8_t* info)
+{
+    const std::size_t N = std::size_t(payload.n()), K = std::size_t(payload.k());
+    payload_decode_report r;
+    r.codewords = std::size_t(payload.codewords());
+    for (std::size_t c = 0; c < r.codewords; c++) {
+        payload.encoder().extract(&bits[c * N], info + c * K);
+        r.iterations += std::uint64_t(iterations[c]);
+        if (!satisfied[c])
+            continue;
+        r.satisfied++;
+        for (std::size_t b = 0; b < N; b++) // a NaN or 0 LLR decides 0, as the sinks do
+            r.raw_errors += (codeword_llr[c * N + b] > 0.0f) != (bits[c * N + b] == 1);
+        r.raw_bits += N;
+    }
+    return r;
+}
+
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

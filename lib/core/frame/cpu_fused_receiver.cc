@@ -9,6 +9,7 @@
 #include <gnuradio/gpumimo/core/ofdm/fftw_ofdm_fft.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
+#include <gnuradio/gpumimo/core/frame/coded_payload.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 
 #include <algorithm>
@@ -43,6 +44,14 @@ struct cpu_fused_receiver::impl {
     std::vector<const void*> fft_in;
     std::vector<void*> fft_out;
     std::vector<float> llr;
+    // With a code: the payload's layout, the CPU decoder and one frame's LLRs in payload
+    // and codeword order, with the decoder's outputs.
+    std::unique_ptr<coded_payload> coded;
+    std::unique_ptr<cpu_ldpc_decoder> decoder;
+    std::vector<float> frame_llr, codeword_llr;
+    std::vector<std::uint8_t> codeword_bits, satisfied;
+    std::vector<int> iterations;
+    std::vector<const std::complex<float>*> frame_in; // one frame's antennas
 
     explicit impl(const fused_receiver_config& c)
         : config((c.validate(), c)),
@@ -57,6 +66,17 @@ struct cpu_fused_receiver::impl {
             fftw = std::make_unique<fftw_ofdm_fft>(fft);
         else
             reference = std::make_unique<cpu_ofdm_fft>(fft);
+        if (!c.code.empty()) {
+            coded = std::make_unique<coded_payload>(c.frame, c.code);
+            decoder = std::make_unique<cpu_ldpc_decoder>(coded->code(), c.decoder);
+            frame_llr.resize(c.frame.payload_bits());
+            const std::size_t C = std::size_t(coded->codewords());
+            codeword_llr.resize(C * std::size_t(coded->n()));
+            codeword_bits.resize(codeword_llr.size());
+            satisfied.resize(C);
+            iterations.resize(C);
+            frame_in.resize(std::size_t(c.rx));
+        }
     }
 
     // Frame f's carriers, [antenna][symbol][used carrier]; false if a sample was not finite.
@@ -124,6 +144,19 @@ struct cpu_fused_receiver::impl {
                             out + L.payload_vector(c, s) * L.bits_per_vector);
         return true;
     }
+
+    // frame_llr's codewords decoded, their information bits into info.
+    payload_decode_report decode(std::uint8_t* info)
+    {
+        coded->deinterleave(frame_llr.data(), codeword_llr.data());
+        ldpc_outputs out;
+        out.bits = codeword_bits.data();
+        out.satisfied = satisfied.data();
+        out.iterations = iterations.data();
+        decoder->decode(codeword_llr.data(), std::size_t(coded->codewords()), out);
+        return finish_payload_decode(*coded, codeword_llr.data(), codeword_bits.data(),
+                                     satisfied.data(), iterations.data(), info);
+    }
 };
 
 cpu_fused_receiver::cpu_fused_receiver(const fused_receiver_config& config)
@@ -164,6 +197,43 @@ fused_receiver_report cpu_fused_receiver::process(const std::complex<float>* con
         if (noise_var)
             noise_var[f] = noise;
     }
+    return report;
+}
+
+std::size_t cpu_fused_receiver::info_bits_per_frame() const
+{
+    return d_impl->coded ? d_impl->coded->info_bits() : 0;
+}
+
+fused_receiver_report cpu_fused_receiver::process_decoded(const std::complex<float>* const* in,
+                                                          std::size_t frames,
+                                                          std::uint8_t* info,
+                                                          fused_decode_report* decoded,
+                                                          float* noise_var)
+{
+    if (!d_impl->decoder)
+        throw std::logic_error("cpu_fused_receiver::process_decoded: the configuration "
+                               "names no code");
+    fused_receiver_report report;
+    fused_decode_report sum;
+    const std::size_t K = info_bits_per_frame();
+    for (std::size_t f = 0; f < frames; f++) {
+        auto& one = d_impl->frame_in;
+        for (std::size_t a = 0; a < one.size(); a++)
+            one[a] = in[a] + f * d_impl->config.frame.samples();
+        const fused_receiver_report r =
+            process(one.data(), 1, d_impl->frame_llr.data(), noise_var ? noise_var + f : nullptr);
+        report.damaged_frames += r.damaged_frames;
+        report.unusable_estimates += r.unusable_estimates;
+        const payload_decode_report d = d_impl->decode(info + f * K);
+        sum.codewords += d.codewords;
+        sum.satisfied += d.satisfied;
+        sum.iterations += d.iterations;
+        sum.raw_errors += d.raw_errors;
+        sum.raw_bits += d.raw_bits;
+    }
+    if (decoded)
+        *decoded = sum;
     return report;
 }
 

@@ -32,6 +32,18 @@ public:
             [&](fused_receiver_engine& gpu) { return gpu.process(in, frames, llr, noise_var); },
             [&] { return d_cpu.process(in, frames, llr, noise_var); });
     }
+    fused_receiver_report process_decoded(const std::complex<float>* const* in,
+                                          std::size_t frames,
+                                          std::uint8_t* info,
+                                          fused_decode_report* decoded,
+                                          float* noise_var) override
+    {
+        return run(
+            [&](fused_receiver_engine& gpu) {
+                return gpu.process_decoded(in, frames, info, decoded, noise_var);
+            },
+            [&] { return d_cpu.process_decoded(in, frames, info, decoded, noise_var); });
+    }
 
 private:
     cpu_fused_receiver d_cpu;

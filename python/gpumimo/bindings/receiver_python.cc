@@ -163,7 +163,8 @@ void bind_receiver(py::module& m)
                          bool int8_output,
                          float int8_scale,
                          int device,
-                         const std::string& estimator) {
+                         const std::string& estimator,
+                         const std::string& code) {
                  return fused_receiver::make(preset,
                                              streams,
                                              modulation,
@@ -174,7 +175,8 @@ void bind_receiver(py::module& m)
                                              int8_output,
                                              int8_scale,
                                              device,
-                                             estimator);
+                                             estimator,
+                                             code);
              }),
              py::arg("preset"),
              py::arg("streams"),
@@ -186,13 +188,19 @@ void bind_receiver(py::module& m)
              py::arg("int8_output") = false,
              py::arg("int8_scale") = 8.0f,
              py::arg("device") = 0,
-             py::arg("estimator") = "lmmse")
+             py::arg("estimator") = "lmmse",
+             py::arg("code") = "")
         .def("detector", &fused_receiver::detector)
         .def(
             "set_detector",
             [](fused_receiver& b, const py::object& d) { b.set_detector(to_detector_spec(d)); },
             py::arg("detector"))
         .def("payload_bits", &fused_receiver::payload_bits)
+        .def("info_bits", &fused_receiver::info_bits)
+        .def("codewords", &fused_receiver::codewords)
+        .def("codeword_errors", &fused_receiver::codeword_errors)
+        .def("mean_iterations", &fused_receiver::mean_iterations)
+        .def("raw_ber", &fused_receiver::raw_ber)
         .def("backend", &fused_receiver::backend)
         .def("frames", &fused_receiver::frames)
         .def("damaged_frames", &fused_receiver::damaged_frames)
@@ -213,7 +221,8 @@ void bind_receiver(py::module& m)
              py::arg("prbs_seed") = 1,
              py::arg("report_every") = 0,
              py::arg("reference_file") = "",
-             py::arg("code") = "")
+             py::arg("code") = "",
+             py::arg("decoded_input") = false)
         .def("frame_bits", &llr_sink::frame_bits)
         .def("info_bits", &llr_sink::info_bits)
         .def("codewords", &llr_sink::codewords)

@@ -67,6 +67,31 @@ private:
     mutable std::vector<std::uint8_t> d_codeword; // encode()'s scratch
 };
 
+/*! What decoding one frame found. */
+struct payload_decode_report {
+    std::size_t codewords = 0;  //!< decoded
+    std::size_t satisfied = 0;  //!< whose decisions satisfy every check
+    std::uint64_t iterations = 0; //!< summed over the codewords
+    /*! The channel's hard decisions against the decoded codeword, over the satisfied
+     *  codewords only (there the decoded codeword is, with high probability, the one
+     *  sent): the pre-decoding (uncoded) bit errors and bits. */
+    std::uint64_t raw_errors = 0, raw_bits = 0;
+};
+
+/*!
+ * \brief What a frame's decoding found, once a decoder has run over its codewords():
+ * the information bits of each codeword's decisions into info (info_bits()), and the
+ * counts. codeword_llr: the frame's LLRs in codeword order (deinterleave()); bits,
+ * satisfied, iterations: the decoder's outputs (ldpc_outputs) for its codewords.
+ * Shared by payload_decoder (any engine) and the fused receivers (their own decoders).
+ */
+payload_decode_report finish_payload_decode(const coded_payload& payload,
+                                            const float* codeword_llr,
+                                            const std::uint8_t* bits,
+                                            const std::uint8_t* satisfied,
+                                            const int* iterations,
+                                            std::uint8_t* info);
+
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

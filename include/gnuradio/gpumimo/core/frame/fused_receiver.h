@@ -12,10 +12,14 @@
 #include <gnuradio/gpumimo/core/frame/carrier_major.h>
 #include <gnuradio/gpumimo/core/frame/channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/frame/coded_payload.h>
+#include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -43,6 +47,13 @@ struct fused_receiver_config {
     /*! How the channel is estimated (core/frame/channel_smoother.h); the detector gets
      *  the estimate's effective noise per carrier. */
     channel_estimator estimator = channel_estimator::lmmse;
+    /*! The payload's LDPC code (coded_payload: "wimax_<n>" or an alist path; "" for an
+     *  uncoded payload) and how it is decoded. With a code, process_decoded() gives each
+     *  frame's information bits (samples in, decoded bits out); process() still gives
+     *  the LLRs. A code the receivers cannot use (unknown, longer than the payload)
+     *  makes their construction throw std::invalid_argument (coded_payload's). */
+    std::string code;
+    ldpc_decoder_config decoder;
 
     /*! Throws std::invalid_argument naming what is out of range (rx < streams, ...). */
     void validate() const;
@@ -58,6 +69,12 @@ struct fused_receiver_report {
      *  met one; the LLRs of the carriers concerned are 0. */
     std::size_t unusable_estimates = 0;
 };
+
+/*! What decoding a call's frames found (process_decoded): payload_decode_report summed
+ *  over the frames. A damaged frame or one with an unusable estimate is decoded from the
+ *  zero LLRs the LLR path gives it: the all-zero codeword, which satisfies every check,
+ *  so its information bits are zeros (counting errors against the payload finds them). */
+using fused_decode_report = payload_decode_report;
 
 /*! Where a payload vector sits, shared by both paths: a frame's payload goes to the
  *  detectors carrier-major (core/frame/carrier_major.h). */
@@ -99,6 +116,17 @@ public:
                                   std::size_t frames,
                                   float* llr,
                                   float* noise_var = nullptr);
+    /*! config().code's information bits of each frame (info_bits_per_frame() each,
+     *  0 or 1) instead of its LLRs: process() then core::payload_decoder on this thread
+     *  (the CPU decoder). decoded (may be null) gets what the decoder found.
+     *  std::logic_error without a code. */
+    fused_receiver_report process_decoded(const std::complex<float>* const* in,
+                                          std::size_t frames,
+                                          std::uint8_t* info,
+                                          fused_decode_report* decoded = nullptr,
+                                          float* noise_var = nullptr);
+    /*! Information bits per frame (0 without a code). */
+    std::size_t info_bits_per_frame() const;
 
 private:
     struct impl;
@@ -137,6 +165,18 @@ public:
                                   std::size_t frames,
                                   float* llr,
                                   float* noise_var = nullptr);
+    /*! Samples in, decoded bits out, the LLRs never leaving the device: per chunk, after
+     *  the LLR kernel, a kernel de-interleaves each frame's codewords, gpu_ldpc_decoder
+     *  decodes them on the chunk's stream, and a kernel takes out the information bits
+     *  and counts each satisfied codeword's uncoded errors; only those bits and counts
+     *  are copied out (1 byte per information bit instead of 4 per payload bit). As
+     *  cpu_fused_receiver::process_decoded(); the same bits where the LLRs agree. */
+    fused_receiver_report process_decoded(const std::complex<float>* const* in,
+                                          std::size_t frames,
+                                          std::uint8_t* info,
+                                          fused_decode_report* decoded = nullptr,
+                                          float* noise_var = nullptr);
+    std::size_t info_bits_per_frame() const;
 
 private:
     struct impl;

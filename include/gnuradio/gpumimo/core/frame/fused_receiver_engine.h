@@ -12,6 +12,7 @@
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
 
 #include <complex>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -32,6 +33,13 @@ public:
                                           std::size_t frames,
                                           float* llr,
                                           float* noise_var = nullptr) = 0;
+    /*! As cpu_fused_receiver::process_decoded() (the configuration names a code): on
+     *  the GPU the LLRs stay on the device and only the information bits come back. */
+    virtual fused_receiver_report process_decoded(const std::complex<float>* const* in,
+                                                  std::size_t frames,
+                                                  std::uint8_t* info,
+                                                  fused_decode_report* decoded = nullptr,
+                                                  float* noise_var = nullptr) = 0;
     virtual gpu_fallback* fallback() { return nullptr; }
 };
 

@@ -20,17 +20,6 @@ namespace gr {
 namespace gpumimo {
 namespace core {
 
-/*! What decoding one frame found. */
-struct payload_decode_report {
-    std::size_t codewords = 0;  //!< decoded
-    std::size_t satisfied = 0;  //!< whose decisions satisfy every check
-    std::uint64_t iterations = 0; //!< summed over the codewords
-    /*! The channel's hard decisions against the decoded codeword, over the satisfied
-     *  codewords only (there the decoded codeword is, with high probability, the one
-     *  sent): the pre-decoding (uncoded) bit errors and bits. */
-    std::uint64_t raw_errors = 0, raw_bits = 0;
-};
-
 /*!
  * \brief A frame's payload LLRs to its information bits: de-interleaved, decoded by an
  * LDPC engine (core/ldpc/ldpc_engine.h: the GPU with the CPU as fallback, or the CPU),

@@ -57,6 +57,10 @@ public:
      *  pointer of `out` are device memory. synchronize() waits for it. */
     void decode_device(const float* llr, std::size_t frames, const ldpc_outputs& out);
     void decode_device(const std::int8_t* llr, float scale, std::size_t frames, const ldpc_outputs& out);
+    /*! The same on the caller's `stream` (a cudaStream_t; nullptr: the default stream),
+     *  after what it holds: a stage in the caller's pipeline (the fused receiver's
+     *  decoding). One stream at a time per decoder (its satisfied count is one). */
+    void decode_device(const float* llr, std::size_t frames, const ldpc_outputs& out, void* stream);
     void synchronize();
 
     /*! The device time of the last decode (CUDA events), in milliseconds: the kernel's

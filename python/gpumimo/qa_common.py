@@ -68,3 +68,26 @@ def grc_blocks_dir():
         if c and os.path.isfile(os.path.join(c, "gpumimo_mimo_detector.block.yml")):
             return pathlib.Path(c)
     raise FileNotFoundError("no built GRC block files (set GPUMIMO_GRC_DIR to build/grc)")
+
+
+def compile_flowgraph(grc_file, out_dir, cwd=None):
+    """grc_file compiled with grcc against the module's built block files (as GNU Radio
+    Companion does), and the generated Python module imported: the flowgraph's class is
+    the module's attribute named as the file's options id. cwd: where relative paths in
+    the flowgraph start."""
+    import importlib.util
+    import pathlib
+    import shutil
+    import subprocess
+    grcc = shutil.which("grcc")
+    assert grcc, "grcc (GNU Radio Companion's compiler) not found"
+    env = dict(os.environ, GRC_BLOCKS_PATH=str(grc_blocks_dir()))
+    result = subprocess.run([grcc, "-o", str(out_dir), str(grc_file)], env=env,
+                            capture_output=True, text=True, timeout=300, cwd=cwd)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Error" not in result.stdout + result.stderr, result.stdout + result.stderr
+    name = pathlib.Path(grc_file).stem
+    spec = importlib.util.spec_from_file_location(name, pathlib.Path(out_dir) / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -264,21 +264,9 @@ def test_grc_blocks_decode_in_the_fused_receiver(tmp_path):
     """The GRC blocks as GNU Radio Companion sees them: Frame Source with an LDPC code ->
     channel -> MIMO-OFDM Receiver (fused, the same code: decoded bits out) -> LLR Sink
     (Input: Decoded bits) compiles with grcc and counts every frame right at 30 dB."""
-    import importlib.util
-    import shutil
-    import subprocess
-    from qa_common import grc_blocks_dir
-    grcc = shutil.which("grcc")
-    assert grcc, "grcc (GNU Radio Companion's compiler) not found"
+    from qa_common import compile_flowgraph
     (tmp_path / "fused_decoding.grc").write_text(DECODING_GRC)
-    env = dict(os.environ, GRC_BLOCKS_PATH=str(grc_blocks_dir()))
-    result = subprocess.run([grcc, "-o", str(tmp_path), str(tmp_path / "fused_decoding.grc")],
-                            env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    spec = importlib.util.spec_from_file_location("fused_decoding", tmp_path / "fused_decoding.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    tb = module.fused_decoding()
+    tb = compile_flowgraph(tmp_path / "fused_decoding.grc", tmp_path).fused_decoding()
     tb.start()
     tb.wait()
     assert tb.rx.fused.info_bits() == 864

@@ -7,12 +7,9 @@
 examples/ compiles with grcc against grc/*.block.yml, and the generated flowgraph runs
 and gives what it promises."""
 
-import importlib.util
 import os
 import pathlib
 import re
-import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -22,23 +19,12 @@ from gnuradio import gpumimo, gr
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qa_common import grc_blocks_dir  # noqa: E402
+from qa_common import compile_flowgraph  # noqa: E402
 
 
 def compile_example(name, out_dir):
-    grcc = shutil.which("grcc")
-    assert grcc, "grcc (GNU Radio Companion's compiler) not found"
-    env = dict(os.environ, GRC_BLOCKS_PATH=str(grc_blocks_dir()))
-    result = subprocess.run([grcc, "-o", str(out_dir),
-                             str(SOURCE / "examples" / f"{name}.grc")],
-                            env=env, capture_output=True, text=True, timeout=300,
-                            cwd=SOURCE)  # where examples' relative paths start
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "Error" not in result.stdout + result.stderr, result.stdout + result.stderr
-    spec = importlib.util.spec_from_file_location(name, out_dir / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    # cwd: where the examples' relative paths start
+    return compile_flowgraph(SOURCE / "examples" / f"{name}.grc", out_dir, cwd=SOURCE)
 
 
 def test_every_example_has_a_test():

@@ -18,7 +18,7 @@ import pmt
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qa_common import grc_blocks_dir, seeded_rng, ts38211_points  # noqa: E402
+from qa_common import compile_flowgraph, seeded_rng, ts38211_points  # noqa: E402
 
 from gnuradio import blocks, gr, gpumimo  # noqa: E402
 
@@ -205,21 +205,8 @@ def test_the_grc_block_compiles_and_runs(tmp_path):
     """grc/gpumimo_mimo_ofdm_tx.block.yml as GNU Radio Companion sees it: a flowgraph
     with it, PRBS and byte payloads, compiles with grcc and gives the same samples as
     the block made in Python."""
-    import importlib.util
-    import pathlib
-    import shutil
-    import subprocess
-    grcc = shutil.which("grcc")
-    assert grcc, "grcc (GNU Radio Companion's compiler) not found"
     (tmp_path / "tx_yml.grc").write_text(GRC)
-    env = dict(os.environ, GRC_BLOCKS_PATH=str(grc_blocks_dir()))
-    result = subprocess.run([grcc, "-o", str(tmp_path), str(tmp_path / "tx_yml.grc")],
-                            env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    spec = importlib.util.spec_from_file_location("tx_yml", tmp_path / "tx_yml.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    tb = module.tx_yml()
+    tb = compile_flowgraph(tmp_path / "tx_yml.grc", tmp_path).tx_yml()
     tb.start()
     tb.wait()
     got = np.array([tb.sink0.data(), tb.sink1.data()], dtype=np.complex64)

@@ -13,7 +13,6 @@ never turned into NaN LLRs."""
 
 import json
 import subprocess
-import pathlib
 import os
 import sys
 

@@ -13,7 +13,6 @@ import datetime
 import hashlib
 import json
 import os
-import pathlib
 
 import numpy as np
 import pmt

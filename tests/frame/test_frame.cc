@@ -205,6 +205,7 @@ TEST(Frame, TrackingCarriersAreSpreadAndTheRestCarryData)
         const numerology n = numerology_preset(z.preset);
         const std::vector<int> t = tracking_carriers(n), d = data_carriers(n);
         EXPECT_EQ(int(t.size()), z.tracking) << z.preset;
+        EXPECT_EQ(tracking_carrier_count(n), z.tracking) << z.preset;
         EXPECT_EQ(int(d.size()), z.data) << z.preset;
         // Together every used carrier once, each list ascending.
         std::vector<int> all(t);

@@ -209,7 +209,8 @@ frame_format make_frame_format(const std::string& preset,
 
 int frame_format::data_carrier_count() const
 {
-    return num.used_carriers - int(tracking_carriers(num).size());
+    // Counted, not listed: payload_bits() is asked in work() calls, which allocate nothing.
+    return num.used_carriers - tracking_carrier_count(num);
 }
 
 std::size_t frame_format::payload_bits() const
@@ -218,12 +219,18 @@ std::size_t frame_format::payload_bits() const
            constellation(mod).bits_per_symbol();
 }
 
-std::vector<int> tracking_carriers(const numerology& num)
+int tracking_carrier_count(const numerology& num)
 {
     const int U = num.used_carriers;
     int n = std::max(2, U / 12);
     while ((U - n) % 4 != 0) // data carriers a multiple of 4: whole bytes a frame
         n++;
+    return n;
+}
+
+std::vector<int> tracking_carriers(const numerology& num)
+{
+    const int U = num.used_carriers, n = tracking_carrier_count(num);
     std::vector<int> t(std::size_t(n), 0);
     for (int j = 0; j < n; j++)
         t[std::size_t(j)] = (2 * j + 1) * U / (2 * n);

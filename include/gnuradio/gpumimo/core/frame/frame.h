@@ -149,6 +149,8 @@ constexpr int frame_format_version = 3;
  *  bytes), the j-th at (2 j + 1) used_carriers / (2 n), spread evenly over the band.
  *  Every stream sends its pilot value (pilot_carriers()) there in every payload symbol. */
 std::vector<int> tracking_carriers(const numerology& num);
+/*! How many tracking_carriers() there are (n), without listing them. */
+int tracking_carrier_count(const numerology& num);
 
 /*! The used carriers that carry payload (indices into the used carriers, ascending):
  *  all but the tracking carriers. */

@@ -11,8 +11,10 @@
 
 #include "common/cuda_check.cuh"
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 namespace gr {
 namespace gpumimo {
@@ -161,6 +163,25 @@ inline bool is_pinned(const void* p)
         return false;
     }
     return attr.type == cudaMemoryTypeHost;
+}
+
+/*! A host vector copied to a new buffer on the current device, synchronously; T the
+ *  device type, of the host type's size (float2 for std::complex<float>). At least one
+ *  element, so that an empty list still gives a valid pointer. */
+template <typename T, typename H>
+device_buffer<T> upload_as(const std::vector<H>& host)
+{
+    static_assert(sizeof(T) == sizeof(H), "upload_as: the device type must be the host type's size");
+    device_buffer<T> d(std::max<std::size_t>(1, host.size()));
+    if (!host.empty())
+        GPUMIMO_CUDA_CHECK(
+            cudaMemcpy(d.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+}
+template <typename T>
+device_buffer<T> upload(const std::vector<T>& host)
+{
+    return upload_as<T>(host);
 }
 
 } // namespace cuda

@@ -434,13 +434,13 @@ struct gpu_channel_smoother::impl {
             ph[std::size_t(c)] = make_double2(w.real(), w.imag());
             k[std::size_t(c)] = used[std::size_t(c)] - N / 2;
         }
-        twiddles = upload(tw);
-        phasors = upload(ph);
-        freq = upload(k);
+        twiddles = gc::upload(tw);
+        phasors = gc::upload(ph);
+        freq = gc::upload(k);
         std::vector<double2> gm;
         for (const std::complex<double>& v : reference.gram())
             gm.push_back(make_double2(v.real(), v.imag()));
-        gram = upload(gm);
+        gram = gc::upload(gm);
         g = gc::device_buffer<double2>(frames * P * L);
         taps = gc::device_buffer<float2>(frames * P * L);
         err = gc::device_buffer<float>(frames * U);
@@ -468,7 +468,7 @@ struct gpu_channel_smoother::impl {
         for (int i = 0; i < L; i++)
             for (int j = 0; j < L; j++)
                 colmajor[std::size_t(j) * L + i] = gm[std::size_t(i) * L + j];
-        gc::device_buffer<double2> a = upload(colmajor);
+        gc::device_buffer<double2> a = gc::upload(colmajor);
         gc::device_buffer<double> w{ std::size_t(L) };
         gc::device_buffer<int> info(1);
         cusolverDnHandle_t handle = nullptr;
@@ -505,13 +505,13 @@ struct gpu_channel_smoother::impl {
                 v[std::size_t(i) * L + m] = vc[std::size_t(m) * L + i];
         for (double& x : lam) // T is positive semidefinite: rounding below 0 is 0
             x = std::max(x, 0.0);
-        V = upload(v);
+        V = gc::upload(v);
         std::vector<double2> vt(v.size());
         for (int i = 0; i < L; i++)
             for (int m = 0; m < L; m++)
                 vt[std::size_t(m) * L + i] = v[std::size_t(i) * L + m];
-        VT = upload(vt);
-        lambda = upload(lam);
+        VT = gc::upload(vt);
+        lambda = gc::upload(lam);
         std::vector<double> table(method == channel_estimator::dft ? std::size_t(U) * L : 1, 0.0);
         if (method == channel_estimator::dft)
             for (int c = 0; c < U; c++)
@@ -523,16 +523,7 @@ struct gpu_channel_smoother::impl {
                     }
                     table[std::size_t(c) * L + m] = std::norm(s);
                 }
-        wc = upload(table);
-    }
-
-    template <typename T>
-    static gc::device_buffer<T> upload(const std::vector<T>& v)
-    {
-        gc::device_buffer<T> d(std::max<std::size_t>(1, v.size()));
-        GPUMIMO_CUDA_CHECK(
-            cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-        return d;
+        wc = gc::upload(table);
     }
 
     void run(float2* h, const float* n0, std::size_t frames, float* noise_eff, cudaStream_t st)

@@ -294,15 +294,8 @@ __global__ void scatter_llr_kernel(const float* detected,
     }
 }
 
-template <typename T, typename H>
-gc::device_buffer<T> upload_as(const std::vector<H>& v)
-{
-    gc::device_buffer<T> d(std::max<std::size_t>(1, v.size()));
-    if (!v.empty())
-        GPUMIMO_CUDA_CHECK(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-    return d;
-}
-gc::device_buffer<int> upload(const std::vector<int>& v) { return upload_as<int>(v); }
+using gc::upload;
+using gc::upload_as;
 gc::device_buffer<float2> upload(const std::vector<std::complex<float>>& v) { return upload_as<float2>(v); }
 
 std::size_t default_frames(int rx)

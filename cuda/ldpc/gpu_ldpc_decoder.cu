@@ -265,14 +265,10 @@ struct gpu_ldpc_decoder::impl {
             GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
                 k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
 
-        auto upload = [](cuda::device_buffer<int>& d, const std::vector<int>& h) {
-            d = cuda::device_buffer<int>(h.size());
-            GPUMIMO_CUDA_CHECK(cudaMemcpy(d.get(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
-        };
-        upload(layer_offset, h_layer_offset);
-        upload(layer_check, h_layer_check);
-        upload(edge_offset, h_edge_offset);
-        upload(edge_bit, h_edge_bit);
+        layer_offset = cuda::upload(h_layer_offset);
+        layer_check = cuda::upload(h_layer_check);
+        edge_offset = cuda::upload(h_edge_offset);
+        edge_bit = cuda::upload(h_edge_bit);
         const std::size_t values = max_frames * std::size_t(n);
         llr_f = cuda::device_buffer<float>(values);
         llr_q = cuda::device_buffer<std::int8_t>(values);

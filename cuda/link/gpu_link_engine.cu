@@ -261,14 +261,7 @@ __global__ void count_kernel(link_view v,
     }
 }
 
-template <typename T>
-gc::device_buffer<T> upload(const std::vector<T>& host)
-{
-    gc::device_buffer<T> d(host.size());
-    if (!host.empty())
-        GPUMIMO_CUDA_CHECK(cudaMemcpy(d.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-    return d;
-}
+using gc::upload;
 
 unsigned blocks_for(long long threads, int per_block)
 {

@@ -129,11 +129,8 @@ public:
         try {
             rep = run(in.data(), frames, llr);
         } catch (...) { // the CPU path too: its frames leave as erasures, counted
-            d_faults.caught("its " + std::to_string(frames) + " frames leave as zero LLRs");
             std::fill(llr, llr + frames * d_bits, 0.0f);
-            std::fill(d_noise.begin(), d_noise.end(), 0.0f);
-            rep = core::fused_receiver_report();
-            rep.unusable_estimates = frames;
+            rep = failed_call(frames, "zero LLRs");
         }
         if (d_int8)
             core::llr_to_int8(llr, frames * d_bits, d_int8_scale,
@@ -153,11 +150,8 @@ private:
         try {
             rep = d_engine->process_decoded(in, frames, info, &dec, d_noise.data());
         } catch (...) {
-            d_faults.caught("its " + std::to_string(frames) + " frames leave as zero bits");
             std::fill(info, info + frames * d_bits, std::uint8_t(0));
-            std::fill(d_noise.begin(), d_noise.end(), 0.0f);
-            rep = core::fused_receiver_report();
-            rep.unusable_estimates = frames;
+            rep = failed_call(frames, "zero bits");
             dec = core::fused_decode_report();
         }
         d_codewords += dec.codewords;
@@ -166,6 +160,17 @@ private:
         d_raw_bits += dec.raw_bits;
         d_raw_errors += dec.raw_errors;
         account(rep, frames);
+    }
+
+    // A call whose engine threw (its outputs already zeroed by the caller): logged, no
+    // noise estimate, every frame counted as an unusable estimate.
+    core::fused_receiver_report failed_call(std::size_t frames, const char* left_as)
+    {
+        d_faults.caught("its " + std::to_string(frames) + " frames leave as " + left_as);
+        std::fill(d_noise.begin(), d_noise.end(), 0.0f);
+        core::fused_receiver_report rep;
+        rep.unusable_estimates = frames;
+        return rep;
     }
 
     float* scratch(std::size_t n)

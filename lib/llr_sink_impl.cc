@@ -115,14 +115,14 @@ public:
     double mean_iterations() const override
     {
         const counts c = since_reset();
-        return c.codewords ? double(c.iterations) / double(c.codewords) : 0.0;
+        return ratio(c.iterations, c.codewords);
     }
     std::uint64_t raw_bits() const override { return since_reset().raw_bits; }
     std::uint64_t raw_bit_errors() const override { return since_reset().raw_errors; }
     double raw_ber() const override
     {
         const counts c = since_reset();
-        return c.raw_bits ? double(c.raw_errors) / double(c.raw_bits) : 0.0;
+        return ratio(c.raw_errors, c.raw_bits);
     }
     std::string decoder_backend() const override
     {
@@ -136,12 +136,12 @@ public:
     double ber() const override
     {
         const counts c = since_reset();
-        return c.bits ? double(c.bit_errors) / double(c.bits) : 0.0;
+        return ratio(c.bit_errors, c.bits);
     }
     double fer() const override
     {
         const counts c = since_reset();
-        return c.frames ? double(c.frame_errors) / double(c.frames) : 0.0;
+        return ratio(c.frame_errors, c.frames);
     }
     std::uint64_t resynchronisations() const override { return since_reset().resyncs; }
     std::uint64_t unsynchronised_frames() const override { return since_reset().unsynced; }
@@ -304,18 +304,15 @@ private:
         const counts now = since_reset_locked();
         const counts was = d_window; // zero after a reset: the window starts at it
         d_window = now;
-        auto rate = [](std::uint64_t errors, std::uint64_t of) {
-            return of ? float(double(errors) / double(of)) : 0.0f;
-        };
-        const float before_decoding =
-            d_coded ? rate(now.raw_errors - was.raw_errors, now.raw_bits - was.raw_bits)
-                    : rate(now.bit_errors - was.bit_errors, now.bits - was.bits);
-        const float fer = rate(now.frame_errors - was.frame_errors, now.frames - was.frames);
+        const double before_decoding =
+            d_coded ? ratio(now.raw_errors - was.raw_errors, now.raw_bits - was.raw_bits)
+                    : ratio(now.bit_errors - was.bit_errors, now.bits - was.bits);
+        const double fer = ratio(now.frame_errors - was.frame_errors, now.frames - was.frames);
         pmt::pmt_t meta = pmt::make_dict();
         meta = pmt::dict_add(meta, pmt::intern("frames"), pmt::from_uint64(now.frames));
         meta = pmt::dict_add(meta, pmt::intern("window_frames"),
                              pmt::from_uint64(now.frames - was.frames));
-        const std::vector<float> values{ before_decoding, fer };
+        const std::vector<float> values{ float(before_decoding), float(fer) };
         message_port_pub(d_rates_port, pmt::cons(meta, pmt::init_f32vector(values.size(), values)));
     }
 
@@ -406,7 +403,11 @@ private:
         return d;
     }
 
-    static double ratio(std::uint64_t a, std::uint64_t b) { return b ? double(a) / double(b) : 0.0; }
+    // errors / of, 0 when nothing was counted: every rate the sink gives.
+    static double ratio(std::uint64_t errors, std::uint64_t of)
+    {
+        return of ? double(errors) / double(of) : 0.0;
+    }
     double llr_rate_locked() const
     {
         const double s = std::chrono::duration<double>(d_last - d_first).count();

@@ -44,9 +44,9 @@ namespace gpumimo {
  * only at stop()), and the error rates of just those frames through "error_rates": a
  * PDU (metadata {frames: frames so far, window_frames}, f32vector [BER before
  * decoding, FER]) for a plot over time (PDU to Tagged Stream, Deinterleave, QT GUI
- * Time Sink: examples/*_qt.grc). The BER before decoding is raw_ber()'s over the
- * window when coded, ber()'s otherwise; the FER is fer()'s (after decoding when
- * coded). stop() logs a summary, naming the frames that could not be compared.
+ * Time Sink: examples/sim_loopback_qt.grc and replay_sigmf_qt.grc). The BER before
+ * decoding is raw_ber()'s over the window when coded, ber()'s otherwise; the FER is
+ * fer()'s (after decoding when coded). stop() logs a summary, naming the frames that could not be compared.
  *
  * code (default "": uncoded): the LDPC code mimo_ofdm_tx encoded with (the same name).
  * Each frame's LLRs are de-interleaved and decoded (core::payload_decoder: the GPU

@@ -75,7 +75,7 @@ if command -v compute-sanitizer > /dev/null; then
     status "sanitizers (apsm)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
     ldpc=build-gpu/tests/test_gpu_ldpc
     compute-sanitizer --tool memcheck --error-exitcode 9 $ldpc --gtest_filter='*DeviceResident*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
-    compute-sanitizer --tool racecheck --error-exitcode 9 $ldpc --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1
+    compute-sanitizer --tool racecheck --error-exitcode 9 $ldpc --gtest_filter='*DeviceResident*:*Refuses*' >> "$OUT/racecheck.log" 2>&1
     status "sanitizers (ldpc)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
     link=build-gpu/tests/test_gpu_link_simulator
     compute-sanitizer --tool memcheck --error-exitcode 9 $link --gtest_filter='*FramesEqual*:*Refusals*' >> "$OUT/memcheck.log" 2>&1 &&

@@ -44,7 +44,7 @@ void usage()
         "  --fft-len N               tdl: subcarriers (default 256)\n"
         "  --uncoded [--frame-bits N]    no LDPC code (default 2304 bits a frame)\n"
         "  --code-n N | --alist FILE 802.16e rate 1/2, n = 576..2304 (default 2304), or any code\n"
-        "  --decoder min_sum|sum_product --iterations I --normalisation A --offset B\n"
+        "  --decoder min_sum|min_sum_half|sum_product --iterations I --normalisation A --offset B\n"
         "                            (default min_sum, 10, 0.75, 0)\n"
         "  --no-early-termination --no-interleave\n"
         "  --frame-errors E --max-frames F   stop a point at E frame errors or F frames\n"

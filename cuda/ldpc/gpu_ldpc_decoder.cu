@@ -2,7 +2,10 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The batched LDPC decoder (core::gpu_ldpc_decoder). One thread block per codeword: its
+ * The batched LDPC decoder (core::gpu_ldpc_decoder). min_sum and sum_product: the kernel
+ * below; min_sum_half: min_sum_half_kernel.cuh (two codewords a block, half2).
+ *
+ * One thread block per codeword: its
  * a-posteriori LLRs (n floats) and check messages (one per edge) live in shared memory
  * for the whole decode; the block walks the code's layers in order, a thread per check
  * of the layer (no two share a bit, so no two threads touch the same LLR), a barrier
@@ -17,6 +20,7 @@
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
 #include "detail/gpu_engines.h"
+#include "ldpc/min_sum_half_kernel.cuh"
 
 #include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
 
@@ -194,6 +198,30 @@ __global__ void ldpc_decode_kernel(const In* __restrict__ llr,
 
 } // namespace
 
+// The min_sum_half kernel unrolled for checks of degree up to D (8, 16, 32 or 64).
+template <typename In>
+using half_kernel_fn = void (*)(const In*, std::size_t, half_ldpc::code_view, half_ldpc::params,
+                                float*, std::uint8_t*, int*, std::uint8_t*, unsigned*);
+constexpr int max_half_degree = 64;
+int half_unroll(int max_degree)
+{
+    return max_degree <= 8 ? 8 : max_degree <= 16 ? 16 : max_degree <= 32 ? 32 : 64;
+}
+template <typename In>
+half_kernel_fn<In> half_kernel(int unroll)
+{
+    switch (unroll) {
+    case 8:
+        return half_ldpc::decode_kernel<8, In>;
+    case 16:
+        return half_ldpc::decode_kernel<16, In>;
+    case 32:
+        return half_ldpc::decode_kernel<32, In>;
+    default:
+        return half_ldpc::decode_kernel<64, In>;
+    }
+}
+
 // The host pipeline's chunks: a quarter of the batch, at least this many codewords (a
 // chunk under a few hundred blocks leaves the GPU part idle).
 constexpr std::size_t min_chunk_frames = 512;
@@ -205,6 +233,11 @@ struct gpu_ldpc_decoder::impl {
     std::size_t shared_bytes;
     decode_params params{};
     cuda::device_buffer<int> layer_offset, layer_check, edge_offset, edge_bit;
+    // min_sum_half: the slot layout (min_sum_half_kernel.cuh) and its unrolled degree.
+    bool half = false;
+    int half_degree = 8, slots = 0;
+    half_ldpc::params half_params{};
+    cuda::device_buffer<int> slot_base, position_degree, slot_bit;
     // Staging for host-to-host decodes: inputs and every output kind, device and pinned.
     cuda::device_buffer<float> llr_f, app;
     cuda::device_buffer<std::int8_t> llr_q;
@@ -229,6 +262,11 @@ struct gpu_ldpc_decoder::impl {
         if (config.algorithm == ldpc_algorithm::sum_product && code.max_check_degree() > 32)
             throw std::invalid_argument("gpu_ldpc_decoder: sum-product takes checks of "
                                         "degree up to 32");
+        half = config.algorithm == ldpc_algorithm::min_sum_half;
+        if (half && code.max_check_degree() > max_half_degree)
+            throw std::invalid_argument("gpu_ldpc_decoder: min_sum_half takes checks of degree "
+                                        "up to " + std::to_string(max_half_degree) + ", this code has " +
+                                        std::to_string(code.max_check_degree()));
         params.max_iterations = config.max_iterations;
         params.early_termination = config.early_termination;
         params.min_sum = config.algorithm == ldpc_algorithm::min_sum;
@@ -251,6 +289,29 @@ struct gpu_ldpc_decoder::impl {
         threads = int(std::min<std::size_t>(1024, (widest + 31) / 32 * 32));
         shared_bytes = (std::size_t(n) + h_edge_bit.size()) * sizeof(float);
 
+        // The slot layout: layer by layer, edge j of every check of the layer, then j + 1.
+        std::vector<int> h_slot_base, h_degree, h_slot_bit;
+        for (const auto& layer : code.layers) {
+            std::size_t deg = 0;
+            for (const int c : layer)
+                deg = std::max(deg, code.checks[std::size_t(c)].size());
+            h_slot_base.push_back(int(h_slot_bit.size()));
+            const std::size_t width = layer.size(), base = h_slot_bit.size();
+            h_slot_bit.resize(base + deg * width, 0);
+            for (std::size_t i = 0; i < width; i++) {
+                const auto& bits = code.checks[std::size_t(layer[i])];
+                h_degree.push_back(int(bits.size()));
+                for (std::size_t j = 0; j < bits.size(); j++)
+                    h_slot_bit[base + j * width + i] = bits[j];
+            }
+        }
+        slots = int(h_slot_bit.size());
+        half_degree = half_unroll(code.max_check_degree());
+        half_params = { config.max_iterations, config.early_termination, config.normalisation,
+                        config.offset, 0.0f, ldpc_half_saturation };
+        if (half) // two codewords per block, a __half2 per bit and per slot
+            shared_bytes = (std::size_t(n) + std::size_t(slots)) * sizeof(__half2);
+
         cuda::device_guard guard;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         int optin = 0;
@@ -261,7 +322,9 @@ struct gpu_ldpc_decoder::impl {
                 std::to_string(shared_bytes) + " bytes of shared memory, the device gives a "
                 "block at most " + std::to_string(optin));
         for (const void* k : { (const void*)ldpc_decode_kernel<float>,
-                               (const void*)ldpc_decode_kernel<std::int8_t> })
+                               (const void*)ldpc_decode_kernel<std::int8_t>,
+                               (const void*)half_kernel<float>(half_degree),
+                               (const void*)half_kernel<std::int8_t>(half_degree) })
             GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
                 k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
 
@@ -269,6 +332,9 @@ struct gpu_ldpc_decoder::impl {
         layer_check = cuda::upload(h_layer_check);
         edge_offset = cuda::upload(h_edge_offset);
         edge_bit = cuda::upload(h_edge_bit);
+        slot_base = cuda::upload(h_slot_base);
+        position_degree = cuda::upload(h_degree);
+        slot_bit = cuda::upload(h_slot_bit);
         const std::size_t values = max_frames * std::size_t(n);
         llr_f = cuda::device_buffer<float>(values);
         llr_q = cuda::device_buffer<std::int8_t>(values);
@@ -285,6 +351,7 @@ struct gpu_ldpc_decoder::impl {
         if (!(scale > 0.0f) || !std::isfinite(scale))
             throw std::invalid_argument("gpu_ldpc_decoder: the int8 scale must be finite and > 0");
         params.int8_scale = scale;
+        half_params.int8_scale = scale;
     }
 
     code_view view() const
@@ -296,6 +363,14 @@ struct gpu_ldpc_decoder::impl {
     template <typename In>
     void kernel(const In* llr, std::size_t frames, const ldpc_outputs& out, cudaStream_t s)
     {
+        if (half) {
+            const half_ldpc::code_view hv{ n, layers, layer_offset.get(), slot_base.get(),
+                                           position_degree.get(), slot_bit.get(), slots };
+            half_kernel<In>(half_degree)<<<unsigned((frames + 1) / 2), unsigned(threads), shared_bytes, s>>>(
+                llr, frames, hv, half_params, out.app, out.bits, out.iterations, out.satisfied, count.get());
+            GPUMIMO_CUDA_CHECK_LAUNCH("min_sum_half decode_kernel");
+            return;
+        }
         ldpc_decode_kernel<In><<<unsigned(frames), unsigned(threads), shared_bytes, s>>>(
             llr, view(), params, out.app, out.bits, out.iterations, out.satisfied, count.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("ldpc_decode_kernel");

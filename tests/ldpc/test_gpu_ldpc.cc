@@ -6,7 +6,9 @@
  * codewords through BPSK over AWGN, Eb/N0 spread so that some frames decode and some
  * do not): min-sum bit for bit (a-posteriori LLRs, decisions, iterations, syndrome
  * flags, the count) for several codes, configurations, batch sizes 1, 7 and 131, float
- * and int8 input, host and device memory, the host pipeline over several chunks;
+ * and int8 input, host and device memory, the host pipeline over several chunks, in
+ * single (min_sum) and half precision (min_sum_half, with codewords at scales 2^-60 to
+ * 2^60 and values that are subnormal halves);
  * sum-product with CUDA's own log1pf/expm1f:
  * the same decisions where decoding converges. Outputs are poisoned first and checked
  * fully written. Refusals. Skipped, and reported as skipped, without a usable GPU.
@@ -146,15 +148,23 @@ TEST_F(GpuLdpc, MinSumIsBitIdenticalToTheCpuReference)
     ASSERT_EQ(codes[4].max_check_degree(), 40);
     for (const ldpc_code& code : codes) {
         for (const setting& s : settings) {
+          for (const ldpc_algorithm algorithm : { ldpc_algorithm::min_sum, ldpc_algorithm::min_sum_half }) {
             for (std::size_t frames : { std::size_t(1), std::size_t(7), std::size_t(131) }) {
                 ldpc_decoder_config cfg;
+                cfg.algorithm = algorithm;
                 cfg.normalisation = s.normalisation;
                 cfg.offset = s.offset;
                 cfg.early_termination = s.early;
                 cfg.max_iterations = s.iterations;
                 const std::size_t n = std::size_t(code.n);
-                const auto llr = noisy_codewords(code, frames, 0.5, 3.0, rng);
-                const std::string what = code.name + ", " + s.name + ", " + std::to_string(frames) + " frames";
+                auto llr = noisy_codewords(code, frames, 0.5, 3.0, rng);
+                for (std::size_t i = 0; i < llr.size(); i += 17) // values that are subnormal halves
+                    llr[i] *= 1e-5f;
+                if (frames == 7) // the codewords at scales far apart
+                    for (std::size_t i = 0; i < llr.size(); i++)
+                        llr[i] = std::ldexp(llr[i], int(i / std::size_t(code.n)) * 20 - 60);
+                const std::string what = code.name + ", " + to_string(algorithm) + ", " + s.name + ", " +
+                                         std::to_string(frames) + " frames";
                 cpu_ldpc_decoder cpu(code, cfg);
                 gpu_ldpc_decoder gpu(code, cfg, 131);
                 decoded want(frames, n), got(frames, n);
@@ -174,15 +184,19 @@ TEST_F(GpuLdpc, MinSumIsBitIdenticalToTheCpuReference)
                 got_q.count = gpu.decode(q.data(), 4.0f, frames, got_q.outputs());
                 expect_identical(got_q, want_q, n, what + ", int8");
             }
+          }
         }
     }
 }
 
 TEST_F(GpuLdpc, DeviceResidentDecodeWritesWhatTheHostPathWrites)
 {
-    auto rng = make_rng(2802);
+  auto rng = make_rng(2802);
+  for (const ldpc_algorithm algorithm : { ldpc_algorithm::min_sum, ldpc_algorithm::min_sum_half }) {
+    SCOPED_TRACE(to_string(algorithm));
     const ldpc_code code = wimax_rate_half_code(2304);
     ldpc_decoder_config cfg;
+    cfg.algorithm = algorithm;
     const std::size_t frames = 37, n = std::size_t(code.n);
     auto llr = noisy_codewords(code, frames, 1.0, 2.5, rng);
     llr[3] = NAN; // erasures
@@ -220,15 +234,19 @@ TEST_F(GpuLdpc, DeviceResidentDecodeWritesWhatTheHostPathWrites)
     for (void* p : { (void*)d_llr, (void*)d_app, (void*)d_bits, (void*)d_ok, (void*)d_its })
         cudaFree(p);
     EXPECT_GT(gpu.last_kernel_ms(), 0.0f);
+  }
 }
 
 TEST_F(GpuLdpc, HostPipelineOverSeveralChunksMatchesTheCpu)
 {
     // 1,100 codewords: chunks of 512, 512 and 76 over two streams, from pinned memory
     // (copies overlap kernels) and from pageable memory.
-    auto rng = make_rng(2804);
+  auto rng = make_rng(2804);
+  for (const ldpc_algorithm algorithm : { ldpc_algorithm::min_sum, ldpc_algorithm::min_sum_half }) {
+    SCOPED_TRACE(to_string(algorithm));
     const ldpc_code code = wimax_rate_half_code(576);
     ldpc_decoder_config cfg;
+    cfg.algorithm = algorithm;
     const std::size_t frames = 1100, n = std::size_t(code.n);
     const auto llr = noisy_codewords(code, frames, 0.5, 3.0, rng);
     cpu_ldpc_decoder cpu(code, cfg);
@@ -245,6 +263,7 @@ TEST_F(GpuLdpc, HostPipelineOverSeveralChunksMatchesTheCpu)
     from_pinned.count = gpu.decode(pinned, frames, from_pinned.outputs());
     cudaFreeHost(pinned);
     expect_identical(from_pinned, want, n, "pinned host memory");
+  }
 }
 
 TEST_F(GpuLdpc, SumProductDecidesAsTheCpuReferenceWhereItConverges)
@@ -321,6 +340,25 @@ TEST_F(GpuLdpc, RefusesWhatItCannotDecode)
         big.checks[std::size_t(c)] = { 2 * c, 2 * c + 1 };
     finish_ldpc_code(big);
     EXPECT_THROW(gpu_ldpc_decoder(big, cfg, 1), std::invalid_argument);
+    // min_sum_half unrolls checks up to degree 64: a 2 x 65 grid's rows are refused.
+    ldpc_code wide;
+    wide.name = "wide";
+    wide.n = 130;
+    wide.m = 67;
+    wide.checks.resize(67);
+    for (int v = 0; v < 130; v++) {
+        wide.checks[std::size_t(v / 65)].push_back(v);
+        wide.checks[std::size_t(2 + v % 65)].push_back(v);
+    }
+    finish_ldpc_code(wide);
+    ldpc_decoder_config half_cfg;
+    half_cfg.algorithm = ldpc_algorithm::min_sum_half;
+    try {
+        gpu_ldpc_decoder refused(wide, half_cfg, 1);
+        ADD_FAILURE() << "a check of degree 65 accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("degree up to 64"), std::string::npos) << e.what();
+    }
     // Still usable after the refusals: the all-zero codeword, confidently received.
     std::fill(llr.begin(), llr.end(), -1.0f);
     EXPECT_EQ(gpu.decode(llr.data(), 4, out.outputs()), 4u);

@@ -7,9 +7,11 @@
  * codewords satisfy H c = 0 checked row by row, for the whole 802.16e family and for a
  * matrix with dependent rows; the decoders against the README's reference points (BPSK
  * over AWGN, within binomial margins), int8 input equal to its float value, erasures
- * and bad files refused with clear errors.
+ * and bad files refused with clear errors; the half-precision rounding against binary16's
+ * definition on every finite half, and min_sum_half against min_sum on the same frames.
  */
 #include "common/test_util.h"
+#include "ldpc/ldpc_internal.h"
 
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 
@@ -391,7 +393,7 @@ TEST(Ldpc, DecoderOutputsAgreeWithEachOtherAndTheInt8Path)
         from_q[i] = float(q[i]) / scale;
     }
     llr[5] = NAN; // an erasure in frame 0
-    for (auto algo : { ldpc_algorithm::min_sum, ldpc_algorithm::sum_product }) {
+    for (auto algo : { ldpc_algorithm::min_sum, ldpc_algorithm::min_sum_half, ldpc_algorithm::sum_product }) {
         ldpc_decoder_config cfg;
         cfg.algorithm = algo;
         cfg.max_iterations = 20;
@@ -428,5 +430,126 @@ TEST(Ldpc, DecoderOutputsAgreeWithEachOtherAndTheInt8Path)
         cpu_ldpc_decoder full(code, cfg);
         full.decode(llr.data(), frames, { nullptr, nullptr, its.data(), nullptr });
         EXPECT_EQ(std::count(its.begin(), its.end(), 20), std::ptrdiff_t(frames));
+    }
+}
+
+namespace {
+
+// The value of binary16 bit pattern h (1 sign, 5 exponent, 10 fraction bits), from the
+// format's definition: independent of round_to_half.
+double half_value(unsigned h)
+{
+    const int exponent = int((h >> 10) & 31u), fraction = int(h & 1023u);
+    const double magnitude = exponent == 0 ? std::ldexp(fraction, -24)
+                                           : std::ldexp(1024 + fraction, exponent - 25);
+    return (h & 0x8000u) ? -magnitude : magnitude;
+}
+
+} // namespace
+
+// Every finite half stays itself; the midpoint between two neighbours goes to the one
+// with an even fraction, and a float just off the midpoint to the nearer one; beyond
+// 65504 + 16 (half the last spacing) infinity.
+TEST(Ldpc, RoundToHalfIsBinary16RoundToNearestEven)
+{
+    using gr::gpumimo::core::ldpc_detail::round_to_half;
+    std::size_t checked = 0;
+    for (unsigned h = 0; h < 0x7c00u; h++) { // +0 .. 65504
+        for (const unsigned sign : { 0u, 0x8000u }) {
+            const double x = half_value(h | sign);
+            ASSERT_EQ(double(round_to_half(float(x))), x) << "half 0x" << std::hex << (h | sign);
+            if (h + 1 == 0x7c00u)
+                continue;
+            const double next = half_value((h + 1) | sign);
+            const float mid = float((x + next) / 2); // exact in float
+            const double even = (h & 1u) ? next : x;
+            ASSERT_EQ(double(round_to_half(mid)), even) << "midpoint after 0x" << std::hex << (h | sign);
+            const float toward_next = std::nextafter(mid, float(next)), toward_x = std::nextafter(mid, float(x));
+            ASSERT_EQ(double(round_to_half(toward_next)), next);
+            ASSERT_EQ(double(round_to_half(toward_x)), x);
+            checked++;
+        }
+    }
+    EXPECT_EQ(checked, 2u * 0x7bffu);
+    EXPECT_EQ(round_to_half(65519.99f), 65504.0f);
+    EXPECT_TRUE(std::isinf(round_to_half(65520.0f)));
+    EXPECT_TRUE(std::isinf(round_to_half(-1e30f)) && round_to_half(-1e30f) < 0);
+    EXPECT_TRUE(std::signbit(round_to_half(-1e-30f))); // underflow keeps the sign
+}
+
+// min_sum_half on the frames min_sum decodes (and on channel values far beyond its
+// saturation): every output is a half (scaled by a power of two) within 2 x the
+// saturation at the codeword's scale, it is equivariant under powers of two, and it
+// decodes as min_sum does (the frames where the two disagree
+// are few, and half precision does not fail more often beyond a binomial margin).
+TEST(Ldpc, MinSumHalfDecodesAsMinSum)
+{
+    using gr::gpumimo::core::ldpc_detail::round_to_half;
+    const ldpc_code code = wimax_rate_half_code(2304);
+    const ldpc_encoder enc(code);
+    const std::size_t n = std::size_t(code.n);
+    ldpc_decoder_config single;
+    single.max_iterations = 20;
+    ldpc_decoder_config half = single;
+    half.algorithm = ldpc_algorithm::min_sum_half;
+    cpu_ldpc_decoder dec_single(code, single), dec_half(code, half);
+    for (const double ebn0 : { 1.5, 2.0, 6.0 }) {
+        auto rng = make_rng(2710 + std::uint64_t(ebn0 * 10));
+        const std::size_t frames = ebn0 > 5 ? 20 : 200;
+        std::vector<float> llr(frames * n), app(frames * n);
+        std::vector<std::uint8_t> sent(frames * n), ok_single(frames), ok_half(frames), bits(frames * n);
+        for (std::size_t f = 0; f < frames; f++) {
+            const auto info = random_bits(rng, std::size_t(enc.k()));
+            enc.encode(info.data(), &sent[f * n]);
+            bpsk_awgn(rng, std::vector<std::uint8_t>(sent.begin() + std::ptrdiff_t(f * n), sent.begin() + std::ptrdiff_t((f + 1) * n)),
+                      ebn0, 0.5, &llr[f * n]);
+        }
+        if (ebn0 > 5) // and far beyond the saturation: every channel value clamped
+            for (float& x : llr)
+                x *= 5000.0f;
+        dec_single.decode(llr.data(), frames, { nullptr, nullptr, nullptr, ok_single.data() });
+        dec_half.decode(llr.data(), frames, { app.data(), bits.data(), nullptr, ok_half.data() });
+        std::size_t fail_single = 0, fail_half = 0, differ = 0, wrong_codeword = 0;
+        for (std::size_t f = 0; f < frames; f++) {
+            fail_single += !ok_single[f];
+            fail_half += !ok_half[f];
+            differ += ok_single[f] != ok_half[f];
+            if (ok_half[f])
+                wrong_codeword += !std::equal(bits.begin() + std::ptrdiff_t(f * n), bits.begin() + std::ptrdiff_t((f + 1) * n),
+                                              sent.begin() + std::ptrdiff_t(f * n));
+        }
+        for (std::size_t f = 0; f < frames; f++) {
+            float largest = 0; // the codeword's scale 2^k is at most largest / 128
+            for (std::size_t v = 0; v < n; v++)
+                largest = std::fmax(largest, std::fabs(llr[f * n + v]));
+            for (std::size_t v = 0; v < n; v++) {
+                const float a = app[f * n + v];
+                int e = 0;
+                const float significand = std::frexp(a, &e);
+                ASSERT_EQ(std::ldexp(significand, 11), std::round(std::ldexp(significand, 11)))
+                    << a << " has more than a half's 11 significant bits";
+                ASSERT_LE(std::fabs(a), 2 * ldpc_half_saturation * largest / 128);
+            }
+        }
+        std::cout << "min-sum " << ebn0 << " dB, " << frames << " frames: " << fail_single
+                  << " failed in float, " << fail_half << " in half, " << differ << " differ\n";
+        EXPECT_EQ(wrong_codeword, 0u);
+        // A power of two on the input is one on the output, bit for bit.
+        if (ebn0 < 1.6) {
+            for (const int e : { -40, 24 }) {
+                std::vector<float> scaled(llr), app_scaled(app.size());
+                for (float& x : scaled)
+                    x = std::ldexp(x, e);
+                dec_half.decode(scaled.data(), frames, { app_scaled.data(), nullptr, nullptr, nullptr });
+                for (std::size_t i = 0; i < app.size(); i++)
+                    ASSERT_EQ(app_scaled[i], std::ldexp(app[i], e)) << "2^" << e << ", value " << i;
+            }
+        }
+        // A frame near the threshold may go either way; a broken half decoder fails
+        // far more (or all) frames. 200 frames at 1.5 dB: ~20% fail in float.
+        EXPECT_LE(differ, frames / 10 + 2);
+        EXPECT_LE(double(fail_half), double(fail_single) + 3 * std::sqrt(double(fail_single) + 1) + 2);
+        if (ebn0 > 5)
+            EXPECT_EQ(fail_half, 0u);
     }
 }

@@ -27,7 +27,8 @@ namespace gpumimo {
  * codeword's status) and iterations. Non-finite LLRs are erasures.
  *
  * code: "wimax_<n>" (IEEE 802.16e rate 1/2, n = 576 to 2304 in steps of 96) or the path
- * of an alist file; algorithm "min_sum" (normalised, 0.75) or "sum_product";
+ * of an alist file; algorithm "min_sum" (normalised, 0.75), "min_sum_half" (the same
+ * in half precision: the GPU decodes two codewords per instruction) or "sum_product";
  * max_iterations with early termination. backend auto, cuda or cpu (auto: the GPU when
  * one is usable, else the CPU with a logged warning; a failed GPU call is logged and
  * redone on the CPU, which then stays). Up to max_codewords codewords go to the decoder

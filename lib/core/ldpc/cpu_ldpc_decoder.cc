@@ -27,15 +27,25 @@ ldpc_algorithm ldpc_algorithm_from_string(const std::string& name)
 {
     if (name == "min_sum")
         return ldpc_algorithm::min_sum;
+    if (name == "min_sum_half")
+        return ldpc_algorithm::min_sum_half;
     if (name == "sum_product")
         return ldpc_algorithm::sum_product;
     throw std::invalid_argument("unknown LDPC algorithm '" + name +
-                                "' (expected min_sum or sum_product)");
+                                "' (expected min_sum, min_sum_half or sum_product)");
 }
 
 const char* to_string(ldpc_algorithm a)
 {
-    return a == ldpc_algorithm::min_sum ? "min_sum" : "sum_product";
+    switch (a) {
+    case ldpc_algorithm::min_sum:
+        return "min_sum";
+    case ldpc_algorithm::min_sum_half:
+        return "min_sum_half";
+    case ldpc_algorithm::sum_product:
+        return "sum_product";
+    }
+    return "unknown";
 }
 
 void ldpc_decoder_config::validate() const
@@ -99,6 +109,8 @@ std::size_t cpu_ldpc_decoder::decode(const std::int8_t* llr,
 std::size_t cpu_ldpc_decoder::decode_one(const ldpc_outputs& out, std::size_t frame)
 {
     const std::size_t n = std::size_t(d_code.n);
+    if (d_config.algorithm == ldpc_algorithm::min_sum_half)
+        return decode_one_half(out, frame);
     const bool min_sum = d_config.algorithm == ldpc_algorithm::min_sum;
     std::fill(d_msg.begin(), d_msg.end(), 0.0f);
     int iterations = 0;
@@ -129,6 +141,56 @@ std::size_t cpu_ldpc_decoder::decode_one(const ldpc_outputs& out, std::size_t fr
                 break;
         }
     }
+    return write_outputs(out, frame, iterations, ok);
+}
+
+// decode_one's steps in half precision: every value a half, t saturated (ldpc.h).
+std::size_t cpu_ldpc_decoder::decode_one_half(const ldpc_outputs& out, std::size_t frame)
+{
+    using ldpc_detail::round_to_half;
+    const std::size_t n = std::size_t(d_code.n);
+    const float limit = ldpc_half_saturation;
+    float largest = 0.0f;
+    for (std::size_t v = 0; v < n; v++)
+        largest = std::fmax(largest, std::fabs(d_app[v]));
+    const int k = ldpc_detail::half_scale_exponent(largest);
+    for (std::size_t v = 0; v < n; v++)
+        d_app[v] = ldpc_detail::half_channel_llr(d_app[v], k);
+    const float normalisation = round_to_half(d_config.normalisation);
+    const float offset = round_to_half(std::ldexp(d_config.offset, -k));
+    std::fill(d_msg.begin(), d_msg.end(), 0.0f);
+    int iterations = 0;
+    bool ok = false;
+    for (int it = 0; it < d_config.max_iterations; it++) {
+        for (const auto& layer : d_code.layers) {
+            for (const int c : layer) {
+                const auto& bits = d_code.checks[std::size_t(c)];
+                float* msg = &d_msg[std::size_t(d_edge_offset[std::size_t(c)])];
+                const std::size_t deg = bits.size();
+                for (std::size_t j = 0; j < deg; j++)
+                    d_t[j] = std::fmin(std::fmax(round_to_half(d_app[std::size_t(bits[j])] - msg[j]), -limit), limit);
+                ldpc_detail::min_sum_messages_half(d_t.data(), deg, normalisation, offset, msg);
+                for (std::size_t j = 0; j < deg; j++)
+                    d_app[std::size_t(bits[j])] = round_to_half(d_t[j] + msg[j]);
+            }
+        }
+        iterations = it + 1;
+        if (d_config.early_termination || it + 1 == d_config.max_iterations) {
+            for (std::size_t v = 0; v < n; v++)
+                d_hard[v] = d_app[v] < 0.0f;
+            ok = d_code.satisfied(d_hard.data());
+            if (ok && d_config.early_termination)
+                break;
+        }
+    }
+    for (std::size_t v = 0; v < n; v++) // back to the codeword's scale; decisions unchanged
+        d_app[v] = ldpc_detail::half_output_llr(d_app[v], k);
+    return write_outputs(out, frame, iterations, ok);
+}
+
+std::size_t cpu_ldpc_decoder::write_outputs(const ldpc_outputs& out, std::size_t frame, int iterations, bool ok)
+{
+    const std::size_t n = std::size_t(d_code.n);
     if (out.app)
         for (std::size_t v = 0; v < n; v++)
             out.app[frame * n + v] = -d_app[v];

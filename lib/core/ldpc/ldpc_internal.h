@@ -9,8 +9,13 @@
 #ifndef INCLUDED_GPUMIMO_CORE_LDPC_INTERNAL_H
 #define INCLUDED_GPUMIMO_CORE_LDPC_INTERNAL_H
 
+#include <gnuradio/gpumimo/core/ldpc/ldpc.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace gr {
@@ -50,6 +55,92 @@ inline void min_sum_messages(const float* t, std::size_t deg, float normalisatio
     const float m2 = std::fmax(min2 - offset, 0.0f) * normalisation;
     for (std::size_t j = 0; j < deg; j++) {
         const float mag = j == at ? m2 : m1;
+        msg[j] = (negative != (t[j] < 0.0f)) ? -mag : mag;
+    }
+}
+
+/*!
+ * x rounded to IEEE binary16 (round to nearest, ties to even; subnormals kept; beyond
+ * the largest half, infinity), returned as the float of that value. A half operation
+ * (+, -, *) on two halves equals the float operation followed by this rounding: float
+ * has 24 bits, at least 2 x 11 + 2, where rounding twice gives the correctly rounded
+ * result (Figueroa's theorem). This is how min_sum_half's reference repeats the GPU's
+ * half arithmetic.
+ */
+inline float round_to_half(float x)
+{
+    std::uint32_t u;
+    std::memcpy(&u, &x, sizeof u);
+    const std::uint32_t sign = u & 0x80000000u, a = u ^ sign;
+    if (a >= 0x477ff000u) // |x| >= 65520 = 65504 + half its spacing: rounds up (ties to even)
+        return a > 0x7f800000u ? x : std::copysign(std::numeric_limits<float>::infinity(), x);
+    if (a < 0x38800000u) { // below 2^-14, the subnormal halves: multiples of 2^-24
+        // Adding 0.5 (whose float spacing is 2^-24) rounds to that spacing, to even.
+        volatile float shifted = std::fabs(x) + 0.5f;
+        return std::copysign(shifted - 0.5f, x);
+    }
+    // A normal half keeps 10 of float's 23 fraction bits: round the other 13 to even
+    // (a carry into the exponent is the right result).
+    const std::uint32_t r = (a + 0x0fffu + ((a >> 13) & 1u)) & ~0x1fffu;
+    const std::uint32_t out = r | sign;
+    float y;
+    std::memcpy(&y, &out, sizeof y);
+    return y;
+}
+
+/*!
+ * min_sum_half scales each codeword by 2^-k so that its largest channel magnitude lies
+ * in [128, 256) (k = 0 when every value is 0): min-sum is equivariant under a power of
+ * two (with the offset scaled alike), so a codeword of any scale keeps its relative
+ * values inside the half range, and the saturation (64 x that largest value) is met
+ * only by values that have grown during decoding.
+ */
+inline int half_scale_exponent(float largest_magnitude)
+{
+    if (!(largest_magnitude > 0.0f))
+        return 0;
+    int e = 0;
+    std::frexp(largest_magnitude, &e); // largest = f 2^e, f in [0.5, 1)
+    return e - 8;
+}
+
+/*! A channel LLR (the decoder's sign) as min_sum_half starts from it: times 2^-k,
+ *  rounded to half, a zero made +0 (a -0 carries the sign bit the GPU reads as a
+ *  negative value; no later operation makes a -0). */
+inline float half_channel_llr(float llr, int k)
+{
+    const float c = round_to_half(std::ldexp(llr, -k));
+    return c == 0.0f ? 0.0f : c;
+}
+
+/*! An a-posteriori LLR of min_sum_half back at the codeword's scale, kept finite. */
+inline float half_output_llr(float app, int k)
+{
+    const float big = std::numeric_limits<float>::max();
+    return std::fmin(std::fmax(std::ldexp(app, k), -big), big);
+}
+
+/*!
+ * min_sum_messages in half precision, as cuda/ldpc/min_sum_half_kernel.cuh computes it
+ * for each of its two codewords: t (halves, already saturated) in, msg out. The running
+ * pair of minima is kept without the first minimum's position: the message to bit j
+ * takes the second minimum where |t_j| equals the first (on a tie both are equal, so
+ * this is min_sum_messages's rule), which the GPU evaluates for two codewords at once.
+ */
+inline void min_sum_messages_half(const float* t, std::size_t deg, float normalisation, float offset, float* msg)
+{
+    float min1 = ldpc_half_saturation, min2 = ldpc_half_saturation;
+    bool negative = false;
+    for (std::size_t j = 0; j < deg; j++) {
+        const float a = std::fabs(t[j]);
+        negative ^= t[j] < 0.0f;
+        min2 = std::fmin(std::fmax(min1, a), min2);
+        min1 = std::fmin(min1, a);
+    }
+    const float m1 = round_to_half(std::fmax(round_to_half(min1 - offset), 0.0f) * normalisation);
+    const float m2 = round_to_half(std::fmax(round_to_half(min2 - offset), 0.0f) * normalisation);
+    for (std::size_t j = 0; j < deg; j++) {
+        const float mag = std::fabs(t[j]) == min1 ? m2 : m1;
         msg[j] = (negative != (t[j] < 0.0f)) ? -mag : mag;
     }
 }

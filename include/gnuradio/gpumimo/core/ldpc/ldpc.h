@@ -140,12 +140,23 @@ private:
                                               //!< (by their index) a parity bit sums
 };
 
+/*! min_sum_half's saturation: a check's incoming values t = app - R are clamped to
+ *  +-this, so that app = t + R stays within 2 x 16384 and app - R within 3 x 16384,
+ *  below 65504, the largest half: nothing overflows. Channel LLRs enter scaled by a
+ *  power of two per codeword, the largest in [128, 256) (ldpc_internal.h). */
+constexpr float ldpc_half_saturation = 16384.0f;
+
 enum class ldpc_algorithm {
     min_sum,     //!< layered, normalised and/or offset min-sum
+    /*! min_sum in IEEE half precision (binary16, round to nearest even after every
+     *  operation; each codeword scaled by a power of two, incoming values saturated at
+     *  +-ldpc_half_saturation): the GPU decodes two codewords per instruction this way;
+     *  what it costs against min_sum: docs/ldpc.md. */
+    min_sum_half,
     sum_product, //!< layered sum-product (the phi = -ln tanh(x/2) rule, exact)
 };
 
-/*! "min_sum" or "sum_product"; std::invalid_argument otherwise. */
+/*! "min_sum", "min_sum_half" or "sum_product"; std::invalid_argument otherwise. */
 ldpc_algorithm ldpc_algorithm_from_string(const std::string& name);
 const char* to_string(ldpc_algorithm a);
 
@@ -199,6 +210,8 @@ public:
 
 private:
     std::size_t decode_one(const ldpc_outputs& out, std::size_t frame);
+    std::size_t decode_one_half(const ldpc_outputs& out, std::size_t frame);
+    std::size_t write_outputs(const ldpc_outputs& out, std::size_t frame, int iterations, bool ok);
 
     const ldpc_code d_code;
     const ldpc_decoder_config d_config;

@@ -12,6 +12,8 @@ against its file; damaged frames (NaN samples, radio overflows) are dropped and 
 never turned into NaN LLRs."""
 
 import json
+import pathlib
+import re
 import subprocess
 import os
 import sys
@@ -809,3 +811,31 @@ def test_sink_error_rates_follow_each_window():
         window = flips[2 * w:2 * w + 2]
         assert values[0] == pytest.approx(window.sum() / (2 * bits), rel=1e-6), w
         assert values[1] == pytest.approx(np.count_nonzero(window) / 2), w
+
+
+@pytest.mark.parametrize("transport", ["", "--zmq", "--zmq --transport-only"])
+def test_rx_rate_tool_reports_every_link(transport):
+    """gpumimo_rx_rate, small and short on the CPU: a line per link with a rate above 0,
+    the slowest link, and the host CPU it used; links spread over --devices in turn;
+    with --zmq each link's samples cross ZeroMQ on 127.0.0.1 first (--transport-only:
+    no receiver). Bad --devices is refused."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    tool = [sys.executable, str(root / "apps" / "gpumimo_rx_rate")]
+    args = ["--preset", "small", "--links", "2", "--antennas", "2", "--streams", "2",
+            "--payload-symbols", "4", "--frames", "2", "--backend", "cpu", "--seconds", "1",
+            "--warmup", "0.5", "--devices", "0,0"] + transport.split()
+    out = subprocess.run(tool + args, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    links = re.findall(r"link (\d): +([\d.]+) frames/s", out.stdout)
+    assert [int(k) for k, _ in links] == [0, 1], out.stdout
+    assert all(float(rate) > 0 for _, rate in links), out.stdout
+    assert "slowest link" in out.stdout
+    cpu = re.search(r"host CPU: ([\d.]+) cores busy, ([\d.]+) core-seconds per Gsample",
+                    out.stdout)
+    assert cpu and float(cpu.group(1)) > 0, out.stdout
+    assert "links on GPU(s) 0, 0" in out.stdout
+    if "--zmq" in transport:
+        assert ("ZeroMQ transport alone" in out.stdout) == ("--transport-only" in transport)
+        assert "--transport-only" in transport or "over ZeroMQ" in out.stdout
+    bad = subprocess.run(tool + ["--devices", "x"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--devices" in bad.stderr

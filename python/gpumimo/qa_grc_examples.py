@@ -30,8 +30,8 @@ def compile_example(name, out_dir):
 
 def test_every_example_has_a_test():
     examples = sorted(p.stem for p in (SOURCE / "examples").glob("*.grc"))
-    assert examples == ["apsm_ota_replay", "n310_record_16ch", "n310_rx_16ch", "n310_tx",
-                        "n310_zmq_frontend", "ofdm_fft_loopback", "replay_sigmf",
+    assert examples == ["apsm_ota_replay", "n310_record_16ch", "n310_rx_16ch",
+                        "n310_rx_array_link", "n310_tx", "n310_zmq_frontend", "ofdm_fft_loopback", "replay_sigmf",
                         "replay_sigmf_qt", "sim_loopback", "sim_loopback_qt", "zmq_array_sim",
                         "zmq_link_rx"], \
         "add a test for each new example"
@@ -156,6 +156,7 @@ def test_sim_loopback_qt(tmp_path, qt_app):
 LOOPBACK_RADIOS = {
     "n310_rx_16ch": "addr0=127.0.0.2,addr1=127.0.0.3,addr2=127.0.0.4,addr3=127.0.0.5",
     "n310_record_16ch": "addr0=127.0.0.2,addr1=127.0.0.3,addr2=127.0.0.4,addr3=127.0.0.5",
+    "n310_rx_array_link": "addr0=127.0.0.2,addr1=127.0.0.3,addr2=127.0.0.4,addr3=127.0.0.5",
     "n310_tx": "addr=127.0.0.2",
     "n310_zmq_frontend": "addr0=127.0.0.2,addr1=127.0.0.3,addr2=127.0.0.4,addr3=127.0.0.5",
 }

@@ -839,3 +839,26 @@ def test_rx_rate_tool_reports_every_link(transport):
         assert "--transport-only" in transport or "over ZeroMQ" in out.stdout
     bad = subprocess.run(tool + ["--devices", "x"], capture_output=True, text=True)
     assert bad.returncode != 0 and "--devices" in bad.stderr
+
+
+@pytest.mark.parametrize("streams", [4, 8])
+def test_one_link_over_the_whole_array(streams):
+    """4 and 8 streams received on all 16 ports of an N310 array at once (one link, as
+    the APSM recordings were made; examples/n310_rx_array_link): the block chain and the
+    fused receiver (backend auto: the GPU where there is one) find every frame over a
+    3-tap channel with a carrier offset and give every bit back at 30 dB."""
+    frames = 4
+    x, _ = rx_samples(streams, 16, "16qam", 4, frames, snr_db=30, cfo=0.1 / 64, delay=29,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 40)
+    for fused in (False, True):
+        tb = gr.top_block()
+        rx = gpumimo.mimo_ofdm_rx("small", streams, "16qam", 4, 16, "mmse", backend="auto",
+                                  fft_backend="auto", fused=fused)
+        sink = gpumimo.llr_sink("small", streams, "16qam", 4, prbs_seed=7)
+        for a in range(16):
+            tb.connect(blocks.vector_source_c(x[a].tolist(), False), (rx, a))
+        tb.connect(rx, sink)
+        tb.run()
+        assert sink.frames() >= frames and sink.partial_frames() == 0, (fused, sink.frames())
+        assert sink.bit_errors() == 0, (fused, sink.ber())
+        assert sink.bits() == sink.frames() * streams * D * 4 * 4

@@ -45,7 +45,7 @@ double median(std::vector<double> v)
 row measure(const std::string& what, const link_config& c, double snr, std::size_t frames, int repeats)
 {
     auto setup = std::make_shared<const link_setup>(c);
-    auto engine = c.backend == "cuda" ? make_gpu_link_engine(setup) : make_cpu_link_engine(setup);
+    auto engine = c.backend == "cuda" ? make_link_engine_on_devices(setup) : make_cpu_link_engine(setup);
     const float n0 = setup->noise_variance(snr);
     row r{ what, snr, frames, 0, {} };
     if (repeats > 1)
@@ -108,10 +108,19 @@ int main(int argc, char** argv)
                     std::string(10, '-').c_str(), std::string(11, '-').c_str(), std::string(13, '-').c_str(),
                     std::string(11, '-').c_str(), std::string(10, '-').c_str(), std::string(7, '-').c_str());
         std::string why;
-        if (cuda_device_count(&why) > 0) {
+        const int gpus = cuda_device_count(&why);
+        if (gpus > 0) {
             c.backend = "cuda";
             for (double snr : { 10.0, 16.0 })
                 print(measure("GPU, whole chain (f32 detector)", c, snr, frames, 5), 1152);
+            if (gpus >= 2) { // every GPU of the machine, each batch cut over them
+                link_config all = c;
+                for (int d = 0; d < gpus; d++)
+                    all.devices.push_back(d);
+                for (double snr : { 10.0, 16.0 })
+                    print(measure("GPU, whole chain, " + std::to_string(gpus) + " GPUs", all, snr,
+                                  std::size_t(gpus) * frames, 5), 1152);
+            }
             link_config uncoded = c;
             uncoded.code = ldpc_code();
             print(measure("GPU, no code: frames + detection only", uncoded, 16.0, frames, 5), 2304);

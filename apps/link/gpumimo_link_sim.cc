@@ -50,6 +50,7 @@ void usage()
         "  --frame-errors E --max-frames F   stop a point at E frame errors or F frames\n"
         "                            (default 100, 10000; E = 0: F frames)\n"
         "  --backend auto|cpu|cuda --device D --precision single|double --threads T\n"
+        "  --devices D0,D1,...       GPUs to spread each batch's frames over (same counts)\n"
         "  --max-batch F             largest batch of frames (default: the backend's)\n"
         "  --seed S                  (default: fresh, printed)\n"
         "  --csv FILE                append the results (header when FILE is new)\n"
@@ -186,6 +187,11 @@ int main(int argc, char** argv)
             else if (a == "--max-frames") base.max_frames = std::stoull(value());
             else if (a == "--backend") base.backend = value();
             else if (a == "--device") base.device = std::stoi(value());
+            else if (a == "--devices") { // GPUs to spread each batch over
+                base.devices.clear();
+                for (const double d : parse_list(value()))
+                    base.devices.push_back(int(d));
+            }
             else if (a == "--precision") {
                 const std::string p = value();
                 if (p != "single" && p != "double")

@@ -544,9 +544,16 @@ gpu_detector::gpu_detector(algorithm algo,
                            gpu_precision precision,
                            std::size_t chunk_vectors,
                            int streams)
-    : d_impl(std::make_unique<impl>(
-          algo, mod, nt, nr, params, device, precision, chunk_vectors, streams))
 {
+    // The impl's members (the fork event) are made on the device current at their
+    // creation, before its constructor's body selects `device`: select it first (a
+    // device that does not exist is left to the impl, which refuses it by name).
+    const gc::device_guard keep_device;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && device >= 0 && device < count)
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+    d_impl = std::make_unique<impl>(algo, mod, nt, nr, params, device, precision, chunk_vectors,
+                                    streams);
 }
 
 gpu_detector::~gpu_detector() = default;

@@ -15,6 +15,7 @@
 
 #include <gnuradio/gpumimo/core/link/link_simulator.h>
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -123,6 +124,37 @@ TEST_F(GpuLink, CountsEqualTheCpuEngineOnTheSameFrames)
                     200 + 0.05 * double(cpu.counts.bit_errors)) << name;
         EXPECT_NEAR(gpu.mean_iterations(), cpu.mean_iterations(), 0.1) << name;
     }
+}
+
+// Each batch cut over two GPUs (0 and 1 where two are visible, else two engines on
+// GPU 0 side by side): exactly the counts of one GPU, batch for batch. Batches up to
+// 2048 frames (295k vectors), so that each device's share is detected in several
+// chunks over its detector's streams (the path that found a detector whose event was
+// made on the wrong device).
+TEST_F(GpuLink, SeveralDevicesCountWhatOneCounts)
+{
+    int visible = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&visible), cudaSuccess);
+    const std::vector<int> two = visible >= 2 ? std::vector<int>{ 0, 1 } : std::vector<int>{ 0, 0 };
+    std::cout << "[ devices  ] link engines on GPUs " << two[0] << " and " << two[1] << std::endl;
+    link_config c = config(4, 4, modulation::qam16, algorithm::mmse, "cuda");
+    c.target_frame_errors = 0;
+    c.max_frames = 4001; // batches of 128 to 2048 frames, the last one odd
+    c.max_batch_frames = 2048;
+    const link_point one = link_simulator(c).run_point(2, 11.0);
+    c.devices = two;
+    link_simulator sim(c);
+    const link_point both = sim.run_point(2, 11.0);
+    EXPECT_EQ(sim.backend(), "cuda") << "a GPU failure moved the run to the CPU";
+    EXPECT_EQ(both.counts.frames, 4001u);
+    EXPECT_GT(one.counts.frame_errors, 0u) << "pick an SNR with errors";
+    EXPECT_EQ(both.counts.frames, one.counts.frames);
+    EXPECT_EQ(both.counts.frame_errors, one.counts.frame_errors);
+    EXPECT_EQ(both.counts.bit_errors, one.counts.bit_errors);
+    EXPECT_EQ(both.counts.raw_bit_errors, one.counts.raw_bit_errors);
+    EXPECT_EQ(both.counts.iterations, one.counts.iterations);
+    c.devices = { 0, -1 };
+    EXPECT_THROW(link_simulator{ c }, std::invalid_argument);
 }
 
 TEST_F(GpuLink, UncodedQpskAwgnMatchesTheClosedForm)

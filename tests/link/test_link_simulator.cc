@@ -323,6 +323,9 @@ TEST(LinkSimulator, Refusals)
     c.backend = "cpu";
     c.decoder.max_iterations = 0;
     refused(c);
+    c = cpu_config(2, 2, modulation::qpsk, algorithm::zf);
+    c.devices = { 0, -1 };
+    refused(c);
     EXPECT_THROW(parse_link_channel("fading"), std::invalid_argument);
 
     // No GPU here: "cuda" refuses, "auto" runs on the CPU and says why.
@@ -330,6 +333,9 @@ TEST(LinkSimulator, Refusals)
         c = cpu_config(2, 2, modulation::qpsk, algorithm::zf);
         c.backend = "cuda";
         EXPECT_THROW(link_simulator{ c }, std::runtime_error);
+        c.devices = { 0, 1 }; // over several GPUs: refused the same way
+        EXPECT_THROW(link_simulator{ c }, std::runtime_error);
+        c.devices.clear();
         c.backend = "auto";
         link_simulator sim(c);
         EXPECT_EQ(sim.backend(), "cpu");

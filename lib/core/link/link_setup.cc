@@ -81,6 +81,9 @@ void link_config::validate() const
     }
     if (max_frames < 1)
         bad("max_frames must be >= 1");
+    for (const int d : devices)
+        if (d < 0)
+            bad("devices must not be negative");
     if (backend != "cpu" && backend != "cuda" && backend != "auto")
         bad("backend must be cpu, cuda or auto, not '" + backend + "'");
 }

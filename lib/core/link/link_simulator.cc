@@ -29,7 +29,7 @@ link_simulator::link_simulator(const link_config& config)
 {
     d_gpu = choose_gpu_engine(
         d_setup->config.backend,
-        [&](std::string*) { return make_gpu_link_engine(d_setup); },
+        [&](std::string*) { return make_link_engine_on_devices(d_setup); },
         &d_fallback);
     d_gpu_in_use = gpu_fallback(d_gpu != nullptr);
     d_cpu = make_cpu_link_engine(d_setup); // the fallback policy's redo (core/engine.h)

@@ -83,6 +83,9 @@ struct link_config {
     /*! "cpu", "cuda" or "auto" (the GPU when one is usable, else the CPU). */
     std::string backend = "auto";
     int device = 0;
+    /*! GPUs to spread each batch's frames over (empty: device alone). The counts are
+     *  those of one GPU: every frame is drawn from its own index. */
+    std::vector<int> devices;
     gpu_precision precision = gpu_precision::single;
     /*! CPU threads (0: all cores). */
     unsigned threads = 0;
@@ -178,6 +181,10 @@ std::unique_ptr<link_engine> make_cpu_link_engine(std::shared_ptr<const link_set
  *  counts come back. Throws std::runtime_error without CUDA or a usable device, and
  *  std::invalid_argument for a configuration gpu_detector does not take. */
 std::unique_ptr<link_engine> make_gpu_link_engine(std::shared_ptr<const link_setup> setup);
+
+/*! The CUDA engine on config.devices (one per device, each batch cut into a share
+ *  per device, run side by side), or on config.device when devices is empty. */
+std::unique_ptr<link_engine> make_link_engine_on_devices(std::shared_ptr<const link_setup> setup);
 
 /*! The CUDA engine's transmitter and channel alone, for frames [first_frame,
  *  first_frame + frames) of a point, copied back in make_link_frame's layout (frame

@@ -162,25 +162,6 @@ LOOPBACK_RADIOS = {
 }
 
 
-def free_port_range(count):
-    """The first of count consecutive TCP ports free on 127.0.0.1."""
-    import socket
-    for first in range(20000 + os.getpid() % 20000, 60000, 97):
-        taken = []
-        try:
-            for k in range(count):
-                s = socket.socket()
-                taken.append(s)
-                s.bind(("127.0.0.1", first + k))
-            return first
-        except OSError:
-            continue
-        finally:
-            for s in taken:
-                s.close()
-    raise RuntimeError("no free port range on 127.0.0.1")
-
-
 @pytest.mark.parametrize("name", sorted(LOOPBACK_RADIOS))
 def test_radio_flowgraphs_build_up_to_the_radios(tmp_path, name):
     """Without N310s the flowgraph compiles and stops where the radios are needed, with
@@ -191,7 +172,7 @@ def test_radio_flowgraphs_build_up_to_the_radios(tmp_path, name):
     if name == "n310_record_16ch":
         kwargs["prefix"] = str(tmp_path / "rec")
     if name == "n310_zmq_frontend":
-        kwargs["base_port"] = free_port_range(4)  # bound on 127.0.0.1 (its default)
+        kwargs["base_port"] = gpumimo.free_port_range(4)  # bound on 127.0.0.1 (its default)
     with pytest.raises(RuntimeError, match="No devices found"):
         getattr(module, name)(**kwargs)
 
@@ -233,7 +214,7 @@ def test_zmq_array_split_over_loopback(tmp_path):
     count about half its bits wrong (each link has its own PRBS seed)."""
     array = compile_example("zmq_array_sim", tmp_path)
     link_rx = compile_example("zmq_link_rx", tmp_path)
-    port = free_port_range(4)
+    port = gpumimo.free_port_range(4)
     seed = 11
     receivers = [link_rx.zmq_link_rx(frontend="127.0.0.1", port=port + k, seed=seed + k,
                                      backend="cpu")

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace gr {
 namespace gpumimo {
@@ -106,32 +107,19 @@ std::size_t cpu_ldpc_decoder::decode(const std::int8_t* llr,
     return good;
 }
 
-std::size_t cpu_ldpc_decoder::decode_one(const ldpc_outputs& out, std::size_t frame)
+// The layered schedule both precisions share: every check of every layer in order
+// (update(check) does one), then the syndrome after the iterations that need it.
+template <typename Update>
+std::pair<int, bool> cpu_ldpc_decoder::iterate(Update update)
 {
     const std::size_t n = std::size_t(d_code.n);
-    if (d_config.algorithm == ldpc_algorithm::min_sum_half)
-        return decode_one_half(out, frame);
-    const bool min_sum = d_config.algorithm == ldpc_algorithm::min_sum;
     std::fill(d_msg.begin(), d_msg.end(), 0.0f);
     int iterations = 0;
     bool ok = false;
     for (int it = 0; it < d_config.max_iterations; it++) {
-        for (const auto& layer : d_code.layers) {
-            for (const int c : layer) {
-                const auto& bits = d_code.checks[std::size_t(c)];
-                float* msg = &d_msg[std::size_t(d_edge_offset[std::size_t(c)])];
-                const std::size_t deg = bits.size();
-                for (std::size_t j = 0; j < deg; j++)
-                    d_t[j] = d_app[std::size_t(bits[j])] - msg[j];
-                if (min_sum)
-                    ldpc_detail::min_sum_messages(
-                        d_t.data(), deg, d_config.normalisation, d_config.offset, msg);
-                else
-                    ldpc_detail::sum_product_messages(d_t.data(), deg, d_phi.data(), msg);
-                for (std::size_t j = 0; j < deg; j++)
-                    d_app[std::size_t(bits[j])] = d_t[j] + msg[j];
-            }
-        }
+        for (const auto& layer : d_code.layers)
+            for (const int c : layer)
+                update(d_code.checks[std::size_t(c)], &d_msg[std::size_t(d_edge_offset[std::size_t(c)])]);
         iterations = it + 1;
         if (d_config.early_termination || it + 1 == d_config.max_iterations) {
             for (std::size_t v = 0; v < n; v++)
@@ -141,10 +129,30 @@ std::size_t cpu_ldpc_decoder::decode_one(const ldpc_outputs& out, std::size_t fr
                 break;
         }
     }
+    return { iterations, ok };
+}
+
+std::size_t cpu_ldpc_decoder::decode_one(const ldpc_outputs& out, std::size_t frame)
+{
+    if (d_config.algorithm == ldpc_algorithm::min_sum_half)
+        return decode_one_half(out, frame);
+    const bool min_sum = d_config.algorithm == ldpc_algorithm::min_sum;
+    const auto [iterations, ok] = iterate([&](const std::vector<int>& bits, float* msg) {
+        const std::size_t deg = bits.size();
+        for (std::size_t j = 0; j < deg; j++)
+            d_t[j] = d_app[std::size_t(bits[j])] - msg[j];
+        if (min_sum)
+            ldpc_detail::min_sum_messages(d_t.data(), deg, d_config.normalisation, d_config.offset, msg);
+        else
+            ldpc_detail::sum_product_messages(d_t.data(), deg, d_phi.data(), msg);
+        for (std::size_t j = 0; j < deg; j++)
+            d_app[std::size_t(bits[j])] = d_t[j] + msg[j];
+    });
     return write_outputs(out, frame, iterations, ok);
 }
 
-// decode_one's steps in half precision: every value a half, t saturated (ldpc.h).
+// decode_one's steps in half precision: the codeword scaled by its power of two, every
+// value a half, t saturated (ldpc.h), the result scaled back.
 std::size_t cpu_ldpc_decoder::decode_one_half(const ldpc_outputs& out, std::size_t frame)
 {
     using ldpc_detail::round_to_half;
@@ -158,31 +166,14 @@ std::size_t cpu_ldpc_decoder::decode_one_half(const ldpc_outputs& out, std::size
         d_app[v] = ldpc_detail::half_channel_llr(d_app[v], k);
     const float normalisation = round_to_half(d_config.normalisation);
     const float offset = round_to_half(std::ldexp(d_config.offset, -k));
-    std::fill(d_msg.begin(), d_msg.end(), 0.0f);
-    int iterations = 0;
-    bool ok = false;
-    for (int it = 0; it < d_config.max_iterations; it++) {
-        for (const auto& layer : d_code.layers) {
-            for (const int c : layer) {
-                const auto& bits = d_code.checks[std::size_t(c)];
-                float* msg = &d_msg[std::size_t(d_edge_offset[std::size_t(c)])];
-                const std::size_t deg = bits.size();
-                for (std::size_t j = 0; j < deg; j++)
-                    d_t[j] = std::fmin(std::fmax(round_to_half(d_app[std::size_t(bits[j])] - msg[j]), -limit), limit);
-                ldpc_detail::min_sum_messages_half(d_t.data(), deg, normalisation, offset, msg);
-                for (std::size_t j = 0; j < deg; j++)
-                    d_app[std::size_t(bits[j])] = round_to_half(d_t[j] + msg[j]);
-            }
-        }
-        iterations = it + 1;
-        if (d_config.early_termination || it + 1 == d_config.max_iterations) {
-            for (std::size_t v = 0; v < n; v++)
-                d_hard[v] = d_app[v] < 0.0f;
-            ok = d_code.satisfied(d_hard.data());
-            if (ok && d_config.early_termination)
-                break;
-        }
-    }
+    const auto [iterations, ok] = iterate([&](const std::vector<int>& bits, float* msg) {
+        const std::size_t deg = bits.size();
+        for (std::size_t j = 0; j < deg; j++)
+            d_t[j] = std::fmin(std::fmax(round_to_half(d_app[std::size_t(bits[j])] - msg[j]), -limit), limit);
+        ldpc_detail::min_sum_messages_half(d_t.data(), deg, normalisation, offset, msg);
+        for (std::size_t j = 0; j < deg; j++)
+            d_app[std::size_t(bits[j])] = round_to_half(d_t[j] + msg[j]);
+    });
     for (std::size_t v = 0; v < n; v++) // back to the codeword's scale; decisions unchanged
         d_app[v] = ldpc_detail::half_output_llr(d_app[v], k);
     return write_outputs(out, frame, iterations, ok);

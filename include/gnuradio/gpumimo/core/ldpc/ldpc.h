@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <istream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -211,6 +212,8 @@ public:
 private:
     std::size_t decode_one(const ldpc_outputs& out, std::size_t frame);
     std::size_t decode_one_half(const ldpc_outputs& out, std::size_t frame);
+    template <typename Update>
+    std::pair<int, bool> iterate(Update update); //!< iterations run, syndrome satisfied
     std::size_t write_outputs(const ldpc_outputs& out, std::size_t frame, int iterations, bool ok);
 
     const ldpc_code d_code;

@@ -20,6 +20,7 @@
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
 #include "detail/gpu_engines.h"
+#include "ldpc/channel_llr.cuh"
 #include "ldpc/min_sum_half_kernel.cuh"
 
 #include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
@@ -53,15 +54,7 @@ struct decode_params {
     float int8_scale;
 };
 
-// The decoder's sign (ln P(0) / P(1)) of a core LLR; non-finite: an erasure.
-__device__ float channel_llr(float core_llr)
-{
-    return isfinite(core_llr) ? -core_llr : 0.0f;
-}
-__device__ float channel_llr(std::int8_t q, float scale)
-{
-    return -__fdiv_rn(float(q), scale);
-}
+using ldpc_device::channel_llr;
 
 // As ldpc_detail::phi: ln(1 + 2 / (e^x - 1)) for x clamped to [1e-6, 40].
 __device__ float phi(float x)
@@ -222,6 +215,48 @@ half_kernel_fn<In> half_kernel(int unroll)
     }
 }
 
+// The code's structure as the float kernel reads it: the checks of each layer, each
+// check's edges and their bits.
+struct edge_structure {
+    std::vector<int> layer_check, edge_offset{ 0 }, edge_bit;
+};
+edge_structure edges_of(const ldpc_code& code)
+{
+    edge_structure e;
+    for (const auto& layer : code.layers)
+        e.layer_check.insert(e.layer_check.end(), layer.begin(), layer.end());
+    for (const auto& check : code.checks) {
+        e.edge_bit.insert(e.edge_bit.end(), check.begin(), check.end());
+        e.edge_offset.push_back(int(e.edge_bit.size()));
+    }
+    return e;
+}
+
+// As min_sum_half_kernel.cuh reads it: layer by layer, edge j of every check of the
+// layer, then j + 1 (slots of checks with fewer edges left unused).
+struct slot_structure {
+    std::vector<int> slot_base, degree, slot_bit;
+};
+slot_structure slots_of(const ldpc_code& code)
+{
+    slot_structure s;
+    for (const auto& layer : code.layers) {
+        std::size_t deg = 0;
+        for (const int c : layer)
+            deg = std::max(deg, code.checks[std::size_t(c)].size());
+        s.slot_base.push_back(int(s.slot_bit.size()));
+        const std::size_t width = layer.size(), base = s.slot_bit.size();
+        s.slot_bit.resize(base + deg * width, 0);
+        for (std::size_t i = 0; i < width; i++) {
+            const auto& bits = code.checks[std::size_t(layer[i])];
+            s.degree.push_back(int(bits.size()));
+            for (std::size_t j = 0; j < bits.size(); j++)
+                s.slot_bit[base + j * width + i] = bits[j];
+        }
+    }
+    return s;
+}
+
 // The host pipeline's chunks: a quarter of the batch, at least this many codewords (a
 // chunk under a few hundred blocks leaves the GPU part idle).
 constexpr std::size_t min_chunk_frames = 512;
@@ -232,7 +267,8 @@ struct gpu_ldpc_decoder::impl {
     int n, m, layers, threads;
     std::size_t shared_bytes;
     decode_params params{};
-    cuda::device_buffer<int> layer_offset, layer_check, edge_offset, edge_bit;
+    cuda::device_buffer<int> layer_offset;
+    cuda::device_buffer<int> layer_check, edge_offset, edge_bit; // min_sum, sum_product
     // min_sum_half: the slot layout (min_sum_half_kernel.cuh) and its unrolled degree.
     bool half = false;
     int half_degree = 8, slots = 0;
@@ -273,44 +309,31 @@ struct gpu_ldpc_decoder::impl {
         params.normalisation = config.normalisation;
         params.offset = config.offset;
 
-        std::vector<int> h_layer_offset{ 0 }, h_layer_check, h_edge_offset{ 0 }, h_edge_bit;
+        std::vector<int> h_layer_offset{ 0 };
         std::size_t widest = 0;
         for (const auto& layer : code.layers) {
-            h_layer_check.insert(h_layer_check.end(), layer.begin(), layer.end());
-            h_layer_offset.push_back(int(h_layer_check.size()));
+            h_layer_offset.push_back(h_layer_offset.back() + int(layer.size()));
             widest = std::max(widest, layer.size());
-        }
-        for (const auto& check : code.checks) {
-            h_edge_bit.insert(h_edge_bit.end(), check.begin(), check.end());
-            h_edge_offset.push_back(int(h_edge_bit.size()));
         }
         layers = int(code.layers.size());
         // A thread per check of the widest layer, in whole warps, at most 1024.
         threads = int(std::min<std::size_t>(1024, (widest + 31) / 32 * 32));
-        shared_bytes = (std::size_t(n) + h_edge_bit.size()) * sizeof(float);
 
-        // The slot layout: layer by layer, edge j of every check of the layer, then j + 1.
-        std::vector<int> h_slot_base, h_degree, h_slot_bit;
-        for (const auto& layer : code.layers) {
-            std::size_t deg = 0;
-            for (const int c : layer)
-                deg = std::max(deg, code.checks[std::size_t(c)].size());
-            h_slot_base.push_back(int(h_slot_bit.size()));
-            const std::size_t width = layer.size(), base = h_slot_bit.size();
-            h_slot_bit.resize(base + deg * width, 0);
-            for (std::size_t i = 0; i < width; i++) {
-                const auto& bits = code.checks[std::size_t(layer[i])];
-                h_degree.push_back(int(bits.size()));
-                for (std::size_t j = 0; j < bits.size(); j++)
-                    h_slot_bit[base + j * width + i] = bits[j];
-            }
-        }
-        slots = int(h_slot_bit.size());
-        half_degree = half_unroll(code.max_check_degree());
-        half_params = { config.max_iterations, config.early_termination, config.normalisation,
-                        config.offset, 0.0f, ldpc_half_saturation };
-        if (half) // two codewords per block, a __half2 per bit and per slot
+        // Only the chosen kernel's structure is built: float, a float per bit and per
+        // edge; half, two codewords per block, a __half2 per bit and per slot.
+        edge_structure edges;
+        slot_structure slot_layout;
+        if (half) {
+            slot_layout = slots_of(code);
+            slots = int(slot_layout.slot_bit.size());
+            half_degree = half_unroll(code.max_check_degree());
+            half_params = { config.max_iterations, config.early_termination, config.normalisation,
+                            config.offset, 0.0f, ldpc_half_saturation };
             shared_bytes = (std::size_t(n) + std::size_t(slots)) * sizeof(__half2);
+        } else {
+            edges = edges_of(code);
+            shared_bytes = (std::size_t(n) + edges.edge_bit.size()) * sizeof(float);
+        }
 
         cuda::device_guard guard;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
@@ -321,20 +344,24 @@ struct gpu_ldpc_decoder::impl {
                 "gpu_ldpc_decoder: the code's LLRs and messages need " +
                 std::to_string(shared_bytes) + " bytes of shared memory, the device gives a "
                 "block at most " + std::to_string(optin));
-        for (const void* k : { (const void*)ldpc_decode_kernel<float>,
-                               (const void*)ldpc_decode_kernel<std::int8_t>,
-                               (const void*)half_kernel<float>(half_degree),
-                               (const void*)half_kernel<std::int8_t>(half_degree) })
+        const void* float_in = half ? (const void*)half_kernel<float>(half_degree)
+                                    : (const void*)ldpc_decode_kernel<float>;
+        const void* int8_in = half ? (const void*)half_kernel<std::int8_t>(half_degree)
+                                   : (const void*)ldpc_decode_kernel<std::int8_t>;
+        for (const void* k : { float_in, int8_in })
             GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
                 k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
 
         layer_offset = cuda::upload(h_layer_offset);
-        layer_check = cuda::upload(h_layer_check);
-        edge_offset = cuda::upload(h_edge_offset);
-        edge_bit = cuda::upload(h_edge_bit);
-        slot_base = cuda::upload(h_slot_base);
-        position_degree = cuda::upload(h_degree);
-        slot_bit = cuda::upload(h_slot_bit);
+        if (half) {
+            slot_base = cuda::upload(slot_layout.slot_base);
+            position_degree = cuda::upload(slot_layout.degree);
+            slot_bit = cuda::upload(slot_layout.slot_bit);
+        } else {
+            layer_check = cuda::upload(edges.layer_check);
+            edge_offset = cuda::upload(edges.edge_offset);
+            edge_bit = cuda::upload(edges.edge_bit);
+        }
         const std::size_t values = max_frames * std::size_t(n);
         llr_f = cuda::device_buffer<float>(values);
         llr_q = cuda::device_buffer<std::int8_t>(values);

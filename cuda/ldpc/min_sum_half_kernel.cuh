@@ -24,6 +24,8 @@
 #ifndef INCLUDED_GPUMIMO_CUDA_LDPC_MIN_SUM_HALF_KERNEL_CUH
 #define INCLUDED_GPUMIMO_CUDA_LDPC_MIN_SUM_HALF_KERNEL_CUH
 
+#include "ldpc/channel_llr.cuh"
+
 #include <cuda_fp16.h>
 
 #include <cfloat>
@@ -70,16 +72,6 @@ __device__ __forceinline__ __half2 half2_of(unsigned u)
     __half2 h;
     memcpy(&h, &u, sizeof h);
     return h;
-}
-
-// A core-convention LLR in the decoder's sign (non-finite: an erasure).
-__device__ __forceinline__ float decoder_value(float core_llr, float)
-{
-    return isfinite(core_llr) ? -core_llr : 0.0f;
-}
-__device__ __forceinline__ float decoder_value(std::int8_t q, float scale)
-{
-    return -__fdiv_rn(float(q), scale);
 }
 
 // ldpc_detail::half_scale_exponent, half_channel_llr and half_output_llr.
@@ -212,20 +204,23 @@ __global__ void __maxnreg__(D <= 8 ? 64 : 255) decode_kernel(const In* __restric
     __shared__ unsigned largest_bits[2]; // each codeword's largest |value|, as float bits
     const std::size_t f0 = 2 * std::size_t(blockIdx.x);
     const bool has_second = f0 + 1 < frames;
-    auto value = [&](int c, int v) {
-        if (c == 1 && !has_second)
+    auto value = [&](int cw, int v) { // codeword cw (0 or 1) of the block's pair
+        if (cw == 1 && !has_second)
             return 0.0f;
-        return decoder_value(llr[(f0 + std::size_t(c)) * n + v], p.int8_scale);
+        if constexpr (sizeof(In) == 1)
+            return ldpc_device::channel_llr(llr[(f0 + std::size_t(cw)) * n + v], p.int8_scale);
+        else
+            return ldpc_device::channel_llr(llr[(f0 + std::size_t(cw)) * n + v]);
     };
     if (threadIdx.x < 2)
         largest_bits[threadIdx.x] = 0;
     __syncthreads();
     float largest[2] = { 0.0f, 0.0f };
     for (int v = threadIdx.x; v < n; v += blockDim.x)
-        for (int c = 0; c < 2; c++)
-            largest[c] = fmaxf(largest[c], fabsf(value(c, v)));
-    for (int c = 0; c < 2; c++) // non-negative floats order as their bits do
-        atomicMax(&largest_bits[c], __float_as_uint(largest[c]));
+        for (int cw = 0; cw < 2; cw++)
+            largest[cw] = fmaxf(largest[cw], fabsf(value(cw, v)));
+    for (int cw = 0; cw < 2; cw++) // non-negative floats order as their bits do
+        atomicMax(&largest_bits[cw], __float_as_uint(largest[cw]));
     __syncthreads();
     const int k[2] = { scale_exponent(__uint_as_float(largest_bits[0])),
                        scale_exponent(__uint_as_float(largest_bits[1])) };
@@ -235,9 +230,9 @@ __global__ void __maxnreg__(D <= 8 ? 64 : 255) decode_kernel(const In* __restric
         msg[s] = __float2half2_rn(0.0f);
     __syncthreads();
 
-    const check_constants c{ __float2half2_rn(p.saturation), __float2half2_rn(-p.saturation),
-                             __float2half2_rn(p.normalisation),
-                             __floats2half2_rn(ldexpf(p.offset, -k[0]), ldexpf(p.offset, -k[1])) };
+    const check_constants rule{ __float2half2_rn(p.saturation), __float2half2_rn(-p.saturation),
+                                __float2half2_rn(p.normalisation),
+                                __floats2half2_rn(ldexpf(p.offset, -k[0]), ldexpf(p.offset, -k[1])) };
     unsigned done = has_second ? 0u : 2u; // bit c: codeword c's outputs are written
     for (int it = 0; it < p.max_iterations; it++) {
         for (int l = 0; l < code.layers; l++) {
@@ -245,7 +240,7 @@ __global__ void __maxnreg__(D <= 8 ? 64 : 255) decode_kernel(const In* __restric
             for (int i = int(threadIdx.x); i < width; i += int(blockDim.x)) {
                 check_slots<D> check;
                 load_check(code, l, i, check);
-                update(check, app, msg, c);
+                update(check, app, msg, rule);
             }
             __syncthreads();
         }
@@ -271,19 +266,19 @@ __global__ void __maxnreg__(D <= 8 ? 64 : 255) decode_kernel(const In* __restric
         const bool ok[2] = { !__syncthreads_or(parity_failed & 0x8000u),
                              !__syncthreads_or(parity_failed & 0x80000000u) };
         unsigned finish = 0;
-        for (int c = 0; c < 2; c++)
-            if (!(done & (1u << c)) && ((ok[c] && p.early_termination) || last))
-                finish |= 1u << c;
+        for (int cw = 0; cw < 2; cw++)
+            if (!(done & (1u << cw)) && ((ok[cw] && p.early_termination) || last))
+                finish |= 1u << cw;
         if (!finish)
             continue;
-        for (int c = 0; c < 2; c++) {
-            if (!(finish & (1u << c)))
+        for (int cw = 0; cw < 2; cw++) {
+            if (!(finish & (1u << cw)))
                 continue;
-            const std::size_t frame = f0 + std::size_t(c);
+            const std::size_t frame = f0 + std::size_t(cw);
             for (int v = threadIdx.x; v < n; v += blockDim.x) {
-                const __half a = c ? __high2half(app[v]) : __low2half(app[v]);
+                const __half a = cw ? __high2half(app[v]) : __low2half(app[v]);
                 if (app_out)
-                    app_out[frame * n + v] = -output_llr(a, k[c]);
+                    app_out[frame * n + v] = -output_llr(a, k[cw]);
                 if (bits_out)
                     bits_out[frame * n + v] = __half2float(a) < 0.0f;
             }
@@ -291,8 +286,8 @@ __global__ void __maxnreg__(D <= 8 ? 64 : 255) decode_kernel(const In* __restric
                 if (iterations_out)
                     iterations_out[frame] = it + 1;
                 if (satisfied_out)
-                    satisfied_out[frame] = ok[c];
-                if (ok[c])
+                    satisfied_out[frame] = ok[cw];
+                if (ok[cw])
                     atomicAdd(satisfied_count, 1u);
             }
         }

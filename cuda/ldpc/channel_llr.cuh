@@ -1,0 +1,34 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A channel LLR as the LDPC kernels (gpu_ldpc_decoder.cu, min_sum_half_kernel.cuh) start
+ * from it, in the decoding literature's sign, as ldpc_detail::channel_llr on the CPU.
+ */
+#ifndef INCLUDED_GPUMIMO_CUDA_LDPC_CHANNEL_LLR_CUH
+#define INCLUDED_GPUMIMO_CUDA_LDPC_CHANNEL_LLR_CUH
+
+#include <cstdint>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+namespace ldpc_device {
+
+// The decoder's sign (ln P(0) / P(1)) of a core LLR; non-finite: an erasure.
+__device__ __forceinline__ float channel_llr(float core_llr)
+{
+    return isfinite(core_llr) ? -core_llr : 0.0f;
+}
+// An int8 LLR q / scale.
+__device__ __forceinline__ float channel_llr(std::int8_t q, float scale)
+{
+    return -__fdiv_rn(float(q), scale);
+}
+
+} // namespace ldpc_device
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

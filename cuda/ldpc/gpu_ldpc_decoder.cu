@@ -196,6 +196,7 @@ template <typename In>
 using half_kernel_fn = void (*)(const In*, std::size_t, half_ldpc::code_view, half_ldpc::params,
                                 float*, std::uint8_t*, int*, std::uint8_t*, unsigned*);
 constexpr int max_half_degree = 64;
+constexpr int max_half_bits = 65536 / sizeof(__half2); // byte offsets in 16 bits (code_view)
 int half_unroll(int max_degree)
 {
     return max_degree <= 8 ? 8 : max_degree <= 16 ? 16 : max_degree <= 32 ? 32 : 64;
@@ -232,10 +233,14 @@ edge_structure edges_of(const ldpc_code& code)
     return e;
 }
 
-// As min_sum_half_kernel.cuh reads it: layer by layer, edge j of every check of the
-// layer, then j + 1 (slots of checks with fewer edges left unused).
+// As min_sum_half_kernel.cuh reads it (code_view): the bits layer by layer, edge j of
+// every check of the layer, then j + 1 (slots of checks with fewer edges left unused);
+// the messages check by check, d | 1 slots for a check of degree d.
 struct slot_structure {
-    std::vector<int> slot_base, degree, slot_bit;
+    std::vector<int> slot_base;
+    std::vector<unsigned> check_info;
+    std::vector<std::uint16_t> slot_bit;
+    int message_slots = 0;
 };
 slot_structure slots_of(const ldpc_code& code)
 {
@@ -249,9 +254,10 @@ slot_structure slots_of(const ldpc_code& code)
         s.slot_bit.resize(base + deg * width, 0);
         for (std::size_t i = 0; i < width; i++) {
             const auto& bits = code.checks[std::size_t(layer[i])];
-            s.degree.push_back(int(bits.size()));
+            s.check_info.push_back(unsigned(s.message_slots) << 8 | unsigned(bits.size()));
+            s.message_slots += int(bits.size()) | 1; // an odd stride (code_view)
             for (std::size_t j = 0; j < bits.size(); j++)
-                s.slot_bit[base + j * width + i] = bits[j];
+                s.slot_bit[base + j * width + i] = std::uint16_t(bits[j] * sizeof(__half2)); // byte offset
         }
     }
     return s;
@@ -271,9 +277,11 @@ struct gpu_ldpc_decoder::impl {
     cuda::device_buffer<int> layer_check, edge_offset, edge_bit; // min_sum, sum_product
     // min_sum_half: the slot layout (min_sum_half_kernel.cuh) and its unrolled degree.
     bool half = false;
-    int half_degree = 8, slots = 0;
+    int half_degree = 8, message_slots = 0;
     half_ldpc::params half_params{};
-    cuda::device_buffer<int> slot_base, position_degree, slot_bit;
+    cuda::device_buffer<int> slot_base;
+    cuda::device_buffer<unsigned> check_info;
+    cuda::device_buffer<std::uint16_t> slot_bit;
     // Staging for host-to-host decodes: inputs and every output kind, device and pinned.
     cuda::device_buffer<float> llr_f, app;
     cuda::device_buffer<std::int8_t> llr_q;
@@ -303,6 +311,11 @@ struct gpu_ldpc_decoder::impl {
             throw std::invalid_argument("gpu_ldpc_decoder: min_sum_half takes checks of degree "
                                         "up to " + std::to_string(max_half_degree) + ", this code has " +
                                         std::to_string(code.max_check_degree()));
+        if (half && code.n > max_half_bits)
+            throw std::invalid_argument("gpu_ldpc_decoder: min_sum_half takes codes of up to " +
+                                        std::to_string(max_half_bits) + " bits (its structure "
+                                        "holds 16-bit offsets), this code has " +
+                                        std::to_string(code.n));
         params.max_iterations = config.max_iterations;
         params.early_termination = config.early_termination;
         params.min_sum = config.algorithm == ldpc_algorithm::min_sum;
@@ -325,11 +338,11 @@ struct gpu_ldpc_decoder::impl {
         slot_structure slot_layout;
         if (half) {
             slot_layout = slots_of(code);
-            slots = int(slot_layout.slot_bit.size());
+            message_slots = slot_layout.message_slots;
             half_degree = half_unroll(code.max_check_degree());
             half_params = { config.max_iterations, config.early_termination, config.normalisation,
                             config.offset, 0.0f, ldpc_half_saturation };
-            shared_bytes = (std::size_t(n) + std::size_t(slots)) * sizeof(__half2);
+            shared_bytes = (std::size_t(n) + std::size_t(message_slots)) * sizeof(__half2);
         } else {
             edges = edges_of(code);
             shared_bytes = (std::size_t(n) + edges.edge_bit.size()) * sizeof(float);
@@ -355,7 +368,7 @@ struct gpu_ldpc_decoder::impl {
         layer_offset = cuda::upload(h_layer_offset);
         if (half) {
             slot_base = cuda::upload(slot_layout.slot_base);
-            position_degree = cuda::upload(slot_layout.degree);
+            check_info = cuda::upload(slot_layout.check_info);
             slot_bit = cuda::upload(slot_layout.slot_bit);
         } else {
             layer_check = cuda::upload(edges.layer_check);
@@ -392,7 +405,7 @@ struct gpu_ldpc_decoder::impl {
     {
         if (half) {
             const half_ldpc::code_view hv{ n, layers, layer_offset.get(), slot_base.get(),
-                                           position_degree.get(), slot_bit.get(), slots };
+                                           check_info.get(), slot_bit.get(), message_slots };
             half_kernel<In>(half_degree)<<<unsigned((frames + 1) / 2), unsigned(threads), shared_bytes, s>>>(
                 llr, frames, hv, half_params, out.app, out.bits, out.iterations, out.satisfied, count.get());
             GPUMIMO_CUDA_CHECK_LAUNCH("min_sum_half decode_kernel");

@@ -6,20 +6,24 @@
  * codewords per thread block, each value a __half2 (codeword 2b in the low half,
  * 2b + 1 in the high one), so every instruction works on both codewords. Same steps as
  * gpu_ldpc_decoder.cu's float kernel (a thread per check of a layer, a barrier per
- * layer) with three differences, each for instructions per edge:
- *  - a check's incoming values t and bit indices stay in registers between the
+ * layer) with these differences, each for instructions per edge:
+ *  - a check's incoming values t and bit offsets stay in registers between the
  *    minimum pass and the update pass (the degree is unrolled up to D);
  *  - the minima are kept without the first one's position (the message to bit j takes
  *    the second minimum where |t_j| equals the first), so one comparison serves both
  *    codewords, and signs are XORed as bits;
- *  - messages and the code's structure are laid out slot by slot, [layer][edge j of a
- *    check][check in the layer], so a warp's 32 checks read consecutive words.
+ *  - t is saturated with one min.xorsign.abs (saturate());
+ *  - the code's structure is laid out slot by slot, [layer][edge j of a check][check in
+ *    the layer], 16-bit byte offsets a warp reads as consecutive halfwords, small
+ *    enough to stay in L1; the messages check by check at an odd stride, each edge's
+ *    address a constant offset (code_view).
  * Each codeword is first scaled by its own power of two (its largest magnitude into
  * [128, 256)) and scaled back at the end, as ldpc_internal.h's half_scale_exponent says.
  * lib/core/ldpc/cpu_ldpc_decoder.cc (decode_one_half, with ldpc_internal.h's
- * min_sum_messages_half and round_to_half) is the CPU reference, bit for bit. A codeword whose iterations end (early termination or the
- * last one) writes its outputs at once; its half of the block then runs on unobserved,
- * so that the other codeword is not held to its iteration count.
+ * min_sum_messages_half and round_to_half) is the CPU reference, bit for bit. A
+ * codeword whose iterations end (early termination or the last one) writes its outputs
+ * at once; its half of the block then runs on unobserved, so that the other codeword is
+ * not held to its iteration count.
  */
 #ifndef INCLUDED_GPUMIMO_CUDA_LDPC_MIN_SUM_HALF_KERNEL_CUH
 #define INCLUDED_GPUMIMO_CUDA_LDPC_MIN_SUM_HALF_KERNEL_CUH
@@ -37,18 +41,24 @@ namespace gpumimo {
 namespace core {
 namespace half_ldpc {
 
-// The code's structure in slots: layer l's checks are positions
-// [layer_offset[l], layer_offset[l + 1]); edge j of the layer's i-th check is slot
-// slot_base[l] + j * (the layer's width) + i, which holds its bit (slot_bit) and, in
-// shared memory, its message.
+// The code's structure, small enough to stay in the L1 cache beside the shared memory
+// (for n = 2304: 15 KB of bits, 4.5 KB per check): layer l's checks are positions
+// [layer_offset[l], layer_offset[l + 1]). The bits, slot by slot: edge j of the layer's
+// i-th check is slot slot_base[l] + j * (the layer's width) + i, which holds the byte
+// offset of the bit's __half2 in shared memory, 16 bits (a warp's 32 checks read
+// consecutive halfwords). The messages, in shared memory, check by check: the check at
+// position p, of degree check_info[p] & 0xff, has its messages at (check_info[p] >> 8)
+// + j, a check of degree d taking d | 1 slots (an odd stride: the 32 checks of a warp,
+// of one degree, fall in 32 different banks), so their addresses are one base and
+// constant offsets.
 struct code_view {
     int n;
     int layers;
     const int* __restrict__ layer_offset;
     const int* __restrict__ slot_base;
-    const int* __restrict__ degree; // per position
-    const int* __restrict__ slot_bit;
-    int slots;
+    const unsigned* __restrict__ check_info; // per position: first message slot << 8 | degree
+    const std::uint16_t* __restrict__ slot_bit;
+    int message_slots;
 };
 
 struct params {
@@ -97,46 +107,81 @@ struct check_constants {
     __half2 limit, neg_limit, normalisation, offset;
 };
 
-// A thread's check in a layer: its degree, its first slot, the layer's width (edge j is
-// j x width slots further) and its bits, all loads issued at once.
-template <int D>
+// x saturated to [-limit, limit] (limit > 0): from sm_86 one instruction, the smaller
+// magnitude with x's sign (the sign of min.xorsign.abs is x's XOR limit's), the same
+// half2 bits as the min/max pair on every finite x, -0 included.
+__device__ __forceinline__ __half2 saturate(__half2 x, const check_constants& c)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 860
+    unsigned r;
+    asm("min.xorsign.abs.f16x2 %0, %1, %2;" : "=r"(r) : "r"(bits_of(x)), "r"(bits_of(c.limit)));
+    return half2_of(r);
+#else
+    return __hmin2(__hmax2(x, c.neg_limit), c.limit);
+#endif
+}
+
+// The bit whose byte offset in app is `offset` (the structure holds byte offsets, so an
+// address is one add).
+__device__ __forceinline__ __half2& at(__half2* app, int offset)
+{
+    return *reinterpret_cast<__half2*>(reinterpret_cast<char*>(app) + offset);
+}
+
+// A thread's check in a layer: its degree, its first bit slot and the layer's width (edge
+// j's bit is j x width slots further), its first message slot.
 struct check_slots {
     int deg = 0;
     int first_slot = 0;
     int width = 0;
-    int bit[D];
+    int first_message = 0;
 };
 
-template <int D>
-__device__ __forceinline__ void load_check(const code_view& code, int l, int i, check_slots<D>& s)
+__device__ __forceinline__ check_slots locate_check(const code_view& code, int l, int i)
 {
+    check_slots s;
     const int first = code.layer_offset[l];
     s.width = code.layer_offset[l + 1] - first;
-    s.deg = 0;
-    if (i >= s.width)
-        return;
-    s.deg = code.degree[first + i];
-    s.first_slot = code.slot_base[l] + i;
+    if (i < s.width) {
+        const unsigned info = code.check_info[first + i];
+        s.deg = int(info & 0xffu);
+        s.first_slot = code.slot_base[l] + i;
+        s.first_message = int(info >> 8);
+    }
+    return s;
+}
+
+// The byte offsets of the check's bits in app, every load issued before the first is
+// used: exactly DEG of them (no guard, so no predicate per edge) or, Guarded, the first
+// s.deg of at most DEG.
+template <int DEG, bool Guarded>
+__device__ __forceinline__ void load_bits(const code_view& code, const check_slots& s, int (&bit_offset)[DEG])
+{
+    // 32-bit slot numbers, each one add from the last, and one wide multiply-add each for
+    // the address (a 64-bit pointer stepped by width took three instructions an edge).
+    unsigned slot = unsigned(s.first_slot);
 #pragma unroll
-    for (int j = 0; j < D; j++)
-        if (j < s.deg)
-            s.bit[j] = code.slot_bit[s.first_slot + j * s.width];
+    for (int j = 0; j < DEG; j++, slot += unsigned(s.width))
+        if (!Guarded || j < s.deg)
+            bit_offset[j] = code.slot_bit[slot];
 }
 
 // One check (of degree exactly DEG when Guarded is false, at most DEG otherwise):
 // t = app - R saturated, the two minima and the sign product, then the new messages R'
 // and app = t + R'.
-template <int DEG, bool Guarded, int D>
-__device__ __forceinline__ void update_check(const check_slots<D>& s, __half2* app, __half2* msg,
-                                             const check_constants& c)
+template <int DEG, bool Guarded>
+__device__ __forceinline__ void update_check(const code_view& code, const check_slots& s, __half2* app,
+                                             __half2* msg, const check_constants& c)
 {
+    int bit_offset[DEG];
+    load_bits<DEG, Guarded>(code, s, bit_offset);
     __half2 t[DEG];
     __half2 min1 = c.limit, min2 = c.limit;
     unsigned sign = 0;
 #pragma unroll
     for (int j = 0; j < DEG; j++) {
         if (!Guarded || j < s.deg) {
-            t[j] = __hmin2(__hmax2(__hsub2_rn(app[s.bit[j]], msg[s.first_slot + j * s.width]), c.neg_limit), c.limit);
+            t[j] = saturate(__hsub2_rn(at(app, bit_offset[j]), msg[s.first_message + j]), c);
             const __half2 a = __habs2(t[j]);
             sign ^= bits_of(t[j]);
             min2 = __hmin2(__hmax2(min1, a), min2);
@@ -155,8 +200,8 @@ __device__ __forceinline__ void update_check(const check_slots<D>& s, __half2* a
             const unsigned first_min = __heq2_mask(__habs2(t[j]), min1);
             const unsigned signed_mag = (first_min & m2) | (~first_min & m1);
             const __half2 r = half2_of(signed_mag ^ (bits_of(t[j]) & sign_bits));
-            msg[s.first_slot + j * s.width] = r;
-            app[s.bit[j]] = __hadd2_rn(t[j], r);
+            msg[s.first_message + j] = r;
+            at(app, bit_offset[j]) = __hadd2_rn(t[j], r);
         }
     }
 }
@@ -164,24 +209,24 @@ __device__ __forceinline__ void update_check(const check_slots<D>& s, __half2* a
 // Degrees up to this are unrolled exactly (no per-edge guard), the degree matched at
 // run time from D down (the common degrees are the high ones).
 constexpr int exact_degrees = 16;
-template <int K, int D>
-__device__ __forceinline__ void update_exact(const check_slots<D>& s, __half2* app, __half2* msg,
-                                             const check_constants& c)
+template <int K>
+__device__ __forceinline__ void update_exact(const code_view& code, const check_slots& s, __half2* app,
+                                             __half2* msg, const check_constants& c)
 {
     if (s.deg == K)
-        update_check<K, false>(s, app, msg, c);
+        update_check<K, false>(code, s, app, msg, c);
     else if constexpr (K > 1)
-        update_exact<K - 1>(s, app, msg, c);
+        update_exact<K - 1>(code, s, app, msg, c);
 }
 
 template <int D>
-__device__ __forceinline__ void update(const check_slots<D>& s, __half2* app, __half2* msg,
-                                       const check_constants& c)
+__device__ __forceinline__ void update(const code_view& code, const check_slots& s, __half2* app,
+                                       __half2* msg, const check_constants& c)
 {
     if constexpr (D <= exact_degrees)
-        update_exact<D>(s, app, msg, c);
+        update_exact<D>(code, s, app, msg, c);
     else
-        update_check<D, true>(s, app, msg, c);
+        update_check<D, true>(code, s, app, msg, c);
 }
 
 // At most 64 registers for checks up to degree 8 (the 802.16e codes): 5 blocks of 192
@@ -200,7 +245,7 @@ __global__ void __maxnreg__(D <= 8 ? 64 : 255) decode_kernel(const In* __restric
     extern __shared__ __half2 shared2[];
     const int n = code.n;
     __half2* app = shared2;     // n
-    __half2* msg = shared2 + n; // slots
+    __half2* msg = shared2 + n; // message_slots
     __shared__ unsigned largest_bits[2]; // each codeword's largest |value|, as float bits
     const std::size_t f0 = 2 * std::size_t(blockIdx.x);
     const bool has_second = f0 + 1 < frames;
@@ -208,9 +253,9 @@ __global__ void __maxnreg__(D <= 8 ? 64 : 255) decode_kernel(const In* __restric
         if (cw == 1 && !has_second)
             return 0.0f;
         if constexpr (sizeof(In) == 1)
-            return ldpc_device::channel_llr(llr[(f0 + std::size_t(cw)) * n + v], p.int8_scale);
-        else
-            return ldpc_device::channel_llr(llr[(f0 + std::size_t(cw)) * n + v]);
+            return ldpc_device::channel_llr(__ldcs(llr + (f0 + std::size_t(cw)) * n + v), p.int8_scale);
+        else // read once more for the conversion, then not again: streamed past the L1
+            return ldpc_device::channel_llr(__ldcs(llr + (f0 + std::size_t(cw)) * n + v));
     };
     if (threadIdx.x < 2)
         largest_bits[threadIdx.x] = 0;
@@ -226,7 +271,7 @@ __global__ void __maxnreg__(D <= 8 ? 64 : 255) decode_kernel(const In* __restric
                        scale_exponent(__uint_as_float(largest_bits[1])) };
     for (int v = threadIdx.x; v < n; v += blockDim.x)
         app[v] = __halves2half2(channel_half(value(0, v), k[0]), channel_half(value(1, v), k[1]));
-    for (int s = threadIdx.x; s < code.slots; s += blockDim.x)
+    for (int s = threadIdx.x; s < code.message_slots; s += blockDim.x)
         msg[s] = __float2half2_rn(0.0f);
     __syncthreads();
 
@@ -238,9 +283,7 @@ __global__ void __maxnreg__(D <= 8 ? 64 : 255) decode_kernel(const In* __restric
         for (int l = 0; l < code.layers; l++) {
             const int width = code.layer_offset[l + 1] - code.layer_offset[l];
             for (int i = int(threadIdx.x); i < width; i += int(blockDim.x)) {
-                check_slots<D> check;
-                load_check(code, l, i, check);
-                update(check, app, msg, rule);
+                update<D>(code, locate_check(code, l, i), app, msg, rule);
             }
             __syncthreads();
         }
@@ -253,13 +296,14 @@ __global__ void __maxnreg__(D <= 8 ? 64 : 255) decode_kernel(const In* __restric
         for (int l = 0; l < code.layers; l++) {
             const int width = code.layer_offset[l + 1] - code.layer_offset[l];
             for (int i = int(threadIdx.x); i < width; i += int(blockDim.x)) {
-                check_slots<D> check; // its bits' loads all issued before the first use
-                load_check(code, l, i, check);
+                const check_slots check = locate_check(code, l, i);
+                int bit_offset[D];
+                load_bits<D, true>(code, check, bit_offset);
                 unsigned parity = 0;
 #pragma unroll
                 for (int j = 0; j < D; j++)
                     if (j < check.deg)
-                        parity ^= bits_of(app[check.bit[j]]);
+                        parity ^= bits_of(at(app, bit_offset[j]));
                 parity_failed |= parity & sign_bits;
             }
         }

@@ -359,6 +359,22 @@ TEST_F(GpuLdpc, RefusesWhatItCannotDecode)
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("degree up to 64"), std::string::npos) << e.what();
     }
+    // min_sum_half's structure holds 16-bit byte offsets: n = 16386 is refused (its
+    // shared memory, 164 KB, would fit).
+    ldpc_code long_code;
+    long_code.name = "long";
+    long_code.n = 16386;
+    long_code.m = 8193;
+    long_code.checks.resize(8193);
+    for (int c = 0; c < 8193; c++)
+        long_code.checks[std::size_t(c)] = { 2 * c, 2 * c + 1 };
+    finish_ldpc_code(long_code);
+    try {
+        gpu_ldpc_decoder refused(long_code, half_cfg, 1);
+        ADD_FAILURE() << "a code of 16386 bits accepted by min_sum_half";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("up to 16384 bits"), std::string::npos) << e.what();
+    }
     // Still usable after the refusals: the all-zero codeword, confidently received.
     std::fill(llr.begin(), llr.end(), -1.0f);
     EXPECT_EQ(gpu.decode(llr.data(), 4, out.outputs()), 4u);

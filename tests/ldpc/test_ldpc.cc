@@ -91,22 +91,86 @@ TEST(Ldpc, WimaxCodeEqualsTheSharedAlistAndBaseFile)
     EXPECT_EQ(parse_base_matrix(base_file), wimax_rate_half_base());
 }
 
+namespace {
+
+// Every check in exactly one layer, no two checks of a layer sharing a bit.
+void expect_valid_layers(const ldpc_code& code, const std::string& what)
+{
+    std::vector<int> seen(std::size_t(code.m), 0);
+    for (const auto& layer : code.layers) {
+        std::vector<int> bit_used(std::size_t(code.n), 0);
+        for (const int c : layer) {
+            seen[std::size_t(c)]++;
+            for (const int v : code.checks[std::size_t(c)])
+                ASSERT_EQ(bit_used[std::size_t(v)]++, 0) << what << ": bit " << v;
+        }
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), code.m) << what;
+}
+
+// A quasi-cyclic code from block rows of (block column, shift) pairs, each block z x z.
+ldpc_code circulant_code(int z, int block_columns, const std::vector<std::vector<std::pair<int, int>>>& rows)
+{
+    ldpc_code code;
+    code.n = z * block_columns;
+    code.m = z * int(rows.size());
+    for (const auto& row : rows)
+        for (int i = 0; i < z; i++) {
+            code.checks.emplace_back();
+            for (const auto& [column, shift] : row)
+                code.checks.back().push_back(column * z + (i + shift) % z);
+        }
+    finish_ldpc_code(code);
+    return code;
+}
+
+} // namespace
+
 TEST(Ldpc, LayersCoverEveryCheckOnceAndShareNoBit)
 {
-    for (int n : { 576, 1152, 2304 }) {
+    for (int n = 576; n <= 2304; n += 96) {
         const ldpc_code code = wimax_rate_half_code(n);
-        std::vector<int> seen(std::size_t(code.m), 0);
-        for (const auto& layer : code.layers) {
-            std::vector<int> bit_used(std::size_t(code.n), 0);
-            for (const int c : layer) {
-                seen[std::size_t(c)]++;
-                for (const int v : code.checks[std::size_t(c)])
-                    ASSERT_EQ(bit_used[std::size_t(v)]++, 0) << "n " << n << ": bit " << v;
-            }
-        }
-        EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), code.m) << "n " << n;
-        EXPECT_LE(code.layers.size(), 12u); // at most the base matrix's block rows
+        expect_valid_layers(code, "n " + std::to_string(n));
+        // No bit in two checks of a layer: at least as many layers as a bit has checks
+        // (6 here), reached with every layer two block rows (m / 6 checks).
+        ASSERT_EQ(code.layers.size(), 6u) << "n " << n;
+        for (const auto& layer : code.layers)
+            EXPECT_EQ(int(layer.size()), code.m / 6) << "n " << n;
     }
+}
+
+TEST(Ldpc, LayersOfOtherCodesFallBackToFirstFit)
+{
+    // Block rows 0 and 2 share no block column, 1 shares one with each: {0, 2}, {1}, two
+    // layers of at most one warp (three layers of one block row would take three).
+    const ldpc_code qc = circulant_code(5, 4, { { { 0, 1 }, { 1, 2 } }, { { 1, 0 }, { 2, 3 } }, { { 2, 4 }, { 3, 0 } } });
+    expect_valid_layers(qc, "quasi-cyclic");
+    EXPECT_EQ(qc.layers.size(), 2u);
+    // A block holding two shifts (weight-2 circulant): two checks of one block row share
+    // a bit, so block rows cannot be layers; first fit over the checks still is valid.
+    const ldpc_code weight2 = circulant_code(6, 3, { { { 0, 0 }, { 0, 3 }, { 1, 1 } }, { { 1, 0 }, { 2, 2 } } });
+    expect_valid_layers(weight2, "weight-2 circulant");
+    // Not quasi-cyclic: random checks.
+    auto rng = make_rng(2711);
+    ldpc_code random;
+    random.n = 40;
+    random.m = 20;
+    std::uniform_int_distribution<int> bit(0, random.n - 1);
+    for (int c = 0; c < random.m; c++) {
+        std::vector<int> row;
+        while (row.size() < 5) {
+            const int v = bit(rng);
+            if (std::find(row.begin(), row.end(), v) == row.end())
+                row.push_back(v);
+        }
+        random.checks.push_back(row);
+    }
+    for (int v = 0; v < random.n; v++) // every bit in some check
+        if (std::none_of(random.checks.begin(), random.checks.end(),
+                         [&](const std::vector<int>& r) { return std::find(r.begin(), r.end(), v) != r.end(); }))
+            random.checks[std::size_t(v % random.m)].push_back(v);
+    finish_ldpc_code(random);
+    expect_valid_layers(random, "random");
 }
 
 TEST(Ldpc, EncoderCodewordsSatisfyEveryCheckAcrossTheFamily)

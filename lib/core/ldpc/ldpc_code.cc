@@ -6,6 +6,8 @@
  */
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 
+#include "ldpc/ldpc_internal.h"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -64,23 +66,7 @@ void finish_ldpc_code(ldpc_code& code)
         if (code.bits[std::size_t(v)].empty())
             throw std::invalid_argument("ldpc_code '" + code.name + "': bit " +
                                         std::to_string(v) + " is in no check");
-    // First fit: a check joins the first layer none of whose checks shares a bit with it.
-    code.layers.clear();
-    std::vector<std::vector<char>> used; // per layer, which bits its checks hold
-    for (int c = 0; c < code.m; c++) {
-        const auto& row = code.checks[std::size_t(c)];
-        std::size_t l = 0;
-        for (; l < used.size(); l++)
-            if (std::none_of(row.begin(), row.end(), [&](int v) { return used[l][std::size_t(v)]; }))
-                break;
-        if (l == used.size()) {
-            used.emplace_back(std::size_t(code.n), 0);
-            code.layers.emplace_back();
-        }
-        for (const int v : row)
-            used[l][std::size_t(v)] = 1;
-        code.layers[l].push_back(c);
-    }
+    code.layers = ldpc_detail::decoder_layers(code);
 }
 
 namespace {

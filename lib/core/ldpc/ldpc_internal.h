@@ -17,11 +17,16 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace gr {
 namespace gpumimo {
 namespace core {
 namespace ldpc_detail {
+
+/*! The layers a layered decoder visits (ldpc_code::layers), from the checks and bits of
+ *  `code`: ldpc_layers.cc. */
+std::vector<std::vector<int>> decoder_layers(const ldpc_code& code);
 
 /*! A channel LLR of the core's convention (ln P(1) / P(0)) in the decoder's; a
  *  non-finite one is an erasure (0). */

@@ -33,8 +33,10 @@ struct ldpc_code {
     /*!
      * The checks in layers, in the order a layered decoder visits them: no two checks of
      * a layer share a bit, so the checks of a layer may be updated in any order or all at
-     * once with the same result. First fit over the checks in order (for the 802.16e
-     * codes: block rows, two of them merged where they share no block column).
+     * once with the same result. Quasi-cyclic codes: whole block rows, those sharing no
+     * block column merged so that layers are few and equally wide (the 802.16e rate-1/2
+     * codes: 6 layers of two block rows); other codes: first fit over the checks in
+     * order (lib/core/ldpc/ldpc_layers.cc).
      */
     std::vector<std::vector<int>> layers;
 

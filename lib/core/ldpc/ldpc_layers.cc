@@ -1,0 +1,204 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The layers of a layered LDPC decoder (ldpc_code::layers): which checks are updated
+ * together. Checks of one layer share no bit, so a GPU updates a layer with a thread per
+ * check and a barrier after it; the decoders' cost is then about (number of layers) x
+ * (widest layer), the threads a block spends, idle ones included.
+ *
+ * Quasi-cyclic codes (every check the one before it with each bit moved one place round
+ * its z-bit block, as the 802.16e and 5G NR codes are written) are layered a block row at
+ * a time: block rows with no block column in common are merged, and a small search picks
+ * the grouping with the fewest warp slots (layers x the widest layer in warps of 32
+ * threads), then the fewest layers. The 802.16e rate-1/2
+ * code becomes 6 layers of two block rows (first fit over the checks made 7: five of two
+ * rows and two of one, a block's threads half idle in those two). Other codes, and any
+ * grouping that would put two checks sharing a bit in one layer, take first fit over the
+ * checks in order.
+ */
+#include "ldpc/ldpc_internal.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+namespace ldpc_detail {
+namespace {
+
+using layer_list = std::vector<std::vector<int>>;
+
+// First fit: a check joins the first layer none of whose checks shares a bit with it.
+layer_list first_fit_layers(const ldpc_code& code)
+{
+    layer_list layers;
+    std::vector<std::vector<char>> used; // per layer, which bits its checks hold
+    for (int c = 0; c < code.m; c++) {
+        const auto& row = code.checks[std::size_t(c)];
+        std::size_t l = 0;
+        for (; l < used.size(); l++)
+            if (std::none_of(row.begin(), row.end(), [&](int v) { return used[l][std::size_t(v)]; }))
+                break;
+        if (l == used.size()) {
+            used.emplace_back(std::size_t(code.n), 0);
+            layers.emplace_back();
+        }
+        for (const int v : row)
+            used[l][std::size_t(v)] = 1;
+        layers[l].push_back(c);
+    }
+    return layers;
+}
+
+// The largest z (at least 2, dividing n and m) for which every check but the last of
+// each z is the one before it with each bit v moved to (v + 1) mod z within its block;
+// 0 when there is none.
+int circulant_size(const ldpc_code& code)
+{
+    const int g = std::gcd(code.n, code.m);
+    for (int z = g; z >= 2; z--) {
+        if (g % z)
+            continue;
+        bool cyclic = true;
+        std::vector<int> moved;
+        for (int c = 0; cyclic && c < code.m; c++) {
+            if (c % z == z - 1)
+                continue;
+            moved.clear();
+            for (const int v : code.checks[std::size_t(c)])
+                moved.push_back(v / z * z + (v % z + 1) % z);
+            std::sort(moved.begin(), moved.end());
+            cyclic = moved == code.checks[std::size_t(c) + 1];
+        }
+        if (cyclic)
+            return z;
+    }
+    return 0;
+}
+
+// Groups of block rows, no two rows of a group sharing a block column, with the fewest
+// warp slots (groups x the largest group's checks in warps of 32), then the fewest groups; depth-first over the
+// rows in order, each joining an earlier group or opening one, pruned by the best so far
+// and bounded in nodes (the best found by then is kept; first fit is the start).
+class row_grouping
+{
+public:
+    row_grouping(std::vector<std::vector<char>> conflict, int z) : d_conflict(std::move(conflict)), d_z(z) {}
+
+    std::vector<std::vector<int>> best(const std::vector<std::vector<int>>& start)
+    {
+        d_best = start;
+        d_best_cost = cost(start);
+        d_nodes = 0;
+        std::vector<std::vector<int>> groups;
+        search(0, groups);
+        return d_best;
+    }
+
+private:
+    static constexpr long node_limit = 200000;
+
+    std::pair<std::size_t, std::size_t> cost(const std::vector<std::vector<int>>& groups) const
+    {
+        std::size_t widest = 0;
+        for (const auto& g : groups)
+            widest = std::max(widest, g.size());
+        const std::size_t warps = (widest * std::size_t(d_z) + 31) / 32;
+        return { groups.size() * warps, groups.size() };
+    }
+
+    void search(int row, std::vector<std::vector<int>>& groups)
+    {
+        if (++d_nodes > node_limit || !(cost(groups) < d_best_cost))
+            return; // a partial grouping's cost only grows
+        if (row == int(d_conflict.size())) {
+            d_best = groups;
+            d_best_cost = cost(groups);
+            return;
+        }
+        for (auto& g : groups) {
+            if (std::any_of(g.begin(), g.end(), [&](int r) { return d_conflict[std::size_t(row)][std::size_t(r)]; }))
+                continue;
+            g.push_back(row);
+            search(row + 1, groups);
+            g.pop_back();
+        }
+        groups.push_back({ row });
+        search(row + 1, groups);
+        groups.pop_back();
+    }
+
+    std::vector<std::vector<char>> d_conflict;
+    int d_z;
+    std::vector<std::vector<int>> d_best;
+    std::pair<std::size_t, std::size_t> d_best_cost;
+    long d_nodes = 0;
+};
+
+// True when no two checks of any layer share a bit.
+bool layers_are_valid(const ldpc_code& code, const layer_list& layers)
+{
+    std::vector<int> owner(std::size_t(code.n), -1);
+    for (std::size_t l = 0; l < layers.size(); l++)
+        for (const int c : layers[l])
+            for (const int v : code.checks[std::size_t(c)]) {
+                if (owner[std::size_t(v)] == int(l))
+                    return false;
+                owner[std::size_t(v)] = int(l);
+            }
+    return true;
+}
+
+layer_list block_row_layers(const ldpc_code& code, int z)
+{
+    const int rows = code.m / z;
+    std::vector<std::vector<char>> columns(std::size_t(rows), std::vector<char>(std::size_t(code.n / z), 0));
+    for (int c = 0; c < code.m; c++)
+        for (const int v : code.checks[std::size_t(c)])
+            columns[std::size_t(c / z)][std::size_t(v / z)] = 1;
+    std::vector<std::vector<char>> conflict(std::size_t(rows), std::vector<char>(std::size_t(rows), 0));
+    for (int a = 0; a < rows; a++)
+        for (int b = 0; b < rows; b++)
+            for (std::size_t k = 0; k < columns[0].size(); k++)
+                if (columns[std::size_t(a)][k] && columns[std::size_t(b)][k])
+                    conflict[std::size_t(a)][std::size_t(b)] = 1;
+    // Start from first fit over the block rows.
+    std::vector<std::vector<int>> start;
+    for (int r = 0; r < rows; r++) {
+        auto g = std::find_if(start.begin(), start.end(), [&](const std::vector<int>& grp) {
+            return std::none_of(grp.begin(), grp.end(), [&](int s) { return conflict[std::size_t(r)][std::size_t(s)]; });
+        });
+        if (g == start.end())
+            start.push_back({ r });
+        else
+            g->push_back(r);
+    }
+    layer_list layers;
+    for (auto& group : row_grouping(std::move(conflict), z).best(start)) {
+        std::sort(group.begin(), group.end());
+        layers.emplace_back();
+        for (const int r : group)
+            for (int c = r * z; c < (r + 1) * z; c++)
+                layers.back().push_back(c);
+    }
+    return layers;
+}
+
+} // namespace
+
+std::vector<std::vector<int>> decoder_layers(const ldpc_code& code)
+{
+    if (const int z = circulant_size(code)) {
+        layer_list layers = block_row_layers(code, z);
+        if (layers_are_valid(code, layers))
+            return layers;
+    }
+    return first_fit_layers(code);
+}
+
+} // namespace ldpc_detail
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -118,12 +118,15 @@ private:
             d_best_cost = cost(groups);
             return;
         }
-        for (auto& g : groups) {
-            if (std::any_of(g.begin(), g.end(), [&](int r) { return d_conflict[std::size_t(row)][std::size_t(r)]; }))
+        // By index: the deeper calls open groups of their own, which may move `groups`
+        // (each is gone again when they return).
+        for (std::size_t k = 0; k < groups.size(); k++) {
+            if (std::any_of(groups[k].begin(), groups[k].end(),
+                            [&](int r) { return d_conflict[std::size_t(row)][std::size_t(r)]; }))
                 continue;
-            g.push_back(row);
+            groups[k].push_back(row);
             search(row + 1, groups);
-            g.pop_back();
+            groups[k].pop_back();
         }
         groups.push_back({ row });
         search(row + 1, groups);

@@ -8,7 +8,8 @@
  * T + (n0 / p) I through T = F^H F's eigendecomposition (cuSOLVER, once: no per-frame
  * factorisation); for lmmse the profile those taps show and the system over the kept
  * taps only, inverted by Gauss-Jordan in double (positive definite: no pivoting); the
- * error variance per carrier; then the taps back to the carriers in float.
+ * error variance per carrier; then the taps back to the carriers in float, and what the
+ * model missed from the residual (smoothing_mismatch) added to the noise.
  *
  * Device layouts (F frames, P = rx * tx channels, L taps, U carriers):
  *   h      [frame][carrier][P]       g [frame][P][L] (double), taps (float)
@@ -332,7 +333,8 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
     }
 }
 
-// h[f][c][p] = sum_j F[c][j] taps[f][p][j]; noise_eff[f][c] = n0 + tx err[f][c]. A
+// h[f][c][p] = sum_j F[c][j] taps[f][p][j]; noise_eff[f][c] = n0 + tx err[f][c] (the
+// model's part; mismatch_kernel adds the rest); residual[f][c][p] = |H_ls - H|^2. A
 // frame marked not smoothable keeps its least-squares h and gets n0.
 __global__ void reconstruct_kernel(const float2* taps_all,
                                    const float* err_all,
@@ -344,7 +346,8 @@ __global__ void reconstruct_kernel(const float2* taps_all,
                                    int tx,
                                    int frames,
                                    float2* h,
-                                   float* noise_eff)
+                                   float* noise_eff,
+                                   float* residual)
 {
     const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     if (i >= std::size_t(frames) * U * P)
@@ -360,7 +363,54 @@ __global__ void reconstruct_kernel(const float2* taps_all,
     const float2* w = F + std::size_t(c) * L;
     for (int j = 0; j < L; j++)
         s = s + load(w + j) * load(t + j);
+    const float2 ls = h[i];
+    const double dr = double(ls.x) - double(s.re), di = double(ls.y) - double(s.im);
+    residual[i] = float(dr * dr + di * di);
     h[i] = make_float2(s.re, s.im);
+}
+
+// What the model missed (smoothing_mismatch, channel_smoother.h), a block per frame:
+// the residual's power over the channels and the model's error summed over the
+// carriers, then tx times the mismatch added to every carrier's noise_eff.
+__global__ void mismatch_kernel(const float* residual_all,
+                                const float* err_all,
+                                const float* n0_all,
+                                double ratio,
+                                double noise_samples,
+                                int U,
+                                int P,
+                                int tx,
+                                float* noise_eff)
+{
+    __shared__ double part[2][kThreads];
+    __shared__ double add;
+    const int f = blockIdx.x;
+    const float* err = err_all + std::size_t(f) * U;
+    if (err[0] < 0) // not smoothed (reconstruct_kernel): least squares, nothing missed
+        return;
+    const double n0 = double(n0_all[f]) * ratio;
+    const float* residual = residual_all + std::size_t(f) * U * P;
+    double r = 0, e = 0;
+    for (int i = threadIdx.x; i < U * P; i += blockDim.x)
+        r += residual[i];
+    for (int c = threadIdx.x; c < U; c += blockDim.x)
+        e += double(err[c]) / n0;
+    part[0][threadIdx.x] = r;
+    part[1][threadIdx.x] = e;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+        if (int(threadIdx.x) < half) {
+            part[0][threadIdx.x] += part[0][threadIdx.x + half];
+            part[1][threadIdx.x] += part[1][threadIdx.x + half];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        add = double(tx) * smoothing_mismatch(part[0][0] / P, n0, U, part[1][0], P, noise_samples);
+    __syncthreads();
+    if (add > 0)
+        for (int c = threadIdx.x; c < U; c += blockDim.x)
+            noise_eff[std::size_t(f) * U + c] += float(add);
 }
 
 // ls: noise_eff = n0 (1 + tx ratio), h unchanged.
@@ -384,13 +434,14 @@ struct gpu_channel_smoother::impl {
     std::size_t max_frames;
     int device;
     double ratio; // the LS estimates' error variance over N0
+    double noise_samples; // how many samples' mean power N0 is (0: exact)
     gc::device_buffer<float2> twiddles, taps; // twiddles: F [carrier][tap]
     gc::device_buffer<double2> g;
     gc::device_buffer<double2> gram, phasors, V, VT, A, fit; // phasors [carrier]
     gc::device_buffer<double> power; // [frame][channel]
     gc::device_buffer<double> lambda, wc;
     gc::device_buffer<int> freq;
-    gc::device_buffer<float> err;
+    gc::device_buffer<float> err, residual; // residual [frame][carrier][P]
     // smooth()'s device copies
     gc::device_buffer<float2> h_dev;
     gc::device_buffer<float> n0_dev, eff_dev;
@@ -401,7 +452,8 @@ struct gpu_channel_smoother::impl {
          int tx_,
          std::size_t frames,
          int dev,
-         double ls_error_ratio)
+         double ls_error_ratio,
+         double noise_samples_)
         : reference(num, method),
           rx(rx_),
           tx(tx_),
@@ -412,7 +464,8 @@ struct gpu_channel_smoother::impl {
           first(reference.window().first),
           max_frames(frames),
           device(dev),
-          ratio(ls_error_ratio)
+          ratio(ls_error_ratio),
+          noise_samples(noise_samples_)
     {
         if (!(ratio > 0) || !std::isfinite(ratio))
             throw std::invalid_argument("gpu_channel_smoother: ls_error_ratio must be finite and > 0");
@@ -444,6 +497,8 @@ struct gpu_channel_smoother::impl {
         g = gc::device_buffer<double2>(frames * P * L);
         taps = gc::device_buffer<float2>(frames * P * L);
         err = gc::device_buffer<float>(frames * U);
+        if (method != channel_estimator::ls)
+            residual = gc::device_buffer<float>(frames * U * P);
         if (method != channel_estimator::ls) {
             A = gc::device_buffer<double2>(frames * L * L);
             power = gc::device_buffer<double>(frames * P);
@@ -552,8 +607,11 @@ struct gpu_channel_smoother::impl {
         GPUMIMO_CUDA_CHECK_LAUNCH("smooth_kernel");
         reconstruct_kernel<<<blocks_for(frames * U * P), kThreads, 0, st>>>(
             taps.get(), err.get(), n0, twiddles.get(), L, U, P, tx, int(frames), h,
-            noise_eff);
+            noise_eff, residual.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("reconstruct_kernel");
+        mismatch_kernel<<<unsigned(frames), kThreads, 0, st>>>(residual.get(), err.get(), n0, ratio, noise_samples, U, P, tx,
+                                                             noise_eff);
+        GPUMIMO_CUDA_CHECK_LAUNCH("mismatch_kernel");
     }
 };
 
@@ -563,8 +621,9 @@ gpu_channel_smoother::gpu_channel_smoother(const numerology& num,
                                            int tx,
                                            std::size_t max_frames,
                                            int device,
-                                           double ls_error_ratio)
-    : d_impl(std::make_unique<impl>(num, method, rx, tx, max_frames, device, ls_error_ratio))
+                                           double ls_error_ratio,
+                                           double noise_samples)
+    : d_impl(std::make_unique<impl>(num, method, rx, tx, max_frames, device, ls_error_ratio, noise_samples))
 {
 }
 gpu_channel_smoother::~gpu_channel_smoother() = default;

@@ -421,9 +421,11 @@ struct gpu_fused_receiver::impl {
             s.detected = gc::device_buffer<float>(F * bits);
             s.llr = gc::device_buffer<float>(F * bits);
             s.damaged = gc::device_buffer<int>(F);
-            // The least-squares estimates' error is N0 / Nt (the pilots' cover).
+            // The least-squares estimates' error is N0 / Nt (the pilots' cover); N0 the
+            // mean power of the preamble's empty carriers on every antenna.
             s.smoother = std::make_unique<gpu_channel_smoother>(
-                c.frame.num, c.estimator, c.rx, c.frame.streams, F, dev, 1.0 / c.frame.streams);
+                c.frame.num, c.estimator, c.rx, c.frame.streams, F, dev, 1.0 / c.frame.streams,
+                double(nempty) * c.rx);
             // Slots a short chunk leaves unused still go through the FFT: zeros there,
             // not whatever the allocation held.
             GPUMIMO_CUDA_CHECK(cudaMemset(

@@ -75,7 +75,7 @@ channel_estimate estimate_channel(const frame_format& frame,
         return std::isfinite(v.real()) && std::isfinite(v.imag());
     });
     if (finite && e.noise_var > 0 && std::isfinite(e.noise_var))
-        smoother.smooth(e.h.data(), rx, K, double(e.noise_var) / K, e.error_var.data());
+        smoother.smooth(e.h.data(), rx, K, double(e.noise_var) / K, e.error_var.data(), double(count));
     else // unusable either way: the detector refuses it; nothing to smooth
         std::fill(e.error_var.begin(), e.error_var.end(), e.noise_var / K);
     for (int c = 0; c < U; c++)

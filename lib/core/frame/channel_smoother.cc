@@ -129,7 +129,7 @@ void channel_smoother::solve(double n0, int P)
         }
 }
 
-void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var)
+void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var, double n0_samples)
 {
     if (rx < 1 || tx < 1)
         throw std::invalid_argument("channel_smoother: rx and tx must be >= 1");
@@ -138,6 +138,7 @@ void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0,
     const int U = d_U, L = d_L, P = rx * tx;
     if (d_method == channel_estimator::ls) {
         std::fill(error_var, error_var + U, float(n0));
+        d_mismatch = 0;
         return;
     }
     // g[p][j] = (1/U) sum_c H_ls(c) conj(F[c][j]): the DFT estimator's taps.
@@ -182,19 +183,28 @@ void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0,
     for (int i = 0; i < L; i++)
         for (int j = 0; j < L; j++)
             d_diag[std::size_t(i - j + L - 1)] += d_Ginv[std::size_t(i) * L + j];
+    double trace = 0; // tr S, the smoother's: the model's error over n0, summed
     for (int c = 0; c < U; c++) {
         cd e = 0;
         for (int delta = -(L - 1); delta < L; delta++)
             e += d_diag[std::size_t(delta + L - 1)] * delay_phasor(c, delta);
         error_var[c] = float(n0 * std::max(e.real(), 0.0));
+        trace += double(error_var[c]) / n0;
     }
+    double residual = 0; // |H_ls - H|^2, summed
     for (int c = 0; c < U; c++)
         for (int p = 0; p < P; p++) {
             cd s = 0;
             for (int j = 0; j < L; j++)
                 s += twiddle(c, j) * d_taps[std::size_t(p) * L + j];
-            h[std::size_t(c) * P + p] = std::complex<float>(s);
+            const std::complex<float> smoothed(s);
+            residual += std::norm(cd(h[std::size_t(c) * P + p]) - cd(smoothed));
+            h[std::size_t(c) * P + p] = smoothed;
         }
+    // What the model missed, from the residual: spread over the carriers.
+    d_mismatch = smoothing_mismatch(residual / P, n0, U, trace, P, n0_samples);
+    for (int c = 0; c < U; c++)
+        error_var[c] = float(double(error_var[c]) + d_mismatch);
 }
 
 } // namespace core

@@ -29,7 +29,9 @@ namespace core {
  * float. Everything is allocated by
  * the constructor for up to max_frames frames of rx x tx channels. ls_error_ratio: the
  * least-squares estimates' error variance over N0 (1 / streams for the frame's covered
- * pilots): channel_smoother's n0 is N0 times it. CUDA failures throw
+ * pilots): channel_smoother's n0 is N0 times it. noise_samples: how many samples' mean
+ * power each frame's N0 is (channel_smoother::smooth's n0_samples; 0: exact). CUDA
+ * failures throw
  * std::runtime_error naming the call. Only in builds with CUDA.
  */
 class gpu_channel_smoother
@@ -41,7 +43,8 @@ public:
                          int tx,
                          std::size_t max_frames,
                          int device = 0,
-                         double ls_error_ratio = 1.0);
+                         double ls_error_ratio = 1.0,
+                         double noise_samples = 0);
     ~gpu_channel_smoother();
     gpu_channel_smoother(const gpu_channel_smoother&) = delete;
     gpu_channel_smoother& operator=(const gpu_channel_smoother&) = delete;

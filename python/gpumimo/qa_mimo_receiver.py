@@ -839,6 +839,86 @@ def test_rx_rate_tool_reports_every_link(transport):
     assert bad.returncode != 0 and "--devices" in bad.stderr
 
 
+def test_frame_clock_times_every_whole_frame():
+    """frame_clock: a time per whole frame, in order, within the run; only the first
+    `capacity` timed, all counted; nonsense arguments refused."""
+    for capacity, want in ((100, 10), (4, 4)):
+        tb = gr.top_block()
+        clock = gpumimo.frame_clock(gr.sizeof_float, 100, capacity)
+        tb.connect(blocks.vector_source_f([0.0] * 1050), clock)  # 10.5 frames
+        before = gpumimo.frame_clock.now()
+        tb.run()
+        after = gpumimo.frame_clock.now()
+        times = clock.times()
+        assert clock.frames() == 10 and len(times) == want, (clock.frames(), len(times))
+        assert all(before <= t <= after for t in times), (before, times, after)
+        assert times == sorted(times)
+    for bad in ((0, 10), (4, 0), (4, 10, 0)):
+        with pytest.raises(ValueError):
+            gpumimo.frame_clock(*bad)
+
+
+FRAME_CLOCK_GRC = """options:
+  parameters: {generate_options: no_gui, id: frame_clock_grc, output_language: python,
+    run: 'True', run_options: run, title: frame clock}
+  states: {coordinate: [8, 8], rotation: 0, state: enabled}
+blocks:
+- name: source
+  id: blocks_vector_source_x
+  parameters: {type: complex, vector: '[0j] * 3000', repeat: 'False', vlen: '1', tags: '[]'}
+  states: {coordinate: [16, 150], rotation: 0, state: enabled}
+- name: clock
+  id: gpumimo_frame_clock
+  parameters: {type: complex, vlen: '2', items_per_frame: '500', capacity: '100'}
+  states: {coordinate: [400, 150], rotation: 0, state: enabled}
+- name: to_vector
+  id: blocks_stream_to_vector
+  parameters: {type: complex, num_items: '2', vlen: '1'}
+  states: {coordinate: [200, 150], rotation: 0, state: enabled}
+connections:
+- [source, '0', to_vector, '0']
+- [to_vector, '0', clock, '0']
+metadata: {file_format: 1}
+"""
+
+
+def test_frame_clock_grc_block(tmp_path):
+    """The Frame Clock as GNU Radio Companion sees it (grcc): 3000 samples as 1500
+    2-vectors, 500 a frame: 3 frames timed."""
+    from qa_common import compile_flowgraph
+    (tmp_path / "frame_clock_grc.grc").write_text(FRAME_CLOCK_GRC)
+    tb = compile_flowgraph(tmp_path / "frame_clock_grc.grc", tmp_path).frame_clock_grc()
+    tb.start()
+    tb.wait()
+    assert tb.clock.frames() == 3 and len(tb.clock.times()) == 3
+
+
+def test_rx_rate_tool_reports_latency():
+    """gpumimo_rx_rate --latency, small on the CPU, paced well below what it sustains:
+    per link and over all links the median and 99th percentile of the time from a
+    frame's last sample to its LLRs, the median at least 0 (a frame's LLRs cannot come
+    before its samples: frames matched wrongly by a frame or more would show it) and at
+    most the 99th percentile, and frames timed on every link. --latency with --zmq is
+    refused."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    tool = [sys.executable, str(root / "apps" / "gpumimo_rx_rate")]
+    args = ["--preset", "small", "--links", "2", "--antennas", "2", "--streams", "2",
+            "--payload-symbols", "4", "--frames", "2", "--backend", "cpu", "--seconds", "1.5",
+            "--warmup", "0.5", "--latency", "--target", "50e3"]
+    out = subprocess.run(tool + args, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    rows = re.findall(r"link (\d): median ([\d.-]+) ms, 99th percentile ([\d.-]+) ms, (\d+) frames",
+                      out.stdout)
+    assert [int(k) for k, *_ in rows] == [0, 1], out.stdout
+    for _, median, p99, frames in rows:
+        assert 0 <= float(median) <= float(p99) and int(frames) > 0, out.stdout
+    # 50 ksample/s of 560-sample frames: about 89 frames a second a link
+    assert all(20 <= int(frames) <= 200 for *_, frames in rows), out.stdout
+    assert re.search(r"all links: median [\d.]+ ms, 99th percentile [\d.]+ ms", out.stdout)
+    bad = subprocess.run(tool + ["--latency", "--zmq"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--latency" in bad.stderr
+
+
 @pytest.mark.parametrize("streams", [4, 8])
 def test_one_link_over_the_whole_array(streams):
     """4 and 8 streams received on all 16 ports of an N310 array at once (one link, as

@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <gnuradio/gpumimo/frame_clock.h>
 #include <gnuradio/gpumimo/fused_receiver.h>
 #include <gnuradio/gpumimo/llr_sink.h>
 #include <gnuradio/gpumimo/ldpc_decoder.h>
@@ -207,6 +208,16 @@ void bind_receiver(py::module& m)
         .def("unusable_estimates", &fused_receiver::unusable_estimates)
         .def("last_noise_var", &fused_receiver::last_noise_var)
         .def("work_failures", &fused_receiver::work_failures);
+
+    py::class_<frame_clock, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<frame_clock>>(
+        m, "frame_clock", "A time per whole frame read, for latencies (see frame_clock.h).")
+        .def(py::init(&frame_clock::make),
+             py::arg("itemsize"),
+             py::arg("items_per_frame"),
+             py::arg("capacity") = 65536)
+        .def("frames", &frame_clock::frames)
+        .def("times", &frame_clock::times)
+        .def_static("now", &frame_clock::now);
 
     py::class_<llr_sink, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<llr_sink>>(
         m, "llr_sink", "LLR file, error counting and statistics (see llr_sink.h).")

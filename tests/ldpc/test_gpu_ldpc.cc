@@ -126,6 +126,21 @@ ldpc_code grid_code(int rows, int cols)
     return code;
 }
 
+// A code of 2 x checks bits, check c holding bits 2c and 2c + 1: as long as wanted for
+// the decoders' size limits.
+ldpc_code pairs_code(const std::string& name, int checks)
+{
+    ldpc_code code;
+    code.name = name;
+    code.n = 2 * checks;
+    code.m = checks;
+    code.checks.resize(std::size_t(checks));
+    for (int c = 0; c < checks; c++)
+        code.checks[std::size_t(c)] = { 2 * c, 2 * c + 1 };
+    finish_ldpc_code(code);
+    return code;
+}
+
 } // namespace
 
 // Codes of several degree profiles: 802.16e (checks of degree 6 and 7), the irregular
@@ -331,26 +346,9 @@ TEST_F(GpuLdpc, RefusesWhatItCannotDecode)
     EXPECT_EQ(out.iterations[0], -1);
     // A code too large for a block's shared memory: 60,000 bits in 30,000 checks of 2
     // plus a chain: (60,000 + edges) floats, far over 227 KB.
-    ldpc_code big;
-    big.name = "big";
-    big.n = 60000;
-    big.m = 30000;
-    big.checks.resize(30000);
-    for (int c = 0; c < 30000; c++)
-        big.checks[std::size_t(c)] = { 2 * c, 2 * c + 1 };
-    finish_ldpc_code(big);
-    EXPECT_THROW(gpu_ldpc_decoder(big, cfg, 1), std::invalid_argument);
+    EXPECT_THROW(gpu_ldpc_decoder(pairs_code("big", 30000), cfg, 1), std::invalid_argument);
     // min_sum_half unrolls checks up to degree 64: a 2 x 65 grid's rows are refused.
-    ldpc_code wide;
-    wide.name = "wide";
-    wide.n = 130;
-    wide.m = 67;
-    wide.checks.resize(67);
-    for (int v = 0; v < 130; v++) {
-        wide.checks[std::size_t(v / 65)].push_back(v);
-        wide.checks[std::size_t(2 + v % 65)].push_back(v);
-    }
-    finish_ldpc_code(wide);
+    const ldpc_code wide = grid_code(2, 65);
     ldpc_decoder_config half_cfg;
     half_cfg.algorithm = ldpc_algorithm::min_sum_half;
     try {
@@ -361,16 +359,8 @@ TEST_F(GpuLdpc, RefusesWhatItCannotDecode)
     }
     // min_sum_half's structure holds 16-bit byte offsets: n = 16386 is refused (its
     // shared memory, 164 KB, would fit).
-    ldpc_code long_code;
-    long_code.name = "long";
-    long_code.n = 16386;
-    long_code.m = 8193;
-    long_code.checks.resize(8193);
-    for (int c = 0; c < 8193; c++)
-        long_code.checks[std::size_t(c)] = { 2 * c, 2 * c + 1 };
-    finish_ldpc_code(long_code);
     try {
-        gpu_ldpc_decoder refused(long_code, half_cfg, 1);
+        gpu_ldpc_decoder refused(pairs_code("long", 8193), half_cfg, 1);
         ADD_FAILURE() << "a code of 16386 bits accepted by min_sum_half";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("up to 16384 bits"), std::string::npos) << e.what();

@@ -150,6 +150,12 @@ TEST(Ldpc, LayersOfOtherCodesFallBackToFirstFit)
     // a bit, so block rows cannot be layers; first fit over the checks still is valid.
     const ldpc_code weight2 = circulant_code(6, 3, { { { 0, 0 }, { 0, 3 }, { 1, 1 } }, { { 1, 0 }, { 2, 2 } } });
     expect_valid_layers(weight2, "weight-2 circulant");
+    // Quasi-cyclic with z = 2 but 400 block rows: beyond the search's 64, first fit
+    // (and at once: the search's conflict table would be 400 x 400 x 400).
+    std::vector<std::vector<std::pair<int, int>>> many(400);
+    for (int r = 0; r < 400; r++)
+        many[std::size_t(r)] = { { r, 0 }, { (r + 1) % 400, 1 } };
+    expect_valid_layers(circulant_code(2, 400, many), "400 block rows");
     // Not quasi-cyclic: random checks.
     auto rng = make_rng(2711);
     ldpc_code random;

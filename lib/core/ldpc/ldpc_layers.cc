@@ -30,6 +30,11 @@ namespace {
 
 using layer_list = std::vector<std::vector<int>>;
 
+// Block rows the search takes at most (5G NR's BG1 has 46, 802.16e 12): beyond that a
+// code is layered by first fit, so that a hostile file cannot make the search's
+// rows x rows x columns conflict table or its nodes expensive.
+constexpr int max_block_rows = 64;
+
 // First fit: a check joins the first layer none of whose checks shares a bit with it.
 layer_list first_fit_layers(const ldpc_code& code)
 {
@@ -52,13 +57,14 @@ layer_list first_fit_layers(const ldpc_code& code)
     return layers;
 }
 
-// The largest z (at least 2, dividing n and m) for which every check but the last of
-// each z is the one before it with each bit v moved to (v + 1) mod z within its block;
-// 0 when there is none.
+// The largest z (at least 2, dividing n and m, at most max_block_rows block rows) for
+// which every check but the last of each z is the one before it with each bit v moved to
+// (v + 1) mod z within its block; 0 when there is none.
 int circulant_size(const ldpc_code& code)
 {
     const int g = std::gcd(code.n, code.m);
-    for (int z = g; z >= 2; z--) {
+    const int smallest = std::max(2, (code.m + max_block_rows - 1) / max_block_rows);
+    for (int z = g; z >= smallest; z--) {
         if (g % z)
             continue;
         bool cyclic = true;

@@ -362,3 +362,44 @@ TEST(ApsmRecording, NoDataSymbolsIsAnError)
     std::remove(rx.c_str());
     std::remove(tx.c_str());
 }
+
+// A BPSK recording (real +-1 symbols) passed as QPSK (largest coordinate 1) and scored
+// about half its symbols wrong: now an error naming BPSK; a QPSK user with one symbol
+// on an axis an error too; the same QPSK recording without that symbol loads as QPSK.
+TEST(ApsmRecording, RealOnlySymbolsAreRefusedNotReadAsQpsk)
+{
+    auto rng = make_rng(2801);
+    std::uniform_int_distribution<int> coin(0, 1);
+    const int train = 8, data = 6, slots = 2, antennas = 2;
+    auto arrays = [&](bool real_only) {
+        std::map<std::string, named_array> rx, tx;
+        rx["rxSigTraining"] = { { train, antennas, 2 }, std::vector<float>(train * antennas * 2, 0.5f) };
+        rx["rxSigData"] = { { data, antennas, 2 }, std::vector<float>(data * antennas * 2, 0.5f) };
+        for (const auto& [key, rows] : { std::pair<const char*, int>("mod_training", train), { "mod_data", data } }) {
+            named_array a{ { rows, slots, 2 }, {} };
+            for (int i = 0; i < rows * slots; i++) {
+                a.data.push_back(coin(rng) ? 1.0f : -1.0f);
+                a.data.push_back(real_only ? 0.0f : (coin(rng) ? 1.0f : -1.0f));
+            }
+            tx[key] = a;
+        }
+        return std::pair{ rx, tx };
+    };
+    auto [rx, tx] = arrays(true);
+    try {
+        apsm_recording_from(rx, tx, "rx.bin", "tx.bin");
+        ADD_FAILURE() << "a BPSK recording was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("BPSK"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("tx.bin"), std::string::npos) << e.what();
+    }
+    auto [qrx, qtx] = arrays(false);
+    EXPECT_EQ(apsm_recording_from(qrx, qtx, "rx.bin", "tx.bin").mod, modulation::qpsk);
+    qtx["mod_data"].data[2 * 3 + 1] = 0; // user 1's second data symbol onto the real axis
+    try {
+        apsm_recording_from(qrx, qtx, "rx.bin", "tx.bin");
+        ADD_FAILURE() << "a QPSK symbol with a zero coordinate was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("zero coordinate"), std::string::npos) << e.what();
+    }
+}

@@ -215,6 +215,24 @@ apsm_recording apsm_recording_from(const std::map<std::string, named_array>& rx,
     }
     if (r.user_slots.empty())
         throw std::runtime_error(tx_path + ": no active user");
+    // Every square-QAM point has two odd coordinates, so an active user's symbol with a
+    // zero one is no QAM point; when every one is real (+-1) the recording is BPSK, which
+    // would otherwise pass as QPSK (largest coordinate 1) and score about half its
+    // symbols wrong.
+    bool all_real = true, zero_coordinate = false;
+    for (std::size_t k = 0; k < r.sent_training.size(); k++)
+        for (const auto* symbols : { &r.sent_training[k], &r.sent_data[k] })
+            for (const std::complex<float>& s : *symbols) {
+                all_real &= s.imag() == 0;
+                zero_coordinate |= s.real() == 0 || s.imag() == 0;
+            }
+    if (all_real)
+        throw std::runtime_error(tx_path + ": the sent symbols are real (BPSK); APSM "
+                                           "recordings are read as square QAM only "
+                                           "(QPSK to 256-QAM)");
+    if (zero_coordinate)
+        throw std::runtime_error(tx_path + ": an active user sends a symbol with a zero "
+                                           "coordinate, which is no square-QAM point");
     return r;
 }
 

@@ -58,8 +58,9 @@ struct apsm_recording {
  * sent file (mod_training, mod_data: [symbols, slots, 2], odd-integer QAM coordinates).
  * The modulation is read from the sent symbols (largest coordinate 1: QPSK, 3: 16-QAM,
  * 7: 64-QAM, 15: 256-QAM) and they are scaled to unit energy. Sent symbols off the
- * odd-integer grid, non-finite received samples, missing keys or mismatched shapes
- * throw std::runtime_error naming the file.
+ * odd-integer grid, an active user's symbol with a zero coordinate (real-only symbols,
+ * BPSK, included: not taken), non-finite received samples, missing keys or mismatched
+ * shapes throw std::runtime_error naming the file.
  */
 apsm_recording load_apsm_recording(const std::string& rx_path, const std::string& tx_path);
 /*! The same from containers already read (labels name them in errors). */

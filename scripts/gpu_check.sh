@@ -140,11 +140,14 @@ if [ -f .device-gr/env.sh ]; then
       grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --channels 16 --seconds 5 --backend cpu ) 2>&1 |
         awk '!/:info:/ || /page-locked/ || /cuFFT/ || /single-pass/' > "$OUT/flowgraph-rate.log"
     status "flowgraph rate" "$(grep -c 'Msample/s' "$OUT/flowgraph-rate.log") runs"
-    # The receiver chain in a flowgraph: 4 links x 4 antennas of lte20 4x4 16-QAM.
+    # The receiver chain in a flowgraph: 4 links x 4 antennas of lte20 4x4 16-QAM; then
+    # paced at the rate, each frame's latency to its LLRs.
     ( set -- && source .device-gr/env.sh &&
-      for algo in mmse mtt; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm $algo --seconds 8; done ) 2>&1 |
+      for algo in mmse mtt; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm $algo --seconds 8; done &&
+      grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --latency ) 2>&1 |
         awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"
     status "rx flowgraph rate" "$(grep -c 'slowest link' "$OUT/rx-flowgraph-rate.log") runs"
+    status "latency (mmse, paced)" "$(grep -o 'all links: median.*' "$OUT/rx-flowgraph-rate.log" || echo none)"
 fi
 
 # Only a few files come back from the GPU machine: keep the summary, the benchmark and

@@ -42,8 +42,8 @@ namespace core {
 namespace half_ldpc {
 
 // The code's structure, small enough to stay in the L1 cache beside the shared memory
-// (for n = 2304: 15 KB of bits, 4.5 KB per check): layer l's checks are positions
-// [layer_offset[l], layer_offset[l + 1]). The bits, slot by slot: edge j of the layer's
+// (for n = 2304: 15 KB of bits and 4.5 KB of per-check words): layer l's checks are
+// positions [layer_offset[l], layer_offset[l + 1]). The bits, slot by slot: edge j of the layer's
 // i-th check is slot slot_base[l] + j * (the layer's width) + i, which holds the byte
 // offset of the bit's __half2 in shared memory, 16 bits (a warp's 32 checks read
 // consecutive halfwords). The messages, in shared memory, check by check: the check at

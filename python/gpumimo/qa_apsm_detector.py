@@ -106,14 +106,21 @@ def test_outputs_after_the_tag_equal_the_reference_and_decide_the_sent_symbols()
 def test_a_second_tag_retrains_on_a_new_channel():
     rng = seeded_rng(902)
     antennas, users, L, data = 8, 2, 120, 400
-    rx1, sent1 = mixture(rng, antennas, users, L + data, "qpsk")
-    pilots = sent1[:, :L]
-    # A second burst: the same pilots, new data, over another channel.
     points, _ = ts38211_points(2)
+
+    def burst(h, sent):
+        return (h @ sent).T + 0.05 * (rng.standard_normal((L + data, antennas))
+                                      + 1j * rng.standard_normal((L + data, antennas)))
+
+    h1 = rng.standard_normal((antennas, users)) + 1j * rng.standard_normal((antennas, users))
+    sent1 = points[rng.integers(0, 4, size=(users, L + data))]
+    rx1 = burst(h1, sent1)
+    pilots = sent1[:, :L]
+    # A second burst: the same pilots, new data, over another channel: the first with
+    # its users swapped, so that the first channel's filters would give each user the
+    # other's symbols (an independent draw may leave them right, as one seed did).
     sent2 = np.concatenate([pilots, points[rng.integers(0, 4, size=(users, data))]], axis=1)
-    h = rng.standard_normal((antennas, users)) + 1j * rng.standard_normal((antennas, users))
-    rx2 = (h @ sent2).T + 0.05 * (rng.standard_normal((L + data, antennas))
-                                  + 1j * rng.standard_normal((L + data, antennas)))
+    rx2 = burst(h1[:, ::-1], sent2)
     rx = np.concatenate([rx1, rx2]).astype(np.complex64)
     soft, _, det = run_block(rx, users, "qpsk", pilots, tags=[0, L + data], backend="cpu")
     assert det.trainings() == 2

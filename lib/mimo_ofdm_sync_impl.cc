@@ -3,18 +3,23 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The frame synchroniser block: core::search_step over its input buffers in place,
- * carrier-offset correction, frame tags, and the drops that keep damage downstream out.
+ * The frame synchroniser block: a core::frame_sync_engine (search and carrier-offset
+ * correction, CPU or GPU) over its input buffers, frame tags, and the drops that keep
+ * damage downstream out.
  */
 #include "block_faults.h"
+#include "engine_logging.h"
 
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
 #include <gnuradio/gpumimo/mimo_ofdm_sync.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <cmath>
 #include <vector>
@@ -25,7 +30,11 @@ namespace gpumimo {
 class mimo_ofdm_sync_impl : public mimo_ofdm_sync
 {
 public:
-    mimo_ofdm_sync_impl(const core::frame_format& format, int antennas, double threshold)
+    mimo_ofdm_sync_impl(const core::frame_format& format,
+                        int antennas,
+                        double threshold,
+                        const std::string& backend,
+                        int device)
         : gr::block("mimo_ofdm_sync",
                     gr::io_signature::make(antennas, antennas, sizeof(gr_complex)),
                     gr::io_signature::make(antennas, antennas, sizeof(gr_complex))),
@@ -34,11 +43,17 @@ public:
           d_threshold(threshold),
           d_frame_len(format.samples()),
           d_margin(core::search_margin(format)),
-          d_window(core::search_window(format)),
+          d_max_input(core::search_window(format) + (max_frames_per_call - 1) * d_frame_len),
           d_key(pmt::intern("frame_start")),
           d_rx_time(pmt::intern("rx_time")),
-          d_corrector(format)
+          d_found(max_frames_per_call),
+          d_in(std::size_t(antennas)),
+          d_out(std::size_t(antennas))
     {
+        d_engine = make_logged_engine(d_logger, [&](std::string* why) {
+            return core::make_frame_sync_engine(
+                format, antennas, d_max_input, max_frames_per_call, backend, device, why);
+        });
         // A frame leaves whole; the scheduler gives the input buffer twice the output
         // multiple, more than frame + margin.
         set_output_multiple(int(d_frame_len));
@@ -54,6 +69,7 @@ public:
     std::uint64_t frames() const override { return d_frames; }
     std::uint64_t dropped_frames() const override { return d_dropped; }
     std::uint64_t work_failures() const override { return d_faults.count(); }
+    std::string backend() const override { return d_engine->backend(); }
     double last_cfo() const override { return d_last_cfo; }
 
     void forecast(int, gr_vector_int& ninput_items_required) override
@@ -67,33 +83,49 @@ public:
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items) override
     {
-        std::size_t available = *std::min_element(ninput_items.begin(), ninput_items.end());
-        std::size_t consumed = 0, produced = 0;
-        std::vector<const gr_complex*> window(d_antennas);
-        while (available - consumed >= d_frame_len + d_margin &&
-               std::size_t(noutput_items) - produced >= d_frame_len) {
-            const std::size_t n = std::min(available - consumed, d_window);
-            // Searched in place (find_frame counts non-finite samples as zeros); the
-            // frame's own samples are checked as they are corrected.
-            for (int a = 0; a < d_antennas; a++)
-                window[a] = static_cast<const gr_complex*>(input_items[a]) + consumed;
-            try {
-                const core::frame_search_step step =
-                    core::search_step(d_format, window.data(), d_antennas, n, d_threshold.load());
-                if (step.whole) {
-                    const std::size_t start = consumed + step.sync.start;
-                    if (!spans_gap(start) &&
-                        emit(input_items, output_items, start, produced, step.sync))
-                        produced += d_frame_len;
-                }
-                consumed += std::max<std::size_t>(1, step.advance);
-            } catch (...) { // the searched window is passed over; the stream goes on
-                d_faults.caught("the " + std::to_string(n) + " samples searched are passed over");
-                consumed += n;
-            }
+        const std::size_t available =
+            *std::min_element(ninput_items.begin(), ninput_items.end());
+        const std::size_t n = std::min(available, d_max_input);
+        const std::size_t room =
+            std::min(std::size_t(noutput_items) / d_frame_len, max_frames_per_call);
+        if (n < d_frame_len + d_margin || room == 0) {
+            consume_each(0);
+            return 0;
         }
-        consume_each(int(consumed));
-        return int(produced);
+        // Searched in place on the CPU, copied once to the GPU; the frames are written
+        // straight into the output, the damaged ones closed over below.
+        for (int a = 0; a < d_antennas; a++) {
+            d_in[a] = static_cast<const gr_complex*>(input_items[a]);
+            d_out[a] = static_cast<gr_complex*>(output_items[a]);
+        }
+        core::sync_call_result r;
+        try {
+            r = d_engine->search(d_in.data(), nitems_read(0), n, room, d_threshold.load(),
+                                 d_out.data(), d_found.data());
+        } catch (...) { // the searched samples are passed over; the stream goes on
+            d_faults.caught("the " + std::to_string(n) + " samples searched are passed over");
+            consume_each(int(n));
+            return 0;
+        }
+        std::size_t produced = 0;
+        for (std::size_t k = 0; k < r.frames; k++) {
+            const core::synced_frame& f = d_found[k];
+            if (spans_gap(f.start))
+                continue;
+            if (!f.usable) {
+                drop("holds non-finite or out-of-range samples", f.start);
+                continue;
+            }
+            if (produced != k)
+                for (int a = 0; a < d_antennas; a++)
+                    std::memmove(d_out[a] + produced * d_frame_len,
+                                 d_out[a] + k * d_frame_len,
+                                 d_frame_len * sizeof(gr_complex));
+            tag(f, produced);
+            produced++;
+        }
+        consume_each(int(r.consumed));
+        return int(produced * d_frame_len);
     }
 
 private:
@@ -125,44 +157,34 @@ private:
         });
     }
 
-    // Corrects the frame at input `start` into the output at `produced` and tags it;
-    // false (dropped, counted, nothing tagged) when it holds a non-finite sample.
-    bool emit(const gr_vector_const_void_star& in,
-              gr_vector_void_star& out,
-              std::size_t start,
-              std::size_t produced,
-              const core::frame_sync_result& s)
+    // Tags the frame at output frame `slot` of this call.
+    void tag(const core::synced_frame& f, std::size_t slot)
     {
-        std::vector<const gr_complex*> from(d_antennas);
-        std::vector<gr_complex*> to(d_antennas);
-        for (int a = 0; a < d_antennas; a++) {
-            from[a] = static_cast<const gr_complex*>(in[a]) + start;
-            to[a] = static_cast<gr_complex*>(out[a]) + produced;
-        }
-        const double cfo = d_corrector.correct(from.data(), d_antennas, s.cfo, to.data());
-        if (!d_corrector.last_input_finite()) {
-            drop("holds non-finite or out-of-range samples", start);
-            return false; // what was written there is overwritten by the next frame
-        }
         pmt::pmt_t info = pmt::make_dict();
         info = pmt::dict_add(info, pmt::intern("frame"), pmt::from_uint64(d_frames));
-        info = pmt::dict_add(info, pmt::intern("cfo"), pmt::from_double(cfo));
-        info = pmt::dict_add(info, pmt::intern("metric"), pmt::from_double(s.metric));
+        info = pmt::dict_add(info, pmt::intern("cfo"), pmt::from_double(f.cfo));
+        info = pmt::dict_add(info, pmt::intern("metric"), pmt::from_double(f.metric));
         info = pmt::dict_add(info, pmt::intern("offset"),
-                             pmt::from_uint64(nitems_read(0) + start));
+                             pmt::from_uint64(nitems_read(0) + f.start));
         for (int a = 0; a < d_antennas; a++)
-            add_item_tag(a, nitems_written(a) + produced, d_key, info, alias_pmt());
+            add_item_tag(a, nitems_written(a) + slot * d_frame_len, d_key, info, alias_pmt());
         d_frames++;
-        d_last_cfo = cfo;
-        return true;
+        d_last_cfo = f.cfo;
     }
+
+    // Frames per call at most: enough to carry the scheduler's larger offers, few
+    // enough that the GPU's frame buffers stay small.
+    static constexpr std::size_t max_frames_per_call = 8;
 
     const core::frame_format d_format;
     const int d_antennas;
     std::atomic<double> d_threshold; // set_threshold() from another thread
-    const std::size_t d_frame_len, d_margin, d_window;
+    const std::size_t d_frame_len, d_margin, d_max_input;
     const pmt::pmt_t d_key, d_rx_time;
-    core::frame_corrector d_corrector;
+    std::unique_ptr<core::frame_sync_engine> d_engine;
+    std::vector<core::synced_frame> d_found;
+    std::vector<const gr_complex*> d_in;
+    std::vector<gr_complex*> d_out;
     std::uint64_t d_frames = 0, d_dropped = 0;
     double d_last_cfo = 0;
     rate_limited_log d_log{ d_logger };
@@ -174,14 +196,16 @@ mimo_ofdm_sync::sptr mimo_ofdm_sync::make(const std::string& preset,
                                           const std::string& modulation,
                                           int payload_symbols,
                                           int antennas,
-                                          double threshold)
+                                          double threshold,
+                                          const std::string& backend,
+                                          int device)
 {
     const core::frame_format f =
         core::make_frame_format(preset, streams, modulation, payload_symbols);
     if (antennas < 1 || antennas > 16)
         throw std::invalid_argument("mimo_ofdm_sync: antennas must be 1..16");
     check_threshold(threshold);
-    return gnuradio::make_block_sptr<mimo_ofdm_sync_impl>(f, antennas, threshold);
+    return gnuradio::make_block_sptr<mimo_ofdm_sync_impl>(f, antennas, threshold, backend, device);
 }
 
 void mimo_ofdm_sync::check_threshold(double threshold)

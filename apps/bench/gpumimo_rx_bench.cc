@@ -8,7 +8,9 @@
  * stream of LTE-like frames through a frequency-selective channel with carrier and
  * timing offsets. Two stages, as the GNU Radio chain has them:
  *   sync  - mimo_ofdm_sync's work on the CPU (core::search_step over its window,
- *           frame_corrector), one thread per link as a block has;
+ *           frame_corrector), one thread per link as a block has; and the same on the
+ *           GPU (core::make_frame_sync_engine "cuda": samples in, corrected frames
+ *           out, in the calls the block makes);
  *   fused - gpu_fused_receiver: synchronised frames in, LLRs out (FFT, estimates,
  *           detection on the device), one receiver and thread per link;
  * each alone, then all at once (links sync threads and links GPU threads together, the
@@ -22,6 +24,7 @@
 #include "bench_common.h"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
 #include <gnuradio/gpumimo/core/link/mimo_channel.h>
 
@@ -121,6 +124,39 @@ std::size_t sync_stream(const frame_format& f,
     return found;
 }
 
+// The same through a synchroniser engine, in the calls mimo_ofdm_sync makes: at most
+// kSyncFrames frames and a window beyond them per call.
+constexpr std::size_t kSyncFrames = 8;
+std::size_t sync_max_input(const frame_format& f)
+{
+    return search_window(f) + (kSyncFrames - 1) * f.samples();
+}
+std::size_t sync_stream(const frame_format& f,
+                        frame_sync_engine& engine,
+                        const link_signal& s,
+                        std::vector<std::vector<cf>>& out)
+{
+    const std::size_t n = f.samples(), max_input = sync_max_input(f);
+    std::size_t at = 0, found = 0;
+    std::vector<const cf*> in(kRx);
+    std::vector<cf*> to(kRx);
+    std::vector<synced_frame> frames(kSyncFrames);
+    while (s.len - at >= n + search_margin(f)) {
+        const std::size_t room = std::min(kSyncFrames, out[0].size() / n - found);
+        if (room == 0)
+            break;
+        for (int a = 0; a < kRx; a++) {
+            in[a] = &s.rx[a * s.len + at];
+            to[a] = &out[a][found * n];
+        }
+        const sync_call_result r = engine.search(in.data(), at, std::min(s.len - at, max_input),
+                                                 room, automatic_threshold, to.data(), frames.data());
+        found += r.frames;
+        at += r.consumed;
+    }
+    return found;
+}
+
 double seconds_since(bench_clock::time_point t0)
 {
     return std::chrono::duration<double>(bench_clock::now() - t0).count();
@@ -210,6 +246,25 @@ int main(int argc, char** argv)
         }
         const double sync_alone = double(links[0].len) / median(t_sync);
         std::printf("%-44s %s\n", "sync alone (CPU, 1 thread, 4 antennas)", rate(sync_alone).c_str());
+        // The synchroniser on the GPU: one engine per link, as one block per link has.
+        std::vector<std::unique_ptr<frame_sync_engine>> gpu_sync;
+        for (int l = 0; l < o.links; l++)
+            gpu_sync.push_back(make_frame_sync_engine(f, kRx, sync_max_input(f), kSyncFrames, "cuda"));
+        {
+            std::vector<std::vector<cf>> out(kRx, std::vector<cf>(frames_per_link * n));
+            std::vector<double> t;
+            for (int rep = 0; rep < 6; rep++) {
+                const auto t0 = bench_clock::now();
+                const std::size_t found = sync_stream(f, *gpu_sync[0], links[0], out);
+                if (rep) // the first call pays for the device's first touch
+                    t.push_back(seconds_since(t0));
+                if (found != std::size_t(frames_per_link))
+                    throw std::runtime_error("GPU sync found " + std::to_string(found) + " of " +
+                                             std::to_string(frames_per_link) + " frames");
+            }
+            std::printf("%-44s %s\n", "sync alone (GPU engine, 1 link, 4 antennas)",
+                        rate(double(links[0].len) / median(t)).c_str());
+        }
 
         // The GPU's input: each link's synchronised frames repeated to a batch.
         std::vector<std::vector<std::vector<cf>>> gpu_in(
@@ -263,7 +318,8 @@ int main(int argc, char** argv)
             const double ber = double(errors) / double(batch * bits);
 
             // Everything at once: links GPU threads and links sync threads.
-            auto concurrent = [&](bool with_sync, double& gpu_rate, double& sync_rate) {
+            // with_sync: 0 none, 1 the CPU synchroniser, 2 the GPU one.
+            auto concurrent = [&](int with_sync, double& gpu_rate, double& sync_rate) {
                 std::atomic<bool> stop{ false };
                 std::vector<std::size_t> gpu_frames(o.links, 0), sync_samples(o.links, 0);
                 std::vector<std::thread> threads;
@@ -287,7 +343,10 @@ int main(int argc, char** argv)
                                 auto out = std::vector<std::vector<cf>>(
                                     kRx, std::vector<cf>(frames_per_link * n));
                                 while (!stop) {
-                                    sync_stream(f, corr, links[l], out);
+                                    if (with_sync == 1)
+                                        sync_stream(f, corr, links[l], out);
+                                    else
+                                        sync_stream(f, *gpu_sync[l], links[l], out);
                                     sync_samples[l] += links[l].len;
                                 }
                             } catch (...) {
@@ -311,14 +370,21 @@ int main(int argc, char** argv)
                 gpu_rate = double(fsum) * n / o.links / elapsed;
                 sync_rate = double(ssum) / o.links / elapsed;
             };
-            double gpu_all = 0, unused = 0, gpu_chain = 0, sync_chain = 0;
-            concurrent(false, gpu_all, unused);
-            concurrent(true, gpu_chain, sync_chain);
+            double gpu_all = 0, unused = 0, gpu_chain = 0, sync_chain = 0, gpu_chain2 = 0,
+                   gpu_sync_chain = 0;
+            concurrent(0, gpu_all, unused);
+            concurrent(1, gpu_chain, sync_chain);
+            concurrent(2, gpu_chain2, gpu_sync_chain);
             const double chain = std::min(gpu_chain, sync_chain);
+            const double chain2 = std::min(gpu_chain2, gpu_sync_chain);
             std::printf("%-10s %-22s %-22s %-22s %-16s %.2e\n", name.c_str(), rate(one).c_str(),
                         rate(gpu_all).c_str(), rate(sync_chain).c_str(),
                         (rate(chain) + (chain == sync_chain ? " sync" : " gpu")).c_str(), ber);
             std::printf("%-10s (all at once: the GPU stage %s)\n", "", rate(gpu_chain).c_str());
+            std::printf("%-10s GPU sync: %-22s chain %s (the fused stage %s)\n", "",
+                        rate(gpu_sync_chain).c_str(),
+                        (rate(chain2) + (chain2 == gpu_sync_chain ? " sync" : " gpu")).c_str(),
+                        rate(gpu_chain2).c_str());
         }
         { // Decoding in the receiver: samples in, information bits out (process_decoded).
             fused_receiver_config cfg;

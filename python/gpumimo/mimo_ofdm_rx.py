@@ -17,8 +17,8 @@ class mimo_ofdm_rx(gr.hier_block2):
     scale, realigned on the frame_start tags) -> mimo_chanest -> mimo_detector.
     detector is a detector_spec (every parameter of the detector) or just a name
     (its defaults). fft_backend and backend pick the FFT's and the detector's backend
-    (auto, cuda, cpu), estimator the channel estimator (lmmse, dft, ls). The blocks stay
-    reachable as .sync, .fft, .chanest and .detector.
+    (auto, cuda, cpu), sync_backend the synchroniser's, estimator the channel estimator
+    (lmmse, dft, ls). The blocks stay reachable as .sync, .fft, .chanest and .detector.
 
     fused=True puts one fused_receiver after the synchroniser instead (FFT, estimates
     and detection on one GPU, samples in and LLRs out; backend picks its backend,
@@ -31,7 +31,7 @@ class mimo_ofdm_rx(gr.hier_block2):
     def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
                  antennas=2, detector="mmse", backend="auto", fft_backend="auto",
                  int8_output=False, int8_scale=8.0, threshold=0.0, device=0, fused=False,
-                 estimator="lmmse", code=""):
+                 estimator="lmmse", code="", sync_backend="auto"):
         if code and not fused:
             raise ValueError("mimo_ofdm_rx: code (decoding in the receiver) needs "
                              "fused=True; llr_sink(code=...) decodes the separate blocks' LLRs")
@@ -41,7 +41,7 @@ class mimo_ofdm_rx(gr.hier_block2):
                                 gr.io_signature(1, 1, item))
         num = _b.numerology(preset)
         self.sync = _b.mimo_ofdm_sync(preset, streams, modulation, payload_symbols,
-                                      antennas, threshold)
+                                      antennas, threshold, sync_backend, device)
         if fused:
             self.fft = self.chanest = self.detector = None
             self.fused = _b.fused_receiver(preset, streams, modulation, payload_symbols,

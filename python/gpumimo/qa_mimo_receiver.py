@@ -625,6 +625,47 @@ def test_sync_threshold_setter():
     assert sync.threshold() == 0.6
 
 
+def test_sync_backends_find_the_same_frames():
+    """mimo_ofdm_sync on each backend over the same stream (NaN in one frame, a carrier
+    offset, a 3-tap channel): the CPU's frames, samples and frame_start tags, and on a
+    machine with a usable GPU the CUDA backend's the same (offsets and samples to
+    float rounding: core::frame_sync_engine); "auto" runs where it can, "cuda" without
+    a GPU is refused with the reason."""
+    x, _ = rx_samples(2, 3, "qpsk", 2, 6, snr_db=18, cfo=0.2 / 64, delay=57,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 15)
+    frame = gpumimo.mimo_ofdm_tx("small", 2, "qpsk", 2, gap=40).frame_len() - 40
+    x[1, 57 + 2 * (frame + 40) + 30] = np.nan  # inside the third frame: it is dropped
+
+    def run(backend):
+        sync = gpumimo.mimo_ofdm_sync("small", 2, "qpsk", 2, 3, 0.0, backend)
+        tb = gr.top_block()
+        sinks = []
+        for a in range(3):
+            tb.connect(blocks.vector_source_c(x[a].tolist()), (sync, a))
+            sinks.append(blocks.vector_sink_c())
+            tb.connect((sync, a), sinks[-1])
+        tb.run()
+        tags = [(t.offset, pmt.to_python(t.value)) for t in sinks[0].tags()]
+        return sync, np.array([s.data() for s in sinks]), tags
+
+    cpu, y_cpu, tags_cpu = run("cpu")
+    assert cpu.backend() == "cpu"
+    assert cpu.frames() >= 4 and cpu.dropped_frames() == 1
+    assert len(tags_cpu) == cpu.frames() and y_cpu.shape[1] == cpu.frames() * frame
+    assert [o for o, _ in tags_cpu] == [k * frame for k in range(cpu.frames())]
+    auto, y_auto, tags_auto = run("auto")
+    assert auto.backend() == ("cuda" if gpumimo.cuda_device_count()[0] > 0 else "cpu")
+    assert [o for o, _ in tags_auto] == [o for o, _ in tags_cpu]
+    for (_, a), (_, c) in zip(tags_auto, tags_cpu):
+        assert a["offset"] == c["offset"] and a["frame"] == c["frame"]
+        assert a["cfo"] == pytest.approx(c["cfo"], abs=1e-12)
+        assert a["metric"] == pytest.approx(c["metric"], abs=1e-9)
+    np.testing.assert_allclose(y_auto, y_cpu, rtol=0, atol=2e-6 * (1 + np.abs(y_cpu).max()))
+    if gpumimo.cuda_device_count()[0] == 0:
+        with pytest.raises(RuntimeError, match="not usable"):
+            gpumimo.mimo_ofdm_sync("small", 2, "qpsk", 2, 3, 0.0, "cuda")
+
+
 def test_quality_plot_tool_writes_png(tmp_path):
     """gpumimo_rx_quality_plot: a PNG per detector from the quality tool's CSV (its
     columns as gpumimo_rx_quality writes them)."""

@@ -32,6 +32,13 @@ namespace gpumimo {
  * Never emits a damaged frame: a frame holding a non-finite sample, or a UHD "rx_time"
  * tag after its first sample (a radio overflow: samples are missing), is dropped,
  * counted and logged.
+ *
+ * backend: where the search and the correction run (core::make_frame_sync_engine):
+ * "cuda" on GPU `device` (the preamble metric at every position at once, the search in
+ * one thread block, the correction on the device: the CPU only copies samples in and
+ * frames out), "cpu" (core::search_step's loop), or "auto" (the default: the GPU when
+ * one is usable, else the CPU, logged). Both find the same frames (docs/frame.md); a GPU
+ * failure mid-run is logged and the block goes on on the CPU.
  */
 class GPUMIMO_API mimo_ofdm_sync : virtual public gr::block
 {
@@ -43,7 +50,9 @@ public:
                      const std::string& modulation,
                      int payload_symbols,
                      int antennas,
-                     double threshold = 0);
+                     double threshold = 0,
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     /*! The detection threshold on the preamble metric, in (0, 1], or 0 (the default):
      *  automatic, core::sync_threshold for the frame and the antennas (the lowest that
@@ -59,6 +68,8 @@ public:
     virtual std::uint64_t frames() const = 0;
     /*! Frames found but dropped (non-finite samples, overflow gaps). */
     virtual std::uint64_t dropped_frames() const = 0;
+    /*! "cpu" or "cuda": where the search runs now. */
+    virtual std::string backend() const = 0;
     /*! The last frame's carrier offset, cycles per sample. */
     virtual double last_cfo() const = 0;
     /*! Calls of work() that caught an exception: logged through the block's logger, and

@@ -15,6 +15,7 @@
 
 #include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
 #include <gnuradio/gpumimo/core/detect/detector_engine.h>
+#include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver_engine.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
@@ -38,6 +39,20 @@ std::unique_ptr<ldpc_decoder_engine> make_gpu_ldpc_decoder_engine(
     const ldpc_code& code, const ldpc_engine_config& config, std::string* why);
 std::unique_ptr<fused_receiver_engine>
 make_gpu_fused_receiver_engine(const fused_receiver_config& config, int device, std::string* why);
+std::unique_ptr<frame_sync_engine> make_gpu_frame_sync_engine(const frame_format& frame,
+                                                              int antennas,
+                                                              std::size_t max_input,
+                                                              std::size_t max_frames,
+                                                              int device,
+                                                              std::string* why);
+
+/*! frame_sync_engine::search()'s argument checks, the same on both backends:
+ *  std::invalid_argument naming what is out of range. */
+void check_sync_call(std::size_t n,
+                     std::size_t max_input,
+                     std::size_t max_frames,
+                     std::size_t capacity,
+                     double threshold);
 
 } // namespace detail
 } // namespace core

@@ -199,52 +199,64 @@ frame_search_step search_step(const frame_format& frame,
     return step;
 }
 
-namespace {
-// sum_r sum_symbols sum_m conj(x_r[t_m]) x_r[t_m + N] over the prefixes' samples from
-// three eighths to seven eighths of their length (residual_cfo); antenna r's frame at rx[r]. Not
-// their start: there the channel's delay spread still carries the previous symbol's
-// tail (inter-symbol interference), and with the middle half the estimate at 40 dB
-// erred by 1e-3 carrier spacings (2x4, 3 taps), enough to turn 16-QAM across a decision
-// boundary by the end of a 10-symbol payload (from half to seven eighths: clean at 40
-// dB but fewer samples, 0.5 dB more loss at 13 dB); the last eighth is left as a margin
-// for a timing estimate a little late.
-std::complex<double> prefix_correlation(const frame_format& frame,
-                                        const std::complex<float>* const* rx,
-                                        int antennas)
+std::vector<int> prefix_sample_positions(const frame_format& frame)
 {
     const std::size_t N = frame.num.fft_len, n = frame.samples();
     const std::vector<int>& cps = frame.num.cp_lengths;
     // find_frame starts a quarter of the first prefix early (and a little more in
     // practice): every symbol's prefix begins about that much into its slot.
     const std::size_t early = std::size_t(cps[0] / 4);
-    std::complex<double> acc = 0;
+    std::vector<int> positions;
     std::size_t slot = 0;
     for (int s = 0; s < frame.symbols(); s++) {
         const std::size_t cp = std::size_t(cps[std::size_t(s) % cps.size()]);
+        // Not the prefix's start: there the channel's delay spread still carries the
+        // previous symbol's tail (inter-symbol interference), and with the middle half
+        // the estimate at 40 dB erred by 1e-3 carrier spacings (2x4, 3 taps), enough to
+        // turn 16-QAM across a decision boundary by the end of a 10-symbol payload (from
+        // half to seven eighths: clean at 40 dB but fewer samples, 0.5 dB more loss at
+        // 13 dB); the last eighth is left as a margin for a timing estimate a little
+        // late.
         for (std::size_t m = 3 * cp / 8; m < cp - cp / 8; m++) {
             const std::size_t t = slot + early + m;
             if (t + N >= n)
                 break;
-            for (int a = 0; a < antennas; a++)
-                acc += conj_mul(std::complex<double>(rx[a][t]),
-                                std::complex<double>(rx[a][t + N]));
+            positions.push_back(int(t));
         }
         slot += cp + N;
     }
+    return positions;
+}
+
+namespace {
+// sum_r sum_t conj(x_r[t]) x_r[t + N] over prefix_sample_positions; antenna r's frame at
+// rx[r].
+std::complex<double> prefix_correlation(const std::vector<int>& positions,
+                                        std::size_t N,
+                                        const std::complex<float>* const* rx,
+                                        int antennas)
+{
+    std::complex<double> acc = 0;
+    for (const int t : positions)
+        for (int a = 0; a < antennas; a++)
+            acc += conj_mul(std::complex<double>(rx[a][t]), std::complex<double>(rx[a][t + N]));
     return acc;
 }
 } // namespace
 
 double residual_cfo(const frame_format& frame, const std::complex<float>* rx, int antennas)
 {
-    return std::arg(prefix_correlation(
-               frame, antenna_pointers(rx, antennas, frame.samples()).data(), antennas)) /
+    return std::arg(prefix_correlation(prefix_sample_positions(frame),
+                                       std::size_t(frame.num.fft_len),
+                                       antenna_pointers(rx, antennas, frame.samples()).data(),
+                                       antennas)) /
            (2 * M_PI * double(frame.num.fft_len));
 }
 
 frame_corrector::frame_corrector(const frame_format& frame) : d_frame(frame)
 {
     d_frame.validate();
+    d_prefix = prefix_sample_positions(d_frame);
 }
 
 // e^{-2 pi i cfo t} over the frame, once for all antennas: a rotation by recurrence in
@@ -275,7 +287,7 @@ double frame_corrector::correct(const std::complex<float>* const* in,
     // e^{-2 pi i coarse N}, so it turns their sum by that.
     const std::complex<double> turn = std::polar(1.0, -2 * M_PI * coarse_cfo * double(N));
     const double residual =
-        std::arg(mul(prefix_correlation(d_frame, in, antennas), turn)) / (2 * M_PI * double(N));
+        std::arg(mul(prefix_correlation(d_prefix, N, in, antennas), turn)) / (2 * M_PI * double(N));
     const double cfo = coarse_cfo + residual;
     make_phasors(cfo);
     // (x * k) * 0 is 0 for |x| <= FLT_MAX / k and NaN beyond (x * k overflows to Inf) or

@@ -68,8 +68,11 @@ void bind_receiver(py::module& m)
              py::arg("modulation"),
              py::arg("payload_symbols"),
              py::arg("antennas"),
-             py::arg("threshold") = 0.0)
+             py::arg("threshold") = 0.0,
+             py::arg("backend") = "auto",
+             py::arg("device") = 0)
         .def("set_threshold", &mimo_ofdm_sync::set_threshold, py::arg("threshold"))
+        .def("backend", &mimo_ofdm_sync::backend)
         .def("threshold", &mimo_ofdm_sync::threshold)
         .def("frames", &mimo_ofdm_sync::frames)
         .def("dropped_frames", &mimo_ofdm_sync::dropped_frames)

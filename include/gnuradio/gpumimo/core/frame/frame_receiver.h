@@ -129,6 +129,12 @@ frame_search_step search_step(const frame_format& frame,
  */
 double residual_cfo(const frame_format& frame, const std::complex<float>* rx, int antennas);
 
+/*! The frame-relative positions t whose products conj(x[t]) x[t + N] residual_cfo sums:
+ *  every prefix's samples from three eighths to seven eighths of its length, counted
+ *  from a quarter of the first prefix into each symbol's slot (find_frame's early
+ *  start), as long as t + N is inside the frame. */
+std::vector<int> prefix_sample_positions(const frame_format& frame);
+
 /*!
  * \brief Takes a found frame's carrier offset off: find_frame's coarse estimate plus the
  * residual the prefixes show after it (residual_cfo of the coarsely corrected frame,
@@ -155,6 +161,7 @@ public:
 private:
     void make_phasors(double cfo);
     frame_format d_frame;
+    std::vector<int> d_prefix; // prefix_sample_positions(d_frame)
     std::vector<std::complex<float>> d_phasors;
     bool d_finite = true;
 };

@@ -1,0 +1,574 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The synchroniser on the GPU (core/frame/frame_sync_engine.h): find_frame's metric at
+ * every position of the buffer at once, search_step's loop over it in one thread block,
+ * then each found frame's residual offset and its correction, one block per frame.
+ * The CPU reference slides its sums along a window; here every tile of positions starts
+ * from sums taken directly at its first position and adds the differences (a block
+ * scan), so the metrics agree with the reference's to rounding and a sample's damage
+ * reaches no further than its tile, as the reference's reaches no further than its
+ * window.
+ *
+ * Device layouts:
+ *   samples  [antenna][max_input]            (two of them: the kept tail moves over)
+ *   P, M     [position]                       (find_frame's P(d) and M(d), in double)
+ *   first    [tile]                           (the tile's first position with M >= t)
+ *   out      [antenna][frame][frame.samples()]
+ */
+#include "common/cuda_check.cuh"
+#include "common/device_memory.cuh"
+#include "common/gpu_math.cuh"
+#include "detail/gpu_engines.h"
+
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+namespace gc = gr::gpumimo::cuda;
+
+namespace {
+
+constexpr int kMetricThreads = 256;
+constexpr int kPerThread = 4;
+constexpr int kTile = kMetricThreads * kPerThread; // positions per metric block
+constexpr int kSearchThreads = 1024;
+constexpr int kFrameThreads = 256;
+constexpr unsigned kNone = 0xffffffffu; // no position
+
+// find_frame's running sums: P (complex) and R.
+struct sums {
+    double pr, pi, r;
+};
+struct add_sums {
+    __device__ sums operator()(const sums& a, const sums& b) const
+    {
+        return { a.pr + b.pr, a.pi + b.pi, a.r + b.r };
+    }
+};
+struct min_of {
+    __device__ unsigned operator()(unsigned a, unsigned b) const { return a < b ? a : b; }
+};
+
+// A sample as find_frame reads it: unusable ones (core/limits.h) count as zeros.
+__device__ inline gc::cplx<double> sample(const float2* x, std::size_t stride, int a, std::size_t i)
+{
+    const float2 v = x[std::size_t(a) * stride + i];
+    return gc::usable2(v) ? gc::make_cplx<double>(v.x, v.y) : gc::make_cplx<double>(0, 0);
+}
+
+__device__ inline double metric_of(const sums& s)
+{
+    return s.r > 0 ? (s.pr * s.pr + s.pi * s.pi) / (s.r * s.r) : 0.0;
+}
+
+// M(d) and P(d) for the tile's kTile positions, and the tile's first position with
+// M >= threshold (kNone if none). positions = n - N + 1.
+__global__ void __launch_bounds__(kMetricThreads) metric_kernel(const float2* x,
+                                                                std::size_t stride,
+                                                                int antennas,
+                                                                unsigned positions,
+                                                                int N,
+                                                                double threshold,
+                                                                double2* P,
+                                                                double* M,
+                                                                unsigned* tile_first)
+{
+    using reduce_sums = cub::BlockReduce<sums, kMetricThreads>;
+    using scan_sums = cub::BlockScan<sums, kMetricThreads>;
+    using reduce_min = cub::BlockReduce<unsigned, kMetricThreads>;
+    __shared__ union {
+        typename reduce_sums::TempStorage reduce;
+        typename scan_sums::TempStorage scan;
+        typename reduce_min::TempStorage min;
+    } tmp;
+    __shared__ sums at_first;
+    const unsigned d0 = blockIdx.x * unsigned(kTile);
+    const int half = N / 2;
+
+    // The sums at the tile's first position, as find_frame starts them.
+    sums acc{ 0, 0, 0 };
+    for (int i = threadIdx.x; i < antennas * N; i += blockDim.x) {
+        const int a = i / N, m = i % N;
+        const gc::cplx<double> v = sample(x, stride, a, d0 + m);
+        acc.r += 0.5 * gc::norm2(v);
+        if (m < half) {
+            const gc::cplx<double> c = gc::conj_mul(v, sample(x, stride, a, d0 + m + half));
+            acc.pr += c.re;
+            acc.pi += c.im;
+        }
+    }
+    const sums total = reduce_sums(tmp.reduce).Reduce(acc, add_sums());
+    if (threadIdx.x == 0)
+        at_first = total;
+    __syncthreads();
+
+    // What each step j -> j + 1 adds (find_frame's slide), this thread's kPerThread.
+    sums delta[kPerThread];
+    sums mine{ 0, 0, 0 };
+    const unsigned base = d0 + threadIdx.x * kPerThread;
+    for (int q = 0; q < kPerThread; q++) {
+        const unsigned j = base + q;
+        sums s{ 0, 0, 0 };
+        if (j + 1 < positions)
+            for (int a = 0; a < antennas; a++) {
+                const gc::cplx<double> x0 = sample(x, stride, a, j), xh = sample(x, stride, a, j + half),
+                                       xn = sample(x, stride, a, j + N);
+                const gc::cplx<double> in = gc::conj_mul(xh, xn), out = gc::conj_mul(x0, xh);
+                s.pr += in.re - out.re;
+                s.pi += in.im - out.im;
+                s.r += 0.5 * (gc::norm2(xn) - gc::norm2(x0));
+            }
+        delta[q] = s;
+        mine = add_sums()(mine, s);
+    }
+    sums before;
+    scan_sums(tmp.scan).ExclusiveScan(mine, before, sums{ 0, 0, 0 }, add_sums());
+    sums run = add_sums()(at_first, before);
+    unsigned first = kNone;
+    for (int q = 0; q < kPerThread; q++) {
+        const unsigned j = base + q;
+        if (j < positions) {
+            const double m = metric_of(run);
+            P[j] = make_double2(run.pr, run.pi);
+            M[j] = m;
+            if (m >= threshold && j < first)
+                first = j;
+        }
+        run = add_sums()(run, delta[q]);
+    }
+    __syncthreads(); // the scan's storage is reused
+    const unsigned f = reduce_min(tmp.min).Reduce(first, min_of());
+    if (threadIdx.x == 0)
+        tile_first[blockIdx.x] = f;
+}
+
+// One found frame before its refinement.
+struct found {
+    unsigned start, mid;
+    double metric, coarse_cfo;
+};
+struct search_totals {
+    unsigned consumed, frames;
+};
+
+// The search kernel's block-wide reductions over unsigned values (kNone: no candidate).
+__device__ unsigned block_min(unsigned v, unsigned* slot)
+{
+    __syncthreads();
+    if (threadIdx.x == 0)
+        *slot = kNone;
+    __syncthreads();
+    v = __reduce_min_sync(0xffffffffu, v);
+    if ((threadIdx.x & 31) == 0 && v != kNone)
+        atomicMin(slot, v);
+    __syncthreads();
+    return *slot;
+}
+// The largest candidate, kNone where none: candidates are offset by one so that 0
+// means none.
+__device__ unsigned block_max_or_none(unsigned v, unsigned* slot)
+{
+    __syncthreads();
+    if (threadIdx.x == 0)
+        *slot = 0;
+    __syncthreads();
+    const unsigned shifted = __reduce_max_sync(0xffffffffu, v == kNone ? 0u : v + 1);
+    if ((threadIdx.x & 31) == 0 && shifted)
+        atomicMax(slot, shifted);
+    __syncthreads();
+    return *slot ? *slot - 1 : kNone;
+}
+__device__ double block_max_double(double v, double* slot)
+{
+    for (int o = 16; o > 0; o /= 2)
+        v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    __syncthreads();
+    if (threadIdx.x < 32)
+        slot[threadIdx.x] = 0;
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0)
+        slot[threadIdx.x / 32] = v;
+    __syncthreads();
+    double m = slot[0];
+    for (int w = 1; w < kSearchThreads / 32; w++)
+        m = fmax(m, slot[w]);
+    return m;
+}
+
+struct search_shape {
+    unsigned n, N, len, margin, window, back, max_frames, positions, tiles;
+    double threshold;
+};
+
+// search_step's loop (frame_receiver.cc) over the metrics of the whole buffer, in one
+// block: the first crossing from the window's start (the tiles' first crossings skip
+// quiet stretches), the peak over the symbol after it, the plateau within 90% of the
+// peak, the estimate a little early, and where the search goes on.
+__global__ void __launch_bounds__(kSearchThreads) search_kernel(search_shape s,
+                                                                const double2* P,
+                                                                const double* M,
+                                                                const unsigned* tile_first,
+                                                                found* frames,
+                                                                search_totals* totals)
+{
+    __shared__ unsigned slot;
+    __shared__ double dslot[32];
+    const unsigned tid = threadIdx.x;
+    unsigned pos = 0, count = 0;
+    while (s.n - pos >= s.len + s.margin && count < s.max_frames) {
+        const unsigned w = min(s.n - pos, s.window);
+        const unsigned hi_pos = pos + w - s.N + 1; // the window's positions: [pos, hi_pos)
+        // The first crossing: the rest of pos's tile, then the tiles' own first ones.
+        const unsigned tile_end = min((pos / kTile + 1) * kTile, hi_pos);
+        unsigned c = pos + tid;
+        unsigned f = block_min(c < tile_end && M[c] >= s.threshold ? c : kNone, &slot);
+        for (unsigned t0 = pos / kTile + 1; f == kNone && t0 * kTile < hi_pos; t0 += kSearchThreads) {
+            const unsigned t = t0 + tid;
+            unsigned cand = t < s.tiles && t * kTile < hi_pos ? tile_first[t] : kNone;
+            f = block_min(cand < hi_pos ? cand : kNone, &slot);
+        }
+        unsigned advance;
+        if (f == kNone) {
+            advance = w - s.margin;
+        } else {
+            const unsigned end = min(hi_pos, f + s.N);
+            double peak_m = -1;
+            for (unsigned d0 = f; d0 < end; d0 += kSearchThreads) {
+                const unsigned d = d0 + tid;
+                peak_m = fmax(peak_m, block_max_double(d < end ? M[d] : -1.0, dslot));
+            }
+            unsigned peak = kNone; // the first position holding the maximum
+            for (unsigned d0 = f; peak == kNone && d0 < end; d0 += kSearchThreads) {
+                const unsigned d = d0 + tid;
+                peak = block_min(d < end && M[d] == peak_m ? d : kNone, &slot);
+            }
+            const double floor = 0.9 * peak_m;
+            // The plateau: from the peak down and up while M stays >= 90% of it.
+            unsigned lo = kNone;
+            for (unsigned d0 = f; d0 < peak; d0 += kSearchThreads) {
+                const unsigned d = d0 + tid;
+                const unsigned below = block_max_or_none(d < peak && M[d] < floor ? d : kNone, &slot);
+                if (below != kNone)
+                    lo = below;
+            }
+            lo = lo == kNone ? f : lo + 1;
+            unsigned hi = kNone;
+            for (unsigned d0 = peak + 1; hi == kNone && d0 < end; d0 += kSearchThreads) {
+                const unsigned d = d0 + tid;
+                hi = block_min(d < end && M[d] < floor ? d : kNone, &slot);
+            }
+            hi = hi == kNone ? end - 1 : hi - 1;
+            const unsigned mid = (lo + hi) / 2, mid_rel = mid - pos;
+            const unsigned start_rel = mid_rel > s.back ? mid_rel - s.back : 0;
+            if (start_rel + s.len > w) { // its frame runs past the window: again, in view
+                advance = start_rel - s.margin;
+            } else {
+                if (tid == 0) {
+                    const double2 p = P[mid];
+                    frames[count] = found{ pos + start_rel, mid, M[mid],
+                                           atan2(p.y, p.x) / (2 * M_PI * double(s.N / 2)) };
+                }
+                count++;
+                advance = start_rel + s.len;
+            }
+        }
+        pos += max(1u, advance);
+    }
+    if (tid == 0)
+        *totals = search_totals{ pos, count };
+}
+
+// The residual offset from the prefixes (frame_corrector::correct): one block per frame
+// slot, those past the count idle. prefix_t: core::prefix_sample_positions.
+__global__ void __launch_bounds__(kFrameThreads) refine_kernel(const float2* x,
+                                                               std::size_t stride,
+                                                               int antennas,
+                                                               int N,
+                                                               const int* prefix_t,
+                                                               int nprefix,
+                                                               const found* frames,
+                                                               const search_totals* totals,
+                                                               double* cfo)
+{
+    using reduce = cub::BlockReduce<double2, kFrameThreads>;
+    __shared__ typename reduce::TempStorage tmp;
+    const unsigned f = blockIdx.x;
+    if (f >= totals->frames)
+        return;
+    const found fr = frames[f];
+    double2 acc = make_double2(0, 0);
+    for (int i = threadIdx.x; i < nprefix * antennas; i += blockDim.x) {
+        const int a = i % antennas, t = prefix_t[i / antennas];
+        const float2 u = x[std::size_t(a) * stride + fr.start + t];
+        const float2 v = x[std::size_t(a) * stride + fr.start + t + N];
+        const gc::cplx<double> c = gc::conj_mul(gc::from_float2<double>(u), gc::from_float2<double>(v));
+        acc.x += c.re;
+        acc.y += c.im;
+    }
+    const double2 sum = reduce(tmp).Reduce(acc, [](double2 a, double2 b) {
+        return make_double2(a.x + b.x, a.y + b.y);
+    });
+    if (threadIdx.x == 0) {
+        // The coarse rotation turns every product by e^{-2 pi i coarse N}.
+        double ts, tc;
+        sincospi(-2.0 * fr.coarse_cfo * N, &ts, &tc);
+        const double re = sum.x * tc - sum.y * ts, im = sum.x * ts + sum.y * tc;
+        cfo[f] = fr.coarse_cfo + atan2(im, re) / (2 * M_PI * double(N));
+    }
+}
+
+// out[a][f][t] = x[a][start + t] e^{-2 pi i cfo t}, and damaged[f] where a sample of the
+// frame is unusable. The reference's phasor comes from a recurrence in double; here
+// from the phase itself, the same to about 1e-12.
+__global__ void correct_kernel(const float2* x,
+                               std::size_t stride,
+                               int antennas,
+                               unsigned len,
+                               unsigned max_frames,
+                               const found* frames,
+                               const search_totals* totals,
+                               const double* cfo,
+                               float2* out,
+                               int* damaged)
+{
+    const unsigned f = blockIdx.y;
+    if (f >= totals->frames)
+        return;
+    const unsigned start = frames[f].start;
+    const double k = cfo[f];
+    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < len; t += gridDim.x * blockDim.x) {
+        const double turns = k * double(t);
+        double s, c;
+        sincospi(-2.0 * (turns - rint(turns)), &s, &c);
+        const float wr = float(c), wi = float(s);
+        bool bad = false;
+        for (int a = 0; a < antennas; a++) {
+            const float2 v = x[std::size_t(a) * stride + start + t];
+            bad |= !gc::usable2(v);
+            out[(std::size_t(a) * max_frames + f) * len + t] =
+                make_float2(v.x * wr - v.y * wi, v.x * wi + v.y * wr);
+        }
+        if (bad)
+            damaged[f] = 1; // racing writers all write 1
+    }
+}
+
+class gpu_frame_sync : public frame_sync_engine
+{
+public:
+    gpu_frame_sync(const frame_format& frame, int antennas, std::size_t max_input, std::size_t max_frames, int device)
+        : d_frame(frame),
+          d_antennas(antennas),
+          d_cap(max_input),
+          d_max_frames(max_frames),
+          d_len(frame.samples()),
+          d_device(device)
+    {
+        if (max_input >= (std::size_t(1) << 31))
+            throw std::invalid_argument("gpu frame_sync_engine: max_input must be below 2^31");
+        const gc::device_guard keep;
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+        d_stream = std::make_unique<gc::stream>();
+        for (auto& b : d_samples)
+            b = gc::device_buffer<float2>(std::size_t(antennas) * d_cap);
+        d_stage = gc::pinned_buffer<float2>(std::size_t(antennas) * d_cap);
+        d_P = gc::device_buffer<double2>(d_cap);
+        d_M = gc::device_buffer<double>(d_cap);
+        d_tile_first = gc::device_buffer<unsigned>(d_cap / kTile + 1);
+        d_found = gc::device_buffer<found>(max_frames);
+        d_totals = gc::device_buffer<search_totals>(1);
+        d_cfo = gc::device_buffer<double>(max_frames);
+        d_damaged = gc::device_buffer<int>(max_frames);
+        d_out = gc::device_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
+        d_host_out = gc::pinned_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
+        d_host_found = gc::pinned_buffer<found>(max_frames);
+        d_host_totals = gc::pinned_buffer<search_totals>(1);
+        d_host_cfo = gc::pinned_buffer<double>(max_frames);
+        d_host_damaged = gc::pinned_buffer<int>(max_frames);
+        const std::vector<int> prefix = prefix_sample_positions(frame);
+        d_prefix = gc::upload(prefix);
+        d_nprefix = int(prefix.size());
+    }
+    const char* backend() const override { return "cuda"; }
+
+    sync_call_result search(const std::complex<float>* const* in,
+                            std::uint64_t first_sample,
+                            std::size_t n,
+                            std::size_t max_frames,
+                            double threshold,
+                            std::complex<float>* const* out,
+                            synced_frame* frames) override
+    {
+        detail::check_sync_call(n, d_cap, max_frames, d_max_frames, threshold);
+        sync_call_result r;
+        const std::size_t margin = search_margin(d_frame);
+        if (n < d_len + margin || max_frames == 0)
+            return r; // nothing searched: what is kept stays kept
+        if (threshold == automatic_threshold)
+            threshold = sync_threshold(d_frame, d_antennas);
+        const gc::device_guard keep;
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(d_device));
+        const cudaStream_t st = d_stream->get();
+        try {
+            const float2* x = take_in(in, first_sample, n, st);
+            const std::size_t N = d_frame.num.fft_len;
+            const unsigned positions = unsigned(n - N + 1);
+            const unsigned tiles = (positions + kTile - 1) / kTile;
+            metric_kernel<<<tiles, kMetricThreads, 0, st>>>(x, d_cap, d_antennas, positions, int(N),
+                                                            threshold, d_P.get(), d_M.get(),
+                                                            d_tile_first.get());
+            GPUMIMO_CUDA_CHECK_LAUNCH("metric_kernel");
+            search_shape s;
+            s.n = unsigned(n);
+            s.N = unsigned(N);
+            s.len = unsigned(d_len);
+            s.margin = unsigned(margin);
+            s.window = unsigned(search_window(d_frame));
+            const int cp0 = d_frame.num.cp_lengths[0];
+            s.back = unsigned(cp0 / 2 + cp0 / 4);
+            s.max_frames = unsigned(max_frames);
+            s.positions = positions;
+            s.tiles = tiles;
+            s.threshold = threshold;
+            search_kernel<<<1, kSearchThreads, 0, st>>>(s, d_P.get(), d_M.get(), d_tile_first.get(),
+                                                        d_found.get(), d_totals.get());
+            GPUMIMO_CUDA_CHECK_LAUNCH("search_kernel");
+            refine_kernel<<<unsigned(max_frames), kFrameThreads, 0, st>>>(
+                x, d_cap, d_antennas, int(N), d_prefix.get(), d_nprefix, d_found.get(),
+                d_totals.get(), d_cfo.get());
+            GPUMIMO_CUDA_CHECK_LAUNCH("refine_kernel");
+            GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_damaged.get(), 0, max_frames * sizeof(int), st));
+            const dim3 grid(unsigned((d_len + kFrameThreads - 1) / kFrameThreads), unsigned(max_frames));
+            correct_kernel<<<grid, kFrameThreads, 0, st>>>(x, d_cap, d_antennas, unsigned(d_len),
+                                                           unsigned(d_max_frames), d_found.get(),
+                                                           d_totals.get(), d_cfo.get(), d_out.get(),
+                                                           d_damaged.get());
+            GPUMIMO_CUDA_CHECK_LAUNCH("correct_kernel");
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_totals.get(), d_totals.get(), sizeof(search_totals),
+                                               cudaMemcpyDeviceToHost, st));
+            GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
+            const search_totals totals = *d_host_totals.get();
+            r.consumed = totals.consumed;
+            r.frames = totals.frames;
+            if (r.frames > max_frames || r.consumed > n)
+                throw std::runtime_error("gpu frame_sync_engine: the search kernel's totals are out of range");
+            if (r.frames)
+                fetch_frames(r.frames, st, out, frames);
+        } catch (...) {
+            d_continues = false; // the device's copy is not to be trusted: copy anew
+            throw;
+        }
+        d_next_first = first_sample + r.consumed;
+        d_kept_from = r.consumed;
+        d_kept = n - r.consumed;
+        return r;
+    }
+
+private:
+    // The call's samples on the device: the last call's unconsumed ones moved over from
+    // the other buffer (when this call continues the stream), the rest copied in.
+    const float2* take_in(const std::complex<float>* const* in, std::uint64_t first_sample, std::size_t n, cudaStream_t st)
+    {
+        const std::size_t kept = d_continues && first_sample == d_next_first && n >= d_kept ? d_kept : 0;
+        const int from = d_current, to = 1 - d_current;
+        for (int a = 0; a < d_antennas; a++) {
+            float2* dst = d_samples[to].get() + std::size_t(a) * d_cap;
+            if (kept)
+                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst, d_samples[from].get() + std::size_t(a) * d_cap + d_kept_from,
+                                                   kept * sizeof(float2), cudaMemcpyDeviceToDevice, st));
+            float2* stage = d_stage.get() + std::size_t(a) * d_cap;
+            // The staging buffer may still feed the last call's copies: they ended with
+            // its synchronisation.
+            std::memcpy(stage + kept, in[a] + kept, (n - kept) * sizeof(float2));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst + kept, stage + kept, (n - kept) * sizeof(float2),
+                                               cudaMemcpyHostToDevice, st));
+        }
+        d_current = to;
+        d_continues = true;
+        return d_samples[to].get();
+    }
+
+    void fetch_frames(std::size_t count, cudaStream_t st, std::complex<float>* const* out, synced_frame* frames)
+    {
+        auto back = [st](void* host, const void* dev, std::size_t bytes) {
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, st));
+        };
+        back(d_host_found.get(), d_found.get(), count * sizeof(found));
+        back(d_host_cfo.get(), d_cfo.get(), count * sizeof(double));
+        back(d_host_damaged.get(), d_damaged.get(), count * sizeof(int));
+        for (int a = 0; a < d_antennas; a++)
+            back(d_host_out.get() + std::size_t(a) * d_max_frames * d_len,
+                 d_out.get() + std::size_t(a) * d_max_frames * d_len,
+                 count * d_len * sizeof(float2));
+        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
+        for (std::size_t k = 0; k < count; k++) {
+            frames[k].start = d_host_found.get()[k].start;
+            frames[k].metric = d_host_found.get()[k].metric;
+            frames[k].cfo = d_host_cfo.get()[k];
+            frames[k].usable = d_host_damaged.get()[k] == 0;
+        }
+        for (int a = 0; a < d_antennas; a++)
+            std::memcpy(out[a], d_host_out.get() + std::size_t(a) * d_max_frames * d_len,
+                        count * d_len * sizeof(float2));
+    }
+
+    const frame_format d_frame;
+    const int d_antennas;
+    const std::size_t d_cap, d_max_frames, d_len;
+    const int d_device;
+    std::unique_ptr<gc::stream> d_stream;
+    gc::device_buffer<float2> d_samples[2];
+    gc::pinned_buffer<float2> d_stage;
+    gc::device_buffer<double2> d_P;
+    gc::device_buffer<double> d_M;
+    gc::device_buffer<unsigned> d_tile_first;
+    gc::device_buffer<found> d_found;
+    gc::device_buffer<search_totals> d_totals;
+    gc::device_buffer<double> d_cfo;
+    gc::device_buffer<int> d_damaged;
+    gc::device_buffer<float2> d_out;
+    gc::pinned_buffer<float2> d_host_out;
+    gc::pinned_buffer<found> d_host_found;
+    gc::pinned_buffer<search_totals> d_host_totals;
+    gc::pinned_buffer<double> d_host_cfo;
+    gc::pinned_buffer<int> d_host_damaged;
+    gc::device_buffer<int> d_prefix;
+    int d_nprefix = 0;
+    // The stream as the device holds it: d_kept samples at d_kept_from of buffer
+    // d_current, the stream's samples from d_next_first on.
+    int d_current = 0;
+    bool d_continues = false;
+    std::uint64_t d_next_first = 0;
+    std::size_t d_kept_from = 0, d_kept = 0;
+};
+
+} // namespace
+
+namespace detail {
+std::unique_ptr<frame_sync_engine> make_gpu_frame_sync_engine(const frame_format& frame,
+                                                              int antennas,
+                                                              std::size_t max_input,
+                                                              std::size_t max_frames,
+                                                              int device,
+                                                              std::string*)
+{
+    return std::make_unique<gpu_frame_sync>(frame, antennas, max_input, max_frames, device);
+}
+} // namespace detail
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -65,6 +65,11 @@ if command -v compute-sanitizer > /dev/null; then
     compute-sanitizer --tool memcheck --error-exitcode 9 $fused --gtest_filter='*Damaged*:*Chunking*:*Decodes*' >> "$OUT/memcheck.log" 2>&1 &&
     compute-sanitizer --tool racecheck --error-exitcode 9 $fused --gtest_filter='*Damaged*' >> "$OUT/racecheck.log" 2>&1
     status "sanitizers (fused rx)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+    sync=build-gpu/tests/test_gpu_frame_sync
+    compute-sanitizer --tool memcheck --error-exitcode 9 $sync --gtest_filter='*Small*:*Noise*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
+    compute-sanitizer --tool racecheck --error-exitcode 9 $sync --gtest_filter='*Small*' >> "$OUT/racecheck.log" 2>&1 &&
+    compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/test_gpu_stream_receiver --gtest_filter='*Small*' >> "$OUT/memcheck.log" 2>&1
+    status "sanitizers (sync, stream rx)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
     smoother=build-gpu/tests/test_gpu_channel_smoother
     compute-sanitizer --tool memcheck --error-exitcode 9 $smoother --gtest_filter='*Alone*' >> "$OUT/memcheck.log" 2>&1 &&
     compute-sanitizer --tool racecheck --error-exitcode 9 $smoother --gtest_filter='*Alone*' >> "$OUT/racecheck.log" 2>&1
@@ -94,7 +99,7 @@ status "fft benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
 { echo; build-gpu/apps/bench/gpumimo_copy_bench; } > "$OUT/copy-bench.log" 2>&1
 status "copy benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
 cat "$OUT/copy-bench.log" >> "$OUT/fft-bench.log"; rm -f "$OUT/copy-bench.log"
-# The receiver chain: synchronisation (CPU) and the fused GPU receiver for 16 channels
+# The receiver chain: synchronisation (CPU and GPU) and the fused GPU receiver for 16 channels
 # (4 links of 4x4 16-QAM, lte20) against 30.72 Msample/s per channel.
 build-gpu/apps/bench/gpumimo_rx_bench $bench_arg > "$OUT/rx-bench.log" 2>&1
 status "rx chain benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
@@ -140,10 +145,12 @@ if [ -f .device-gr/env.sh ]; then
       grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --channels 16 --seconds 5 --backend cpu ) 2>&1 |
         awk '!/:info:/ || /page-locked/ || /cuFFT/ || /single-pass/' > "$OUT/flowgraph-rate.log"
     status "flowgraph rate" "$(grep -c 'Msample/s' "$OUT/flowgraph-rate.log") runs"
-    # The receiver chain in a flowgraph: 4 links x 4 antennas of lte20 4x4 16-QAM; then
-    # paced at the rate, each frame's latency to its LLRs.
+    # The receiver chain in a flowgraph: 4 links x 4 antennas of lte20 4x4 16-QAM (the
+    # stream receiver: synchronisation inside), and for comparison mimo_ofdm_sync on the
+    # CPU before the fused receiver; then paced at the rate, each frame's latency.
     ( set -- && source .device-gr/env.sh &&
-      for algo in mmse mtt; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm $algo --seconds 8; done &&
+      for algo in mmse mtt psd; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm $algo --seconds 8; done &&
+      grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --sync-backend cpu &&
       grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --latency ) 2>&1 |
         awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"
     status "rx flowgraph rate" "$(grep -c 'slowest link' "$OUT/rx-flowgraph-rate.log") runs"

@@ -21,6 +21,7 @@
 #include "common/device_memory.cuh"
 #include "common/gpu_math.cuh"
 #include "detail/gpu_engines.h"
+#include "frame/gpu_frame_sync.cuh"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
@@ -48,9 +49,40 @@ constexpr int kSearchThreads = 1024;
 constexpr int kFrameThreads = 256;
 constexpr unsigned kNone = 0xffffffffu; // no position
 
+// Double-double numbers (hi + lo, about 106 bits): the tiles' running sums. A burst far
+// louder than the rest (1e10 in amplitude, 1e20 in power) enters a sum and leaves it
+// again by subtraction; in double its rounding (1e20 x 1e-16) would stay behind for the
+// rest of the tile and swamp the next frame's preamble, in double-double it is 1e-12.
+// Every term added is exact in double (a product of two floats, halved), so the sums
+// lose nothing but the double-double's own rounding.
+struct dd {
+    double hi, lo;
+};
+__device__ inline dd two_sum(double a, double b)
+{
+    const double s = __dadd_rn(a, b), bb = __dadd_rn(s, -a);
+    return { s, __dadd_rn(__dadd_rn(a, -__dadd_rn(s, -bb)), __dadd_rn(b, -bb)) };
+}
+__device__ inline dd renormalise(dd s, double e)
+{
+    const double hi = __dadd_rn(s.hi, e);
+    return { hi, __dadd_rn(e, -__dadd_rn(hi, -s.hi)) };
+}
+__device__ inline dd operator+(dd x, dd y)
+{
+    const dd s = two_sum(x.hi, y.hi);
+    return renormalise({ s.hi, 0 }, s.lo + x.lo + y.lo);
+}
+__device__ inline dd operator+(dd x, double y)
+{
+    const dd s = two_sum(x.hi, y);
+    return renormalise({ s.hi, 0 }, s.lo + x.lo);
+}
+__device__ inline double value(dd x) { return x.hi + x.lo; }
+
 // find_frame's running sums: P (complex) and R.
 struct sums {
-    double pr, pi, r;
+    dd pr, pi, r;
 };
 struct add_sums {
     __device__ sums operator()(const sums& a, const sums& b) const
@@ -63,15 +95,31 @@ struct min_of {
 };
 
 // A sample as find_frame reads it: unusable ones (core/limits.h) count as zeros.
-__device__ inline gc::cplx<double> sample(const float2* x, std::size_t stride, int a, std::size_t i)
+__device__ inline float2 sample(const float2* x, std::size_t stride, int a, std::size_t i)
 {
     const float2 v = x[std::size_t(a) * stride + i];
-    return gc::usable2(v) ? gc::make_cplx<double>(v.x, v.y) : gc::make_cplx<double>(0, 0);
+    return gc::usable2(v) ? v : make_float2(0, 0);
+}
+
+// s.p += sign conj(u) v and s.r += sign |u|^2 / 2 ... term by term, each product of two
+// floats exact in double.
+__device__ inline void add_product(sums& s, float2 u, float2 v, double sign)
+{
+    s.pr = s.pr + sign * (double(u.x) * v.x);
+    s.pr = s.pr + sign * (double(u.y) * v.y);
+    s.pi = s.pi + sign * (double(u.x) * v.y);
+    s.pi = s.pi + -sign * (double(u.y) * v.x);
+}
+__device__ inline void add_energy(sums& s, float2 u, double sign)
+{
+    s.r = s.r + sign * 0.5 * (double(u.x) * u.x);
+    s.r = s.r + sign * 0.5 * (double(u.y) * u.y);
 }
 
 __device__ inline double metric_of(const sums& s)
 {
-    return s.r > 0 ? (s.pr * s.pr + s.pi * s.pi) / (s.r * s.r) : 0.0;
+    const double pr = value(s.pr), pi = value(s.pi), r = value(s.r);
+    return r > 0 ? (pr * pr + pi * pi) / (r * r) : 0.0;
 }
 
 // M(d) and P(d) for the tile's kTile positions, and the tile's first position with
@@ -99,16 +147,13 @@ __global__ void __launch_bounds__(kMetricThreads) metric_kernel(const float2* x,
     const int half = N / 2;
 
     // The sums at the tile's first position, as find_frame starts them.
-    sums acc{ 0, 0, 0 };
+    sums acc{};
     for (int i = threadIdx.x; i < antennas * N; i += blockDim.x) {
         const int a = i / N, m = i % N;
-        const gc::cplx<double> v = sample(x, stride, a, d0 + m);
-        acc.r += 0.5 * gc::norm2(v);
-        if (m < half) {
-            const gc::cplx<double> c = gc::conj_mul(v, sample(x, stride, a, d0 + m + half));
-            acc.pr += c.re;
-            acc.pi += c.im;
-        }
+        const float2 v = sample(x, stride, a, d0 + m);
+        add_energy(acc, v, 1.0);
+        if (m < half)
+            add_product(acc, v, sample(x, stride, a, d0 + m + half), 1.0);
     }
     const sums total = reduce_sums(tmp.reduce).Reduce(acc, add_sums());
     if (threadIdx.x == 0)
@@ -117,32 +162,32 @@ __global__ void __launch_bounds__(kMetricThreads) metric_kernel(const float2* x,
 
     // What each step j -> j + 1 adds (find_frame's slide), this thread's kPerThread.
     sums delta[kPerThread];
-    sums mine{ 0, 0, 0 };
+    sums mine{};
     const unsigned base = d0 + threadIdx.x * kPerThread;
     for (int q = 0; q < kPerThread; q++) {
         const unsigned j = base + q;
-        sums s{ 0, 0, 0 };
+        sums s{};
         if (j + 1 < positions)
             for (int a = 0; a < antennas; a++) {
-                const gc::cplx<double> x0 = sample(x, stride, a, j), xh = sample(x, stride, a, j + half),
-                                       xn = sample(x, stride, a, j + N);
-                const gc::cplx<double> in = gc::conj_mul(xh, xn), out = gc::conj_mul(x0, xh);
-                s.pr += in.re - out.re;
-                s.pi += in.im - out.im;
-                s.r += 0.5 * (gc::norm2(xn) - gc::norm2(x0));
+                const float2 x0 = sample(x, stride, a, j), xh = sample(x, stride, a, j + half),
+                             xn = sample(x, stride, a, j + N);
+                add_product(s, xh, xn, 1.0);
+                add_product(s, x0, xh, -1.0);
+                add_energy(s, xn, 1.0);
+                add_energy(s, x0, -1.0);
             }
         delta[q] = s;
         mine = add_sums()(mine, s);
     }
     sums before;
-    scan_sums(tmp.scan).ExclusiveScan(mine, before, sums{ 0, 0, 0 }, add_sums());
+    scan_sums(tmp.scan).ExclusiveScan(mine, before, sums{}, add_sums());
     sums run = add_sums()(at_first, before);
     unsigned first = kNone;
     for (int q = 0; q < kPerThread; q++) {
         const unsigned j = base + q;
         if (j < positions) {
             const double m = metric_of(run);
-            P[j] = make_double2(run.pr, run.pi);
+            P[j] = make_double2(value(run.pr), value(run.pi));
             M[j] = m;
             if (m >= threshold && j < first)
                 first = j;
@@ -154,15 +199,6 @@ __global__ void __launch_bounds__(kMetricThreads) metric_kernel(const float2* x,
     if (threadIdx.x == 0)
         tile_first[blockIdx.x] = f;
 }
-
-// One found frame before its refinement.
-struct found {
-    unsigned start, mid;
-    double metric, coarse_cfo;
-};
-struct search_totals {
-    unsigned consumed, frames;
-};
 
 // The search kernel's block-wide reductions over unsigned values (kNone: no candidate).
 __device__ unsigned block_min(unsigned v, unsigned* slot)
@@ -221,8 +257,8 @@ __global__ void __launch_bounds__(kSearchThreads) search_kernel(search_shape s,
                                                                 const double2* P,
                                                                 const double* M,
                                                                 const unsigned* tile_first,
-                                                                found* frames,
-                                                                search_totals* totals)
+                                                                gpu_sync_found* frames,
+                                                                gpu_sync_totals* totals)
 {
     __shared__ unsigned slot;
     __shared__ double dslot[32];
@@ -278,7 +314,7 @@ __global__ void __launch_bounds__(kSearchThreads) search_kernel(search_shape s,
             } else {
                 if (tid == 0) {
                     const double2 p = P[mid];
-                    frames[count] = found{ pos + start_rel, mid, M[mid],
+                    frames[count] = gpu_sync_found{ pos + start_rel, mid, M[mid],
                                            atan2(p.y, p.x) / (2 * M_PI * double(s.N / 2)) };
                 }
                 count++;
@@ -288,7 +324,7 @@ __global__ void __launch_bounds__(kSearchThreads) search_kernel(search_shape s,
         pos += max(1u, advance);
     }
     if (tid == 0)
-        *totals = search_totals{ pos, count };
+        *totals = gpu_sync_totals{ pos, count };
 }
 
 // The residual offset from the prefixes (frame_corrector::correct): one block per frame
@@ -299,8 +335,8 @@ __global__ void __launch_bounds__(kFrameThreads) refine_kernel(const float2* x,
                                                                int N,
                                                                const int* prefix_t,
                                                                int nprefix,
-                                                               const found* frames,
-                                                               const search_totals* totals,
+                                                               const gpu_sync_found* frames,
+                                                               const gpu_sync_totals* totals,
                                                                double* cfo)
 {
     using reduce = cub::BlockReduce<double2, kFrameThreads>;
@@ -308,7 +344,7 @@ __global__ void __launch_bounds__(kFrameThreads) refine_kernel(const float2* x,
     const unsigned f = blockIdx.x;
     if (f >= totals->frames)
         return;
-    const found fr = frames[f];
+    const gpu_sync_found fr = frames[f];
     double2 acc = make_double2(0, 0);
     for (int i = threadIdx.x; i < nprefix * antennas; i += blockDim.x) {
         const int a = i % antennas, t = prefix_t[i / antennas];
@@ -338,8 +374,8 @@ __global__ void correct_kernel(const float2* x,
                                int antennas,
                                unsigned len,
                                unsigned max_frames,
-                               const found* frames,
-                               const search_totals* totals,
+                               const gpu_sync_found* frames,
+                               const gpu_sync_totals* totals,
                                const double* cfo,
                                float2* out,
                                int* damaged)
@@ -366,44 +402,207 @@ __global__ void correct_kernel(const float2* x,
     }
 }
 
-class gpu_frame_sync : public frame_sync_engine
+} // namespace
+
+gpu_frame_sync::gpu_frame_sync(const frame_format& frame,
+                               int antennas,
+                               std::size_t max_input,
+                               std::size_t max_frames,
+                               int device,
+                               bool host_output)
+    : d_frame(frame),
+      d_antennas(antennas),
+      d_cap(max_input),
+      d_max_frames(max_frames),
+      d_len(frame.samples()),
+      d_device(device)
+{
+    if (max_input >= (std::size_t(1) << 31))
+        throw std::invalid_argument("gpu frame_sync_engine: max_input must be below 2^31");
+    const gc::device_guard keep;
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+    d_stream = std::make_unique<gc::stream>();
+    for (auto& b : d_samples)
+        b = gc::device_buffer<float2>(std::size_t(antennas) * d_cap);
+    d_stage = gc::pinned_buffer<float2>(std::size_t(antennas) * d_cap);
+    d_P = gc::device_buffer<double2>(d_cap);
+    d_M = gc::device_buffer<double>(d_cap);
+    d_tile_first = gc::device_buffer<unsigned>(d_cap / kTile + 1);
+    d_found = gc::device_buffer<gpu_sync_found>(max_frames);
+    d_totals = gc::device_buffer<gpu_sync_totals>(1);
+    d_cfo = gc::device_buffer<double>(max_frames);
+    d_damaged = gc::device_buffer<int>(max_frames);
+    d_out = gc::device_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
+    if (host_output)
+        d_host_out = gc::pinned_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
+    d_host_found = gc::pinned_buffer<gpu_sync_found>(max_frames);
+    d_host_totals = gc::pinned_buffer<gpu_sync_totals>(1);
+    d_host_cfo = gc::pinned_buffer<double>(max_frames);
+    d_host_damaged = gc::pinned_buffer<int>(max_frames);
+    const std::vector<int> prefix = prefix_sample_positions(frame);
+    d_prefix = gc::upload(prefix);
+    d_nprefix = int(prefix.size());
+}
+
+gpu_frame_sync::~gpu_frame_sync() = default;
+
+sync_call_result gpu_frame_sync::search(const std::complex<float>* const* in,
+                                        std::uint64_t first_sample,
+                                        std::size_t n,
+                                        std::size_t max_frames,
+                                        double threshold,
+                                        std::complex<float>* const* out,
+                                        synced_frame* frames)
+{
+    const sync_call_result r = search_on_device(in, first_sample, n, max_frames, threshold, frames);
+    if (r.frames == 0)
+        return r;
+    const gc::device_guard keep;
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(d_device));
+    if (d_host_out.size() == 0)
+        throw std::logic_error("gpu_frame_sync::search: made without host_output");
+    const cudaStream_t st = d_stream->get();
+    for (int a = 0; a < d_antennas; a++)
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_out.get() + std::size_t(a) * d_max_frames * d_len,
+                                           d_out.get() + std::size_t(a) * d_max_frames * d_len,
+                                           r.frames * d_len * sizeof(float2), cudaMemcpyDeviceToHost, st));
+    GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
+    for (int a = 0; a < d_antennas; a++)
+        std::memcpy(out[a], d_host_out.get() + std::size_t(a) * d_max_frames * d_len,
+                    r.frames * d_len * sizeof(float2));
+    return r;
+}
+
+sync_call_result gpu_frame_sync::search_on_device(const std::complex<float>* const* in,
+                                                  std::uint64_t first_sample,
+                                                  std::size_t n,
+                                                  std::size_t max_frames,
+                                                  double threshold,
+                                                  synced_frame* frames)
+{
+    detail::check_sync_call(n, d_cap, max_frames, d_max_frames, threshold);
+    sync_call_result r;
+    const std::size_t margin = search_margin(d_frame);
+    if (n < d_len + margin || max_frames == 0)
+        return r; // nothing searched: what is kept stays kept
+    if (threshold == automatic_threshold)
+        threshold = sync_threshold(d_frame, d_antennas);
+    const gc::device_guard keep;
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(d_device));
+    const cudaStream_t st = d_stream->get();
+    try {
+        const float2* x = take_in(in, first_sample, n, st);
+        const std::size_t N = d_frame.num.fft_len;
+        const unsigned positions = unsigned(n - N + 1);
+        const unsigned tiles = (positions + kTile - 1) / kTile;
+        metric_kernel<<<tiles, kMetricThreads, 0, st>>>(x, d_cap, d_antennas, positions, int(N),
+                                                        threshold, d_P.get(), d_M.get(),
+                                                        d_tile_first.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("metric_kernel");
+        search_shape s;
+        s.n = unsigned(n);
+        s.N = unsigned(N);
+        s.len = unsigned(d_len);
+        s.margin = unsigned(margin);
+        s.window = unsigned(search_window(d_frame));
+        const int cp0 = d_frame.num.cp_lengths[0];
+        s.back = unsigned(cp0 / 2 + cp0 / 4);
+        s.max_frames = unsigned(max_frames);
+        s.positions = positions;
+        s.tiles = tiles;
+        s.threshold = threshold;
+        search_kernel<<<1, kSearchThreads, 0, st>>>(s, d_P.get(), d_M.get(), d_tile_first.get(),
+                                                    d_found.get(), d_totals.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("search_kernel");
+        refine_kernel<<<unsigned(max_frames), kFrameThreads, 0, st>>>(
+            x, d_cap, d_antennas, int(N), d_prefix.get(), d_nprefix, d_found.get(), d_totals.get(),
+            d_cfo.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("refine_kernel");
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_damaged.get(), 0, max_frames * sizeof(int), st));
+        const dim3 grid(unsigned((d_len + kFrameThreads - 1) / kFrameThreads), unsigned(max_frames));
+        correct_kernel<<<grid, kFrameThreads, 0, st>>>(x, d_cap, d_antennas, unsigned(d_len),
+                                                       unsigned(d_max_frames), d_found.get(),
+                                                       d_totals.get(), d_cfo.get(), d_out.get(),
+                                                       d_damaged.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("correct_kernel");
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_totals.get(), d_totals.get(), sizeof(gpu_sync_totals),
+                                           cudaMemcpyDeviceToHost, st));
+        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
+        const gpu_sync_totals totals = *d_host_totals.get();
+        r.consumed = totals.consumed;
+        r.frames = totals.frames;
+        if (r.frames > max_frames || r.consumed > n)
+            throw std::runtime_error("gpu frame_sync_engine: the search kernel's totals are out of range");
+        if (r.frames)
+            fetch_records(r.frames, st, frames);
+    } catch (...) {
+        d_continues = false; // the device's copy is not to be trusted: copy anew
+        throw;
+    }
+    d_next_first = first_sample + r.consumed;
+    d_kept_from = r.consumed;
+    d_kept = n - r.consumed;
+    return r;
+}
+
+// The call's samples on the device: the last call's unconsumed ones moved over from the
+// other buffer (when this call continues the stream), the rest copied in.
+const float2* gpu_frame_sync::take_in(const std::complex<float>* const* in,
+                                      std::uint64_t first_sample,
+                                      std::size_t n,
+                                      cudaStream_t st)
+{
+    const std::size_t kept = d_continues && first_sample == d_next_first && n >= d_kept ? d_kept : 0;
+    const int from = d_current, to = 1 - d_current;
+    for (int a = 0; a < d_antennas; a++) {
+        float2* dst = d_samples[to].get() + std::size_t(a) * d_cap;
+        if (kept)
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst, d_samples[from].get() + std::size_t(a) * d_cap + d_kept_from,
+                                               kept * sizeof(float2), cudaMemcpyDeviceToDevice, st));
+        float2* stage = d_stage.get() + std::size_t(a) * d_cap;
+        // The staging buffer's last copies ended with the last call's synchronisation.
+        std::memcpy(stage + kept, in[a] + kept, (n - kept) * sizeof(float2));
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst + kept, stage + kept, (n - kept) * sizeof(float2),
+                                           cudaMemcpyHostToDevice, st));
+    }
+    d_current = to;
+    d_continues = true;
+    return d_samples[to].get();
+}
+
+void gpu_frame_sync::fetch_records(std::size_t count, cudaStream_t st, synced_frame* frames)
+{
+    auto back = [st](void* host, const void* dev, std::size_t bytes) {
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, st));
+    };
+    back(d_host_found.get(), d_found.get(), count * sizeof(gpu_sync_found));
+    back(d_host_cfo.get(), d_cfo.get(), count * sizeof(double));
+    back(d_host_damaged.get(), d_damaged.get(), count * sizeof(int));
+    GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
+    for (std::size_t k = 0; k < count; k++) {
+        frames[k].start = d_host_found.get()[k].start;
+        frames[k].metric = d_host_found.get()[k].metric;
+        frames[k].cfo = d_host_cfo.get()[k];
+        frames[k].usable = d_host_damaged.get()[k] == 0;
+    }
+}
+
+const std::complex<float>* gpu_frame_sync::device_frames(int antenna) const
+{
+    return reinterpret_cast<const std::complex<float>*>(d_out.get() +
+                                                        std::size_t(antenna) * d_max_frames * d_len);
+}
+
+namespace {
+// gpu_frame_sync as the factory's GPU engine (make_frame_sync_engine).
+class gpu_frame_sync_engine : public frame_sync_engine
 {
 public:
-    gpu_frame_sync(const frame_format& frame, int antennas, std::size_t max_input, std::size_t max_frames, int device)
-        : d_frame(frame),
-          d_antennas(antennas),
-          d_cap(max_input),
-          d_max_frames(max_frames),
-          d_len(frame.samples()),
-          d_device(device)
+    gpu_frame_sync_engine(const frame_format& frame, int antennas, std::size_t max_input, std::size_t max_frames, int device)
+        : d_sync(frame, antennas, max_input, max_frames, device, true)
     {
-        if (max_input >= (std::size_t(1) << 31))
-            throw std::invalid_argument("gpu frame_sync_engine: max_input must be below 2^31");
-        const gc::device_guard keep;
-        GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
-        d_stream = std::make_unique<gc::stream>();
-        for (auto& b : d_samples)
-            b = gc::device_buffer<float2>(std::size_t(antennas) * d_cap);
-        d_stage = gc::pinned_buffer<float2>(std::size_t(antennas) * d_cap);
-        d_P = gc::device_buffer<double2>(d_cap);
-        d_M = gc::device_buffer<double>(d_cap);
-        d_tile_first = gc::device_buffer<unsigned>(d_cap / kTile + 1);
-        d_found = gc::device_buffer<found>(max_frames);
-        d_totals = gc::device_buffer<search_totals>(1);
-        d_cfo = gc::device_buffer<double>(max_frames);
-        d_damaged = gc::device_buffer<int>(max_frames);
-        d_out = gc::device_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
-        d_host_out = gc::pinned_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
-        d_host_found = gc::pinned_buffer<found>(max_frames);
-        d_host_totals = gc::pinned_buffer<search_totals>(1);
-        d_host_cfo = gc::pinned_buffer<double>(max_frames);
-        d_host_damaged = gc::pinned_buffer<int>(max_frames);
-        const std::vector<int> prefix = prefix_sample_positions(frame);
-        d_prefix = gc::upload(prefix);
-        d_nprefix = int(prefix.size());
     }
     const char* backend() const override { return "cuda"; }
-
     sync_call_result search(const std::complex<float>* const* in,
                             std::uint64_t first_sample,
                             std::size_t n,
@@ -412,149 +611,12 @@ public:
                             std::complex<float>* const* out,
                             synced_frame* frames) override
     {
-        detail::check_sync_call(n, d_cap, max_frames, d_max_frames, threshold);
-        sync_call_result r;
-        const std::size_t margin = search_margin(d_frame);
-        if (n < d_len + margin || max_frames == 0)
-            return r; // nothing searched: what is kept stays kept
-        if (threshold == automatic_threshold)
-            threshold = sync_threshold(d_frame, d_antennas);
-        const gc::device_guard keep;
-        GPUMIMO_CUDA_CHECK(cudaSetDevice(d_device));
-        const cudaStream_t st = d_stream->get();
-        try {
-            const float2* x = take_in(in, first_sample, n, st);
-            const std::size_t N = d_frame.num.fft_len;
-            const unsigned positions = unsigned(n - N + 1);
-            const unsigned tiles = (positions + kTile - 1) / kTile;
-            metric_kernel<<<tiles, kMetricThreads, 0, st>>>(x, d_cap, d_antennas, positions, int(N),
-                                                            threshold, d_P.get(), d_M.get(),
-                                                            d_tile_first.get());
-            GPUMIMO_CUDA_CHECK_LAUNCH("metric_kernel");
-            search_shape s;
-            s.n = unsigned(n);
-            s.N = unsigned(N);
-            s.len = unsigned(d_len);
-            s.margin = unsigned(margin);
-            s.window = unsigned(search_window(d_frame));
-            const int cp0 = d_frame.num.cp_lengths[0];
-            s.back = unsigned(cp0 / 2 + cp0 / 4);
-            s.max_frames = unsigned(max_frames);
-            s.positions = positions;
-            s.tiles = tiles;
-            s.threshold = threshold;
-            search_kernel<<<1, kSearchThreads, 0, st>>>(s, d_P.get(), d_M.get(), d_tile_first.get(),
-                                                        d_found.get(), d_totals.get());
-            GPUMIMO_CUDA_CHECK_LAUNCH("search_kernel");
-            refine_kernel<<<unsigned(max_frames), kFrameThreads, 0, st>>>(
-                x, d_cap, d_antennas, int(N), d_prefix.get(), d_nprefix, d_found.get(),
-                d_totals.get(), d_cfo.get());
-            GPUMIMO_CUDA_CHECK_LAUNCH("refine_kernel");
-            GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_damaged.get(), 0, max_frames * sizeof(int), st));
-            const dim3 grid(unsigned((d_len + kFrameThreads - 1) / kFrameThreads), unsigned(max_frames));
-            correct_kernel<<<grid, kFrameThreads, 0, st>>>(x, d_cap, d_antennas, unsigned(d_len),
-                                                           unsigned(d_max_frames), d_found.get(),
-                                                           d_totals.get(), d_cfo.get(), d_out.get(),
-                                                           d_damaged.get());
-            GPUMIMO_CUDA_CHECK_LAUNCH("correct_kernel");
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_totals.get(), d_totals.get(), sizeof(search_totals),
-                                               cudaMemcpyDeviceToHost, st));
-            GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
-            const search_totals totals = *d_host_totals.get();
-            r.consumed = totals.consumed;
-            r.frames = totals.frames;
-            if (r.frames > max_frames || r.consumed > n)
-                throw std::runtime_error("gpu frame_sync_engine: the search kernel's totals are out of range");
-            if (r.frames)
-                fetch_frames(r.frames, st, out, frames);
-        } catch (...) {
-            d_continues = false; // the device's copy is not to be trusted: copy anew
-            throw;
-        }
-        d_next_first = first_sample + r.consumed;
-        d_kept_from = r.consumed;
-        d_kept = n - r.consumed;
-        return r;
+        return d_sync.search(in, first_sample, n, max_frames, threshold, out, frames);
     }
 
 private:
-    // The call's samples on the device: the last call's unconsumed ones moved over from
-    // the other buffer (when this call continues the stream), the rest copied in.
-    const float2* take_in(const std::complex<float>* const* in, std::uint64_t first_sample, std::size_t n, cudaStream_t st)
-    {
-        const std::size_t kept = d_continues && first_sample == d_next_first && n >= d_kept ? d_kept : 0;
-        const int from = d_current, to = 1 - d_current;
-        for (int a = 0; a < d_antennas; a++) {
-            float2* dst = d_samples[to].get() + std::size_t(a) * d_cap;
-            if (kept)
-                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst, d_samples[from].get() + std::size_t(a) * d_cap + d_kept_from,
-                                                   kept * sizeof(float2), cudaMemcpyDeviceToDevice, st));
-            float2* stage = d_stage.get() + std::size_t(a) * d_cap;
-            // The staging buffer may still feed the last call's copies: they ended with
-            // its synchronisation.
-            std::memcpy(stage + kept, in[a] + kept, (n - kept) * sizeof(float2));
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst + kept, stage + kept, (n - kept) * sizeof(float2),
-                                               cudaMemcpyHostToDevice, st));
-        }
-        d_current = to;
-        d_continues = true;
-        return d_samples[to].get();
-    }
-
-    void fetch_frames(std::size_t count, cudaStream_t st, std::complex<float>* const* out, synced_frame* frames)
-    {
-        auto back = [st](void* host, const void* dev, std::size_t bytes) {
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, st));
-        };
-        back(d_host_found.get(), d_found.get(), count * sizeof(found));
-        back(d_host_cfo.get(), d_cfo.get(), count * sizeof(double));
-        back(d_host_damaged.get(), d_damaged.get(), count * sizeof(int));
-        for (int a = 0; a < d_antennas; a++)
-            back(d_host_out.get() + std::size_t(a) * d_max_frames * d_len,
-                 d_out.get() + std::size_t(a) * d_max_frames * d_len,
-                 count * d_len * sizeof(float2));
-        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
-        for (std::size_t k = 0; k < count; k++) {
-            frames[k].start = d_host_found.get()[k].start;
-            frames[k].metric = d_host_found.get()[k].metric;
-            frames[k].cfo = d_host_cfo.get()[k];
-            frames[k].usable = d_host_damaged.get()[k] == 0;
-        }
-        for (int a = 0; a < d_antennas; a++)
-            std::memcpy(out[a], d_host_out.get() + std::size_t(a) * d_max_frames * d_len,
-                        count * d_len * sizeof(float2));
-    }
-
-    const frame_format d_frame;
-    const int d_antennas;
-    const std::size_t d_cap, d_max_frames, d_len;
-    const int d_device;
-    std::unique_ptr<gc::stream> d_stream;
-    gc::device_buffer<float2> d_samples[2];
-    gc::pinned_buffer<float2> d_stage;
-    gc::device_buffer<double2> d_P;
-    gc::device_buffer<double> d_M;
-    gc::device_buffer<unsigned> d_tile_first;
-    gc::device_buffer<found> d_found;
-    gc::device_buffer<search_totals> d_totals;
-    gc::device_buffer<double> d_cfo;
-    gc::device_buffer<int> d_damaged;
-    gc::device_buffer<float2> d_out;
-    gc::pinned_buffer<float2> d_host_out;
-    gc::pinned_buffer<found> d_host_found;
-    gc::pinned_buffer<search_totals> d_host_totals;
-    gc::pinned_buffer<double> d_host_cfo;
-    gc::pinned_buffer<int> d_host_damaged;
-    gc::device_buffer<int> d_prefix;
-    int d_nprefix = 0;
-    // The stream as the device holds it: d_kept samples at d_kept_from of buffer
-    // d_current, the stream's samples from d_next_first on.
-    int d_current = 0;
-    bool d_continues = false;
-    std::uint64_t d_next_first = 0;
-    std::size_t d_kept_from = 0, d_kept = 0;
+    gpu_frame_sync d_sync;
 };
-
 } // namespace
 
 namespace detail {
@@ -565,7 +627,7 @@ std::unique_ptr<frame_sync_engine> make_gpu_frame_sync_engine(const frame_format
                                                               int device,
                                                               std::string*)
 {
-    return std::make_unique<gpu_frame_sync>(frame, antennas, max_input, max_frames, device);
+    return std::make_unique<gpu_frame_sync_engine>(frame, antennas, max_input, max_frames, device);
 }
 } // namespace detail
 

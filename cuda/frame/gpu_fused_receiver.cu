@@ -351,6 +351,7 @@ struct gpu_fused_receiver::impl {
     gc::device_buffer<std::uint32_t> positions;
     gc::device_buffer<int> info_positions;
     bool decoding = false; // the call under way is process_decoded
+    bool device_input = false; // the call under way has its frames on the device
     std::uint8_t* out_info = nullptr;
     fused_decode_report decode_sum;
 
@@ -506,8 +507,17 @@ struct gpu_fused_receiver::impl {
                    std::size_t nf)
     {
         const int rx = config.rx, U = L.carriers;
-        // Into the slot's pinned buffer, [antenna][slot][sample], then one copy per antenna.
+        // Into the slot's pinned buffer, [antenna][slot][sample], then one copy per
+        // antenna; input already on the device goes straight to the slot.
         for (int a = 0; a < rx; a++) {
+            if (device_input) {
+                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.samples.get() + std::size_t(a) * F * samples_per_frame,
+                                                   in[a] + first * samples_per_frame,
+                                                   nf * samples_per_frame * sizeof(float2),
+                                                   cudaMemcpyDeviceToDevice,
+                                                   st));
+                continue;
+            }
             float2* to = s.host_samples.get() + std::size_t(a) * F * samples_per_frame;
             std::memcpy(to, in[a] + first * samples_per_frame, nf * samples_per_frame * sizeof(float2));
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.samples.get() + std::size_t(a) * F * samples_per_frame,
@@ -616,9 +626,11 @@ struct gpu_fused_receiver::impl {
     fused_receiver_report process(const std::complex<float>* const* in,
                                   std::size_t frames,
                                   float* llr,
-                                  float* noise_var)
+                                  float* noise_var,
+                                  bool on_device = false)
     {
         decoding = false;
+        device_input = on_device;
         return run(in, frames, llr, noise_var);
     }
 
@@ -632,6 +644,7 @@ struct gpu_fused_receiver::impl {
             throw std::logic_error("gpu_fused_receiver::process_decoded: the configuration "
                                    "names no code");
         decoding = true;
+        device_input = false;
         out_info = info;
         decode_sum = fused_decode_report();
         const fused_receiver_report r = run(in, frames, nullptr, noise_var);
@@ -705,6 +718,13 @@ fused_receiver_report gpu_fused_receiver::process(const std::complex<float>* con
                                                   float* noise_var)
 {
     return d_impl->process(in, frames, llr, noise_var);
+}
+fused_receiver_report gpu_fused_receiver::process_device(const std::complex<float>* const* in,
+                                                         std::size_t frames,
+                                                         float* llr,
+                                                         float* noise_var)
+{
+    return d_impl->process(in, frames, llr, noise_var, true);
 }
 
 namespace detail {

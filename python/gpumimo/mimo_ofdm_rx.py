@@ -20,13 +20,16 @@ class mimo_ofdm_rx(gr.hier_block2):
     (auto, cuda, cpu), sync_backend the synchroniser's, estimator the channel estimator
     (lmmse, dft, ls). The blocks stay reachable as .sync, .fft, .chanest and .detector.
 
-    fused=True puts one fused_receiver after the synchroniser instead (FFT, estimates
-    and detection on one GPU, samples in and LLRs out; backend picks its backend,
-    fft_backend is not used): the same LLRs, reachable as .fused (.fft, .chanest and
-    .detector are None). With fused=True, code (the transmitter's LDPC code) makes the
-    fused receiver decode as well: samples in, bytes of decoded information bits out
-    (on the GPU the LLRs never leave the device); llr_sink(decoded_input=True) counts
-    them. The separate blocks give LLRs only (llr_sink(code=...) decodes those)."""
+    fused=True does it all in one stream_receiver instead (synchronisation, FFT,
+    estimates and detection; on the GPU the frames never leave the device, samples in
+    and LLRs out; backend picks its backend, fft_backend is not used): the same LLRs,
+    reachable as .fused, which is also .sync (.fft, .chanest and .detector are None).
+    With sync_backend "cpu" or "cuda", or with a code, fused=True is mimo_ofdm_sync
+    (.sync, on sync_backend) then one fused_receiver (.fused). code (the transmitter's
+    LDPC code) makes the fused receiver decode as well: samples in, bytes of decoded
+    information bits out (on the GPU the LLRs never leave the device);
+    llr_sink(decoded_input=True) counts them. The separate blocks give LLRs only
+    (llr_sink(code=...) decodes those)."""
 
     def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
                  antennas=2, detector="mmse", backend="auto", fft_backend="auto",
@@ -40,6 +43,17 @@ class mimo_ofdm_rx(gr.hier_block2):
                                 gr.io_signature(antennas, antennas, gr.sizeof_gr_complex),
                                 gr.io_signature(1, 1, item))
         num = _b.numerology(preset)
+        if fused and not code and sync_backend == "auto":
+            # Synchronisation inside the fused receiver: on the GPU the frames never
+            # leave the device (stream_receiver). .sync and .fused are that one block.
+            self.fft = self.chanest = self.detector = None
+            self.sync = self.fused = _b.stream_receiver(
+                preset, streams, modulation, payload_symbols, antennas, detector, backend,
+                int8_output, int8_scale, device, estimator, threshold)
+            for a in range(antennas):
+                self.connect((self, a), (self.fused, a))
+            self.connect(self.fused, self)
+            return
         self.sync = _b.mimo_ofdm_sync(preset, streams, modulation, payload_symbols,
                                       antennas, threshold, sync_backend, device)
         if fused:

@@ -27,12 +27,13 @@ HAVE_GPU = gpumimo.cuda_device_count()[0] > 0
 
 def through(x, streams, modulation, nsym, fused, backend="cpu", algorithm="mmse",
             int8=False):
-    """x [antennas, n] through mimo_ofdm_rx (fused or the separate blocks); the LLRs
-    and the receiver."""
+    """x [antennas, n] through mimo_ofdm_rx (fused or the separate blocks; the
+    synchroniser on the CPU, so that every path here sees the same frames bit for bit);
+    the LLRs and the receiver."""
     tb = gr.top_block()
     rx = gpumimo.mimo_ofdm_rx("small", streams, modulation, nsym, x.shape[0], algorithm,
                               backend=backend, fft_backend="cpu", int8_output=int8,
-                              fused=fused)
+                              fused=fused, sync_backend="cpu")
     sink = blocks.vector_sink_b() if int8 else blocks.vector_sink_f()
     for a in range(x.shape[0]):
         tb.connect(blocks.vector_source_c(x[a].tolist()), (rx, a))
@@ -272,3 +273,68 @@ def test_grc_blocks_decode_in_the_fused_receiver(tmp_path):
     assert tb.rx.fused.info_bits() == 864
     assert tb.sink.frames() >= 5 and tb.sink.bits() == tb.sink.frames() * 864
     assert tb.sink.bit_errors() == 0 and tb.rx.fused.codeword_errors() == 0
+
+
+def through_stream_receiver(x, streams, modulation, nsym, backend="cpu", int8=False):
+    """x [antennas, n] through one stream_receiver (synchronisation inside); the LLRs,
+    the block and the sink."""
+    tb = gr.top_block()
+    rx = gpumimo.stream_receiver("small", streams, modulation, nsym, x.shape[0], "mmse",
+                                 backend=backend, int8_output=int8)
+    sink = blocks.vector_sink_b() if int8 else blocks.vector_sink_f()
+    for a in range(x.shape[0]):
+        tb.connect(blocks.vector_source_c(x[a].tolist()), (rx, a))
+    tb.connect(rx, sink)
+    tb.run()
+    if int8:
+        return np.array(sink.data(), dtype=np.uint8).view(np.int8), rx, sink
+    return np.array(sink.data(), dtype=np.float32), rx, sink
+
+
+def test_stream_receiver_gives_sync_and_fused_receivers_llrs():
+    """The stream receiver (sample streams in, LLRs out) against mimo_ofdm_sync and the
+    fused receiver on the CPU over the same stream with one damaged frame: the same
+    frames, LLRs, frame_start tags (frame, offset, cfo) and drops; int8 as the float
+    LLRs scaled; on a GPU the CUDA path within the fused receiver's float bound."""
+    x, _ = rx_samples(2, 3, "16qam", 3, 6, snr_db=20, cfo=-0.25 / 64, delay=37,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 27)
+    frame = gpumimo.mimo_ofdm_tx("small", 2, "16qam", 3, gap=40).frame_len() - 40
+    x[2, 37 + 3 * (frame + 40) + 99] = np.inf  # inside the fourth frame
+    want, rx_two, want_sink = through(x, 2, "16qam", 3, fused=True)
+    got, rx, sink = through_stream_receiver(x, 2, "16qam", 3)
+    assert rx.backend() == "cpu"
+    bits = rx.payload_bits()
+    assert rx.frames() == rx_two.sync.frames() >= 5 and got.size == rx.frames() * bits
+    assert rx.dropped_frames() == rx_two.sync.dropped_frames() == 1
+    np.testing.assert_array_equal(got, want)
+
+    def tags(s):
+        return [(t.offset, pmt.to_python(t.value)) for t in s.tags()
+                if pmt.symbol_to_string(t.key) == "frame_start"]
+
+    assert [o for o, _ in tags(sink)] == [k * bits for k in range(rx.frames())]
+    for (_, a), (_, b) in zip(tags(sink), tags(want_sink)):
+        assert (a["frame"], a["offset"], a["cfo"]) == (b["frame"], b["offset"], b["cfo"])
+    assert rx.last_cfo() * 64 == pytest.approx(-0.25, abs=0.01)
+    q, _, _ = through_stream_receiver(x, 2, "16qam", 3, int8=True)
+    np.testing.assert_array_equal(q, np.clip(np.round(got * 8.0), -127, 127).astype(np.int8))
+    if HAVE_GPU:
+        gpu, rx_gpu, _ = through_stream_receiver(x, 2, "16qam", 3, backend="cuda")
+        assert rx_gpu.backend() == "cuda" and gpu.size == got.size
+        scale = np.maximum(1.0, np.abs(got).reshape(-1, 8).max(axis=1)).repeat(8)
+        assert np.all(np.abs(gpu - got) <= 1e-3 * scale)
+
+
+def test_stream_receiver_refuses_bad_parameters():
+    with pytest.raises(ValueError):
+        gpumimo.stream_receiver("small", 2, "qpsk", 2, 1)  # fewer antennas than streams
+    with pytest.raises(ValueError):
+        gpumimo.stream_receiver("small", 2, "qpsk", 2, 2, threshold=1.5)
+    with pytest.raises(ValueError):
+        gpumimo.stream_receiver("small", 2, "qpsk", 2, 2, int8_output=True, int8_scale=0)
+    rx = gpumimo.stream_receiver("small", 2, "qpsk", 2, 2, threshold=0.5)
+    with pytest.raises(ValueError):
+        rx.set_threshold(-1)
+    assert rx.threshold() == 0.5
+    rx.set_detector("kbest")
+    assert rx.detector().algorithm == "kbest"

@@ -15,6 +15,8 @@
 #include <gnuradio/gpumimo/core/link/mimo_channel.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <random>
@@ -105,6 +107,22 @@ inline std::vector<std::complex<float>> demodulate(const gr::gpumimo::core::fram
     io.nsym = S;
     fft.process(io);
     return carriers;
+}
+
+// The size of LLR i's vector (bits_per_vector LLRs, a vector's streams x bits): its
+// largest |LLR| (at least 1). A max-log LLR is a difference of two squared distances
+// over N0, and float rounding in the FFT, the estimates and the filter errs in
+// proportion to those distances, which the vector's largest LLR bounds from below, not
+// to the difference: an LLR of 0.3 in a vector whose largest is 60 carries the rounding
+// of the 60 (measured on the H200 at lte20, MMSE: 1.2e-3 of error on LLRs of 0.34 and
+// 0.61).
+inline float vector_scale(const std::vector<float>& ref, std::size_t i, std::size_t bits_per_vector)
+{
+    const std::size_t first = i / bits_per_vector * bits_per_vector;
+    float scale = 1.0f;
+    for (std::size_t b = first; b < first + bits_per_vector; b++)
+        scale = std::max(scale, std::abs(ref[b]));
+    return scale;
 }
 
 } // namespace gpumimo_test

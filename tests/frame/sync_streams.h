@@ -29,6 +29,7 @@ struct sync_stream {
     std::size_t len = 0;
     std::vector<std::complex<float>> samples; // [antenna][len]
     std::vector<std::size_t> starts;          // where each frame was put
+    std::vector<std::uint8_t> bits;           // [frame][payload bits]
 };
 
 inline sync_stream make_sync_stream(std::mt19937_64& rng,
@@ -57,6 +58,7 @@ inline sync_stream make_sync_stream(std::mt19937_64& rng,
     for (std::size_t s0 : s.starts) {
         for (auto& b : bits)
             b = std::uint8_t(bit(rng));
+        s.bits.insert(s.bits.end(), bits.begin(), bits.end());
         const std::vector<std::complex<float>> one = frame_samples(f, bits.data());
         for (int k = 0; k < f.streams; k++)
             std::copy(&one[k * n], &one[k * n] + n, &tx[k * s.len + s0]);

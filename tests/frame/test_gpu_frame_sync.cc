@@ -43,6 +43,11 @@ void expect_same_as_cpu(const char* preset,
     s.samples[where(rng)] = cf(NAN, 0);
     s.samples[where(rng)] = cf(0, -INFINITY);
     s.samples[where(rng)] = cf(3e15f, 0);
+    // A frame 1e10 louder than the rest (a burst from a nearby transmitter): the frame
+    // after it must still be found as the reference finds it.
+    for (int a = 0; a < rx; a++)
+        for (std::size_t t = 0; t < f.samples(); t++)
+            s.samples[a * s.len + s.starts[1] + t] *= 1e5f;
     const std::size_t max_input = search_window(f) + 2 * f.samples();
     const std::size_t max_frames = 3;
     std::string why;
@@ -59,11 +64,14 @@ void expect_same_as_cpu(const char* preset,
         const std::size_t n = f.samples();
         double worst = 0;
         for (std::size_t k = 0; k < want.frames.size(); k++) {
-            EXPECT_NEAR(got.frames[k].metric, want.frames[k].metric, 1e-9) << k;
+            // The reference's double sliding sums keep the loud frame's rounding (1e20 x
+            // 1e-16 of power) when its window still holds the loud frame's last samples:
+            // about 1e-7 of the metric there; the GPU's double-double sums keep 1e-12.
+            EXPECT_NEAR(got.frames[k].metric, want.frames[k].metric, 1e-6) << k;
             EXPECT_EQ(got.frames[k].usable, want.frames[k].usable) << k;
             if (!want.frames[k].usable) // its offset may be NaN: the frame is dropped
                 continue;
-            EXPECT_NEAR(got.frames[k].cfo, want.frames[k].cfo, 1e-12) << k;
+            EXPECT_NEAR(got.frames[k].cfo, want.frames[k].cfo, 1e-10) << k; // 2e-7 spacings
             for (std::size_t i = 0; i < std::size_t(rx) * n; i++) {
                 const std::complex<double> w = want.corrected[k * rx * n + i],
                                            g = got.corrected[k * rx * n + i];

@@ -24,6 +24,7 @@
 using namespace gr::gpumimo::core;
 using gpumimo_test::make_received_frames;
 using gpumimo_test::make_rng;
+using gpumimo_test::vector_scale;
 using cf = std::complex<float>;
 
 namespace {
@@ -45,21 +46,6 @@ std::string describe(const fused_case& c)
 }
 
 bool linear(algorithm a) { return a == algorithm::zf || a == algorithm::mmse; }
-
-// The size of LLR i's vector: its largest |LLR| (at least 1). A max-log LLR is a
-// difference of two squared distances over N0, and float rounding in the FFT, the
-// estimates and the filter errs in proportion to those distances, which the vector's
-// largest LLR bounds from below, not to the difference: an LLR of 0.3 in a vector whose
-// largest is 60 carries the rounding of the 60 (measured on the H200 at lte20, MMSE:
-// 1.2e-3 of error on LLRs of 0.34 and 0.61).
-float vector_scale(const std::vector<float>& ref, std::size_t i, std::size_t bits_per_vector)
-{
-    const std::size_t first = i / bits_per_vector * bits_per_vector;
-    float scale = 1.0f;
-    for (std::size_t b = first; b < first + bits_per_vector; b++)
-        scale = std::max(scale, std::abs(ref[b]));
-    return scale;
-}
 
 void compare(const fused_case& c, std::mt19937_64& rng, double snr_db)
 {

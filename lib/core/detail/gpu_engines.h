@@ -17,6 +17,7 @@
 #include <gnuradio/gpumimo/core/detect/detector_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver_engine.h>
+#include <gnuradio/gpumimo/core/frame/stream_receiver_engine.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
 
@@ -45,6 +46,12 @@ std::unique_ptr<frame_sync_engine> make_gpu_frame_sync_engine(const frame_format
                                                               std::size_t max_frames,
                                                               int device,
                                                               std::string* why);
+std::unique_ptr<stream_receiver_engine>
+make_gpu_stream_receiver_engine(const fused_receiver_config& config,
+                                std::size_t max_input,
+                                std::size_t max_frames,
+                                int device,
+                                std::string* why);
 
 /*! frame_sync_engine::search()'s argument checks, the same on both backends:
  *  std::invalid_argument naming what is out of range. */

@@ -17,6 +17,7 @@
 #include <gnuradio/gpumimo/mimo_channel.h>
 #include <gnuradio/gpumimo/mimo_detector.h>
 #include <gnuradio/gpumimo/mimo_ofdm_sync.h>
+#include <gnuradio/gpumimo/stream_receiver.h>
 
 namespace py = pybind11;
 using namespace gr::gpumimo;
@@ -211,6 +212,64 @@ void bind_receiver(py::module& m)
         .def("unusable_estimates", &fused_receiver::unusable_estimates)
         .def("last_noise_var", &fused_receiver::last_noise_var)
         .def("work_failures", &fused_receiver::work_failures);
+
+    py::class_<stream_receiver, gr::block, gr::basic_block, std::shared_ptr<stream_receiver>>(
+        m, "stream_receiver",
+        "Synchronisation, OFDM FFT, channel estimation and detection in one block, the "
+        "frames kept on the GPU (see stream_receiver.h).")
+        .def(py::init([](const std::string& preset,
+                         int streams,
+                         const std::string& modulation,
+                         int payload_symbols,
+                         int antennas,
+                         const py::object& detector,
+                         const std::string& backend,
+                         bool int8_output,
+                         float int8_scale,
+                         int device,
+                         const std::string& estimator,
+                         double threshold) {
+                 return stream_receiver::make(preset,
+                                              streams,
+                                              modulation,
+                                              payload_symbols,
+                                              antennas,
+                                              to_detector_spec(detector),
+                                              backend,
+                                              int8_output,
+                                              int8_scale,
+                                              device,
+                                              estimator,
+                                              threshold);
+             }),
+             py::arg("preset"),
+             py::arg("streams"),
+             py::arg("modulation"),
+             py::arg("payload_symbols"),
+             py::arg("antennas"),
+             py::arg("detector") = "mmse",
+             py::arg("backend") = "auto",
+             py::arg("int8_output") = false,
+             py::arg("int8_scale") = 8.0f,
+             py::arg("device") = 0,
+             py::arg("estimator") = "lmmse",
+             py::arg("threshold") = 0.0)
+        .def("detector", &stream_receiver::detector)
+        .def(
+            "set_detector",
+            [](stream_receiver& b, const py::object& d) { b.set_detector(to_detector_spec(d)); },
+            py::arg("detector"))
+        .def("set_threshold", &stream_receiver::set_threshold, py::arg("threshold"))
+        .def("threshold", &stream_receiver::threshold)
+        .def("payload_bits", &stream_receiver::payload_bits)
+        .def("backend", &stream_receiver::backend)
+        .def("frames", &stream_receiver::frames)
+        .def("dropped_frames", &stream_receiver::dropped_frames)
+        .def("damaged_frames", &stream_receiver::damaged_frames)
+        .def("unusable_estimates", &stream_receiver::unusable_estimates)
+        .def("last_cfo", &stream_receiver::last_cfo)
+        .def("last_noise_var", &stream_receiver::last_noise_var)
+        .def("work_failures", &stream_receiver::work_failures);
 
     py::class_<frame_clock, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<frame_clock>>(
         m, "frame_clock", "A time per whole frame read, for latencies (see frame_clock.h).")

@@ -165,6 +165,14 @@ public:
                                   std::size_t frames,
                                   float* llr,
                                   float* noise_var = nullptr);
+    /*! process() with in[a] in this receiver's device memory (another GPU stage's
+     *  output: gpu_frame_sync's corrected frames in the stream receiver): copied device
+     *  to device into the chunks, no host staging; in[a]'s data must be complete on the
+     *  device when the call is made. */
+    fused_receiver_report process_device(const std::complex<float>* const* in,
+                                         std::size_t frames,
+                                         float* llr,
+                                         float* noise_var = nullptr);
     /*! Samples in, decoded bits out, the LLRs never leaving the device: per chunk, after
      *  the LLR kernel, a kernel de-interleaves each frame's codewords, gpu_ldpc_decoder
      *  decodes them on the chunk's stream, and a kernel takes out the information bits

@@ -124,7 +124,7 @@ void channel_smoother::solve(double n0, int P)
         for (int i = 0; i < L; i++) {
             cd s = 0;
             for (int j = 0; j < L; j++)
-                s += d_Ginv[std::size_t(i) * L + j] * d_g[std::size_t(p) * L + j];
+                s += linalg::detail::mul(d_Ginv[std::size_t(i) * L + j], d_g[std::size_t(p) * L + j]);
             d_taps[std::size_t(p) * L + i] = double(U) * s;
         }
 }
@@ -147,7 +147,7 @@ void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0,
         for (int p = 0; p < P; p++) {
             const cd y(h[std::size_t(c) * P + p]);
             for (int j = 0; j < L; j++)
-                d_g[std::size_t(p) * L + j] += y * std::conj(twiddle(c, j));
+                d_g[std::size_t(p) * L + j] += linalg::detail::mul(y, std::conj(twiddle(c, j)));
         }
     for (cd& v : d_g)
         v /= double(U);
@@ -185,9 +185,14 @@ void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0,
             d_diag[std::size_t(i - j + L - 1)] += d_Ginv[std::size_t(i) * L + j];
     double trace = 0; // tr S, the smoother's: the model's error over n0, summed
     for (int c = 0; c < U; c++) {
-        cd e = 0;
-        for (int delta = -(L - 1); delta < L; delta++)
-            e += d_diag[std::size_t(delta + L - 1)] * delay_phasor(c, delta);
+        // delay_phasor(c, delta) by recurrence from delta = -(L - 1): 2L steps in double
+        // add about 1e-13 (a sine and cosine per term cost more than the rest).
+        const cd step = delay_phasor(c, 1);
+        cd w = delay_phasor(c, -(L - 1)), e = 0;
+        for (int delta = -(L - 1); delta < L; delta++) {
+            e += linalg::detail::mul(d_diag[std::size_t(delta + L - 1)], w);
+            w = linalg::detail::mul(w, step);
+        }
         error_var[c] = float(n0 * std::max(e.real(), 0.0));
         trace += double(error_var[c]) / n0;
     }
@@ -196,7 +201,7 @@ void channel_smoother::smooth(std::complex<float>* h, int rx, int tx, double n0,
         for (int p = 0; p < P; p++) {
             cd s = 0;
             for (int j = 0; j < L; j++)
-                s += twiddle(c, j) * d_taps[std::size_t(p) * L + j];
+                s += linalg::detail::mul(twiddle(c, j), d_taps[std::size_t(p) * L + j]);
             const std::complex<float> smoothed(s);
             residual += std::norm(cd(h[std::size_t(c) * P + p]) - cd(smoothed));
             h[std::size_t(c) * P + p] = smoothed;

@@ -9,18 +9,22 @@
  * for the detector.
  */
 #include "block_faults.h"
+#include "engine_logging.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/equalizer.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
 #include <gnuradio/gpumimo/mimo_chanest.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -32,7 +36,9 @@ public:
     mimo_chanest_impl(const core::frame_format& format,
                       int antennas,
                       core::channel_estimator estimator,
-                      bool equalized_outputs)
+                      bool equalized_outputs,
+                      const std::string& backend,
+                      int device)
         : gr::block("mimo_chanest",
                     gr::io_signature::make(antennas, antennas,
                                            sizeof(gr_complex) * format.num.used_carriers),
@@ -44,10 +50,17 @@ public:
           d_training(std::size_t(1 + format.streams)),
           d_frame_key(pmt::intern("frame_start")),
           d_est_key(pmt::intern("mimo_chan_est")),
-          d_smoother(format.num, estimator),
           d_tracker(format),
           d_data(core::data_carriers(format.num))
     {
+        // The noise samples: the preamble's empty carriers on every antenna
+        // (estimate_channel's noise estimate).
+        d_smoothing = make_logged_engine(d_logger, [&](std::string* why) {
+            return core::make_smoothing_engine(
+                format.num, estimator, antennas, format.streams,
+                double(core::preamble_empty_carriers(format.num).size()) * antennas, backend,
+                device, why);
+        });
         set_output_multiple(format.payload_symbols);
         d_derotation.resize(std::size_t(format.payload_symbols));
         d_payload_in.resize(std::size_t(antennas));
@@ -75,6 +88,7 @@ public:
 
     std::uint64_t frames() const override { return d_frames; }
     std::uint64_t dropped_frames() const override { return d_dropped; }
+    std::string backend() const override { return d_smoothing->backend(); }
     std::uint64_t work_failures() const override { return d_faults.count(); }
     double last_noise_var() const override { return d_last_noise; }
 
@@ -157,7 +171,7 @@ private:
                       d_training_rx.begin() + r * d_training * d_carriers);
         }
         const core::channel_estimate e =
-            core::estimate_channel(d_format, d_training_rx.data(), d_antennas, 0, d_smoother);
+            core::estimate_channel(d_format, d_training_rx.data(), d_antennas, 0, *d_smoothing);
         // Each payload symbol turned back by its common phase (the tracking pilots'),
         // every used carrier: the detector takes the data carriers from it.
         const std::size_t payload_symbols = d_symbols - d_training;
@@ -231,7 +245,7 @@ private:
     const std::size_t d_carriers, d_symbols, d_training;
     const pmt::pmt_t d_frame_key, d_est_key;
     pmt::pmt_t d_frame_info = pmt::PMT_NIL;
-    core::channel_smoother d_smoother;
+    std::unique_ptr<core::smoothing_engine> d_smoothing;
     core::phase_tracker d_tracker;
     const std::vector<int> d_data;                            // data carriers (indices)
     std::vector<gr_complex> d_training_rx, d_derotation;
@@ -254,14 +268,16 @@ mimo_chanest::sptr mimo_chanest::make(const std::string& preset,
                                       int payload_symbols,
                                       int antennas,
                                       const std::string& estimator,
-                                      bool equalized_outputs)
+                                      bool equalized_outputs,
+                                      const std::string& backend,
+                                      int device)
 {
     const core::frame_format f =
         core::make_frame_format(preset, streams, modulation, payload_symbols);
     if (antennas < f.streams || antennas > 16)
         throw std::invalid_argument("mimo_chanest: antennas must be from streams to 16");
     return gnuradio::make_block_sptr<mimo_chanest_impl>(
-        f, antennas, core::parse_channel_estimator(estimator), equalized_outputs);
+        f, antennas, core::parse_channel_estimator(estimator), equalized_outputs, backend, device);
 }
 
 } // namespace gpumimo

@@ -17,6 +17,7 @@
  *   err    [frame][carrier]
  */
 #include "common/cuda_check.cuh"
+#include "detail/gpu_engines.h"
 #include "common/device_memory.cuh"
 #include "common/gpu_math.cuh"
 
@@ -442,9 +443,10 @@ struct gpu_channel_smoother::impl {
     gc::device_buffer<double> lambda, wc;
     gc::device_buffer<int> freq;
     gc::device_buffer<float> err, residual; // residual [frame][carrier][P]
-    // smooth()'s device copies
+    // smooth()'s device copies and stream (the host form: mimo_chanest's GPU path)
     gc::device_buffer<float2> h_dev;
     gc::device_buffer<float> n0_dev, eff_dev;
+    std::unique_ptr<gc::stream> host_stream;
 
     impl(const numerology& num,
          channel_estimator method,
@@ -505,6 +507,10 @@ struct gpu_channel_smoother::impl {
             fit = gc::device_buffer<double2>(frames * P * L);
             eigen(gm, method);
         }
+        h_dev = gc::device_buffer<float2>(frames * U * P);
+        n0_dev = gc::device_buffer<float>(frames);
+        eff_dev = gc::device_buffer<float>(frames * U);
+        host_stream = std::make_unique<gc::stream>();
         if (shared_bytes() > 48 * 1024)
             GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
                 smooth_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes())));
@@ -649,20 +655,64 @@ void gpu_channel_smoother::smooth(std::complex<float>* h,
     const gc::device_guard keep;
     GPUMIMO_CUDA_CHECK(cudaSetDevice(m.device));
     const std::size_t nh = frames * m.U * m.P, ne = frames * m.U;
-    if (m.h_dev.size() < nh) {
-        m.h_dev = gc::device_buffer<float2>(std::max<std::size_t>(1, nh));
-        m.n0_dev = gc::device_buffer<float>(std::max<std::size_t>(1, frames));
-        m.eff_dev = gc::device_buffer<float>(std::max<std::size_t>(1, ne));
-    }
-    GPUMIMO_CUDA_CHECK(cudaMemcpy(m.h_dev.get(), h, nh * sizeof(float2), cudaMemcpyHostToDevice));
-    GPUMIMO_CUDA_CHECK(cudaMemcpy(m.n0_dev.get(), n0, frames * sizeof(float), cudaMemcpyHostToDevice));
+    const cudaStream_t st = m.host_stream->get();
+    GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(m.h_dev.get(), h, nh * sizeof(float2), cudaMemcpyHostToDevice, st));
+    GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(m.n0_dev.get(), n0, frames * sizeof(float), cudaMemcpyHostToDevice, st));
     // Poisoned: a value the kernels fail to write shows.
-    GPUMIMO_CUDA_CHECK(cudaMemset(m.eff_dev.get(), 0xff, ne * sizeof(float)));
-    m.run(m.h_dev.get(), m.n0_dev.get(), frames, m.eff_dev.get(), nullptr);
-    GPUMIMO_CUDA_CHECK(cudaDeviceSynchronize());
-    GPUMIMO_CUDA_CHECK(cudaMemcpy(h, m.h_dev.get(), nh * sizeof(float2), cudaMemcpyDeviceToHost));
-    GPUMIMO_CUDA_CHECK(cudaMemcpy(noise_eff, m.eff_dev.get(), ne * sizeof(float), cudaMemcpyDeviceToHost));
+    GPUMIMO_CUDA_CHECK(cudaMemsetAsync(m.eff_dev.get(), 0xff, ne * sizeof(float), st));
+    m.run(m.h_dev.get(), m.n0_dev.get(), frames, m.eff_dev.get(), st);
+    GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(h, m.h_dev.get(), nh * sizeof(float2), cudaMemcpyDeviceToHost, st));
+    GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(noise_eff, m.eff_dev.get(), ne * sizeof(float), cudaMemcpyDeviceToHost, st));
+    GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
 }
+
+namespace {
+// gpu_channel_smoother as the smoothing factory's GPU engine: one frame a call, from and
+// to host memory; its effective noise N0 + tx e_c turned back into e_c.
+class gpu_smoothing : public smoothing_engine
+{
+public:
+    gpu_smoothing(const numerology& num, channel_estimator method, int rx, int tx, double n0_samples, int device)
+        : d_gpu(num, method, rx, tx, 1, device, 1.0 / tx, n0_samples),
+          d_method(method),
+          d_rx(rx),
+          d_tx(tx),
+          d_eff(std::size_t(num.used_carriers))
+    {
+    }
+    const char* backend() const override { return "cuda"; }
+    channel_estimator method() const override { return d_method; }
+    int carriers() const override { return int(d_eff.size()); }
+    void smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var) override
+    {
+        if (rx != d_rx || tx != d_tx)
+            throw std::invalid_argument("smoothing_engine: made for other antennas or streams");
+        const float noise = float(n0 * tx); // the frame's N0; n0 is the LS estimates' error
+        d_gpu.smooth(h, &noise, 1, d_eff.data());
+        for (std::size_t c = 0; c < d_eff.size(); c++)
+            error_var[c] = std::max(0.0f, (d_eff[c] - noise) / float(tx));
+    }
+
+private:
+    gpu_channel_smoother d_gpu;
+    const channel_estimator d_method;
+    const int d_rx, d_tx;
+    std::vector<float> d_eff;
+};
+} // namespace
+
+namespace detail {
+std::unique_ptr<smoothing_engine> make_gpu_smoothing_engine(const numerology& num,
+                                                            channel_estimator method,
+                                                            int rx,
+                                                            int tx,
+                                                            double n0_samples,
+                                                            int device,
+                                                            std::string*)
+{
+    return std::make_unique<gpu_smoothing>(num, method, rx, tx, n0_samples, device);
+}
+} // namespace detail
 
 } // namespace core
 } // namespace gpumimo

@@ -71,7 +71,7 @@ class mimo_ofdm_rx(gr.hier_block2):
                                forward=True, scale=num["scale"], channels=antennas,
                                backend=fft_backend, devices=[device], sync_tag="frame_start")
         self.chanest = _b.mimo_chanest(preset, streams, modulation, payload_symbols, antennas,
-                                       estimator)
+                                       estimator, False, backend, device)
         self.detector = _b.mimo_detector(preset, streams, modulation, antennas, detector,
                                          backend, int8_output, int8_scale, device)
         for a in range(antennas):

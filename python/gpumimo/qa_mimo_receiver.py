@@ -666,6 +666,38 @@ def test_sync_backends_find_the_same_frames():
             gpumimo.mimo_ofdm_sync("small", 2, "qpsk", 2, 3, 0.0, "cuda")
 
 
+def test_chanest_smoothing_backends_agree():
+    """The block chain with mimo_chanest's smoothing (and the detector) on "cpu" and on
+    "auto" (the GPU where one is usable: core::make_smoothing_engine): the same frames
+    and LLRs within the GPU's float bound (1e-3 of each vector's largest LLR); "cuda"
+    without a GPU refused with the reason."""
+    x, _ = rx_samples(2, 4, "16qam", 3, 4, snr_db=22, cfo=0.1 / 64, delay=21,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 16)
+
+    def run(backend):
+        tb = gr.top_block()
+        rx = gpumimo.mimo_ofdm_rx("small", 2, "16qam", 3, 4, "mmse", backend=backend,
+                                  fft_backend="cpu", sync_backend="cpu")
+        sink = blocks.vector_sink_f()
+        for a in range(4):
+            tb.connect(blocks.vector_source_c(x[a].tolist()), (rx, a))
+        tb.connect(rx, sink)
+        tb.run()
+        return np.array(sink.data(), dtype=np.float32), rx
+
+    want, rx_cpu = run("cpu")
+    got, rx_auto = run("auto")
+    assert rx_cpu.chanest.backend() == "cpu"
+    have_gpu = gpumimo.cuda_device_count()[0] > 0
+    assert rx_auto.chanest.backend() == ("cuda" if have_gpu else "cpu")
+    assert want.size == got.size > 0 and rx_cpu.chanest.frames() >= 3
+    scale = np.maximum(1.0, np.abs(want).reshape(-1, 8).max(axis=1)).repeat(8)
+    assert np.all(np.abs(got - want) <= 1e-3 * scale)
+    if not have_gpu:
+        with pytest.raises(RuntimeError, match="not usable"):
+            gpumimo.mimo_chanest("small", 2, "16qam", 3, 4, backend="cuda")
+
+
 def test_quality_plot_tool_writes_png(tmp_path):
     """gpumimo_rx_quality_plot: a PNG per detector from the quality tool's CSV (its
     columns as gpumimo_rx_quality writes them)."""

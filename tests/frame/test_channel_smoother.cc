@@ -11,11 +11,13 @@
 #include "common/test_util.h"
 
 #include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <complex>
+#include <iostream>
 #include <random>
 
 using namespace gr::gpumimo::core;
@@ -303,4 +305,37 @@ TEST(ChannelSmoother, RejectsBadArguments)
     EXPECT_THROW(sm.smooth(h.data(), 2, 2, 0.0, err.data()), std::invalid_argument);
     EXPECT_THROW(sm.smooth(h.data(), 2, 2, NAN, err.data()), std::invalid_argument);
     EXPECT_THROW(sm.smooth(h.data(), 0, 2, 1.0, err.data()), std::invalid_argument);
+}
+
+TEST(ChannelSmoother, CpuSmoothingEngineIsTheSmoother)
+{
+    // make_smoothing_engine("cpu") is channel_smoother::smooth with the noise samples it
+    // was made with, bit for bit; "auto" works with or without a GPU; other antennas or
+    // streams are refused.
+    auto rng = make_rng(211);
+    const numerology num = numerology_preset("fft512");
+    const int rx = 3, tx = 2, P = rx * tx, U = num.used_carriers;
+    const double samples = 2.0 * 200 * rx;
+    for (channel_estimator m : { channel_estimator::ls, channel_estimator::dft, channel_estimator::lmmse }) {
+        channel_smoother ref(num, m);
+        const auto engine = make_smoothing_engine(num, m, rx, tx, samples, "cpu");
+        EXPECT_STREQ(engine->backend(), "cpu");
+        EXPECT_EQ(engine->method(), m);
+        EXPECT_EQ(engine->carriers(), U);
+        std::vector<cf> h1(std::size_t(U) * P);
+        for (auto& v : h1)
+            v = cf(cn(rng, 1.0));
+        std::vector<cf> h2 = h1;
+        std::vector<float> e1(U), e2(U);
+        ref.smooth(h1.data(), rx, tx, 0.05, e1.data(), samples);
+        engine->smooth(h2.data(), rx, tx, 0.05, e2.data());
+        EXPECT_EQ(h1, h2) << to_string(m);
+        EXPECT_EQ(e1, e2) << to_string(m);
+        EXPECT_THROW(engine->smooth(h2.data(), rx, tx + 1, 0.05, e2.data()), std::invalid_argument);
+    }
+    std::string why;
+    const auto any = make_smoothing_engine(num, channel_estimator::lmmse, rx, tx, samples, "auto", 0, &why);
+    std::cout << "auto: " << any->backend() << (why.empty() ? "" : " (" + why + ")") << "\n";
+    EXPECT_THROW(make_smoothing_engine(num, channel_estimator::lmmse, 0, tx, samples, "cpu"),
+                 std::invalid_argument);
 }

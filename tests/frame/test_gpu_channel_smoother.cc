@@ -12,7 +12,9 @@
 #include "common/gpu_test.h"
 #include "common/test_util.h"
 
+#include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
 
 #include <gtest/gtest.h>
 
@@ -125,4 +127,44 @@ TEST_F(GpuChannelSmoother, LeavesAFrameWithUnusableNoiseAlone)
         EXPECT_TRUE(std::isnan(eff[48 + c]));
     }
     EXPECT_THROW(gpu.smooth(h.data(), n0.data(), 3, eff.data()), std::invalid_argument);
+}
+
+TEST_F(GpuChannelSmoother, SmoothingEngineMatchesTheCpuEngine)
+{
+    // make_smoothing_engine("cuda") (mimo_chanest's GPU path: one frame a call, the error
+    // variance recovered from the effective noise) against the CPU engine, with the noise
+    // samples of a real frame (the mismatch's spread).
+    auto rng = make_rng(83);
+    for (const char* preset : { "small", "lte20" })
+        for (channel_estimator m : { channel_estimator::dft, channel_estimator::lmmse })
+            for (auto [rx, tx] : { std::pair{ 4, 2 }, std::pair{ 4, 4 } }) {
+                const numerology num = numerology_preset(preset);
+                const int U = num.used_carriers, P = rx * tx;
+                const double samples = double(preamble_empty_carriers(num).size()) * rx;
+                const auto cpu = make_smoothing_engine(num, m, rx, tx, samples, "cpu");
+                const auto gpu = make_smoothing_engine(num, m, rx, tx, samples, "cuda");
+                ASSERT_STREQ(gpu->backend(), "cuda");
+                const channel_smoother geometry(num, m);
+                const std::string what = std::string(preset) + " " + to_string(m) + " " +
+                                         std::to_string(rx) + "x" + std::to_string(tx);
+                for (const double noise : { 1e-1, 1e-3 }) {
+                    const double n0 = noise / tx; // the LS estimates' error
+                    std::vector<cf> h1 = ls_estimates(rng, geometry, P, 4, num.cp_lengths[0] / 4, n0), h2 = h1;
+                    std::vector<float> e1(U), e2(U, NAN);
+                    cpu->smooth(h1.data(), rx, tx, n0, e1.data());
+                    gpu->smooth(h2.data(), rx, tx, n0, e2.data());
+                    for (int c = 0; c < U; c++) {
+                        const float want = effective_noise(noise, tx, e1[c]), got = effective_noise(noise, tx, e2[c]);
+                        ASSERT_NEAR(got, want, 5e-3 * want) << what << " c " << c;
+                        for (int p = 0; p < P; p++) {
+                            const std::size_t k = std::size_t(c) * P + p;
+                            ASSERT_LT(std::abs(h2[k] - h1[k]), 1e-2 * std::sqrt(n0) + 3e-4) << what << " c " << c;
+                        }
+                    }
+                }
+                std::vector<cf> h(std::size_t(U) * P);
+                std::vector<float> e(U);
+                EXPECT_THROW(gpu->smooth(h.data(), rx + 1, tx, 0.1, e.data()), std::invalid_argument);
+                EXPECT_STREQ(gpu->backend(), "cuda"); // bad input is the caller's
+            }
 }

@@ -66,8 +66,9 @@ void expect_same_as_cpu(const char* preset,
         for (std::size_t k = 0; k < want.frames.size(); k++) {
             // The reference's double sliding sums keep the loud frame's rounding (1e20 x
             // 1e-16 of power) when its window still holds the loud frame's last samples:
-            // about 1e-7 of the metric there; the GPU's double-double sums keep 1e-12.
-            EXPECT_NEAR(got.frames[k].metric, want.frames[k].metric, 1e-6) << k;
+            // up to 2.2e-6 of the metric there (measured, lte20); the GPU's double-double
+            // sums keep 1e-12. The starts above are the decisions, and equal.
+            EXPECT_NEAR(got.frames[k].metric, want.frames[k].metric, 2e-5) << k;
             EXPECT_EQ(got.frames[k].usable, want.frames[k].usable) << k;
             if (!want.frames[k].usable) // its offset may be NaN: the frame is dropped
                 continue;

@@ -41,6 +41,11 @@ namespace gpumimo {
  *
  * Symbols before the first tag and frames cut short by the next tag are dropped and
  * counted; a frame with non-finite carriers is dropped, counted and logged.
+ *
+ * backend: where the smoothing over frequency runs (core::make_smoothing_engine, the
+ * costly step: an lte20 frame's LMMSE smoothing takes tens of ms on a CPU core), "auto"
+ * (the default: the GPU when one is usable), "cuda" on GPU `device`, or "cpu"; the
+ * least-squares estimates, the noise and the tracking stay on the CPU.
  */
 class GPUMIMO_API mimo_chanest : virtual public gr::block
 {
@@ -53,12 +58,16 @@ public:
                      int payload_symbols,
                      int antennas,
                      const std::string& estimator = "lmmse",
-                     bool equalized_outputs = false);
+                     bool equalized_outputs = false,
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     /*! Frames estimated and passed on. */
     virtual std::uint64_t frames() const = 0;
     /*! Frames dropped (cut short or non-finite). */
     virtual std::uint64_t dropped_frames() const = 0;
+    /*! "cpu" or "cuda": where the smoothing runs now. */
+    virtual std::string backend() const = 0;
     /*! The last frame's noise variance estimate. */
     virtual double last_noise_var() const = 0;
     /*! Calls of work() that caught an exception: logged through the block's logger, and

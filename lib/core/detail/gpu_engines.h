@@ -17,6 +17,7 @@
 #include <gnuradio/gpumimo/core/detect/detector_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver_engine.h>
+#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
 #include <gnuradio/gpumimo/core/frame/stream_receiver_engine.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
@@ -52,6 +53,13 @@ make_gpu_stream_receiver_engine(const fused_receiver_config& config,
                                 std::size_t max_frames,
                                 int device,
                                 std::string* why);
+std::unique_ptr<smoothing_engine> make_gpu_smoothing_engine(const numerology& num,
+                                                            channel_estimator method,
+                                                            int rx,
+                                                            int tx,
+                                                            double n0_samples,
+                                                            int device,
+                                                            std::string* why);
 
 /*! frame_sync_engine::search()'s argument checks, the same on both backends:
  *  std::invalid_argument naming what is out of range. */

@@ -7,6 +7,7 @@
  * (channel_smoother) and the detectors' effective noise per carrier (docs/frame.md).
  */
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,11 +17,16 @@ namespace gr {
 namespace gpumimo {
 namespace core {
 
-channel_estimate estimate_channel(const frame_format& frame,
-                                  const std::complex<float>* carriers_rx,
-                                  int rx,
-                                  int symbols_per_antenna,
-                                  channel_smoother& smoother)
+namespace {
+// estimate_channel with smooth(h, rx, tx, n0, error_var, n0_samples) for its smoothing
+// step: a channel_smoother's or a smoothing_engine's.
+template <typename Smoother, typename Smooth>
+channel_estimate estimate_with(const frame_format& frame,
+                               const std::complex<float>* carriers_rx,
+                               int rx,
+                               int symbols_per_antenna,
+                               Smoother& smoother,
+                               Smooth&& smooth)
 {
     frame.validate();
     if (rx < 1)
@@ -29,7 +35,7 @@ channel_estimate estimate_channel(const frame_format& frame,
     const int S = symbols_per_antenna ? symbols_per_antenna : 1 + K;
     if (S < 1 + K)
         throw std::invalid_argument("estimate_channel: symbols_per_antenna must be 0 or >= 1 + streams");
-    if (smoother.carriers() != U || smoother.window().taps != estimation_window(frame.num).taps)
+    if (smoother.carriers() != U)
         throw std::invalid_argument("estimate_channel: the smoother is for another numerology");
     channel_estimate e;
     e.rx = rx;
@@ -75,12 +81,42 @@ channel_estimate estimate_channel(const frame_format& frame,
         return std::isfinite(v.real()) && std::isfinite(v.imag());
     });
     if (finite && e.noise_var > 0 && std::isfinite(e.noise_var))
-        smoother.smooth(e.h.data(), rx, K, double(e.noise_var) / K, e.error_var.data(), double(count));
+        smooth(e.h.data(), rx, K, double(e.noise_var) / K, e.error_var.data(), double(count));
     else // unusable either way: the detector refuses it; nothing to smooth
         std::fill(e.error_var.begin(), e.error_var.end(), e.noise_var / K);
     for (int c = 0; c < U; c++)
         e.noise_eff[std::size_t(c)] = effective_noise(e.noise_var, K, e.error_var[std::size_t(c)]);
     return e;
+}
+
+} // namespace
+
+channel_estimate estimate_channel(const frame_format& frame,
+                                  const std::complex<float>* carriers_rx,
+                                  int rx,
+                                  int symbols_per_antenna,
+                                  channel_smoother& smoother)
+{
+    if (smoother.window().taps != estimation_window(frame.num).taps)
+        throw std::invalid_argument("estimate_channel: the smoother is for another numerology");
+    return estimate_with(frame, carriers_rx, rx, symbols_per_antenna, smoother,
+                         [&](std::complex<float>* h, int r, int t, double n0, float* ev, double n) {
+                             smoother.smooth(h, r, t, n0, ev, n);
+                         });
+}
+
+channel_estimate estimate_channel(const frame_format& frame,
+                                  const std::complex<float>* carriers_rx,
+                                  int rx,
+                                  int symbols_per_antenna,
+                                  smoothing_engine& smoother)
+{
+    // Its noise samples were fixed when it was made (the preamble's empty carriers on
+    // every antenna, as here).
+    return estimate_with(frame, carriers_rx, rx, symbols_per_antenna, smoother,
+                         [&](std::complex<float>* h, int r, int t, double n0, float* ev, double) {
+                             smoother.smooth(h, r, t, n0, ev);
+                         });
 }
 
 channel_estimate estimate_channel(const frame_format& frame,

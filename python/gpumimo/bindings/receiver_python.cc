@@ -106,8 +106,11 @@ void bind_receiver(py::module& m)
              py::arg("payload_symbols"),
              py::arg("antennas"),
              py::arg("estimator") = "lmmse",
-             py::arg("equalized_outputs") = false)
+             py::arg("equalized_outputs") = false,
+             py::arg("backend") = "auto",
+             py::arg("device") = 0)
         .def("frames", &mimo_chanest::frames)
+        .def("backend", &mimo_chanest::backend)
         .def("dropped_frames", &mimo_chanest::dropped_frames)
         .def("last_noise_var", &mimo_chanest::last_noise_var)
         .def("work_failures", &mimo_chanest::work_failures);

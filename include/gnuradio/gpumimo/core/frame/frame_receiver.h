@@ -206,6 +206,15 @@ channel_estimate estimate_channel(const frame_format& frame,
                                   int rx,
                                   int symbols_per_antenna,
                                   channel_smoother& smoother);
+class smoothing_engine;
+/*! The same with a smoothing engine (core/frame/smoothing_engine.h: the smoothing on the
+ *  CPU or the GPU), made for this frame's numerology, rx, streams and the preamble's
+ *  empty carriers on rx antennas as its noise samples. */
+channel_estimate estimate_channel(const frame_format& frame,
+                                  const std::complex<float>* carriers_rx,
+                                  int rx,
+                                  int symbols_per_antenna,
+                                  smoothing_engine& smoother);
 /*! The same with a smoother of `method` made for this call (its set-up costs U L^2:
  *  hold a channel_smoother to estimate many frames). */
 channel_estimate estimate_channel(const frame_format& frame,

@@ -63,7 +63,8 @@ public:
                        float* noise_eff,
                        void* stream);
 
-    /*! The same from and to host memory, synchronously (for tests). */
+    /*! The same from and to host memory, synchronously, on the smoother's own stream
+     *  (its device buffers made by the constructor): mimo_chanest's GPU path, the tests. */
     void smooth(std::complex<float>* h, const float* n0, std::size_t frames, float* noise_eff);
 
 private:

@@ -1,0 +1,59 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: no GNU Radio, Boost or Python dependency.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_SMOOTHING_ENGINE_H
+#define INCLUDED_GPUMIMO_CORE_SMOOTHING_ENGINE_H
+
+#include <gnuradio/gpumimo/core/engine.h>
+#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/frame.h>
+
+#include <complex>
+#include <memory>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*!
+ * \brief A frame's channel estimates smoothed over frequency on one backend:
+ * channel_smoother::smooth (the reference) or gpu_channel_smoother (one frame a call,
+ * from and to host memory), for the rx x tx channels and the number of noise samples
+ * given at construction. estimate_channel takes it in place of a channel_smoother.
+ */
+class smoothing_engine
+{
+public:
+    virtual ~smoothing_engine() = default;
+    /*! "cpu" or "cuda": where the next call runs. */
+    virtual const char* backend() const = 0;
+    virtual channel_estimator method() const = 0;
+    virtual int carriers() const = 0;
+    /*! channel_smoother::smooth(h, rx, tx, n0, error_var, n0_samples) with the
+     *  construction's rx, tx and n0_samples (std::invalid_argument for others). */
+    virtual void smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var) = 0;
+    virtual gpu_fallback* fallback() { return nullptr; }
+};
+
+/*! The smoothing factory: the engine on `backend` ("auto", "cpu" or "cuda":
+ *  choose_backend()) on CUDA device `device`, the CPU engine beside a GPU one for the
+ *  fallback policy (core/engine.h). n0_samples as channel_smoother::smooth's. */
+std::unique_ptr<smoothing_engine> make_smoothing_engine(const numerology& num,
+                                                        channel_estimator method,
+                                                        int rx,
+                                                        int tx,
+                                                        double n0_samples,
+                                                        const std::string& backend,
+                                                        int device = 0,
+                                                        std::string* fallback_reason = nullptr);
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The smoothing factory: the CPU engine (channel_smoother), the backend choice and the
+ * fallback policy (core/engine.h).
+ */
+#include "detail/gpu_engines.h"
+
+#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+namespace {
+
+class cpu_smoothing : public smoothing_engine
+{
+public:
+    cpu_smoothing(const numerology& num, channel_estimator method, int rx, int tx, double n0_samples)
+        : d_smoother(num, method), d_rx(rx), d_tx(tx), d_n0_samples(n0_samples)
+    {
+        if (rx < 1 || tx < 1)
+            throw std::invalid_argument("smoothing_engine: rx and tx must be >= 1");
+    }
+    const char* backend() const override { return "cpu"; }
+    channel_estimator method() const override { return d_smoother.method(); }
+    int carriers() const override { return d_smoother.carriers(); }
+    void smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var) override
+    {
+        if (rx != d_rx || tx != d_tx)
+            throw std::invalid_argument("smoothing_engine: made for other antennas or streams");
+        d_smoother.smooth(h, rx, tx, n0, error_var, d_n0_samples);
+    }
+
+private:
+    channel_smoother d_smoother;
+    const int d_rx, d_tx;
+    const double d_n0_samples;
+};
+
+class smoothing_with_fallback : public with_gpu_fallback<smoothing_engine>
+{
+public:
+    smoothing_with_fallback(std::unique_ptr<smoothing_engine> cpu,
+                            std::unique_ptr<smoothing_engine> gpu,
+                            std::size_t values)
+        : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu))
+    {
+        d_keep.reserve(values); // smooth() allocates nothing
+    }
+    channel_estimator method() const override { return d_cpu->method(); }
+    int carriers() const override { return d_cpu->carriers(); }
+    void smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var) override
+    {
+        // The GPU's failure mid-call may leave h half written: the CPU redoes it from a
+        // copy taken before.
+        run(
+            [&](smoothing_engine& gpu) {
+                d_keep.assign(h, h + std::size_t(carriers()) * rx * tx);
+                gpu.smooth(h, rx, tx, n0, error_var);
+            },
+            [&] {
+                if (!d_keep.empty())
+                    std::copy(d_keep.begin(), d_keep.end(), h);
+                d_keep.clear();
+                d_cpu->smooth(h, rx, tx, n0, error_var);
+            });
+        d_keep.clear();
+    }
+
+private:
+    std::unique_ptr<smoothing_engine> d_cpu;
+    std::vector<std::complex<float>> d_keep;
+};
+
+} // namespace
+
+std::unique_ptr<smoothing_engine> make_smoothing_engine(const numerology& num,
+                                                        channel_estimator method,
+                                                        int rx,
+                                                        int tx,
+                                                        double n0_samples,
+                                                        const std::string& backend,
+                                                        int device,
+                                                        std::string* reason)
+{
+    auto cpu = std::make_unique<cpu_smoothing>(num, method, rx, tx, n0_samples);
+    return std::make_unique<smoothing_with_fallback>(
+        std::move(cpu),
+        choose_gpu_engine(
+            backend,
+            [&](std::string* why) {
+                return detail::make_gpu_smoothing_engine(num, method, rx, tx, n0_samples, device, why);
+            },
+            reason),
+        std::size_t(num.used_carriers) * rx * tx);
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

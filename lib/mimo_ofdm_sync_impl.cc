@@ -9,6 +9,7 @@
  */
 #include "block_faults.h"
 #include "engine_logging.h"
+#include "synced_frame_gate.h"
 
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -67,7 +68,7 @@ public:
     }
     double threshold() const override { return d_threshold.load(); }
     std::uint64_t frames() const override { return d_frames; }
-    std::uint64_t dropped_frames() const override { return d_dropped; }
+    std::uint64_t dropped_frames() const override { return d_gate.dropped(); }
     std::uint64_t work_failures() const override { return d_faults.count(); }
     std::string backend() const override { return d_engine->backend(); }
     double last_cfo() const override { return d_last_cfo; }
@@ -108,14 +109,12 @@ public:
             return 0;
         }
         std::size_t produced = 0;
+        d_rx_time_tags.clear();
+        get_tags_in_range(d_rx_time_tags, 0, nitems_read(0), nitems_read(0) + n, d_rx_time);
         for (std::size_t k = 0; k < r.frames; k++) {
             const core::synced_frame& f = d_found[k];
-            if (spans_gap(f.start))
+            if (!d_gate.pass(f, nitems_read(0), d_frame_len, d_rx_time_tags))
                 continue;
-            if (!f.usable) {
-                drop("holds non-finite or out-of-range samples", f.start);
-                continue;
-            }
             if (produced != k)
                 for (int a = 0; a < d_antennas; a++)
                     std::memmove(d_out[a] + produced * d_frame_len,
@@ -129,43 +128,10 @@ public:
     }
 
 private:
-    // True, counted and logged, when the frame starting at input `start` (relative to
-    // this call) spans a gap in time: an rx_time tag after its first sample, as a radio
-    // overflow, a recording's capture boundary or a looping recording's restart gives.
-    bool spans_gap(std::size_t start)
-    {
-        const uint64_t abs = nitems_read(0) + start;
-        std::vector<tag_t> tags;
-        get_tags_in_range(tags, 0, abs + 1, abs + d_frame_len, d_rx_time);
-        if (tags.empty())
-            return false;
-        drop("spans a gap in time (an rx_time tag: a radio overflow, a capture "
-             "boundary or a looping recording's restart)",
-             start);
-        return true;
-    }
-
-    // Counted always; logged at most every few seconds (a looping recording drops a
-    // frame on every pass, many times a second).
-    void drop(const char* why, std::size_t start)
-    {
-        d_dropped++;
-        d_log.warn(why, [&] {
-            return "dropped the frame at input sample " +
-                   std::to_string(nitems_read(0) + start) + ": it " + why + " (" +
-                   std::to_string(d_dropped) + " dropped so far)";
-        });
-    }
-
     // Tags the frame at output frame `slot` of this call.
     void tag(const core::synced_frame& f, std::size_t slot)
     {
-        pmt::pmt_t info = pmt::make_dict();
-        info = pmt::dict_add(info, pmt::intern("frame"), pmt::from_uint64(d_frames));
-        info = pmt::dict_add(info, pmt::intern("cfo"), pmt::from_double(f.cfo));
-        info = pmt::dict_add(info, pmt::intern("metric"), pmt::from_double(f.metric));
-        info = pmt::dict_add(info, pmt::intern("offset"),
-                             pmt::from_uint64(nitems_read(0) + f.start));
+        const pmt::pmt_t info = frame_start_info(d_frames, f, nitems_read(0) + f.start);
         for (int a = 0; a < d_antennas; a++)
             add_item_tag(a, nitems_written(a) + slot * d_frame_len, d_key, info, alias_pmt());
         d_frames++;
@@ -185,10 +151,12 @@ private:
     std::vector<core::synced_frame> d_found;
     std::vector<const gr_complex*> d_in;
     std::vector<gr_complex*> d_out;
-    std::uint64_t d_frames = 0, d_dropped = 0;
+    std::uint64_t d_frames = 0;
     double d_last_cfo = 0;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
+    synced_frame_gate d_gate{ d_log };
+    std::vector<tag_t> d_rx_time_tags;
 };
 
 mimo_ofdm_sync::sptr mimo_ofdm_sync::make(const std::string& preset,

@@ -8,6 +8,7 @@
  */
 #include "block_faults.h"
 #include "engine_logging.h"
+#include "synced_frame_gate.h"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/stream_receiver_engine.h>
@@ -98,8 +99,8 @@ public:
         return d_engine->backend();
     }
     std::uint64_t frames() const override { return d_frames; }
-    std::uint64_t dropped_frames() const override { return d_dropped; }
-    std::uint64_t damaged_frames() const override { return d_damaged; }
+    std::uint64_t dropped_frames() const override { return d_gate.dropped(); }
+    std::uint64_t damaged_frames() const override { return d_gate.damaged(); }
     std::uint64_t unusable_estimates() const override { return d_unusable; }
     double last_cfo() const override { return d_last_cfo; }
     double last_noise_var() const override { return d_last_noise; }
@@ -143,17 +144,11 @@ public:
             });
         }
         std::size_t produced = 0;
-        for (std::size_t k = 0; k < r.frames; k++) {
-            const core::synced_frame& f = d_found[k];
-            if (spans_gap(f.start))
-                continue;
-            if (!f.usable) {
-                d_damaged++;
-                drop("holds non-finite or out-of-range samples", f.start);
-                continue;
-            }
-            emit(k, produced++, output_items[0]);
-        }
+        d_rx_time_tags.clear();
+        get_tags_in_range(d_rx_time_tags, 0, nitems_read(0), nitems_read(0) + n, d_rx_time);
+        for (std::size_t k = 0; k < r.frames; k++)
+            if (d_gate.pass(d_found[k], nitems_read(0), d_len, d_rx_time_tags))
+                emit(k, produced++, output_items[0]);
         consume_each(int(r.consumed));
         return int(produced * d_bits);
     }
@@ -167,29 +162,6 @@ private:
         });
     }
 
-    // As mimo_ofdm_sync's: an rx_time tag after the frame's first sample is a gap.
-    bool spans_gap(std::size_t start)
-    {
-        const std::uint64_t abs = nitems_read(0) + start;
-        std::vector<tag_t> tags;
-        get_tags_in_range(tags, 0, abs + 1, abs + d_len, d_rx_time);
-        if (tags.empty())
-            return false;
-        drop("spans a gap in time (an rx_time tag: a radio overflow, a capture "
-             "boundary or a looping recording's restart)",
-             start);
-        return true;
-    }
-
-    void drop(const char* why, std::size_t start)
-    {
-        d_dropped++;
-        d_log.warn(why, [&] {
-            return "dropped the frame at input sample " + std::to_string(nitems_read(0) + start) +
-                   ": it " + why + " (" + std::to_string(d_dropped) + " dropped so far)";
-        });
-    }
-
     // Frame k of the call's results to output frame `slot`, tagged.
     void emit(std::size_t k, std::size_t slot, void* out)
     {
@@ -200,11 +172,7 @@ private:
         else
             std::memcpy(static_cast<float*>(out) + slot * d_bits, llr, d_bits * sizeof(float));
         const core::synced_frame& f = d_found[k];
-        pmt::pmt_t info = pmt::make_dict();
-        info = pmt::dict_add(info, pmt::intern("frame"), pmt::from_uint64(d_frames));
-        info = pmt::dict_add(info, pmt::intern("cfo"), pmt::from_double(f.cfo));
-        info = pmt::dict_add(info, pmt::intern("metric"), pmt::from_double(f.metric));
-        info = pmt::dict_add(info, pmt::intern("offset"), pmt::from_uint64(nitems_read(0) + f.start));
+        const pmt::pmt_t info = frame_start_info(d_frames, f, nitems_read(0) + f.start);
         add_item_tag(0, nitems_written(0) + slot * d_bits, d_key, info, alias_pmt());
         d_frames++;
         d_last_cfo = f.cfo;
@@ -224,10 +192,12 @@ private:
     std::vector<core::synced_frame> d_found;
     std::vector<float> d_llr, d_noise;
     std::vector<const gr_complex*> d_in;
-    std::uint64_t d_frames = 0, d_dropped = 0, d_damaged = 0, d_unusable = 0;
+    std::uint64_t d_frames = 0, d_unusable = 0;
     double d_last_cfo = 0, d_last_noise = 0;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
+    synced_frame_gate d_gate{ d_log };
+    std::vector<tag_t> d_rx_time_tags;
 };
 
 stream_receiver::sptr stream_receiver::make(const std::string& preset,

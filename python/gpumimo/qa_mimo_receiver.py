@@ -78,13 +78,15 @@ def rx_samples(streams, antennas, modulation, nsym, frames, snr_db, cfo, delay,
 
 
 def receive(x, streams, modulation, nsym, algorithm="mmse", int8=False, filename="",
-            prbs_seed=7, tags=(), reference_file="", code=""):
-    """x [antennas, n] through mimo_ofdm_rx into an llr_sink (decoding `code`); tags:
-    (antenna, offset, key, value) on the sources."""
+            prbs_seed=7, tags=(), reference_file="", code="", fused=False):
+    """x [antennas, n] through mimo_ofdm_rx (the block chain, or fused: the stream
+    receiver) into an llr_sink (decoding `code`); tags: (antenna, offset, key, value) on
+    the sources."""
     antennas = x.shape[0]
     tb = gr.top_block()
     rx = gpumimo.mimo_ofdm_rx("small", streams, modulation, nsym, antennas, algorithm,
-                              backend="cpu", fft_backend="cpu", int8_output=int8)
+                              backend="cpu", fft_backend="cpu", int8_output=int8,
+                              fused=fused)
     sink = gpumimo.llr_sink("small", streams, modulation, nsym, int8_input=int8,
                             filename=filename, prbs_seed=prbs_seed,
                             reference_file=reference_file, code=code)
@@ -267,7 +269,11 @@ def test_llr_file_and_sidecar_say_what_was_sent(tmp_path):
     assert sink.bit_errors() == 0 and sink.mean_abs_llr() > 1
 
 
-def test_damaged_frames_are_dropped_and_counted_never_nan():
+@pytest.mark.parametrize("fused", [False, True])
+def test_damaged_frames_are_dropped_and_counted_never_nan(fused):
+    """A NaN inside one frame and an rx_time tag (a gap) inside another: both dropped,
+    counted, the rest decoded, by the block chain's synchroniser and by the stream
+    receiver alike."""
     frames = 6
     x, _ = rx_samples(2, 4, "qpsk", 2, frames, snr_db=30, cfo=0.1 / 64, delay=20,
                       seed=SEED + 6)  # 2x4: no draw of the channel leaves errors at 30 dB
@@ -275,7 +281,7 @@ def test_damaged_frames_are_dropped_and_counted_never_nan():
     x[1, 20 + flen + 300] = np.nan  # inside frame 1
     overflow = (0, 20 + 3 * flen + 100, "rx_time",
                 pmt.make_tuple(pmt.from_uint64(1), pmt.from_double(0.5)))  # inside frame 3
-    rx, sink = receive(x, 2, "qpsk", 2, tags=[overflow])
+    rx, sink = receive(x, 2, "qpsk", 2, tags=[overflow], fused=fused)
     assert rx.sync.dropped_frames() == 2
     assert sink.frames() == rx.sync.frames() >= frames - 2
     assert sink.bit_errors() == 0  # the tester resynchronised after each gap

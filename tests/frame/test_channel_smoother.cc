@@ -186,7 +186,12 @@ TEST(ChannelSmoother, EqualsTheFrequencyDomainFormula)
         cd q = 0;
         for (int b = 0; b < U; b++)
             q += R[c * U + b] * x[b];
-        EXPECT_NEAR(err[c], (R[c * U + c] - q).real(), 1e-4 * n0 + 1e-3 * err[c]) << c;
+        // The formula is the model's error; what the residual shows beyond the noise
+        // (smoothing_mismatch, tested on its own below) is added to every carrier on
+        // top of it, 0 for most draws and up to a few % of n0 for some (seed
+        // 11423748228262735776: 0.00135).
+        const double model = double(err[c]) - sm.mismatch();
+        EXPECT_NEAR(model, (R[c * U + c] - q).real(), 1e-4 * n0 + 1e-3 * model) << c;
     }
   }
 }

@@ -245,7 +245,7 @@ __device__ double block_max_double(double v, double* slot)
 }
 
 struct search_shape {
-    unsigned n, N, len, margin, window, back, max_frames, positions, tiles;
+    unsigned n, N, len, margin, window, back, max_frames, tiles;
     double threshold;
 };
 
@@ -508,7 +508,6 @@ sync_call_result gpu_frame_sync::search_on_device(const std::complex<float>* con
         const int cp0 = d_frame.num.cp_lengths[0];
         s.back = unsigned(cp0 / 2 + cp0 / 4);
         s.max_frames = unsigned(max_frames);
-        s.positions = positions;
         s.tiles = tiles;
         s.threshold = threshold;
         search_kernel<<<1, kSearchThreads, 0, st>>>(s, d_P.get(), d_M.get(), d_tile_first.get(),

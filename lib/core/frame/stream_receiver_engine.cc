@@ -34,14 +34,12 @@ public:
     cpu_stream_receiver(const fused_receiver_config& c, std::size_t max_input, std::size_t max_frames)
         : d_sync(make_cpu_frame_sync_engine(c.frame, c.rx, max_input, max_frames)),
           d_rx(c),
-          d_len(c.frame.samples()),
-          d_max_frames(max_frames),
-          d_frames(std::size_t(c.rx) * max_frames * d_len),
+          d_frames(std::size_t(c.rx) * max_frames * c.frame.samples()),
           d_out(std::size_t(c.rx)),
           d_in(std::size_t(c.rx))
     {
         for (int a = 0; a < c.rx; a++) {
-            d_out[a] = d_frames.data() + std::size_t(a) * max_frames * d_len;
+            d_out[a] = d_frames.data() + std::size_t(a) * max_frames * c.frame.samples();
             d_in[a] = d_out[a];
         }
     }
@@ -69,7 +67,6 @@ public:
 private:
     std::unique_ptr<frame_sync_engine> d_sync;
     cpu_fused_receiver d_rx;
-    const std::size_t d_len, d_max_frames;
     std::vector<std::complex<float>> d_frames; // [antenna][max_frames][samples]
     std::vector<std::complex<float>*> d_out;
     std::vector<const std::complex<float>*> d_in;

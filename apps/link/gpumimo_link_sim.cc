@@ -43,7 +43,9 @@ void usage()
         "  --taps P0,P1,...          tdl: power delay profile (default 1)\n"
         "  --fft-len N               tdl: subcarriers (default 256)\n"
         "  --uncoded [--frame-bits N]    no LDPC code (default 2304 bits a frame)\n"
-        "  --code-n N | --alist FILE 802.16e rate 1/2, n = 576..2304 (default 2304), or any code\n"
+        "  --code-n N | --code NAME | --alist FILE\n"
+        "                             802.16e rate 1/2, n = 576..2304 (default 2304); a code by\n"
+        "                             name (wimax_<n>, nr_bg<1|2>_z<Z>[_rows<r>]); or any code\n"
         "  --decoder min_sum|min_sum_half|sum_product --iterations I --normalisation A --offset B\n"
         "                            (default min_sum, 10, 0.75, 0)\n"
         "  --no-early-termination --no-interleave\n"
@@ -136,7 +138,7 @@ int main(int argc, char** argv)
     std::vector<std::string> detector_texts;
     std::vector<double> snrs;
     float list_clip = 8.0f, clip = 0.0f;
-    std::string csv_path, title, alist;
+    std::string csv_path, title, alist, code_name;
     int code_n = 2304;
     bool uncoded = false, quiet = false, seeded = false, all_points = false;
     try {
@@ -177,6 +179,7 @@ int main(int argc, char** argv)
             else if (a == "--frame-bits") base.uncoded_frame_bits = std::stoi(value());
             else if (a == "--code-n") code_n = std::stoi(value());
             else if (a == "--alist") alist = value();
+            else if (a == "--code") code_name = value();
             else if (a == "--decoder") base.decoder.algorithm = ldpc_algorithm_from_string(value());
             else if (a == "--iterations") base.decoder.max_iterations = std::stoi(value());
             else if (a == "--normalisation") base.decoder.normalisation = std::stof(value());
@@ -216,6 +219,8 @@ int main(int argc, char** argv)
             base.code = ldpc_code();
         else if (!alist.empty())
             base.code = load_alist(alist);
+        else if (!code_name.empty())
+            base.code = ldpc_code_by_name(code_name);
         else if (code_n != 2304)
             base.code = wimax_rate_half_code(code_n);
         if (!seeded)

@@ -74,7 +74,7 @@ void usage()
         "  --estimators a,b              channel estimators (lmmse,dft,ls)\n"
         "  --taps p0,p1,...              power delay profile, sample spaced (0.7,0.2,0.1)\n"
         "  --cfo X                       carrier offset in carrier spacings (0.15)\n"
-        "  --code NAME                   LDPC-code the payload (wimax_<n> or an alist path)\n"
+        "  --code NAME                   LDPC-code the payload (wimax_<n>, nr_bg<g>_z<Z>[_rows<r>] or an alist path)\n"
         "                                and count decoded frame errors (FER) beside the\n"
         "                                uncoded BER; the loss at FER 1e-1 too\n"
         "  --doppler X                   maximum Doppler shift, cycles per sample (0: the\n"

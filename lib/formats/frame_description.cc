@@ -121,8 +121,9 @@ frame_description parse_frame_description(const std::string& input, const std::s
     if (find(j, "code")) {
         d.code = text(j, "code", label);
         if (!d.code.empty()) {
-            if (d.code.compare(0, 6, "wimax_") != 0)
-                fail(label, "code '" + d.code + "' is not a built-in code (wimax_<n>)");
+            if (!core::is_builtin_ldpc_code_name(d.code))
+                fail(label, "code '" + d.code + "' is not a built-in code (wimax_<n> or "
+                            "nr_bg<g>_z<Z>[_rows<r>])");
             try { // the name, and whether a codeword fits the frame
                 const core::frame_format f = core::make_frame_format(
                     d.preset, d.streams, d.modulation, d.payload_symbols);

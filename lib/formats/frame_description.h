@@ -34,7 +34,8 @@ struct frame_description {
     int prbs_order = 23;    //!< only 23 (mimo_ofdm_tx's payload "prbs")
     std::uint32_t prbs_seed = 0; //!< low 23 bits not all zero
     /*! The payload's LDPC code (core::coded_payload): "" uncoded, else a built-in name,
-     *  "wimax_<n>" (a description names no file: nothing outside the recording is read). */
+     *  "wimax_<n>" or "nr_bg<g>_z<Z>[_rows<r>]" (a description names no file: nothing
+     *  outside the recording is read). */
     std::string code;
     std::optional<std::int64_t> frames, gap, delay;
     std::optional<double> snr_db, cfo_spacings;

@@ -159,20 +159,33 @@ def decoded_chain(x, code, backend="cpu"):
     return sinks
 
 
+def codewords_per_frame(code, payload_bits=2 * 44 * 4 * 6):
+    """(codewords in a frame of payload_bits, information bits per codeword) of a code."""
+    c = gpumimo.ldpc_code_by_name(code)
+    return payload_bits // c.n, gpumimo.ldpc_encoder(c).k
+
+
+# 802.16e n = 576 (3 codewords a frame) and a 5G NR code, BG2 lifted by Z = 24 with 10
+# rows (n = 480, k = 240: 4 codewords a frame).
+CODES = ["wimax_576", "nr_bg2_z24_rows10"]
+
+
+@pytest.mark.parametrize("code", CODES)
 @pytest.mark.parametrize("snr_db", [8, 30])
-def test_fused_receiver_decodes_as_the_sink_decodes_its_llrs(snr_db):
+def test_fused_receiver_decodes_as_the_sink_decodes_its_llrs(snr_db, code):
     """Samples in, decoded bits out (fused_receiver with a code, on the CPU here): the
     same frames, bit errors, codewords and failed codewords as decoding its LLRs in
     llr_sink; at 30 dB every frame right, at 8 dB the code still at work."""
     frames = 6
+    per_frame, k = codewords_per_frame(code)
     x, _ = rx_samples(2, 4, "16qam", 6, frames, snr_db=snr_db, cfo=0.1 / 64, delay=33,
-                      taps=(0.7, 0.2, 0.1), seed=SEED + 61, prbs_seed=11, code="wimax_576")
-    (rx_dec, bits_sink), (rx_llr, llr_sink) = decoded_chain(x, "wimax_576")
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 61, prbs_seed=11, code=code)
+    (rx_dec, bits_sink), (rx_llr, llr_sink) = decoded_chain(x, code)
     fused = rx_dec.fused
-    assert fused.info_bits() == 3 * 288 and fused.payload_bits() == 2 * 44 * 4 * 6
+    assert fused.info_bits() == per_frame * k and fused.payload_bits() == 2 * 44 * 4 * 6
     assert bits_sink.frames() == llr_sink.frames() >= frames - 1
     assert bits_sink.info_bits() == fused.info_bits()
-    assert fused.codewords() == 3 * fused.frames() == llr_sink.codewords()
+    assert fused.codewords() == per_frame * fused.frames() == llr_sink.codewords()
     assert fused.codeword_errors() == llr_sink.codeword_errors()
     assert bits_sink.bit_errors() == llr_sink.bit_errors()
     assert bits_sink.frame_errors() == llr_sink.frame_errors()
@@ -195,7 +208,8 @@ def test_fused_decoding_refuses_what_it_cannot_do():
         gpumimo.llr_sink("small", 2, "16qam", 6, filename="/tmp/x", decoded_input=True)
 
 
-def test_gpu_decoding_gives_the_cpu_decodings_bits():
+@pytest.mark.parametrize("code", CODES)
+def test_gpu_decoding_gives_the_cpu_decodings_bits(code):
     """fused_receiver with a code on the GPU (LLRs decoded on the device, only bits out)
     against the same on the CPU: at 25 dB every frame right on both, the same counts."""
     if not HAVE_GPU:
@@ -203,13 +217,14 @@ def test_gpu_decoding_gives_the_cpu_decodings_bits():
         pytest.skip("no usable CUDA device: " + gpumimo.cuda_device_count()[1])
     frames = 10
     x, _ = rx_samples(2, 4, "16qam", 6, frames, snr_db=25, cfo=0.1 / 64, delay=33,
-                      taps=(0.7, 0.2, 0.1), seed=SEED + 62, prbs_seed=11, code="wimax_576")
-    (gpu_rx, gpu_sink), _ = decoded_chain(x, "wimax_576", backend="cuda")
-    (cpu_rx, cpu_sink), _ = decoded_chain(x, "wimax_576", backend="cpu")
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 62, prbs_seed=11, code=code)
+    (gpu_rx, gpu_sink), _ = decoded_chain(x, code, backend="cuda")
+    (cpu_rx, cpu_sink), _ = decoded_chain(x, code, backend="cpu")
+    per_frame, _ = codewords_per_frame(code)
     assert gpu_rx.fused.backend() == "cuda"
     assert gpu_sink.frames() == cpu_sink.frames() >= frames - 1
     assert gpu_sink.bit_errors() == cpu_sink.bit_errors() == 0
-    assert gpu_rx.fused.codewords() == cpu_rx.fused.codewords() == 3 * gpu_sink.frames()
+    assert gpu_rx.fused.codewords() == cpu_rx.fused.codewords() == per_frame * gpu_sink.frames()
     assert gpu_rx.fused.codeword_errors() == 0
 
 

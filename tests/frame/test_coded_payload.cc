@@ -93,6 +93,10 @@ TEST(CodedPayload, EveryBuiltInCodeRoundTrips)
     std::vector<std::string> names;
     for (int n = 576; n <= 2304; n += 96)
         names.push_back("wimax_" + std::to_string(n));
+    // 5G NR: BG2 whole at Z = 64 (n = 3328), BG1 at rate 1/2 (n = 2288), the cores of the
+    // smallest lifting sizes.
+    for (const char* nr : { "nr_bg2_z64", "nr_bg1_z52_rows22", "nr_bg1_z15_rows4", "nr_bg2_z2_rows4" })
+        names.push_back(nr);
     const char* dir = std::getenv("GPUMIMO_LDPC_DIR");
     const std::string alist = std::string(dir ? dir : GPUMIMO_LDPC_DEFAULT_DIR) + "/wimax_2304_r12.alist";
     if (std::ifstream(alist).good())
@@ -142,8 +146,9 @@ TEST(CodedPayload, TheChainDecodesEveryFrameAtHighSnr)
 {
     auto rng = make_rng(2302);
     for (const char* mod : { "qpsk", "16qam" }) {
+      for (const char* code : { "wimax_1152", "nr_bg1_z24_rows24" }) { // n = 1152 and 1104
         const frame_format f = make(2, mod, 12);
-        const coded_payload cp(f, "wimax_1152");
+        const coded_payload cp(f, code);
         const int rx = 4;
         const std::size_t frames = 4, n = f.samples();
         fused_receiver_config c;
@@ -172,9 +177,11 @@ TEST(CodedPayload, TheChainDecodesEveryFrameAtHighSnr)
             std::vector<float> llr(f.payload_bits(), NAN);
             receiver.process(in.data(), 1, llr.data());
             std::vector<std::uint8_t> back;
-            EXPECT_EQ(decode_frame(cp, llr.data(), back), std::size_t(cp.codewords())) << mod << " " << fr;
-            EXPECT_EQ(back, info) << mod << " frame " << fr;
+            EXPECT_EQ(decode_frame(cp, llr.data(), back), std::size_t(cp.codewords()))
+                << mod << " " << code << " " << fr;
+            EXPECT_EQ(back, info) << mod << " " << code << " frame " << fr;
         }
+      }
     }
 }
 

@@ -18,6 +18,7 @@
 
 #include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
+#include <gnuradio/gpumimo/core/ldpc/nr_ldpc.h>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -143,8 +144,10 @@ ldpc_code pairs_code(const std::string& name, int checks)
 
 } // namespace
 
-// Codes of several degree profiles: 802.16e (checks of degree 6 and 7), the irregular
-// code, and the 10 x 12 and 3 x 40 grids (checks of degree up to 12 and 40).
+// Codes of several degree profiles: 802.16e (checks of degree 6 and 7), 5G NR (BG2 at
+// Z = 64, every row; BG1 at rate 1/2, Z = 52; BG1 at Z = 128, every row, layers of
+// 256 checks and 197 KB of shared memory in float), the irregular code, and the
+// 10 x 12 and 3 x 40 grids (checks of degree up to 12 and 40).
 TEST_F(GpuLdpc, MinSumIsBitIdenticalToTheCpuReference)
 {
     auto rng = make_rng(2801);
@@ -158,7 +161,9 @@ TEST_F(GpuLdpc, MinSumIsBitIdenticalToTheCpuReference)
                                  { "offset 0.25", 1.0f, 0.25f, true, 15 },
                                  { "plain, all iterations", 1.0f, 0.0f, false, 8 } };
     const std::vector<ldpc_code> codes = { wimax_rate_half_code(576), wimax_rate_half_code(2304),
-                                           irregular_code(), grid_code(10, 12), grid_code(3, 40) };
+                                           irregular_code(), grid_code(10, 12), grid_code(3, 40),
+                                           nr_ldpc_code(2, 64), nr_ldpc_code(1, 52, 22),
+                                           nr_ldpc_code(1, 128) };
     ASSERT_EQ(codes[3].max_check_degree(), 12);
     ASSERT_EQ(codes[4].max_check_degree(), 40);
     for (const ldpc_code& code : codes) {
@@ -347,6 +352,22 @@ TEST_F(GpuLdpc, RefusesWhatItCannotDecode)
     // A code too large for a block's shared memory: 60,000 bits in 30,000 checks of 2
     // plus a chain: (60,000 + edges) floats, far over 227 KB.
     EXPECT_THROW(gpu_ldpc_decoder(pairs_code("big", 30000), cfg, 1), std::invalid_argument);
+    // 5G NR BG1 with every row: (68 + 316) Z floats of LLRs and messages; accepted
+    // exactly when they fit the device's shared memory per block (on Hopper, 227 KB: up
+    // to Z = 144), else refused with the reason (the engine factory then decodes on the
+    // CPU). Z = 384 is the largest NR code: 590 KB.
+    int optin = 0;
+    ASSERT_EQ(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0), cudaSuccess);
+    for (const int z : { 128, 144, 160, 384 }) {
+        const bool fits = std::size_t(68 + 316) * std::size_t(z) * sizeof(float) <= std::size_t(optin);
+        try {
+            gpu_ldpc_decoder nr(nr_ldpc_code(1, z), cfg, 1);
+            EXPECT_TRUE(fits) << "BG1 at Z = " << z << " accepted beyond " << optin << " bytes";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_FALSE(fits) << "BG1 at Z = " << z << ": " << e.what();
+            EXPECT_NE(std::string(e.what()).find("shared memory"), std::string::npos) << e.what();
+        }
+    }
     // min_sum_half unrolls checks up to degree 64: a 2 x 65 grid's rows are refused.
     const ldpc_code wide = grid_code(2, 65);
     ldpc_decoder_config half_cfg;

@@ -26,8 +26,8 @@ namespace gpumimo {
  * a dict of codeword (count from 0), ok (the decisions satisfy every check: the
  * codeword's status) and iterations. Non-finite LLRs are erasures.
  *
- * code: "wimax_<n>" (IEEE 802.16e rate 1/2, n = 576 to 2304 in steps of 96) or the path
- * of an alist file; algorithm "min_sum" (normalised, 0.75), "min_sum_half" (the same
+ * code: "wimax_<n>" (IEEE 802.16e rate 1/2, n = 576 to 2304 in steps of 96),
+ * "nr_bg<1|2>_z<Z>[_rows<r>]" (5G NR, core/ldpc/nr_ldpc.h) or the path of an alist file; algorithm "min_sum" (normalised, 0.75), "min_sum_half" (the same
  * in half precision: the GPU decodes two codewords per instruction) or "sum_product";
  * max_iterations with early termination. backend auto, cuda or cpu (auto: the GPU when
  * one is usable, else the CPU with a logged warning; a failed GPU call is logged and

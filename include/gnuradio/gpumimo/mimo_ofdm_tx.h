@@ -36,7 +36,8 @@ namespace gpumimo {
  * llr_sink scores such a payload against the same bytes in a file. `seed` is unused.
  *
  * code (default "": uncoded): an LDPC code by name ("wimax_<n>", the 802.16e rate-1/2
- * code of length n = 576..2304, or an alist file's path). Each frame then carries
+ * code of length n = 576..2304; "nr_bg<1|2>_z<Z>[_rows<r>]", a 5G NR code of 38.212;
+ * or an alist file's path). Each frame then carries
  * floor(payload bits / n) codewords, encoded from the PRBS's or the input's information
  * bits and interleaved over the frame (core::coded_payload, docs/frame.md "Coded
  * payload"); frame_bits() are the information bits.

@@ -5,6 +5,7 @@
  * LDPC codes: alist files, quasi-cyclic base matrices, the layers of a layered decoder.
  */
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
+#include <gnuradio/gpumimo/core/ldpc/nr_ldpc.h>
 
 #include "ldpc/ldpc_internal.h"
 
@@ -266,6 +267,11 @@ ldpc_code wimax_rate_half_code(int n)
                               "802.16e rate 1/2, n = " + std::to_string(n));
 }
 
+bool is_builtin_ldpc_code_name(const std::string& name)
+{
+    return name.compare(0, 6, "wimax_") == 0 || name.compare(0, 5, "nr_bg") == 0;
+}
+
 ldpc_code ldpc_code_by_name(const std::string& name)
 {
     const std::string prefix = "wimax_";
@@ -278,6 +284,9 @@ ldpc_code ldpc_code_by_name(const std::string& name)
                                         "or the path of an alist file");
         return wimax_rate_half_code(std::stoi(digits));
     }
+    ldpc_code nr;
+    if (nr_ldpc_code_by_name(name, nr))
+        return nr;
     return load_alist(name);
 }
 

@@ -12,6 +12,7 @@
 
 #include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
+#include <gnuradio/gpumimo/core/ldpc/nr_ldpc.h>
 #include <gnuradio/gpumimo/core/link/link_simulator.h>
 
 #include <memory>
@@ -89,6 +90,13 @@ void bind_link(py::module& m)
     m.def("wimax_rate_half_code", &core::wimax_rate_half_code, py::arg("n") = 2304,
           "The 802.16e rate-1/2 code of length n = 576..2304 (step 96).");
     m.def("load_alist", &core::load_alist, py::arg("path"), "An LDPC code from an alist file.");
+    m.def("nr_ldpc_code", &core::nr_ldpc_code, py::arg("graph"), py::arg("z"), py::arg("rows") = 0,
+          "A 5G NR LDPC code (38.212): base graph 1 or 2 lifted by z (one of the 51 lifting "
+          "sizes), its first `rows` block rows (0: all).");
+    m.def("nr_lifting_sizes", &core::nr_lifting_sizes, "The 51 lifting sizes of 38.212.");
+    m.def("ldpc_code_by_name", &core::ldpc_code_by_name, py::arg("name"),
+          "A code by name, as the blocks take it: wimax_<n>, nr_bg<g>_z<Z>[_rows<r>] or an "
+          "alist path.");
 
     py::class_<core::ldpc_encoder>(m, "ldpc_encoder", "Systematic encoder for any H.")
         .def(py::init<const core::ldpc_code&>(), py::arg("code"))

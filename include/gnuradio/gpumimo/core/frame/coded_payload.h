@@ -35,7 +35,8 @@ namespace core {
 class coded_payload
 {
 public:
-    /*! code: a name as ldpc_code_by_name takes it ("wimax_<n>" or an alist path).
+    /*! code: a name as ldpc_code_by_name takes it ("wimax_<n>", "nr_bg<g>_z<Z>[_rows<r>]" or an
+     *  alist path).
      *  std::invalid_argument when the code is longer than the frame's payload. */
     coded_payload(const frame_format& frame,
                   const std::string& code,

@@ -47,7 +47,7 @@ struct fused_receiver_config {
     /*! How the channel is estimated (core/frame/channel_smoother.h); the detector gets
      *  the estimate's effective noise per carrier. */
     channel_estimator estimator = channel_estimator::lmmse;
-    /*! The payload's LDPC code (coded_payload: "wimax_<n>" or an alist path; "" for an
+    /*! The payload's LDPC code (coded_payload: "wimax_<n>", "nr_bg<g>_z<Z>..." or an alist path; "" for an
      *  uncoded payload) and how it is decoded. With a code, process_decoded() gives each
      *  frame's information bits (samples in, decoded bits out); process() still gives
      *  the LLRs. A code the receivers cannot use (unknown, longer than the payload)

@@ -99,9 +99,13 @@ const std::vector<std::vector<int>>& wimax_rate_half_base();
 ldpc_code wimax_rate_half_code(int n = 2304);
 
 /*! A code by name, as the blocks take it: "wimax_<n>" the 802.16e rate-1/2 code of
- *  length n (wimax_rate_half_code), anything else the path of an alist file
- *  (load_alist). std::invalid_argument or std::runtime_error naming what is wrong. */
+ *  length n (wimax_rate_half_code), "nr_bg<1|2>_z<Z>[_rows<r>]" a 5G NR code
+ *  (nr_ldpc.h), anything else the path of an alist file (load_alist). std::invalid_argument or std::runtime_error naming what is wrong. */
 ldpc_code ldpc_code_by_name(const std::string& name);
+
+/*! Whether a name is of a built-in family ("wimax_..." or "nr_bg..."), not a file path:
+ *  what a recording's description may name, since it must not make us read files. */
+bool is_builtin_ldpc_code_name(const std::string& name);
 
 /*!
  * \brief Systematic encoder of any ldpc_code, by Gaussian elimination of H over GF(2)

@@ -14,7 +14,10 @@
  *   early stop:    kernel time with early termination at Eb/N0 = 2 dB (BPSK, AWGN)
  *   CPU:           cpu_ldpc_decoder, one per hardware thread, wall clock, median of 3
  *
- *   gpumimo_ldpc_bench [--quick] [--frames N]
+ *   gpumimo_ldpc_bench [--quick] [--frames N] [--code NAME]
+ *
+ * --code: another code by name (ldpc_code_by_name: wimax_<n>, nr_bg<g>_z<Z>[_rows<r>],
+ * an alist path); its information bits are the encoder's k.
  */
 #include "bench_common.h"
 
@@ -25,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <thread>
 
 using namespace gr::gpumimo::core;
@@ -65,22 +69,25 @@ int main(int argc, char** argv)
 {
     bool quick = false;
     std::size_t frames = 16384;
+    std::string code_name = "wimax_2304";
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
         if (a == "--quick")
             quick = true;
         else if (a == "--frames" && i + 1 < argc)
             frames = std::size_t(std::stoul(argv[++i]));
+        else if (a == "--code" && i + 1 < argc)
+            code_name = argv[++i];
         else {
-            std::fprintf(stderr, "usage: gpumimo_ldpc_bench [--quick] [--frames N]\n");
+            std::fprintf(stderr, "usage: gpumimo_ldpc_bench [--quick] [--frames N] [--code NAME]\n");
             return 2;
         }
     }
     if (quick)
         frames = std::min<std::size_t>(frames, 8192);
     try {
-        const ldpc_code code = wimax_rate_half_code(2304);
-        const std::size_t n = std::size_t(code.n), k = n / 2;
+        const ldpc_code code = ldpc_code_by_name(code_name);
+        const std::size_t n = std::size_t(code.n), k = std::size_t(ldpc_encoder(code).k());
         const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
         cudaDeviceProp prop;
         check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");

@@ -58,7 +58,7 @@ public:
           d_key(pmt::intern("frame_start")),
           d_rx_time(pmt::intern("rx_time")),
           d_found(max_frames_per_call),
-          d_llr(max_frames_per_call * d_bits),
+          d_llr(int8_output ? max_frames_per_call * d_bits : 0),
           d_noise(max_frames_per_call),
           d_in(std::size_t(config.rx))
     {
@@ -127,10 +127,13 @@ public:
             d_in[a] = static_cast<const gr_complex*>(input_items[a]);
         core::sync_call_result r;
         core::fused_receiver_report rep;
+        // Float LLRs land straight in the output buffer (room frames fit there), not in
+        // d_llr and then a copy: one pass over every LLR less in this thread.
+        float* const llr = d_int8 ? d_llr.data() : static_cast<float*>(output_items[0]);
         std::lock_guard<std::mutex> lock(d_mutex); // set_detector() swaps the engine
         try {
             r = d_engine->process(d_in.data(), nitems_read(0), n, room, d_threshold.load(),
-                                  d_llr.data(), d_noise.data(), d_found.data(), &rep);
+                                  llr, d_noise.data(), d_found.data(), &rep);
         } catch (...) { // the searched samples are passed over; the stream goes on
             d_faults.caught("the " + std::to_string(n) + " samples searched are passed over");
             consume_each(int(n));
@@ -148,7 +151,7 @@ public:
         get_tags_in_range(d_rx_time_tags, 0, nitems_read(0), nitems_read(0) + n, d_rx_time);
         for (std::size_t k = 0; k < r.frames; k++)
             if (d_gate.pass(d_found[k], nitems_read(0), d_len, d_rx_time_tags))
-                emit(k, produced++, output_items[0]);
+                emit(k, produced++, llr, output_items[0]);
         consume_each(int(r.consumed));
         return int(produced * d_bits);
     }
@@ -162,15 +165,17 @@ private:
         });
     }
 
-    // Frame k of the call's results to output frame `slot`, tagged.
-    void emit(std::size_t k, std::size_t slot, void* out)
+    // Frame k of the call's results (in `llr`) to output frame `slot` <= k, tagged. With
+    // float output `llr` is the output buffer itself: a frame moves down only past a
+    // dropped one.
+    void emit(std::size_t k, std::size_t slot, const float* llr, void* out)
     {
-        const float* llr = d_llr.data() + k * d_bits;
         if (d_int8)
-            core::llr_to_int8(llr, d_bits, d_int8_scale,
+            core::llr_to_int8(llr + k * d_bits, d_bits, d_int8_scale,
                               static_cast<std::int8_t*>(out) + slot * d_bits);
-        else
-            std::memcpy(static_cast<float*>(out) + slot * d_bits, llr, d_bits * sizeof(float));
+        else if (slot != k)
+            std::memmove(static_cast<float*>(out) + slot * d_bits, llr + k * d_bits,
+                         d_bits * sizeof(float));
         const core::synced_frame& f = d_found[k];
         const pmt::pmt_t info = frame_start_info(d_frames, f, nitems_read(0) + f.start);
         add_item_tag(0, nitems_written(0) + slot * d_bits, d_key, info, alias_pmt());

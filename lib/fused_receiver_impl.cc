@@ -8,6 +8,7 @@
  */
 #include "block_faults.h"
 #include "engine_logging.h"
+#include "receiver_block_config.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/coded_payload.h>
@@ -261,15 +262,9 @@ fused_receiver::sptr fused_receiver::make(const std::string& preset,
                                           const std::string& estimator,
                                           const std::string& code)
 {
-    core::fused_receiver_config c;
-    c.estimator = core::parse_channel_estimator(estimator);
-    c.frame = core::make_frame_format(preset, streams, modulation, payload_symbols);
-    c.rx = antennas;
-    c.algo = detector.algo();
-    c.params = detector.params();
-    c.validate();
-    if (!(int8_scale > 0) || !std::isfinite(int8_scale))
-        throw std::invalid_argument("fused_receiver: int8_scale must be finite and > 0");
+    core::fused_receiver_config c =
+        receiver_block_config("fused_receiver", preset, streams, modulation, payload_symbols,
+                              antennas, detector, estimator, int8_scale);
     std::size_t info_bits = 0;
     if (!code.empty()) {
         if (int8_output)

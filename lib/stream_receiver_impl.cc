@@ -8,6 +8,7 @@
  */
 #include "block_faults.h"
 #include "engine_logging.h"
+#include "receiver_block_config.h"
 #include "synced_frame_gate.h"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -218,17 +219,9 @@ stream_receiver::sptr stream_receiver::make(const std::string& preset,
                                             const std::string& estimator,
                                             double threshold)
 {
-    core::fused_receiver_config c;
-    c.estimator = core::parse_channel_estimator(estimator);
-    c.frame = core::make_frame_format(preset, streams, modulation, payload_symbols);
-    c.rx = antennas;
-    c.algo = detector.algo();
-    c.params = detector.params();
-    c.validate();
-    if (antennas > 16)
-        throw std::invalid_argument("stream_receiver: antennas must be 1..16");
-    if (!(int8_scale > 0) || !std::isfinite(int8_scale))
-        throw std::invalid_argument("stream_receiver: int8_scale must be finite and > 0");
+    const core::fused_receiver_config c =
+        receiver_block_config("stream_receiver", preset, streams, modulation, payload_symbols,
+                              antennas, detector, estimator, int8_scale);
     mimo_ofdm_sync::check_threshold(threshold);
     return gnuradio::make_block_sptr<stream_receiver_impl>(c, backend, device, int8_output,
                                                            int8_scale, threshold);

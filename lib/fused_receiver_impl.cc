@@ -9,6 +9,7 @@
 #include "block_faults.h"
 #include "engine_logging.h"
 #include "receiver_block_config.h"
+#include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/coded_payload.h>
@@ -94,6 +95,20 @@ public:
     std::uint64_t damaged_frames() const override { return d_damaged; }
     std::uint64_t unusable_estimates() const override { return d_unusable; }
     std::uint64_t work_failures() const override { return d_faults.count(); }
+
+    // On the GPU the engine copies the samples in and the LLRs out by DMA straight from
+    // and to page-locked stream buffers, with no pass over them in this thread.
+    bool start() override
+    {
+        if (backend() == "cuda")
+            d_pins.pin(*this, d_logger);
+        return block::start();
+    }
+    bool stop() override
+    {
+        d_pins.release();
+        return block::stop();
+    }
     double last_noise_var() const override { return d_last_noise; }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
@@ -242,6 +257,7 @@ private:
     const pmt::pmt_t d_frame_key;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
+    stream_buffer_pins d_pins;
     std::vector<float> d_llr, d_noise;
     std::uint64_t d_frames = 0, d_damaged = 0, d_unusable = 0;
     std::uint64_t d_codewords = 0, d_codeword_errors = 0, d_iterations = 0, d_raw_bits = 0,

@@ -134,46 +134,15 @@ bool ofdm_fft_impl::start()
                            d_batch,
                            per_batch);
     }
-    if (on_gpu() && detail())
-        pin_stream_buffers();
+    if (on_gpu())
+        d_pins.pin(*this, d_logger);
     return block::start();
 }
 
 bool ofdm_fft_impl::stop()
 {
-    d_pinned_buffers.clear();
+    d_pins.release();
     return block::stop();
-}
-
-void ofdm_fft_impl::pin_stream_buffers()
-{
-    // Pageable stream buffers cost a host memcpy per chunk into pinned staging memory,
-    // on this block's one thread: the flowgraph's limit. Registered, they are copied by
-    // DMA straight away. A double-mapped (circular) buffer is two consecutive views of
-    // the same pages; both are registered, since a read may run into the second.
-    std::vector<buffer_sptr> buffers;
-    for (int c = 0; c < detail()->ninputs(); c++)
-        buffers.push_back(detail()->input(c)->buffer());
-    for (int c = 0; c < detail()->noutputs(); c++)
-        buffers.push_back(detail()->output(c));
-    std::string why;
-    for (const buffer_sptr& b : buffers) {
-        const std::size_t views =
-            b->get_mapping_type() == buffer_mapping_type::double_mapped ? 2 : 1;
-        core::host_registration r(
-            b->base(), views * std::size_t(b->bufsize()) * b->get_sizeof_item(), &why);
-        if (r.pinned())
-            d_pinned_buffers.push_back(std::move(r));
-    }
-    if (d_pinned_buffers.size() < buffers.size())
-        d_logger->info("{} of {} stream buffers page-locked for the GPU here ({}); the "
-                       "others are staged unless registered already elsewhere",
-                       d_pinned_buffers.size(),
-                       buffers.size(),
-                       why);
-    else
-        d_logger->debug("all {} stream buffers page-locked for the GPU",
-                        d_pinned_buffers.size());
 }
 
 std::size_t ofdm_fft_impl::symbols_fitting(std::size_t samples, std::size_t most) const

@@ -9,6 +9,7 @@
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
 #include "block_faults.h"
+#include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/ofdm_fft.h>
 
@@ -53,8 +54,6 @@ private:
     long next_sync(std::uint64_t from, std::uint64_t window);
     // Drops `n` input items of every channel, keeping their tags for the next output.
     void drop(std::size_t n);
-    // Page-locks the input and output stream buffers for the GPU (d_pinned_buffers).
-    void pin_stream_buffers();
     // Transforms nsym symbols of every channel and moves their tags.
     void transform(std::size_t nsym,
                    gr_vector_const_void_star& input_items,
@@ -77,7 +76,7 @@ private:
     bool on_gpu() const { return std::string(d_engine->backend()) == "cuda"; }
     // The stream buffers this block reads and writes, page-locked while it runs so that
     // the GPU copies them directly (start() to stop()).
-    std::vector<core::host_registration> d_pinned_buffers;
+    stream_buffer_pins d_pins; // the stream buffers page-locked while on the GPU
 
     bool d_aligned;
     std::size_t d_phase = 0;           // pattern position of the next symbol

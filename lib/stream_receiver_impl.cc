@@ -9,6 +9,7 @@
 #include "block_faults.h"
 #include "engine_logging.h"
 #include "receiver_block_config.h"
+#include "stream_buffer_pins.h"
 #include "synced_frame_gate.h"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -107,6 +108,20 @@ public:
     double last_noise_var() const override { return d_last_noise; }
     std::uint64_t work_failures() const override { return d_faults.count(); }
 
+    // On the GPU the engine copies the samples in and the LLRs out by DMA straight from
+    // and to page-locked stream buffers, with no pass over them in this thread.
+    bool start() override
+    {
+        if (backend() == "cuda")
+            d_pins.pin(*this, d_logger);
+        return block::start();
+    }
+    bool stop() override
+    {
+        d_pins.release();
+        return block::stop();
+    }
+
     void forecast(int, gr_vector_int& ninput_items_required) override
     {
         for (auto& n : ninput_items_required)
@@ -202,6 +217,7 @@ private:
     double d_last_cfo = 0, d_last_noise = 0;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
+    stream_buffer_pins d_pins;
     synced_frame_gate d_gate{ d_log };
     std::vector<tag_t> d_rx_time_tags;
 };

@@ -165,6 +165,13 @@ inline bool is_pinned(const void* p)
     return attr.type == cudaMemoryTypeHost;
 }
 
+/*! Whether the bytes [p, p + bytes) are page-locked at both ends (a registered range is
+ *  page-locked throughout: GNU Radio's stream buffers as blocks register them). */
+inline bool is_pinned_range(const void* p, std::size_t bytes)
+{
+    return bytes > 0 && is_pinned(p) && is_pinned(static_cast<const char*>(p) + bytes - 1);
+}
+
 /*! A host vector copied to a new buffer on the current device, synchronously; T the
  *  device type, of the host type's size (float2 for std::complex<float>). At least one
  *  element, so that an empty list still gives a valid pointer. */

@@ -327,6 +327,7 @@ struct gpu_fused_receiver::impl {
         gc::pinned_buffer<std::uint8_t> host_info, host_satisfied;
         gc::pinned_buffer<int> host_iterations, host_raw_errors;
         bool decoded = false; // this chunk went through the decoder (process_decoded)
+        bool llr_landed = false; // its LLRs were copied straight to the caller's output
     };
 
     fused_receiver_config config;
@@ -489,7 +490,7 @@ struct gpu_fused_receiver::impl {
                     decode_sum.raw_bits += cw_n;
                 }
             }
-        } else {
+        } else if (!s.llr_landed) {
             std::memcpy(out_llr + s.first_frame * bits, s.host_llr.get(), s.frames * bits * sizeof(float));
         }
         for (std::size_t f = 0; f < s.frames; f++) {
@@ -518,11 +519,18 @@ struct gpu_fused_receiver::impl {
                                                    st));
                 continue;
             }
-            float2* to = s.host_samples.get() + std::size_t(a) * F * samples_per_frame;
-            std::memcpy(to, in[a] + first * samples_per_frame, nf * samples_per_frame * sizeof(float2));
+            // Page-locked input (a block's registered stream buffer) is copied from in
+            // place; other input through the slot's pinned buffer.
+            const std::size_t bytes = nf * samples_per_frame * sizeof(float2);
+            const void* from = in[a] + first * samples_per_frame;
+            if (!gc::is_pinned_range(from, bytes)) {
+                float2* to = s.host_samples.get() + std::size_t(a) * F * samples_per_frame;
+                std::memcpy(to, from, bytes);
+                from = to;
+            }
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.samples.get() + std::size_t(a) * F * samples_per_frame,
-                                               to,
-                                               nf * samples_per_frame * sizeof(float2),
+                                               from,
+                                               bytes,
                                                cudaMemcpyHostToDevice,
                                                st));
         }
@@ -585,11 +593,17 @@ struct gpu_fused_receiver::impl {
             s.llr.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("scatter_llr_kernel");
         s.decoded = decoding;
-        if (decoding)
+        s.llr_landed = false;
+        if (decoding) {
             decode_chunk(s, st, nf);
-        else
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_llr.get(), s.llr.get(), nf * bits * sizeof(float),
-                                               cudaMemcpyDeviceToHost, st));
+        } else {
+            // Straight into the caller's page-locked output (a block's registered stream
+            // buffer), else through the slot's pinned buffer and a copy in land().
+            float* const out = out_llr + first * bits;
+            s.llr_landed = gc::is_pinned_range(out, nf * bits * sizeof(float));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.llr_landed ? out : s.host_llr.get(), s.llr.get(),
+                                               nf * bits * sizeof(float), cudaMemcpyDeviceToHost, st));
+        }
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_noise.get(), s.noise_frame.get(), nf * sizeof(float),
                                            cudaMemcpyDeviceToHost, st));
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_damaged.get(), s.damaged.get(), nf * sizeof(int),

@@ -1,0 +1,72 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "stream_buffer_pins.h"
+
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer.h>
+#include <gnuradio/buffer_reader.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace gr {
+namespace gpumimo {
+
+namespace {
+
+// The buffers registered by any block of this process, by base address: each held by
+// the blocks that pinned it and unregistered with the last of them.
+std::mutex registry_mutex;
+std::map<const void*, std::weak_ptr<core::host_registration>> registry;
+
+std::shared_ptr<core::host_registration>
+share_registration(const void* base, std::size_t bytes, std::string* why)
+{
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto it = registry.find(base);
+    if (it != registry.end())
+        if (auto held = it->second.lock())
+            return held;
+    auto r = std::make_shared<core::host_registration>(base, bytes, why);
+    if (!r->pinned())
+        return nullptr;
+    registry[base] = r;
+    return r;
+}
+
+} // namespace
+
+void stream_buffer_pins::pin(gr::block& block, const gr::logger_ptr& logger)
+{
+    release();
+    const gr::block_detail_sptr detail = block.detail();
+    if (!detail)
+        return;
+    std::vector<buffer_sptr> buffers;
+    for (int c = 0; c < detail->ninputs(); c++)
+        buffers.push_back(detail->input(c)->buffer());
+    for (int c = 0; c < detail->noutputs(); c++)
+        buffers.push_back(detail->output(c));
+    std::string why;
+    for (const buffer_sptr& b : buffers) {
+        const std::size_t views =
+            b->get_mapping_type() == buffer_mapping_type::double_mapped ? 2 : 1;
+        if (auto r = share_registration(
+                b->base(), views * std::size_t(b->bufsize()) * b->get_sizeof_item(), &why))
+            d_held.push_back(std::move(r));
+    }
+    if (d_held.size() < buffers.size())
+        logger->info("{} of {} stream buffers page-locked for the GPU here ({}); the others "
+                     "are staged",
+                     d_held.size(),
+                     buffers.size(),
+                     why);
+    else
+        logger->debug("all {} stream buffers page-locked for the GPU", d_held.size());
+}
+
+} // namespace gpumimo
+} // namespace gr

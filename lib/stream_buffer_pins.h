@@ -1,0 +1,51 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Page-locking a GPU block's stream buffers, shared between the blocks that touch the
+ * same buffer.
+ */
+#ifndef INCLUDED_GPUMIMO_STREAM_BUFFER_PINS_H
+#define INCLUDED_GPUMIMO_STREAM_BUFFER_PINS_H
+
+#include <gnuradio/gpumimo/core/backend.h>
+
+#include <gnuradio/block.h>
+#include <gnuradio/logger.h>
+
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+
+/*!
+ * \brief The page-locked (cudaHostRegister) input and output stream buffers of a block
+ * that copies them to and from the GPU.
+ *
+ * Pageable stream buffers cost a host memcpy per chunk into pinned staging memory on the
+ * block's one thread, often the flowgraph's limit; registered, the GPU engines copy them
+ * by DMA in place (they ask CUDA whether a range is page-locked). A double-mapped
+ * (circular) buffer is two consecutive views of the same pages: both are registered,
+ * since a read may run into the second. A buffer between two such blocks is registered
+ * once and held by both: it is unregistered when the last of them releases it, so a
+ * block that stops first never unpins memory the other is still copying.
+ */
+class stream_buffer_pins
+{
+public:
+    /*! Registers (or shares) every input and output buffer of `block` (at start()); logs
+     *  at info level the ones that cannot be page-locked, with CUDA's reason. */
+    void pin(gr::block& block, const gr::logger_ptr& logger);
+    /*! Lets go of them (at stop()). */
+    void release() { d_held.clear(); }
+    std::size_t pinned() const { return d_held.size(); }
+
+private:
+    std::vector<std::shared_ptr<core::host_registration>> d_held;
+};
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

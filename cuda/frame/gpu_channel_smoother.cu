@@ -4,18 +4,24 @@
  *
  * channel_smoother on the device (core/frame/gpu_channel_smoother.h), the same model as
  * the CPU reference (lib/core/frame/channel_smoother.cc), computed another way: the
- * delay-domain taps g = F^H H_ls / U summed in double; the flat profile's system
- * T + (n0 / p) I through T = F^H F's eigendecomposition (cuSOLVER, once: no per-frame
- * factorisation); for lmmse the profile those taps show and the system over the kept
- * taps only, inverted by Gauss-Jordan in double (positive definite: no pivoting); the
- * error variance per carrier; then the taps back to the carriers in float, and what the
- * model missed from the residual (smoothing_mismatch) added to the noise.
+ * delay-domain taps g = F^H H_ls / U in double; the flat profile's system T + (n0 / p) I
+ * through T = F^H F's eigendecomposition (cuSOLVER, once: no per-frame factorisation);
+ * for lmmse the profile those taps show and the system over the kept taps only,
+ * inverted by Gauss-Jordan in double (positive definite: no pivoting); the error
+ * variance per carrier; then the taps back to the carriers in float, and what the model
+ * missed from the residual (smoothing_mismatch) added to the noise. The transforms
+ * between carriers and taps and the flat fit's products with V are matrix products of
+ * every frame and channel at once (cuBLAS: ZGEMM in double, CGEMM in float, no TF32);
+ * hand-written, one block per channel walking a table, they were two thirds of the
+ * fused receiver's GPU time (docs/performance.md).
  *
  * Device layouts (F frames, P = rx * tx channels, L taps, U carriers):
- *   h      [frame][carrier][P]       g [frame][P][L] (double), taps (float)
+ *   h, hs  [frame][carrier][P]       hd: h in double
+ *   g      [frame][P][L] (double)    taps (float)
  *   z, fit [frame][P][L] (double)    A       [frame][kept][kept] (double, at most L x L)
- *   err    [frame][carrier]
+ *   err    [frame][carrier]          Fc: conj(F) [carrier][tap] (double)
  */
+#include "common/cublas_check.cuh"
 #include "common/cuda_check.cuh"
 #include "detail/gpu_engines.h"
 #include "common/device_memory.cuh"
@@ -41,27 +47,20 @@ namespace {
 
 constexpr int kThreads = 256;
 using cd = cplx<double>;
-using cfl = cplx<float>;
 
-__device__ inline cfl load(const float2* p) { return { p->x, p->y }; }
 __device__ inline cd load(const double2* p) { return { p->x, p->y }; }
 
-// g[f][p][j] = (1/U) sum_c h[f][c][p] conj(F[c][j]): a block per (frame, channel).
-// The block's channel first into shared memory (U values, read once), then the sum
-// over the carriers split in 8 slices per tap (a tile of 32 taps at a time) and the
-// slices added: one thread per tap summing all U carriers from global twiddles was
-// latency-bound (0.45 ms for 3 lte20 frames on the H100). Also the column's power, for
-// the flat profile: power[f][p].
-__global__ void taps_kernel(const float2* h, const float2* F, int L, int U, int P, double2* g, double* power)
+// h in double (hd, the same layout) for the taps' product, and each channel's power
+// for the flat profile, power[f][p]: a block per (frame, channel).
+__global__ void widen_kernel(const float2* h, int U, int P, double2* hd, double* power)
 {
-    extern __shared__ float2 column[]; // [U]
-    __shared__ double2 partial[8][32];
     __shared__ double pw[256];
     const int f = blockIdx.x / P, p = blockIdx.x % P;
     double mine = 0;
     for (int c = threadIdx.x; c < U; c += blockDim.x) {
-        const float2 v = h[(std::size_t(f) * U + c) * P + p];
-        column[c] = v;
+        const std::size_t i = (std::size_t(f) * U + c) * P + p;
+        const float2 v = h[i];
+        hd[i] = make_double2(v.x, v.y);
         mine += double(v.x) * v.x + double(v.y) * v.y;
     }
     pw[threadIdx.x] = mine;
@@ -73,27 +72,6 @@ __global__ void taps_kernel(const float2* h, const float2* F, int L, int U, int 
     }
     if (threadIdx.x == 0)
         power[blockIdx.x] = pw[0];
-    const int lane = threadIdx.x % 32, slice = threadIdx.x / 32; // 8 slices of 32
-    // Summed in double: lmmse extrapolates the taps to the band's edge carriers, where
-    // a float sum's rounding showed as 8e-4 on H at 30 dB (H100).
-    for (int j0 = 0; j0 < L; j0 += 32) {
-        const int j = j0 + lane;
-        cd s = { 0, 0 };
-        if (j < L)
-            for (int c = slice; c < U; c += 8) {
-                const float2 w = F[std::size_t(c) * L + j], x = column[c];
-                s = s + gc::conj_mul(cd{ w.x, w.y }, cd{ x.x, x.y });
-            }
-        partial[slice][lane] = make_double2(s.re, s.im);
-        __syncthreads();
-        if (slice == 0 && j < L) {
-            cd t = { 0, 0 };
-            for (int k = 0; k < 8; k++)
-                t = t + load(&partial[k][lane]);
-            g[(std::size_t(f) * P + p) * L + j] = make_double2(t.re / U, t.im / U);
-        }
-        __syncthreads();
-    }
 }
 
 // The flat profile's lam = n0 / p for frame f from its columns' powers (the entries'
@@ -106,41 +84,28 @@ __device__ inline double flat_lambda(const double* power, int f, int U, int P, i
     return n0 / (fmax(total / (double(U) * P) - n0, n0) / L);
 }
 
-// The flat-profile fit, a block per (frame, channel): z = diag(U / (lambda + lam)) V^H g
-// in shared memory, fit = V z.
-__global__ void flat_fit_kernel(const double2* g_all,
-                                const double* power,
-                                const float* n0_all,
-                                double ratio,
-                                const double2* V,
-                                const double2* VT,
-                                const double* lambda,
-                                int L,
-                                int U,
-                                int P,
-                                double2* fit_all)
+// The flat-profile fit's middle step: z = V^H g (a product before) scaled to
+// diag(U / (lambda + lam)) V^H g, lam the frame's; fit = V z follows. A frame whose n0
+// is unusable is left alone (smooth_kernel does not smooth it).
+__global__ void flat_scale_kernel(const double* power,
+                                  const float* n0_all,
+                                  double ratio,
+                                  const double* lambda,
+                                  int L,
+                                  int U,
+                                  int P,
+                                  int frames,
+                                  double2* z)
 {
-    extern __shared__ double2 zs[]; // [L]
-    const int f = blockIdx.x / P, p = blockIdx.x % P;
+    const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (i >= std::size_t(frames) * P * L)
+        return;
+    const int m = int(i % L), f = int(i / (std::size_t(P) * L));
     const double n0 = double(n0_all[f]) * ratio;
-    const double2* g = g_all + (std::size_t(f) * P + p) * L;
     if (!(n0 > 0) || !isfinite(n0))
-        return; // smooth_kernel leaves the frame as it is
-    const double lam = flat_lambda(power, f, U, P, L, n0);
-    for (int m = threadIdx.x; m < L; m += blockDim.x) {
-        cd s = { 0, 0 };
-        for (int j = 0; j < L; j++)
-            s = s + gc::conj_mul(load(&V[std::size_t(j) * L + m]), load(&g[j]));
-        const double w = U / (lambda[m] + lam);
-        zs[m] = make_double2(w * s.re, w * s.im);
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < L; i += blockDim.x) {
-        cd s = { 0, 0 };
-        for (int m = 0; m < L; m++)
-            s = s + load(&VT[std::size_t(m) * L + i]) * load(&zs[m]);
-        fit_all[(std::size_t(f) * P + p) * L + i] = make_double2(s.re, s.im);
-    }
+        return;
+    const double w = U / (lambda[m] + flat_lambda(power, f, U, P, L, n0));
+    z[i] = make_double2(w * z[i].x, w * z[i].y);
 }
 
 // Whether a frame can be smoothed: n0 finite and > 0, its taps finite.
@@ -200,10 +165,10 @@ struct smoother_tables {
     int N;
 };
 
-// dft and lmmse, a block per frame, after flat_fit_kernel. The flat profile p (the
+// dft and lmmse, a block per frame, after the flat fit (fit = V z). The flat profile p (the
 // entries' mean power less the noise, at least the noise, over the window) makes
 // G1 = T + (n0 / p) I, with the eigenvectors of T: its inverse needs no per-frame
-// factorisation, and flat_fit_kernel's taps U V diag(1 / (lambda + n0 / p)) V^H g are
+// factorisation, and the flat fit's taps U V diag(1 / (lambda + n0 / p)) V^H g are
 // dft's estimate, its error n0 f_c^H G1^-1 f_c = n0 sum_m wc[c][m] / (lambda_m + n0 / p).
 // lmmse then takes the profile those taps show (each tap's power less twice its noise,
 // n0 G1^-1[j][j]) and solves G = T + n0 P^-1 over the taps it keeps only (the others
@@ -243,7 +208,7 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
             err[c] = -1; // marks "not smoothed": the reconstruction leaves h as it is
         return;
     }
-    const double lam = flat_lambda(power_all, f, U, P, L, n0); // fit: flat_fit_kernel's
+    const double lam = flat_lambda(power_all, f, U, P, L, n0); // the flat fit's
     if (flat) {
         for (int c = threadIdx.x; c < U; c += blockDim.x) {
             double e = 0;
@@ -334,14 +299,13 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
     }
 }
 
-// h[f][c][p] = sum_j F[c][j] taps[f][p][j]; noise_eff[f][c] = n0 + tx err[f][c] (the
-// model's part; mismatch_kernel adds the rest); residual[f][c][p] = |H_ls - H|^2. A
-// frame marked not smoothable keeps its least-squares h and gets n0.
-__global__ void reconstruct_kernel(const float2* taps_all,
+// After hs[f][c][p] = sum_j F[c][j] taps[f][p][j] (a product before): h = hs;
+// noise_eff[f][c] = n0 + tx err[f][c] (the model's part; mismatch_kernel adds the rest);
+// residual[f][c][p] = |H_ls - H|^2. A frame marked not smoothable keeps its
+// least-squares h and gets n0.
+__global__ void reconstruct_kernel(const float2* hs,
                                    const float* err_all,
                                    const float* n0_all,
-                                   const float2* F,
-                                   int L,
                                    int U,
                                    int P,
                                    int tx,
@@ -359,15 +323,10 @@ __global__ void reconstruct_kernel(const float2* taps_all,
         noise_eff[std::size_t(f) * U + c] = e < 0 ? n0_all[f] : n0_all[f] + float(tx) * e;
     if (e < 0)
         return;
-    const float2* t = taps_all + (std::size_t(f) * P + p) * L;
-    cfl s = { 0, 0 };
-    const float2* w = F + std::size_t(c) * L;
-    for (int j = 0; j < L; j++)
-        s = s + load(w + j) * load(t + j);
-    const float2 ls = h[i];
-    const double dr = double(ls.x) - double(s.re), di = double(ls.y) - double(s.im);
+    const float2 s = hs[i], ls = h[i];
+    const double dr = double(ls.x) - double(s.x), di = double(ls.y) - double(s.y);
     residual[i] = float(dr * dr + di * di);
-    h[i] = make_float2(s.re, s.im);
+    h[i] = s;
 }
 
 // What the model missed (smoothing_mismatch, channel_smoother.h), a block per frame:
@@ -422,6 +381,9 @@ __global__ void ls_noise_kernel(const float* n0_all, float ratio, int U, int tx,
         noise_eff[i] = n0_all[i / U] * (1.0f + float(tx) * ratio);
 }
 
+cuDoubleComplex* as_z(double2* p) { return reinterpret_cast<cuDoubleComplex*>(p); }
+cuComplex* as_c(float2* p) { return reinterpret_cast<cuComplex*>(p); }
+
 unsigned blocks_for(std::size_t n)
 {
     return unsigned((n + kThreads - 1) / kThreads);
@@ -436,8 +398,9 @@ struct gpu_channel_smoother::impl {
     int device;
     double ratio; // the LS estimates' error variance over N0
     double noise_samples; // how many samples' mean power N0 is (0: exact)
-    gc::device_buffer<float2> twiddles, taps; // twiddles: F [carrier][tap]
-    gc::device_buffer<double2> g;
+    gc::device_buffer<float2> twiddles, taps, hs; // twiddles: F [carrier][tap]
+    gc::device_buffer<double2> g, hd, z, Fc;
+    std::unique_ptr<gc::cublas_handle> blas;
     gc::device_buffer<double2> gram, phasors, V, VT, A, fit; // phasors [carrier]
     gc::device_buffer<double> power; // [frame][channel]
     gc::device_buffer<double> lambda, wc;
@@ -490,6 +453,15 @@ struct gpu_channel_smoother::impl {
             k[std::size_t(c)] = used[std::size_t(c)] - N / 2;
         }
         twiddles = gc::upload(tw);
+        if (method != channel_estimator::ls) { // conj(F) in double, for the taps' product
+            std::vector<double2> fc(tw.size());
+            for (int c = 0; c < U; c++)
+                for (int j = 0; j < L; j++) {
+                    const std::complex<double> w = reference.twiddle(c, j);
+                    fc[std::size_t(c) * L + j] = make_double2(w.real(), -w.imag());
+                }
+            Fc = gc::upload(fc);
+        }
         phasors = gc::upload(ph);
         freq = gc::upload(k);
         std::vector<double2> gm;
@@ -505,6 +477,10 @@ struct gpu_channel_smoother::impl {
             A = gc::device_buffer<double2>(frames * L * L);
             power = gc::device_buffer<double>(frames * P);
             fit = gc::device_buffer<double2>(frames * P * L);
+            z = gc::device_buffer<double2>(frames * P * L);
+            hd = gc::device_buffer<double2>(frames * U * P);
+            hs = gc::device_buffer<float2>(frames * U * P);
+            blas = std::make_unique<gc::cublas_handle>();
             eigen(gm, method);
         }
         h_dev = gc::device_buffer<float2>(frames * U * P);
@@ -600,20 +576,38 @@ struct gpu_channel_smoother::impl {
             GPUMIMO_CUDA_CHECK_LAUNCH("ls_noise_kernel");
             return;
         }
-        taps_kernel<<<unsigned(frames * P), 256, U * sizeof(float2), st>>>(h, twiddles.get(), L, U, P, g.get(),
-                                                                          power.get());
-        GPUMIMO_CUDA_CHECK_LAUNCH("taps_kernel");
-        flat_fit_kernel<<<unsigned(frames * P), 256, L * sizeof(double2), st>>>(
-            g.get(), power.get(), n0, ratio, V.get(), VT.get(), lambda.get(), L, U, P, fit.get());
-        GPUMIMO_CUDA_CHECK_LAUNCH("flat_fit_kernel");
+        cublasHandle_t b = blas->on(st);
+        const int FP = int(frames) * P;
+        // g_f = conj(F)^T-wise: g[f][p][j] = (1/U) sum_c conj(F[c][j]) h[f][c][p], frame by
+        // frame in one batched product (column-major: g_f (L x P) = Fc (L x U) hd_f^T).
+        widen_kernel<<<unsigned(FP), 256, 0, st>>>(h, U, P, hd.get(), power.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("widen_kernel");
+        const cuDoubleComplex inv_u = { 1.0 / U, 0 }, one = { 1, 0 }, zero = { 0, 0 };
+        GPUMIMO_CUBLAS_CHECK(cublasZgemmStridedBatched(
+            b, CUBLAS_OP_N, CUBLAS_OP_T, L, P, U, &inv_u, as_z(Fc.get()), L, 0, as_z(hd.get()), P,
+            (long long)U * P, &zero, as_z(g.get()), L, (long long)P * L, int(frames)));
+        // The flat fit: z = V^H g for every frame and channel at once (VT read column-major
+        // is V), scaled per frame, then fit = V z (V read column-major is V^T).
+        GPUMIMO_CUBLAS_CHECK(cublasZgemm(b, CUBLAS_OP_C, CUBLAS_OP_N, L, FP, L, &one, as_z(VT.get()), L,
+                                         as_z(g.get()), L, &zero, as_z(z.get()), L));
+        flat_scale_kernel<<<blocks_for(std::size_t(FP) * L), kThreads, 0, st>>>(
+            power.get(), n0, ratio, lambda.get(), L, U, P, int(frames), z.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("flat_scale_kernel");
+        GPUMIMO_CUBLAS_CHECK(cublasZgemm(b, CUBLAS_OP_T, CUBLAS_OP_N, L, FP, L, &one, as_z(V.get()), L,
+                                         as_z(z.get()), L, &zero, as_z(fit.get()), L));
         const smoother_tables t{ gram.get(), V.get(), VT.get(), lambda.get(), wc.get(), phasors.get(), freq.get(), N };
         smooth_kernel<<<unsigned(frames), 1024, shared_bytes(), st>>>(power.get(), g.get(), n0, ratio,
                                                                    m == channel_estimator::dft, t, L, U, P,
                                                                    A.get(), fit.get(), taps.get(), err.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("smooth_kernel");
+        // hs_f (P x U column-major: [c][p]) = taps_f^T (P x L) F^T-wise (F read
+        // column-major, L x U), frame by frame in one batched product, in float.
+        const cuComplex onef = { 1, 0 }, zerof = { 0, 0 };
+        GPUMIMO_CUBLAS_CHECK(cublasCgemmStridedBatched(
+            b, CUBLAS_OP_T, CUBLAS_OP_N, P, U, L, &onef, as_c(taps.get()), L, (long long)P * L,
+            as_c(twiddles.get()), L, 0, &zerof, as_c(hs.get()), P, (long long)U * P, int(frames)));
         reconstruct_kernel<<<blocks_for(frames * U * P), kThreads, 0, st>>>(
-            taps.get(), err.get(), n0, twiddles.get(), L, U, P, tx, int(frames), h,
-            noise_eff, residual.get());
+            hs.get(), err.get(), n0, U, P, tx, int(frames), h, noise_eff, residual.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("reconstruct_kernel");
         mismatch_kernel<<<unsigned(frames), kThreads, 0, st>>>(residual.get(), err.get(), n0, ratio, noise_samples, U, P, tx,
                                                              noise_eff);

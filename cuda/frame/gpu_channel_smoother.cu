@@ -173,8 +173,10 @@ struct smoother_tables {
 // lmmse then takes the profile those taps show (each tap's power less twice its noise,
 // n0 G1^-1[j][j]) and solves G = T + n0 P^-1 over the taps it keeps only (the others
 // have no prior power: zero), by Gauss-Jordan in double; its error from G^-1's
-// diagonal sums. Scratch: A [L][L] of the frame. Shared memory: the profile, G1^-1's
-// diagonal, the kept taps, one pivot column and the diagonal sums.
+// diagonal sums. G (then G^-1) lives in shared memory when its K x K fit the room set
+// aside (kcap x kcap; Gauss-Jordan's K steps each read and write all of it), else in A,
+// [L][L] of the frame in global memory. Shared memory besides: the profile, G1^-1's
+// diagonal and its partial sums, the kept taps, one pivot column and the diagonal sums.
 __global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
                                                       const double2* g_all,
                                                       const float* n0_all,
@@ -184,23 +186,26 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
                                                       int L,
                                                       int U,
                                                       int P,
+                                                      int kcap,
                                                       double2* A_all,
                                                       double2* fit_all,
                                                       float2* taps_all,
                                                       float* err_all)
 {
     extern __shared__ double2 shared[];
-    double2* col = shared;                                        // [L]
-    double2* sums = shared + L;                                   // [2L - 1]
-    double* pdp = reinterpret_cast<double*>(shared + 3 * L - 1);  // [L]
+    double2* A_shared = shared;                                   // [kcap][kcap]
+    double2* col = shared + std::size_t(kcap) * kcap;             // [L]
+    double2* sums = col + L;                                      // [2L - 1]
+    double* pdp = reinterpret_cast<double*>(sums + 2 * L - 1);    // [L]
     double* d1 = pdp + L;                                         // [L]
-    int* kept = reinterpret_cast<int*>(d1 + L);                   // [L]
+    double* part = d1 + L;                                        // [max(L, blockDim.x)]
+    int* kept = reinterpret_cast<int*>(part + max(L, int(blockDim.x))); // [L]
     __shared__ int nk;
     const int f = blockIdx.x;
     const double2* g = g_all + std::size_t(f) * P * L;
     float2* taps = taps_all + std::size_t(f) * P * L;
     double2* fit = fit_all + std::size_t(f) * P * L;
-    double2* A = A_all + std::size_t(f) * L * L;
+    double2* A = A_all + std::size_t(f) * L * L; // unless K fits A_shared (below)
     float* err = err_all + std::size_t(f) * U;
     const double n0 = double(n0_all[f]) * ratio; // the LS estimates' error variance
     if (!smoothable(g, n0_all[f], P, L)) { // left as least squares, err n0 / tx later
@@ -221,12 +226,24 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
             taps[i] = make_float2(float(fit[i].x), float(fit[i].y));
         return;
     }
-    for (int j = threadIdx.x; j < L; j += blockDim.x) { // G1^-1's diagonal
+    // G1^-1's diagonal, d1[j] = sum_m |V[j][m]|^2 / (lambda_m + lam): every thread on a
+    // slice of the m's of one j (a j per thread, L of them, left most of the block idle
+    // walking the table), the slices then added.
+    const int slices = max(1, int(blockDim.x) / L);
+    for (int idx = threadIdx.x; idx < slices * L; idx += blockDim.x) {
+        const int j = idx % L, s = idx / L;
         double d = 0;
-        for (int m = 0; m < L; m++) {
+        for (int m = s; m < L; m += slices) {
             const cd v = load(&t.VT[std::size_t(m) * L + j]);
             d += (v.re * v.re + v.im * v.im) / (t.lambda[m] + lam);
         }
+        part[idx] = d;
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < L; j += blockDim.x) {
+        double d = 0;
+        for (int s = 0; s < slices; s++)
+            d += part[std::size_t(s) * L + j];
         d1[j] = d;
     }
     __syncthreads();
@@ -248,6 +265,8 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
     }
     __syncthreads();
     const int K = nk;
+    if (K <= kcap)
+        A = A_shared;
     for (int idx = threadIdx.x; idx < K * K; idx += blockDim.x) {
         const int a = idx / K, b = idx % K;
         double2 v = t.gram[std::size_t(kept[a]) * L + kept[b]];
@@ -487,14 +506,30 @@ struct gpu_channel_smoother::impl {
         n0_dev = gc::device_buffer<float>(frames);
         eff_dev = gc::device_buffer<float>(frames * U);
         host_stream = std::make_unique<gc::stream>();
+        // The room left in a block's shared memory holds G for up to kcap kept taps.
+        int optin = 0;
+        GPUMIMO_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        const std::size_t room = std::size_t(optin) > base_shared_bytes() ? optin - base_shared_bytes() : 0;
+        if (method == channel_estimator::lmmse) // only lmmse solves a system
+            kcap = int(std::min<double>(L, std::floor(std::sqrt(double(room / sizeof(double2))))));
         if (shared_bytes() > 48 * 1024)
             GPUMIMO_CUDA_CHECK(cudaFuncSetAttribute(
                 smooth_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes())));
     }
 
+    static constexpr int smooth_threads = 1024;
+    int kcap = 0; // the largest kept-tap count whose G fits shared memory
+
+    // smooth_kernel's shared memory without G: the pivot column, the diagonal sums, the
+    // profile, G1^-1's diagonal and its partial sums, the kept taps.
+    std::size_t base_shared_bytes() const
+    {
+        return (3 * std::size_t(L) - 1) * sizeof(double2) + 2 * L * sizeof(double) +
+               std::max(L, smooth_threads) * sizeof(double) + L * sizeof(int);
+    }
     std::size_t shared_bytes() const
     {
-        return (3 * std::size_t(L) - 1) * sizeof(double2) + 2 * L * sizeof(double) + L * sizeof(int);
+        return std::size_t(kcap) * kcap * sizeof(double2) + base_shared_bytes();
     }
 
     // T = F^H F = V diag(lambda) V^H by cuSOLVER (once), and for dft the table
@@ -596,9 +631,9 @@ struct gpu_channel_smoother::impl {
         GPUMIMO_CUBLAS_CHECK(cublasZgemm(b, CUBLAS_OP_T, CUBLAS_OP_N, L, FP, L, &one, as_z(V.get()), L,
                                          as_z(z.get()), L, &zero, as_z(fit.get()), L));
         const smoother_tables t{ gram.get(), V.get(), VT.get(), lambda.get(), wc.get(), phasors.get(), freq.get(), N };
-        smooth_kernel<<<unsigned(frames), 1024, shared_bytes(), st>>>(power.get(), g.get(), n0, ratio,
-                                                                   m == channel_estimator::dft, t, L, U, P,
-                                                                   A.get(), fit.get(), taps.get(), err.get());
+        smooth_kernel<<<unsigned(frames), smooth_threads, shared_bytes(), st>>>(
+            power.get(), g.get(), n0, ratio, m == channel_estimator::dft, t, L, U, P, kcap, A.get(), fit.get(),
+            taps.get(), err.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("smooth_kernel");
         // hs_f (P x U column-major: [c][p]) = taps_f^T (P x L) F^T-wise (F read
         // column-major, L x U), frame by frame in one batched product, in float.

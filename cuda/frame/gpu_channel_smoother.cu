@@ -46,6 +46,9 @@ using gc::cplx;
 namespace {
 
 constexpr int kThreads = 256;
+// A block per frame reducing all of its carriers (mismatch_kernel): a whole block of
+// threads, since such kernels have only as many blocks as frames.
+constexpr int kFrameThreads = 1024;
 using cd = cplx<double>;
 
 __device__ inline cd load(const double2* p) { return { p->x, p->y }; }
@@ -361,7 +364,7 @@ __global__ void mismatch_kernel(const float* residual_all,
                                 int tx,
                                 float* noise_eff)
 {
-    __shared__ double part[2][kThreads];
+    __shared__ double part[2][kFrameThreads];
     __shared__ double add;
     const int f = blockIdx.x;
     const float* err = err_all + std::size_t(f) * U;
@@ -644,7 +647,7 @@ struct gpu_channel_smoother::impl {
         reconstruct_kernel<<<blocks_for(frames * U * P), kThreads, 0, st>>>(
             hs.get(), err.get(), n0, U, P, tx, int(frames), h, noise_eff, residual.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("reconstruct_kernel");
-        mismatch_kernel<<<unsigned(frames), kThreads, 0, st>>>(residual.get(), err.get(), n0, ratio, noise_samples, U, P, tx,
+        mismatch_kernel<<<unsigned(frames), kFrameThreads, 0, st>>>(residual.get(), err.get(), n0, ratio, noise_samples, U, P, tx,
                                                              noise_eff);
         GPUMIMO_CUDA_CHECK_LAUNCH("mismatch_kernel");
     }

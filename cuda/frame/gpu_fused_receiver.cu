@@ -51,6 +51,9 @@ namespace gc = gr::gpumimo::cuda;
 namespace {
 
 constexpr int kThreads = 256;
+// A block per frame reducing all of its carriers (noise_kernel): a whole block of threads,
+// since such kernels have only as many blocks as frames.
+constexpr int kFrameThreads = 1024;
 
 unsigned blocks_for(std::size_t n)
 {
@@ -130,7 +133,7 @@ __global__ void noise_kernel(const float2* carriers,
                              float* noise_per_carrier,
                              float* noise_per_frame)
 {
-    __shared__ float partial[kThreads], pilot_partial[kThreads];
+    __shared__ float partial[kFrameThreads], pilot_partial[kFrameThreads];
     const int f = blockIdx.x;
     float acc = 0, pilot_acc = 0;
     for (int i = threadIdx.x; i < nempty * rx; i += blockDim.x) {
@@ -551,7 +554,7 @@ struct gpu_fused_receiver::impl {
             s.carriers.get(), pilots.get(), cover.get(), s.damaged.get(), int(F), int(nf), rx, config.frame.streams, U,
             L.symbols, s.h.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("estimate_kernel");
-        noise_kernel<<<unsigned(nf), kThreads, 0, st>>>(s.carriers.get(), s.damaged.get(), empty.get(), nempty,
+        noise_kernel<<<unsigned(nf), kFrameThreads, 0, st>>>(s.carriers.get(), s.damaged.get(), empty.get(), nempty,
                                                          int(F), rx, config.frame.streams, U, L.symbols,
                                                          s.noise.get(), s.noise_frame.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("noise_kernel");

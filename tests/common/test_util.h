@@ -42,6 +42,16 @@ inline std::mt19937_64 make_rng(std::uint64_t salt)
     return std::mt19937_64(test_seed() ^ (salt * 0x9E3779B97F4A7C15ull));
 }
 
+/*! n fair random bits (0 or 1). */
+inline std::vector<std::uint8_t> random_bits(std::mt19937_64& rng, std::size_t n)
+{
+    std::bernoulli_distribution coin(0.5);
+    std::vector<std::uint8_t> b(n);
+    for (auto& x : b)
+        x = coin(rng);
+    return b;
+}
+
 /*! Problems y = H s + n with i.i.d. CN(0,1) H, uniformly random points and AWGN at a
  *  per-receive-antenna SNR: E||Hs||^2 / E||n||^2 = nt / N0. */
 struct problems {

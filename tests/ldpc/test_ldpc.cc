@@ -24,6 +24,7 @@
 
 using namespace gr::gpumimo::core;
 using gpumimo_test::make_rng;
+using gpumimo_test::random_bits;
 
 namespace {
 
@@ -47,15 +48,6 @@ bool parity_holds(const ldpc_code& code, const std::vector<std::uint8_t>& c)
             return false;
     }
     return true;
-}
-
-std::vector<std::uint8_t> random_bits(std::mt19937_64& rng, std::size_t n)
-{
-    std::bernoulli_distribution coin(0.5);
-    std::vector<std::uint8_t> b(n);
-    for (auto& x : b)
-        x = coin(rng);
-    return b;
 }
 
 // BPSK (bit b sent as 1 - 2b) over AWGN at Eb/N0 for a code of rate r: channel LLRs

@@ -21,17 +21,9 @@
 
 using namespace gr::gpumimo::core;
 using gpumimo_test::make_rng;
+using gpumimo_test::random_bits;
 
 namespace {
-
-std::vector<std::uint8_t> random_bits(std::mt19937_64& rng, std::size_t n)
-{
-    std::bernoulli_distribution coin(0.5);
-    std::vector<std::uint8_t> b(n);
-    for (auto& x : b)
-        x = coin(rng);
-    return b;
-}
 
 // H c = 0 straight from the base matrix: block row r, block column b with shift p holds
 // c[b z + (i + p) mod z] in check r z + i.

@@ -8,6 +8,7 @@
 #include <gnuradio/buffer.h>
 #include <gnuradio/buffer_reader.h>
 
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
@@ -30,6 +31,8 @@ share_registration(const void* base, std::size_t bytes, std::string* why)
     if (it != registry.end())
         if (auto held = it->second.lock())
             return held;
+    for (auto e = registry.begin(); e != registry.end();) // forget released buffers
+        e = e->second.expired() ? registry.erase(e) : std::next(e);
     auto r = std::make_shared<core::host_registration>(base, bytes, why);
     if (!r->pinned())
         return nullptr;

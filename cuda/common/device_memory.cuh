@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -170,6 +171,20 @@ inline bool is_pinned(const void* p)
 inline bool is_pinned_range(const void* p, std::size_t bytes)
 {
     return bytes > 0 && is_pinned(p) && is_pinned(static_cast<const char*>(p) + bytes - 1);
+}
+
+/*! Enqueues the copy of `bytes` from host `src` to device `dst` on `stream`: by DMA
+ *  straight from src when it is page-locked (a block's registered stream buffer), else
+ *  through `stage` (pinned, at least `bytes`, free of earlier copies) after a memcpy in
+ *  this thread. */
+inline void copy_to_device_async(void* dst, const void* src, std::size_t bytes, void* stage,
+                                 cudaStream_t stream)
+{
+    if (!is_pinned_range(src, bytes)) {
+        std::memcpy(stage, src, bytes);
+        src = stage;
+    }
+    GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
 }
 
 /*! A host vector copied to a new buffer on the current device, synchronously; T the

@@ -558,17 +558,10 @@ const float2* gpu_frame_sync::take_in(const std::complex<float>* const* in,
         if (kept)
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst, d_samples[from].get() + std::size_t(a) * d_cap + d_kept_from,
                                                kept * sizeof(float2), cudaMemcpyDeviceToDevice, st));
-        const std::size_t bytes = (n - kept) * sizeof(float2);
-        const float2* from_host = reinterpret_cast<const float2*>(in[a]) + kept;
-        if (!gc::is_pinned_range(from_host, bytes)) {
-            // Staged; the staging buffer's last copies ended with the last call's
-            // synchronisation. (Page-locked input, a block's registered stream buffer,
-            // is copied from in place: no pass over it in this thread.)
-            float2* stage = d_stage.get() + std::size_t(a) * d_cap;
-            std::memcpy(stage + kept, from_host, bytes);
-            from_host = stage + kept;
-        }
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst + kept, from_host, bytes, cudaMemcpyHostToDevice, st));
+        // The staging buffer (for pageable input) is free: its last copies ended with the
+        // last call's synchronisation.
+        gc::copy_to_device_async(dst + kept, in[a] + kept, (n - kept) * sizeof(float2),
+                                 d_stage.get() + std::size_t(a) * d_cap + kept, st);
     }
     d_current = to;
     d_continues = true;

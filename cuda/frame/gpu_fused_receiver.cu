@@ -522,20 +522,10 @@ struct gpu_fused_receiver::impl {
                                                    st));
                 continue;
             }
-            // Page-locked input (a block's registered stream buffer) is copied from in
-            // place; other input through the slot's pinned buffer.
-            const std::size_t bytes = nf * samples_per_frame * sizeof(float2);
-            const void* from = in[a] + first * samples_per_frame;
-            if (!gc::is_pinned_range(from, bytes)) {
-                float2* to = s.host_samples.get() + std::size_t(a) * F * samples_per_frame;
-                std::memcpy(to, from, bytes);
-                from = to;
-            }
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.samples.get() + std::size_t(a) * F * samples_per_frame,
-                                               from,
-                                               bytes,
-                                               cudaMemcpyHostToDevice,
-                                               st));
+            gc::copy_to_device_async(s.samples.get() + std::size_t(a) * F * samples_per_frame,
+                                     in[a] + first * samples_per_frame,
+                                     nf * samples_per_frame * sizeof(float2),
+                                     s.host_samples.get() + std::size_t(a) * F * samples_per_frame, st);
         }
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.damaged.get(), 0, F * sizeof(int), st));
         frame_finite_kernel<<<blocks_for(rx * nf * samples_per_frame), kThreads, 0, st>>>(

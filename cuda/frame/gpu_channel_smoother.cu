@@ -54,7 +54,9 @@ using cd = cplx<double>;
 __device__ inline cd load(const double2* p) { return { p->x, p->y }; }
 
 // h in double (hd, the same layout) for the taps' product, and each channel's power
-// for the flat profile, power[f][p]: a block per (frame, channel).
+// for the flat profile, power[f][p]: a block per (frame, channel). The taps are summed
+// in double because lmmse extrapolates them to the band's edge carriers, where a float
+// sum's rounding showed as 8e-4 on H at 30 dB (H100).
 __global__ void widen_kernel(const float2* h, int U, int P, double2* hd, double* power)
 {
     __shared__ double pw[256];

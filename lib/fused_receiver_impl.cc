@@ -95,6 +95,7 @@ public:
     std::uint64_t damaged_frames() const override { return d_damaged; }
     std::uint64_t unusable_estimates() const override { return d_unusable; }
     std::uint64_t work_failures() const override { return d_faults.count(); }
+    double last_noise_var() const override { return d_last_noise; }
 
     // On the GPU the engine copies the samples in and the LLRs out by DMA straight from
     // and to page-locked stream buffers, with no pass over them in this thread.
@@ -109,7 +110,6 @@ public:
         d_pins.release();
         return block::stop();
     }
-    double last_noise_var() const override { return d_last_noise; }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {

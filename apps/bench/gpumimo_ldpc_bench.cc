@@ -36,12 +36,11 @@ using wall = std::chrono::steady_clock;
 
 namespace {
 
-std::vector<float> noisy_codewords(const ldpc_code& code, std::size_t frames, double ebn0_db,
+std::vector<float> noisy_codewords(const ldpc_encoder& enc, std::size_t frames, double ebn0_db,
                                    std::uint64_t seed)
 {
     std::mt19937_64 rng(seed);
-    const ldpc_encoder enc(code);
-    const std::size_t n = std::size_t(code.n);
+    const std::size_t n = std::size_t(enc.n());
     const double rate = double(enc.k()) / double(n);
     const double sigma2 = 1.0 / (2.0 * rate * std::pow(10.0, ebn0_db / 10.0));
     std::normal_distribution<double> noise(0.0, std::sqrt(sigma2));
@@ -87,7 +86,8 @@ int main(int argc, char** argv)
         frames = std::min<std::size_t>(frames, 8192);
     try {
         const ldpc_code code = ldpc_code_by_name(code_name);
-        const std::size_t n = std::size_t(code.n), k = std::size_t(ldpc_encoder(code).k());
+        const ldpc_encoder enc(code); // once: a large code's takes seconds to build
+        const std::size_t n = std::size_t(code.n), k = std::size_t(enc.k());
         const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
         cudaDeviceProp prop;
         check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
@@ -106,7 +106,7 @@ int main(int argc, char** argv)
         check(cudaMallocHost(&h_llr, values * sizeof(float)), "cudaMallocHost");
         check(cudaMallocHost(&h_q, values), "cudaMallocHost");
         for (int s = 0; s < sets; s++) {
-            const auto llr = noisy_codewords(code, frames, 2.0, 100 + s);
+            const auto llr = noisy_codewords(enc, frames, 2.0, 100 + s);
             check(cudaMalloc(&d_llr[s], values * sizeof(float)), "cudaMalloc");
             check(cudaMemcpy(d_llr[s], llr.data(), values * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
             if (s == 0) {

@@ -46,15 +46,21 @@ channel_estimate estimate_with(const frame_format& frame,
     auto y = [&](int r, int s, int c) { return carriers_rx[(std::size_t(r) * S + s) * U + c]; };
     // Least squares: column k averages the Nt pilot symbols against its cover,
     // (1/Nt) sum_s conj(w_sk) Y_{1+s}(c) / P_k(c); the other streams cancel, the noise
-    // averages down to N0 / Nt.
+    // averages down to N0 / Nt. The covers' conjugates are tabled first: a cover is a
+    // sine and a cosine, and the loop below would take them K x K x U x rx times.
+    std::vector<std::complex<double>> cover_conj(std::size_t(K) * K); // [k][s]
+    for (int k = 0; k < K; k++)
+        for (int s = 0; s < K; s++)
+            cover_conj[std::size_t(k) * K + s] =
+                std::conj(std::complex<double>(pilot_cover(K, s, k)));
     for (int k = 0; k < K; k++) {
         const std::vector<std::complex<float>> pilot = pilot_carriers(frame.num, k);
+        const std::complex<double>* w = cover_conj.data() + std::size_t(k) * K;
         for (int c = 0; c < U; c++)
             for (int r = 0; r < rx; r++) {
                 std::complex<double> z = 0;
                 for (int s = 0; s < K; s++)
-                    z += std::conj(std::complex<double>(pilot_cover(K, s, k))) *
-                         std::complex<double>(y(r, 1 + s, c));
+                    z += w[s] * std::complex<double>(y(r, 1 + s, c));
                 e.h[(std::size_t(c) * rx + r) * K + k] =
                     std::complex<float>(z / double(K) / std::complex<double>(pilot[c]));
             }

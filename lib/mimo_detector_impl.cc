@@ -3,16 +3,20 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The MIMO-OFDM detector block: the data carriers of a run of payload symbols sharing a
- * channel estimate regrouped into one core batch (carrier-major, one H per carrier),
- * detected by batch_detector, the LLRs put back in the frame's bit order. The tracking
- * carriers are skipped: mimo_chanest has already used them (core::phase_tracker).
+ * The MIMO-OFDM detector block: runs of payload symbols sharing a channel estimate (the
+ * mimo_chan_est tags) handed to a core::payload_detector, which detects their data
+ * carriers and returns the LLRs in the frame's bit order (on the GPU, carriers in and
+ * LLRs out in one copy each, by DMA from and to the page-locked stream buffers). The
+ * tracking carriers are skipped: mimo_chanest has already used them
+ * (core::phase_tracker).
  */
 #include "block_faults.h"
+#include "engine_logging.h"
+#include "stream_buffer_pins.h"
 
-#include <gnuradio/gpumimo/batch_detector.h>
-#include <gnuradio/gpumimo/core/frame/carrier_major.h>
+#include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/frame/payload_detector.h>
 #include <gnuradio/gpumimo/mimo_detector.h>
 #include <gnuradio/io_signature.h>
 
@@ -43,23 +47,23 @@ public:
                                      sizeof(gr_complex) * format.num.used_carriers),
               gr::io_signature::make(1, 1, int8_output ? sizeof(std::int8_t) : sizeof(float)),
               unsigned(format.payload_bits() / std::size_t(format.payload_symbols))),
-          d_mod(core::to_string(format.mod)),
+          d_num(format.num),
+          d_mod(format.mod),
           d_backend_request(backend),
           d_device(device),
           d_spec(detector),
-          d_detector(std::make_unique<batch_detector>(
-              detector, d_mod, format.streams, antennas, backend, device)),
           d_nt(format.streams),
           d_nr(antennas),
           d_used(std::size_t(format.num.used_carriers)),
           d_data(core::data_carriers(format.num)),
           d_carriers(d_data.size()),
-          d_bits(std::size_t(d_detector->bits_per_vector()) * d_carriers),
+          d_bits(format.payload_bits() / std::size_t(format.payload_symbols)),
           d_int8(int8_output),
           d_int8_scale(int8_scale),
           d_frame_key(pmt::intern("frame_start")),
           d_est_key(pmt::intern("mimo_chan_est"))
     {
+        d_detector = make_detector(detector);
         set_tag_propagation_policy(TPP_DONT);
     }
 
@@ -78,8 +82,7 @@ public:
     {
         // Built here, in the caller's thread (work() allocates nothing); the bits per
         // symbol depend only on the streams and the modulation, so the output rate stays.
-        auto next = std::make_unique<batch_detector>(
-            spec, d_mod, d_nt, d_nr, d_backend_request, d_device);
+        auto next = make_detector(spec);
         std::lock_guard<std::mutex> lock(d_mutex);
         d_detector = std::move(next);
         d_spec = spec;
@@ -88,6 +91,20 @@ public:
     std::uint64_t erased_symbols() const override { return d_erased; }
 
     std::uint64_t work_failures() const override { return d_faults.count(); }
+
+    bool start() override
+    {
+        // Page-locked stream buffers: the GPU engine copies carriers in and LLRs out by
+        // DMA in place.
+        if (std::string(backend()) == "cuda")
+            d_pins.pin(*this, d_logger);
+        return sync_interpolator::start();
+    }
+    bool stop() override
+    {
+        d_pins.release();
+        return sync_interpolator::stop();
+    }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -144,30 +161,33 @@ private:
             });
             return;
         }
-        // The tag covers every used carrier; the detector takes the data carriers'.
-        const std::size_t m = std::size_t(d_nr) * d_nt;
-        const std::vector<gr_complex> all = pmt::c32vector_elements(h);
-        d_h.resize(d_carriers * m);
-        for (std::size_t d = 0; d < d_carriers; d++)
-            std::copy_n(all.begin() + std::size_t(d_data[d]) * m, m, d_h.begin() + d * m);
+        // The tag covers every used carrier, as the payload detector takes it.
+        std::size_t length = 0;
+        const gr_complex* all = pmt::c32vector_elements(h, length);
+        d_h.assign(all, all + length);
         // The detectors' noise per carrier: the estimate's effective noise (N0 plus its
         // error, core::channel_estimate::noise_eff) where the tag has it, else N0.
         const pmt::pmt_t eff = pmt::dict_ref(est, pmt::intern("noise_eff"), pmt::PMT_NIL);
         if (pmt::is_f32vector(eff) && pmt::length(eff) == d_used) {
-            const std::vector<float> noise = pmt::f32vector_elements(eff);
-            d_noise.resize(d_carriers);
-            for (std::size_t d = 0; d < d_carriers; d++)
-                d_noise[d] = noise[std::size_t(d_data[d])];
+            const float* noise = pmt::f32vector_elements(eff, length);
+            d_noise.assign(noise, noise + length);
         } else {
-            d_noise.assign(d_carriers, float(pmt::to_double(nv)));
+            d_noise.assign(d_used, float(pmt::to_double(nv)));
         }
-        // The core's checks on one zero vector per carrier: H finite and of full rank,
-        // N0 finite and positive.
-        const std::vector<gr_complex> zeros(d_carriers * d_nr);
+        // The core's checks on one zero vector per data carrier: H finite and of full
+        // rank, N0 finite and positive.
+        const std::size_t m = std::size_t(d_nr) * d_nt;
+        d_check_h.resize(d_carriers * m);
+        d_check_noise.resize(d_carriers);
+        for (std::size_t d = 0; d < d_carriers; d++) {
+            std::copy_n(d_h.begin() + std::size_t(d_data[d]) * m, m, d_check_h.begin() + d * m);
+            d_check_noise[d] = d_noise[std::size_t(d_data[d])];
+        }
+        d_zeros.assign(d_carriers * d_nr, gr_complex(0));
         core::mimo_batch b;
-        b.y = zeros.data();
-        b.h = d_h.data();
-        b.noise_var = d_noise.data();
+        b.y = d_zeros.data();
+        b.h = d_check_h.data();
+        b.noise_var = d_check_noise.data();
         b.scalar_noise = false;
         b.batch = d_carriers;
         b.nt = d_nt;
@@ -191,38 +211,16 @@ private:
     {
         if (count == 0)
             return;
-        // Carrier-major (core/frame/carrier_major.h): group = count gives each carrier
-        // its own H. Non-finite symbols go in as zeros.
-        const core::carrier_major order{ d_carriers, count };
-        d_y.resize(order.vectors() * d_nr);
-        d_erase.assign(count, !d_have_channel);
-        for (int r = 0; r < d_nr; r++) {
-            const gr_complex* x = static_cast<const gr_complex*>(in[r]) + at * d_used;
+        d_erase.assign(count, 1);
+        float* llr = d_int8 ? (d_llr.resize(count * d_bits), d_llr.data())
+                            : static_cast<float*>(out[0]) + at * d_bits;
+        std::size_t erased = count;
+        if (d_have_channel && detect(in, at, count, llr)) {
+            erased = 0;
             for (std::size_t s = 0; s < count; s++)
-                for (std::size_t c = 0; c < d_carriers; c++) { // data carrier c
-                    gr_complex v = x[s * d_used + std::size_t(d_data[c])];
-                    if (!core::is_usable(v)) {
-                        d_erase[s] = 1;
-                        v = 0;
-                    }
-                    d_y[order.detector_vector(c, s) * d_nr + r] = v;
-                }
-        }
-        d_llr_cm.assign(d_carriers * count * (d_bits / d_carriers), 0.0f);
-        if (d_have_channel && !detect(count))
-            std::fill(d_erase.begin(), d_erase.end(), 1);
-        // Back to the frame's order, symbol-major, erasing what must be erased.
-        const std::size_t per_vector = d_bits / d_carriers;
-        d_llr.resize(count * d_bits);
-        std::size_t erased = 0;
-        for (std::size_t s = 0; s < count; s++) {
-            erased += d_erase[s];
-            for (std::size_t c = 0; c < d_carriers; c++)
-                for (std::size_t b = 0; b < per_vector; b++) {
-                    const float v = d_llr_cm[order.detector_vector(c, s) * per_vector + b];
-                    d_llr[order.frame_vector(c, s) * per_vector + b] =
-                        d_erase[s] || !std::isfinite(v) ? 0.0f : v;
-                }
+                erased += d_erase[s];
+        } else {
+            std::fill_n(llr, count * d_bits, 0.0f);
         }
         if (erased) {
             d_erased += erased;
@@ -234,29 +232,25 @@ private:
             });
         }
         if (d_int8)
-            core::llr_to_int8(d_llr.data(), d_llr.size(), d_int8_scale,
+            core::llr_to_int8(llr, count * d_bits, d_int8_scale,
                               static_cast<std::int8_t*>(out[0]) + at * d_bits);
-        else
-            std::copy(d_llr.begin(), d_llr.end(), static_cast<float*>(out[0]) + at * d_bits);
     }
 
     // False when the run's carriers are refused as bad input (one of them out of its
     // model's range: core/limits.h); the run is then erased.
-    bool detect(std::size_t count)
+    bool detect(const gr_vector_const_void_star& in, std::size_t at, std::size_t count, float* llr)
     {
-        core::mimo_batch b;
-        b.y = d_y.data();
-        b.h = d_h.data();
-        b.noise_var = d_noise.data(); // one per carrier: group = count
-        b.scalar_noise = false;
-        b.batch = d_carriers * count;
-        b.nt = d_nt;
-        b.nr = d_nr;
-        b.group = count;
+        for (int r = 0; r < d_nr; r++)
+            d_run_in[std::size_t(r)] = static_cast<const gr_complex*>(in[r]) + at * d_used;
+        core::payload_run run;
+        run.carriers = d_run_in.data();
+        run.symbols = count;
+        run.h = d_h.data();
+        run.noise = d_noise.data();
         // A GPU failure is redone on the CPU by the engine (core/engine.h); what still
         // fails reaches work(), which counts it and erases the symbols at hand.
         try {
-            d_detector->detect(b, d_llr_cm.data());
+            d_detector->detect(run, llr, d_erase.data());
             return true;
         } catch (const std::invalid_argument& e) {
             const std::string what = e.what();
@@ -268,6 +262,23 @@ private:
         }
     }
 
+    std::unique_ptr<core::payload_detector> make_detector(const core::detector_spec& spec)
+    {
+        core::payload_detector_config c;
+        c.num = d_num;
+        c.detector.spec = spec;
+        c.detector.mod = d_mod;
+        c.detector.nt = d_nt;
+        c.detector.nr = d_nr;
+        c.detector.device = d_device;
+        auto engine = make_logged_engine(d_logger, [&](std::string* why) {
+            return core::make_payload_detector(c, d_backend_request, why);
+        });
+        if (engine->llrs_per_symbol() != d_bits)
+            throw std::logic_error("mimo_detector: the payload detector's LLRs per symbol "
+                                   "differ from the frame's");
+        return engine;
+    }
     void move_frame_tags(std::uint64_t first, std::size_t n)
     {
         std::vector<tag_t> tags;
@@ -277,11 +288,12 @@ private:
                          alias_pmt());
     }
 
-    const std::string d_mod, d_backend_request;
+    const core::numerology d_num;
+    const core::modulation d_mod;
+    const std::string d_backend_request;
     const int d_device;
     mutable std::mutex d_mutex; // d_spec and d_detector: set_detector() against work()
     core::detector_spec d_spec;
-    std::unique_ptr<batch_detector> d_detector;
     const int d_nt, d_nr;
     // Used carriers per input symbol, the data carriers among them (indices) and
     // their count, and LLRs per symbol.
@@ -293,11 +305,16 @@ private:
     const pmt::pmt_t d_frame_key, d_est_key;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
-    std::vector<gr_complex> d_h, d_y;
-    std::vector<float> d_noise; // per carrier
+    std::unique_ptr<core::payload_detector> d_detector;
+    stream_buffer_pins d_pins;
+    std::vector<gr_complex> d_h;          // the estimate: [used carrier][rx][tx]
+    std::vector<float> d_noise;           // [used carrier]
     bool d_have_channel = false;
-    std::vector<char> d_erase;
-    std::vector<float> d_llr_cm, d_llr;
+    std::vector<gr_complex> d_check_h, d_zeros; // take_estimate()'s check, data carriers
+    std::vector<float> d_check_noise;
+    std::vector<const gr_complex*> d_run_in = std::vector<const gr_complex*>(std::size_t(d_nr));
+    std::vector<std::uint8_t> d_erase;    // [symbol of the run]
+    std::vector<float> d_llr;             // int8 output: the run's float LLRs first
     std::uint64_t d_symbols = 0, d_erased = 0;
 };
 

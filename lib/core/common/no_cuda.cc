@@ -53,6 +53,11 @@ make_gpu_fused_receiver_engine(const fused_receiver_config&, int, std::string*)
 {
     throw std::runtime_error(not_built);
 }
+std::unique_ptr<payload_detector> make_gpu_payload_detector(const payload_detector_config&,
+                                                            std::string*)
+{
+    throw std::runtime_error(not_built);
+}
 std::unique_ptr<smoothing_engine> make_gpu_smoothing_engine(
     const numerology&, channel_estimator, int, int, double, int, std::string*)
 {

@@ -17,6 +17,7 @@
 #include <gnuradio/gpumimo/core/detect/detector_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver_engine.h>
+#include <gnuradio/gpumimo/core/frame/payload_detector.h>
 #include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
 #include <gnuradio/gpumimo/core/frame/stream_receiver_engine.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
@@ -53,6 +54,8 @@ make_gpu_stream_receiver_engine(const fused_receiver_config& config,
                                 std::size_t max_frames,
                                 int device,
                                 std::string* why);
+std::unique_ptr<payload_detector> make_gpu_payload_detector(const payload_detector_config& config,
+                                                            std::string* why);
 std::unique_ptr<smoothing_engine> make_gpu_smoothing_engine(const numerology& num,
                                                             channel_estimator method,
                                                             int rx,

@@ -62,6 +62,9 @@ public:
                 device, why);
         });
         set_output_multiple(format.payload_symbols);
+        // Several frames' payload a call downstream (mimo_detector then detects them in
+        // one run each without waiting for this block's next call).
+        set_min_output_buffer(long(8 * format.payload_symbols));
         d_derotation.resize(std::size_t(format.payload_symbols));
         d_payload_in.resize(std::size_t(antennas));
         d_eq_rx.resize(std::size_t(antennas) * d_data.size());

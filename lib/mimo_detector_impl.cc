@@ -33,6 +33,8 @@ namespace gpumimo {
 
 class mimo_detector_impl : public mimo_detector
 {
+    static constexpr std::size_t kSymbolsPerCall = 64;
+
 public:
     mimo_detector_impl(const core::frame_format& format,
                        int antennas,
@@ -65,6 +67,10 @@ public:
     {
         d_detector = make_detector(detector);
         set_tag_propagation_policy(TPP_DONT);
+        // Room for runs of several frames a call: GNU Radio's default buffer holds about
+        // one symbol's LLRs (tens of thousands of floats), so that each call, and each
+        // GPU round trip, would detect a single symbol.
+        set_min_output_buffer(long(kSymbolsPerCall * d_bits));
     }
 
     int bits_per_symbol() const override { return int(d_bits); }

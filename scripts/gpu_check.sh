@@ -74,6 +74,10 @@ if command -v compute-sanitizer > /dev/null; then
     compute-sanitizer --tool memcheck --error-exitcode 9 $smoother --gtest_filter='*Alone*:*Engine*' >> "$OUT/memcheck.log" 2>&1 &&
     compute-sanitizer --tool racecheck --error-exitcode 9 $smoother --gtest_filter='*Alone*' >> "$OUT/racecheck.log" 2>&1
     status "sanitizers (channel smoother)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+    payload=build-gpu/tests/test_gpu_payload_detector
+    compute-sanitizer --tool memcheck --error-exitcode 9 $payload >> "$OUT/memcheck.log" 2>&1 &&
+    compute-sanitizer --tool racecheck --error-exitcode 9 $payload --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1
+    status "sanitizers (payload detector)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
     apsm=build-gpu/tests/test_gpu_apsm
     compute-sanitizer --tool memcheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refused*:*Refuses*:*OutOfPairs*:*Streamed*' >> "$OUT/memcheck.log" 2>&1 &&
     compute-sanitizer --tool racecheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refuses*:*OutOfPairs*' >> "$OUT/racecheck.log" 2>&1

@@ -94,6 +94,59 @@ double items_per_second(const std::vector<std::size_t>& in,
     return total / t;
 }
 
+// The PCIe ceiling of the first `gpus` GPUs copying at once (issue 29): on each, 256 MiB
+// host to device and, with `both`, 256 MiB back at the same time on a second stream;
+// every copy enqueued, then every device waited for. GB/s summed over the GPUs, median
+// of 7 by the host's clock. Several GPUs of one host share its memory and PCIe root
+// ports: this is what host-to-host work spread over them can reach at most.
+double several_gpus_gbs(int gpus, bool both)
+{
+    const std::size_t bytes = std::size_t(256) << 20;
+    struct lane {
+        void *host_in, *host_out, *dev_in, *dev_out;
+        cudaStream_t in, out;
+    };
+    std::vector<lane> lanes(gpus);
+    for (int d = 0; d < gpus; d++) {
+        lane& l = lanes[d];
+        check(cudaSetDevice(d), "cudaSetDevice");
+        check(cudaMallocHost(&l.host_in, bytes), "cudaMallocHost");
+        check(cudaMallocHost(&l.host_out, bytes), "cudaMallocHost");
+        std::memset(l.host_in, 1, bytes);
+        check(cudaMalloc(&l.dev_in, bytes), "cudaMalloc");
+        check(cudaMalloc(&l.dev_out, bytes), "cudaMalloc");
+        check(cudaStreamCreate(&l.in), "cudaStreamCreate");
+        check(cudaStreamCreate(&l.out), "cudaStreamCreate");
+    }
+    const double t = wall_median(7, [&] {
+        for (int d = 0; d < gpus; d++) {
+            lane& l = lanes[d];
+            check(cudaSetDevice(d), "cudaSetDevice");
+            check(cudaMemcpyAsync(l.dev_in, l.host_in, bytes, cudaMemcpyHostToDevice, l.in),
+                  "cudaMemcpyAsync H2D");
+            if (both)
+                check(cudaMemcpyAsync(l.host_out, l.dev_out, bytes, cudaMemcpyDeviceToHost, l.out),
+                      "cudaMemcpyAsync D2H");
+        }
+        for (int d = 0; d < gpus; d++) {
+            check(cudaSetDevice(d), "cudaSetDevice");
+            check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        }
+    });
+    for (int d = 0; d < gpus; d++) {
+        lane& l = lanes[d];
+        check(cudaSetDevice(d), "cudaSetDevice");
+        cudaStreamDestroy(l.in);
+        cudaStreamDestroy(l.out);
+        cudaFreeHost(l.host_in);
+        cudaFreeHost(l.host_out);
+        cudaFree(l.dev_in);
+        cudaFree(l.dev_out);
+    }
+    check(cudaSetDevice(0), "cudaSetDevice");
+    return double(gpus) * bytes * (both ? 2 : 1) / t / 1e9;
+}
+
 } // namespace
 
 int main()
@@ -143,5 +196,20 @@ int main()
                 2048 / 1e9;
             std::printf("%-12d %9zu %14.1f %13.1f%%\n", streams, chunk, gbs, 100 * gbs / c.both);
         }
+
+    int devices = 0;
+    check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+    if (devices >= 2) {
+        std::printf("\nseveral GPUs copying at once, 256 MiB each way per GPU (GB/s summed "
+                    "over the GPUs; x: against one GPU's)\n");
+        std::printf("%-8s %14s %8s %22s %8s\n", "GPUs", "H2D", "x", "both directions", "x");
+        const double h2d_one = several_gpus_gbs(1, false), both_one = several_gpus_gbs(1, true);
+        for (int g = 1; g <= devices; g = g < devices && 2 * g > devices ? devices : 2 * g) {
+            const double h2d = g == 1 ? h2d_one : several_gpus_gbs(g, false);
+            const double all = g == 1 ? both_one : several_gpus_gbs(g, true);
+            std::printf("%-8d %14.1f %7.2fx %22.1f %7.2fx\n", g, h2d, h2d / h2d_one, all,
+                        all / both_one);
+        }
+    }
     return 0;
 }

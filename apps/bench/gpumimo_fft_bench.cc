@@ -251,9 +251,10 @@ int main(int argc, char** argv)
     // block after block: no idle bus at each call's start and end, so the default chunk
     // (2^22 samples, 8,192 FFTs: half the copies, each with its fixed cost) pays off.
     const int streamed = 16;
+    const double ns8_streamed =
+        ofdm_host_to_host(plain(n, sample_format::sc8), batch, { 0 }, 0, runs, 3, streamed);
     print_rung("  the same, 16 calls streamed, default chunks",
-               ofdm_host_to_host(
-                   plain(n, sample_format::sc8), batch, { 0 }, 0, runs, 3, streamed),
+               ns8_streamed,
                n,
                0,
                bus_ns(n * 2.0));
@@ -295,15 +296,33 @@ int main(int argc, char** argv)
                    0,
                    1e9 * (548.6 * 4 + 400 * 4) / (cl.both * 1e9));
     }
-    if (devices >= 2) {
-        const double ns2 = ofdm_host_to_host(
-            plain(n, sample_format::sc8), 2 * batch, { 0, 1 }, chunk, runs);
-        print_rung(
-            "gpu_ofdm_fft, 8-bit I/O, two GPUs", ns2, n, 0.197, bus_ns(n * 2.0) / 2);
-    } else {
-        std::printf("%-44s (one GPU visible: not run)\n",
-                    "gpu_ofdm_fft, 8-bit I/O, two GPUs");
+    // The same 8-bit transforms with each call's chunks over 2, 4, ... and then every
+    // visible GPU (issue 29), as many FFTs per GPU as one GPU had, so each device keeps
+    // its chunks: the ceiling is that many buses side by side. Once a call at a time,
+    // then 16 calls streamed with the default chunks (fewer chunks to hand out per call).
+    std::vector<int> gpu_counts;
+    for (int g = 2; g < devices; g *= 2)
+        gpu_counts.push_back(g);
+    if (devices >= 2)
+        gpu_counts.push_back(devices);
+    for (const int g : gpu_counts) {
+        std::vector<int> list;
+        for (int d = 0; d < g; d++)
+            list.push_back(d);
+        const sample_format sc8 = sample_format::sc8;
+        const std::size_t nsym = std::size_t(g) * batch;
+        const double one_call = ofdm_host_to_host(plain(n, sc8), nsym, list, chunk, runs);
+        const std::string name = "gpu_ofdm_fft, 8-bit I/O, " + std::to_string(g) + " GPUs";
+        print_rung(name.c_str(), one_call, n, g == 2 ? 0.197 : 0, bus_ns(n * 2.0) / g);
+        std::printf("%-44s %9.2fx one GPU's rate\n", "", ns8 / one_call);
+        const double many =
+            ofdm_host_to_host(plain(n, sc8), nsym, list, 0, runs, 3, streamed);
+        print_rung("  the same, 16 calls streamed, default chunks", many, n, 0,
+                   bus_ns(n * 2.0) / g);
+        std::printf("%-44s %9.2fx one GPU's rate\n", "", ns8_streamed / many);
     }
+    if (devices < 2)
+        std::printf("%-44s (one GPU visible: not run)\n", "gpu_ofdm_fft, 8-bit I/O, several GPUs");
 
     // 2. Device-resident: plain cuFFT against enqueue_device (and process_device), fc32.
     {

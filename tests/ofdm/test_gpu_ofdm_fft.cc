@@ -42,20 +42,27 @@ namespace {
 
 using GpuOfdm = Gpu;
 
-// Two devices: GPUs 0 and 1 where two are visible (issue 29: the multi-GPU paths on
-// distinct devices), else the list {0, 0}, whose chunks alternate between two contexts
-// of one GPU as they would between two GPUs.
-std::vector<int> two_devices()
+// Several devices: every visible GPU where two or more are (issue 29: the multi-GPU
+// paths on distinct devices, as many as the machine has), else the list {0, 0}, whose
+// chunks alternate between two contexts of one GPU as they would between two GPUs.
+std::vector<int> several_devices()
 {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess)
         count = 0;
     static const bool told = [count] {
-        std::cout << "[ devices  ] multi-GPU paths on " << (count >= 2 ? "GPUs 0 and 1" : "{0, 0} (one GPU)") << "\n";
+        std::cout << "[ devices  ] multi-GPU paths on "
+                  << (count >= 2 ? std::to_string(count) + " GPUs" : std::string("{0, 0} (one GPU)"))
+                  << "\n";
         return true;
     }();
     (void)told;
-    return count >= 2 ? std::vector<int>{ 0, 1 } : std::vector<int>{ 0, 0 };
+    if (count < 2)
+        return { 0, 0 };
+    std::vector<int> all;
+    for (int d = 0; d < count; d++)
+        all.push_back(d);
+    return all;
 }
 
 // The GPU against the CPU reference (ofdm_compare.h), chunked over `devices`.
@@ -221,10 +228,10 @@ TEST_F(GpuOfdm, WindowNoShiftAllCarriersNoPrefix)
 TEST_F(GpuOfdm, ChunksOverStreamsAndDevices)
 {
     // 37 symbols in chunks of 1, 2, 5 and 64 (binary batch splits of every size), over
-    // one device and over two (two_devices(): GPUs 0 and 1, or {0, 0} with one GPU).
+    // one device and over several (several_devices(): every GPU, or {0, 0} with one).
     auto rng = make_rng(503);
     for (std::size_t chunk : { 1, 2, 5, 64 })
-        for (const std::vector<int>& devs : { std::vector<int>{ 0 }, two_devices() }) {
+        for (const std::vector<int>& devs : { std::vector<int>{ 0 }, several_devices() }) {
             ofdm_fft_config c = lte_like(128, fft_direction::forward);
             c.channels = 3;
             c.input = sample_format::sc8;
@@ -511,8 +518,9 @@ TEST_F(GpuOfdm, StreamedCallsEqualSeparateCalls)
 {
     // Three calls submitted back to back (pageable, pinned, pageable; NaN in two symbols
     // of the second), their last chunks in flight across the next call's first ones,
-    // over one device and over two (two_devices()): the same bytes as three process()
-    // calls, into outputs poisoned beforehand, and finish() counts the two symbols.
+    // over one device and over several (several_devices()): the same bytes as three
+    // process() calls, into outputs poisoned beforehand, and finish() counts the two
+    // symbols.
     auto rng = make_rng(512);
     ofdm_fft_config c = lte_like(512, fft_direction::forward);
     c.channels = 3;
@@ -536,7 +544,7 @@ TEST_F(GpuOfdm, StreamedCallsEqualSeparateCalls)
                             firsts[k],
                             counts[k] };
     };
-    for (const std::vector<int>& devs : { std::vector<int>{ 0 }, two_devices() }) {
+    for (const std::vector<int>& devs : { std::vector<int>{ 0 }, several_devices() }) {
         gpu_ofdm_fft gpu(c, devs, 5, 3);
         std::size_t separate = 0;
         for (int k = 0; k < 3; k++)

@@ -6,8 +6,8 @@
 #
 #   scripts/gpu_check.sh [--full]     (--full: the benchmark at full size, 2^20 vectors)
 #
-# GoogleTest: installed, or its sources in .deps/googletest (carried to the GPU machine:
-# cp -r /usr/src/googletest .deps/).
+# What it reads from .deps (GoogleTest's sources, the recordings, the codes):
+# scripts/gpu_common.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/build-gpu/out}
@@ -15,25 +15,12 @@ mkdir -p "$OUT"
 bench_arg=--quick
 [ "${1:-}" = "--full" ] && bench_arg=
 
-status() { printf '%-28s %s\n' "$1" "$2" >> "$OUT/summary.txt"; }
+source scripts/gpu_common.sh
 : > "$OUT/summary.txt"
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/device.txt"
 
-gtest_arg=()
-[ -d .deps/googletest ] && gtest_arg=(-DGPUMIMO_GTEST_SOURCE_DIR="$PWD/.deps/googletest")
-# The APSM over-the-air recordings: carried in .deps/apsm-ota
-# (cp -r ../shared/data/apsm-ota .deps/), else the APSM recording tests are skipped.
-if [ -d .deps/apsm-ota ]; then
-    export GPUMIMO_APSM_OTA_DIR="$PWD/.deps/apsm-ota"
-elif [ ! -d ../shared/data/apsm-ota ]; then
-    export GPUMIMO_ALLOW_MISSING_DATA=1
-fi
-# The 802.16e code files (../shared/data/ldpc), carried in .deps/ldpc.
-[ -d .deps/ldpc ] && export GPUMIMO_LDPC_DIR="$PWD/.deps/ldpc"
-if cmake -S . -B build-gpu -G Ninja -DGPUMIMO_CORE_ONLY=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DGPUMIMO_PTXAS_INFO=ON "${gtest_arg[@]}" > "$OUT/configure.log" 2>&1 &&
-   cmake --build build-gpu -j "$(nproc)" > "$OUT/build.log" 2>&1; then
+if build_gpu_core; then
     status build ok
 else
     status build FAILED; tail -40 "$OUT/configure.log" "$OUT/build.log"; cat "$OUT/summary.txt"; exit 1

@@ -168,7 +168,7 @@ private:
         d_training_rx.resize(d_antennas * d_training * d_carriers);
         for (int r = 0; r < d_antennas; r++) {
             const gr_complex* x = static_cast<const gr_complex*>(in[r]) + at * d_carriers;
-            if (!all_finite(x, d_symbols * d_carriers))
+            if (!core::all_usable(x, d_symbols * d_carriers))
                 return drop("holds non-finite or out-of-range carrier values");
             std::copy(x, x + d_training * d_carriers,
                       d_training_rx.begin() + r * d_training * d_carriers);
@@ -186,8 +186,7 @@ private:
             const gr_complex* x = d_payload_in[std::size_t(r)];
             gr_complex* y = static_cast<gr_complex*>(out[r]) + produced * d_carriers;
             for (std::size_t sym = 0; sym < payload_symbols; sym++)
-                for (std::size_t c = 0; c < d_carriers; c++)
-                    y[sym * d_carriers + c] = d_derotation[sym] * x[sym * d_carriers + c];
+                derotate(d_derotation[sym], x + sym * d_carriers, y + sym * d_carriers);
             add_item_tag(r, nitems_written(r) + produced, d_frame_key, d_frame_info,
                          alias_pmt());
         }
@@ -225,12 +224,16 @@ private:
         return true;
     }
 
-    static bool all_finite(const gr_complex* x, std::size_t n)
+    // y = d x over a symbol's carriers, the product written out: std::complex's
+    // operator* checks for NaN after each product, which keeps the loop from being
+    // vectorised (the values here are finite: all_usable passed).
+    void derotate(gr_complex d, const gr_complex* x, gr_complex* y) const
     {
-        for (std::size_t i = 0; i < n; i++)
-            if (!core::is_usable(x[i]))
-                return false;
-        return true;
+        const float dr = d.real(), di = d.imag();
+        for (std::size_t c = 0; c < d_carriers; c++) {
+            const float xr = x[c].real(), xi = x[c].imag();
+            y[c] = gr_complex(dr * xr - di * xi, dr * xi + di * xr);
+        }
     }
 
     bool drop(const char* why)

@@ -83,3 +83,31 @@ TEST(Linalg, InverseTimesMatrixIsIdentity)
                 EXPECT_LT(std::abs(p(i, j) - (i == j ? 1.0 : 0.0)), 1e-9);
     }
 }
+
+TEST(Linalg, QrMinDiagonalIsTheQrsSmallestDiagonal)
+{
+    // The allocation-free rank check against qr_complex's R, bit for bit, on full-rank
+    // channels and on ones with a column repeated or zeroed (R_kk at rounding level or
+    // exactly 0), one work vector reused across sizes.
+    auto rng = make_rng(14);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    std::vector<la::cd> work;
+    for (int trial = 0; trial < 300; trial++) {
+        const int nt = 1 + trial % 8, nr = nt + trial % 3;
+        std::vector<std::complex<float>> h(std::size_t(nr) * nt);
+        for (auto& v : h)
+            v = { g(rng), g(rng) };
+        if (nt > 1 && trial % 5 == 1) // column 1 a copy of column 0
+            for (int r = 0; r < nr; r++)
+                h[std::size_t(r) * nt + 1] = h[std::size_t(r) * nt];
+        if (trial % 7 == 2) // a zero column
+            for (int r = 0; r < nr; r++)
+                h[std::size_t(r) * nt + nt - 1] = 0.0f;
+        const auto qr = la::qr_complex(la::load_channel(h.data(), nr, nt), false);
+        double want = INFINITY;
+        for (int k = 0; k < nt; k++)
+            want = std::min(want, qr.r(k, k).real());
+        EXPECT_EQ(la::qr_min_diagonal(h.data(), nr, nt, work), want)
+            << nr << "x" << nt << ", trial " << trial;
+    }
+}

@@ -4,6 +4,7 @@
  */
 #include "common/linalg.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -108,6 +109,36 @@ std::vector<cd> load_vector(const std::complex<float>* y, int n)
 
 qr_result<cd> qr_complex(const cmatrix& h, bool sorted) { return qr_mgs(h, sorted); }
 qr_result<double> qr_real(const rmatrix& h) { return qr_mgs(h, false); }
+
+double qr_min_diagonal(const std::complex<float>* h, int nr, int nt, std::vector<cd>& work)
+{
+    // qr_mgs's unsorted steps on q(i, j) = work[j * nr + i] (a column at a time).
+    work.resize(std::size_t(nr) * nt);
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nt; j++)
+            work[std::size_t(j) * nr + i] = cd(h[i * nt + j]);
+    double smallest = INFINITY;
+    for (int k = 0; k < nt; k++) {
+        cd* qk = work.data() + std::size_t(k) * nr;
+        double nk = 0.0;
+        for (int i = 0; i < nr; i++)
+            nk += abs2(qk[i]);
+        const double rkk = std::sqrt(nk);
+        smallest = std::min(smallest, rkk);
+        if (rkk > 0.0)
+            for (int i = 0; i < nr; i++)
+                qk[i] /= rkk;
+        for (int j = k + 1; j < nt; j++) {
+            cd* qj = work.data() + std::size_t(j) * nr;
+            cd dot(0);
+            for (int i = 0; i < nr; i++)
+                dot += conj_of(qk[i]) * qj[i];
+            for (int i = 0; i < nr; i++)
+                qj[i] -= dot * qk[i];
+        }
+    }
+    return smallest;
+}
 
 std::vector<cd> mgs_project(const cmatrix& q, std::vector<cd> v)
 {

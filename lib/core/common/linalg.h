@@ -57,6 +57,11 @@ struct qr_result {
 qr_result<cd> qr_complex(const cmatrix& h, bool sorted);
 qr_result<double> qr_real(const rmatrix& h);
 
+/*! The smallest diagonal entry of R in qr_complex(load_channel(h, nr, nt), false), by
+ *  the same arithmetic, with the columns worked on in `work` (no allocation once it
+ *  holds nr x nt): the rank check of every carrier's H at the rate frames arrive. */
+double qr_min_diagonal(const std::complex<float>* h, int nr, int nt, std::vector<cd>& work);
+
 /*! Q^H v computed as the extra column of a modified Gram-Schmidt of [H | v]: each
  *  coefficient is taken from v with the earlier projections already removed. */
 std::vector<cd> mgs_project(const cmatrix& q, std::vector<cd> v);

@@ -6,6 +6,8 @@
  * noise variance from the preamble's empty carriers, then smoothing over frequency
  * (channel_smoother) and the detectors' effective noise per carrier (docs/frame.md).
  */
+#include "common/linalg.h"
+
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
 
@@ -46,8 +48,13 @@ channel_estimate estimate_with(const frame_format& frame,
     auto y = [&](int r, int s, int c) { return carriers_rx[(std::size_t(r) * S + s) * U + c]; };
     // Least squares: column k averages the Nt pilot symbols against its cover,
     // (1/Nt) sum_s conj(w_sk) Y_{1+s}(c) / P_k(c); the other streams cancel, the noise
-    // averages down to N0 / Nt. The covers' conjugates are tabled first: a cover is a
-    // sine and a cosine, and the loop below would take them K x K x U x rx times.
+    // averages down to N0 / Nt. The covers' conjugates are tabled first (a cover is a
+    // sine and a cosine, and the loop below would take them K x K x U x rx times), and
+    // each division by a pilot is a product with conj(P) / (Nt |P|^2): std::complex's
+    // division is a library call guarding against overflow, U x rx x K per frame (the
+    // pilots are QPSK points, far from either end of the range). The products are
+    // spelled out (linalg::detail::mul says why); a non-finite sample still gives a
+    // non-finite estimate, which is refused below.
     std::vector<std::complex<double>> cover_conj(std::size_t(K) * K); // [k][s]
     for (int k = 0; k < K; k++)
         for (int s = 0; s < K; s++)
@@ -56,14 +63,17 @@ channel_estimate estimate_with(const frame_format& frame,
     for (int k = 0; k < K; k++) {
         const std::vector<std::complex<float>> pilot = pilot_carriers(frame.num, k);
         const std::complex<double>* w = cover_conj.data() + std::size_t(k) * K;
-        for (int c = 0; c < U; c++)
+        for (int c = 0; c < U; c++) {
+            const std::complex<double> p(pilot[c]);
+            const std::complex<double> inverse = std::conj(p) / (double(K) * std::norm(p));
             for (int r = 0; r < rx; r++) {
                 std::complex<double> z = 0;
                 for (int s = 0; s < K; s++)
-                    z += w[s] * std::complex<double>(y(r, 1 + s, c));
+                    z += linalg::detail::mul(w[s], std::complex<double>(y(r, 1 + s, c)));
                 e.h[(std::size_t(c) * rx + r) * K + k] =
-                    std::complex<float>(z / double(K) / std::complex<double>(pilot[c]));
+                    std::complex<float>(linalg::detail::mul(z, inverse));
             }
+        }
     }
     double noise = 0;
     std::size_t count = 0;

@@ -89,7 +89,7 @@ struct cpu_fused_receiver::impl {
         carriers.resize(per_antenna * config.rx);
         for (int a = 0; a < config.rx; a++) {
             const std::complex<float>* x = in[a] + f * n;
-            if (!std::all_of(x, x + n, [](std::complex<float> v) { return is_usable(v); }))
+            if (!all_usable(x, n))
                 return false;
             fft_in[a] = x;
             fft_out[a] = carriers.data() + a * per_antenna;

@@ -32,6 +32,7 @@
 #include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
 
 #include <algorithm>
+#include <string>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -706,32 +707,73 @@ namespace {
 class gpu_smoothing : public smoothing_engine
 {
 public:
-    gpu_smoothing(const numerology& num, channel_estimator method, int rx, int tx, double n0_samples, int device)
-        : d_gpu(num, method, rx, tx, 1, device, 1.0 / tx, n0_samples),
+    gpu_smoothing(const numerology& num,
+                  channel_estimator method,
+                  int rx,
+                  int tx,
+                  double n0_samples,
+                  std::size_t max_frames,
+                  int device)
+        : d_gpu(num, method, rx, tx, max_frames, device, 1.0 / tx, n0_samples),
           d_method(method),
           d_rx(rx),
           d_tx(tx),
-          d_eff(std::size_t(num.used_carriers))
+          d_max_frames(max_frames),
+          d_carriers(std::size_t(num.used_carriers)),
+          d_h(max_frames * d_carriers * rx * tx),
+          d_noise(max_frames),
+          d_eff(max_frames * d_carriers)
     {
     }
     const char* backend() const override { return "cuda"; }
     channel_estimator method() const override { return d_method; }
-    int carriers() const override { return int(d_eff.size()); }
+    int carriers() const override { return int(d_carriers); }
+    std::size_t max_frames() const override { return d_max_frames; }
     void smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var) override
+    {
+        smooth_frames(&h, &n0, &error_var, 1, rx, tx);
+    }
+    void smooth_frames(std::complex<float>* const* h,
+                       const double* n0,
+                       float* const* error_var,
+                       std::size_t frames,
+                       int rx,
+                       int tx) override
     {
         if (rx != d_rx || tx != d_tx)
             throw std::invalid_argument("smoothing_engine: made for other antennas or streams");
-        const float noise = float(n0 * tx); // the frame's N0; n0 is the LS estimates' error
-        d_gpu.smooth(h, &noise, 1, d_eff.data());
-        for (std::size_t c = 0; c < d_eff.size(); c++)
-            error_var[c] = std::max(0.0f, (d_eff[c] - noise) / float(tx));
+        if (frames < 1 || frames > d_max_frames)
+            throw std::invalid_argument("smoothing_engine: " + std::to_string(frames) +
+                                        " frames a call, made for 1 to " +
+                                        std::to_string(d_max_frames));
+        // One frame's estimates are smoothed in place; several are gathered into one
+        // block (allocated at construction) for the smoother's single copy each way.
+        const std::size_t values = d_carriers * std::size_t(rx) * tx;
+        std::complex<float>* block = h[0];
+        if (frames > 1) {
+            block = d_h.data();
+            for (std::size_t f = 0; f < frames; f++)
+                std::copy_n(h[f], values, d_h.begin() + f * values);
+        }
+        for (std::size_t f = 0; f < frames; f++)
+            d_noise[f] = float(n0[f] * tx); // the frame's N0; n0 is the LS estimates' error
+        d_gpu.smooth(block, d_noise.data(), frames, d_eff.data());
+        for (std::size_t f = 0; f < frames; f++) {
+            if (frames > 1)
+                std::copy_n(d_h.begin() + f * values, values, h[f]);
+            const float* eff = d_eff.data() + f * d_carriers;
+            for (std::size_t c = 0; c < d_carriers; c++)
+                error_var[f][c] = std::max(0.0f, (eff[c] - d_noise[f]) / float(tx));
+        }
     }
 
 private:
     gpu_channel_smoother d_gpu;
     const channel_estimator d_method;
     const int d_rx, d_tx;
-    std::vector<float> d_eff;
+    const std::size_t d_max_frames, d_carriers;
+    std::vector<std::complex<float>> d_h; // several frames' estimates, gathered
+    std::vector<float> d_noise, d_eff;
 };
 } // namespace
 
@@ -741,10 +783,11 @@ std::unique_ptr<smoothing_engine> make_gpu_smoothing_engine(const numerology& nu
                                                             int rx,
                                                             int tx,
                                                             double n0_samples,
+                                                            std::size_t max_frames,
                                                             int device,
                                                             std::string*)
 {
-    return std::make_unique<gpu_smoothing>(num, method, rx, tx, n0_samples, device);
+    return std::make_unique<gpu_smoothing>(num, method, rx, tx, n0_samples, max_frames, device);
 }
 } // namespace detail
 

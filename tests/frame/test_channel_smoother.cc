@@ -11,12 +11,14 @@
 #include "common/test_util.h"
 
 #include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <iostream>
 #include <random>
 
@@ -343,4 +345,51 @@ TEST(ChannelSmoother, CpuSmoothingEngineIsTheSmoother)
     std::cout << "auto: " << any->backend() << (why.empty() ? "" : " (" + why + ")") << "\n";
     EXPECT_THROW(make_smoothing_engine(num, channel_estimator::lmmse, 0, tx, samples, "cpu"),
                  std::invalid_argument);
+}
+
+TEST(ChannelSmoother, EstimateChannelsEqualsEachFrameAlone)
+{
+    // estimate_channels over 7 frames with an engine of 3 frames a call (calls of 3, 3
+    // and 1, one frame non-finite and so left out of its call) gives each frame
+    // estimate_channel's estimate with the same engine, byte for byte; smooth_frames
+    // refuses 0 frames and more than its max_frames.
+    auto rng = make_rng(212);
+    const frame_format f = make_frame_format("small", 2, "16qam", 1);
+    const int rx = 3, K = f.streams, U = f.num.used_carriers;
+    const std::size_t per_frame = std::size_t(rx) * (1 + K) * U;
+    const double samples = double(preamble_empty_carriers(f.num).size()) * rx;
+    for (channel_estimator m : { channel_estimator::ls, channel_estimator::lmmse }) {
+        const auto engine = make_smoothing_engine(f.num, m, rx, K, samples, "cpu", 0, nullptr, 3);
+        EXPECT_EQ(engine->max_frames(), 3u);
+        std::vector<std::vector<cf>> frames(7, std::vector<cf>(per_frame));
+        std::vector<const cf*> at;
+        for (auto& frame : frames) {
+            for (auto& v : frame)
+                v = cf(cn(rng, 1.0));
+            at.push_back(frame.data());
+        }
+        frames[4][std::size_t(U) + 5] = cf(NAN, 0.0f); // a pilot symbol of antenna 0
+        std::vector<channel_estimate> got;
+        estimate_channels(f, at.data(), at.size(), rx, 0, *engine, got);
+        ASSERT_EQ(got.size(), frames.size());
+        const auto same_bytes = [](const auto& a, const auto& b) {
+            return a.size() == b.size() &&
+                   std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
+        };
+        for (std::size_t k = 0; k < frames.size(); k++) {
+            const channel_estimate want = estimate_channel(f, at[k], rx, 0, *engine);
+            EXPECT_TRUE(same_bytes(got[k].h, want.h)) << to_string(m) << " frame " << k;
+            EXPECT_TRUE(same_bytes(got[k].error_var, want.error_var)) << to_string(m) << " frame " << k;
+            EXPECT_TRUE(same_bytes(got[k].noise_eff, want.noise_eff)) << to_string(m) << " frame " << k;
+            EXPECT_EQ(std::memcmp(&got[k].noise_var, &want.noise_var, sizeof(float)), 0);
+        }
+        EXPECT_FALSE(std::isfinite(got[4].h[std::size_t(5 * rx) * K].real())) << "carrier 5, antenna 0";
+        std::vector<cf> h(std::size_t(U) * rx * K);
+        std::vector<float> e(U);
+        cf* hs[4] = { h.data(), h.data(), h.data(), h.data() };
+        float* es[4] = { e.data(), e.data(), e.data(), e.data() };
+        const double n0[4] = { 0.1, 0.1, 0.1, 0.1 };
+        EXPECT_THROW(engine->smooth_frames(hs, n0, es, 0, rx, K), std::invalid_argument);
+        EXPECT_THROW(engine->smooth_frames(hs, n0, es, 4, rx, K), std::invalid_argument);
+    }
 }

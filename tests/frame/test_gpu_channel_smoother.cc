@@ -168,3 +168,60 @@ TEST_F(GpuChannelSmoother, SmoothingEngineMatchesTheCpuEngine)
                 EXPECT_STREQ(gpu->backend(), "cuda"); // bad input is the caller's
             }
 }
+
+TEST_F(GpuChannelSmoother, SmoothingEngineSmoothsSeveralFramesInOneCall)
+{
+    // smooth_frames on the GPU engine (mimo_chanest's batches: one round trip for them
+    // all), 5 frames of different noise levels from separate buffers, against the CPU
+    // engine frame by frame, outputs poisoned first; then one frame alone through the
+    // same engine; more frames than max_frames refused.
+    auto rng = make_rng(84);
+    const numerology num = numerology_preset("lte20");
+    const int rx = 4, tx = 4, U = num.used_carriers, P = rx * tx;
+    const double samples = double(preamble_empty_carriers(num).size()) * rx;
+    const channel_smoother geometry(num, channel_estimator::lmmse);
+    const auto cpu = make_smoothing_engine(num, channel_estimator::lmmse, rx, tx, samples, "cpu");
+    const auto gpu =
+        make_smoothing_engine(num, channel_estimator::lmmse, rx, tx, samples, "cuda", 0, nullptr, 5);
+    ASSERT_STREQ(gpu->backend(), "cuda");
+    ASSERT_EQ(gpu->max_frames(), 5u);
+    const double noise[5] = { 1e-1, 3e-2, 1e-2, 3e-3, 1e-3 };
+    std::vector<std::vector<cf>> want(5), got(5);
+    std::vector<std::vector<float>> want_e(5, std::vector<float>(U)), got_e(5, std::vector<float>(U, NAN));
+    std::vector<cf*> h(5);
+    std::vector<float*> e(5);
+    std::vector<double> n0(5);
+    for (int f = 0; f < 5; f++) {
+        n0[f] = noise[f] / tx;
+        want[f] = ls_estimates(rng, geometry, P, 4, num.cp_lengths[0] / 4, n0[f]);
+        got[f] = want[f];
+        cpu->smooth(want[f].data(), rx, tx, n0[f], want_e[f].data());
+        h[f] = got[f].data();
+        e[f] = got_e[f].data();
+    }
+    const auto expect_near = [&](int f, const std::vector<cf>& hg, const std::vector<float>& eg) {
+        for (int c = 0; c < U; c++) {
+            const float w = effective_noise(noise[f], tx, want_e[f][c]), g = effective_noise(noise[f], tx, eg[c]);
+            ASSERT_NEAR(g, w, 5e-3 * w) << "frame " << f << " c " << c;
+            for (int p = 0; p < P; p++) {
+                const std::size_t k = std::size_t(c) * P + p;
+                ASSERT_LT(std::abs(hg[k] - want[f][k]), 1e-2 * std::sqrt(n0[f]) + 3e-4)
+                    << "frame " << f << " c " << c;
+            }
+        }
+    };
+    gpu->smooth_frames(h.data(), n0.data(), e.data(), 5, rx, tx);
+    for (int f = 0; f < 5; f++)
+        expect_near(f, got[f], got_e[f]);
+    std::vector<cf> one = ls_estimates(rng, geometry, P, 4, num.cp_lengths[0] / 4, n0[2]);
+    want[2] = one;
+    cpu->smooth(want[2].data(), rx, tx, n0[2], want_e[2].data());
+    std::vector<float> one_e(U, NAN);
+    gpu->smooth(one.data(), rx, tx, n0[2], one_e.data());
+    expect_near(2, one, one_e);
+    h.push_back(h[0]);
+    e.push_back(e[0]);
+    n0.push_back(n0[0]);
+    EXPECT_THROW(gpu->smooth_frames(h.data(), n0.data(), e.data(), 6, rx, tx), std::invalid_argument);
+    EXPECT_STREQ(gpu->backend(), "cuda");
+}

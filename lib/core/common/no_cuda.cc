@@ -59,7 +59,7 @@ std::unique_ptr<payload_detector> make_gpu_payload_detector(const payload_detect
     throw std::runtime_error(not_built);
 }
 std::unique_ptr<smoothing_engine> make_gpu_smoothing_engine(
-    const numerology&, channel_estimator, int, int, double, int, std::string*)
+    const numerology&, channel_estimator, int, int, double, std::size_t, int, std::string*)
 {
     throw std::runtime_error(not_built);
 }

@@ -61,6 +61,7 @@ std::unique_ptr<smoothing_engine> make_gpu_smoothing_engine(const numerology& nu
                                                             int rx,
                                                             int tx,
                                                             double n0_samples,
+                                                            std::size_t max_frames,
                                                             int device,
                                                             std::string* why);
 

@@ -20,15 +20,17 @@ namespace gpumimo {
 namespace core {
 
 namespace {
-// estimate_channel with smooth(h, rx, tx, n0, error_var, n0_samples) for its smoothing
-// step: a channel_smoother's or a smoothing_engine's.
-template <typename Smoother, typename Smooth>
-channel_estimate estimate_with(const frame_format& frame,
-                               const std::complex<float>* carriers_rx,
-                               int rx,
-                               int symbols_per_antenna,
-                               Smoother& smoother,
-                               Smooth&& smooth)
+
+// The least-squares part of estimate_channel into e (h, noise_var, sizes), before any
+// smoothing; returns the number of noise samples (the preamble's empty carriers on
+// every antenna). `smoother_carriers`: the smoother's, checked against the frame's.
+std::size_t least_squares(const frame_format& frame,
+                          const std::complex<float>* carriers_rx,
+                          int rx,
+                          int symbols_per_antenna,
+                          channel_estimator method,
+                          int smoother_carriers,
+                          channel_estimate& e)
 {
     frame.validate();
     if (rx < 1)
@@ -37,13 +39,12 @@ channel_estimate estimate_with(const frame_format& frame,
     const int S = symbols_per_antenna ? symbols_per_antenna : 1 + K;
     if (S < 1 + K)
         throw std::invalid_argument("estimate_channel: symbols_per_antenna must be 0 or >= 1 + streams");
-    if (smoother.carriers() != U)
+    if (smoother_carriers != U)
         throw std::invalid_argument("estimate_channel: the smoother is for another numerology");
-    channel_estimate e;
     e.rx = rx;
     e.tx = K;
     e.carriers = U;
-    e.method = smoother.method();
+    e.method = method;
     e.h.resize(std::size_t(U) * rx * K);
     auto y = [&](int r, int s, int c) { return carriers_rx[(std::size_t(r) * S + s) * U + c]; };
     // Least squares: column k averages the Nt pilot symbols against its cover,
@@ -93,15 +94,47 @@ channel_estimate estimate_with(const frame_format& frame,
                                  pilot_power / max_estimated_snr));
     e.error_var.resize(std::size_t(U));
     e.noise_eff.resize(std::size_t(U));
+    return count;
+}
+
+// Whether e's least-squares estimates may be smoothed: finite, with a usable N0 (else
+// the detector refuses them; nothing to smooth).
+bool smoothable(const channel_estimate& e)
+{
     const bool finite = std::all_of(e.h.begin(), e.h.end(), [](std::complex<float> v) {
         return std::isfinite(v.real()) && std::isfinite(v.imag());
     });
-    if (finite && e.noise_var > 0 && std::isfinite(e.noise_var))
-        smooth(e.h.data(), rx, K, double(e.noise_var) / K, e.error_var.data(), double(count));
-    else // unusable either way: the detector refuses it; nothing to smooth
-        std::fill(e.error_var.begin(), e.error_var.end(), e.noise_var / K);
-    for (int c = 0; c < U; c++)
-        e.noise_eff[std::size_t(c)] = effective_noise(e.noise_var, K, e.error_var[std::size_t(c)]);
+    return finite && e.noise_var > 0 && std::isfinite(e.noise_var);
+}
+
+// The least-squares error per carrier where nothing was smoothed, then the detectors'
+// effective noise from the error variances.
+void finish(channel_estimate& e, bool smoothed)
+{
+    if (!smoothed)
+        std::fill(e.error_var.begin(), e.error_var.end(), e.noise_var / e.tx);
+    for (int c = 0; c < e.carriers; c++)
+        e.noise_eff[std::size_t(c)] =
+            effective_noise(e.noise_var, e.tx, e.error_var[std::size_t(c)]);
+}
+
+// estimate_channel with smooth(h, rx, tx, n0, error_var, n0_samples) for its smoothing
+// step: a channel_smoother's or a smoothing_engine's.
+template <typename Smoother, typename Smooth>
+channel_estimate estimate_with(const frame_format& frame,
+                               const std::complex<float>* carriers_rx,
+                               int rx,
+                               int symbols_per_antenna,
+                               Smoother& smoother,
+                               Smooth&& smooth)
+{
+    channel_estimate e;
+    const std::size_t count = least_squares(frame, carriers_rx, rx, symbols_per_antenna,
+                                            smoother.method(), smoother.carriers(), e);
+    const bool smoothed = smoothable(e);
+    if (smoothed)
+        smooth(e.h.data(), rx, e.tx, double(e.noise_var) / e.tx, e.error_var.data(), double(count));
+    finish(e, smoothed);
     return e;
 }
 
@@ -133,6 +166,56 @@ channel_estimate estimate_channel(const frame_format& frame,
                          [&](std::complex<float>* h, int r, int t, double n0, float* ev, double) {
                              smoother.smooth(h, r, t, n0, ev);
                          });
+}
+
+void estimate_channels(const frame_format& frame,
+                       const std::complex<float>* const* carriers_rx,
+                       std::size_t frames,
+                       int rx,
+                       int symbols_per_antenna,
+                       smoothing_engine& smoother,
+                       std::vector<channel_estimate>& estimates)
+{
+    estimates.resize(frames);
+    // Each frame's least squares; then the smoothable ones smoothed together, up to the
+    // engine's max_frames() a call (the pointer lists are the engine's largest call).
+    const std::size_t batch = smoother.max_frames();
+    std::vector<std::complex<float>*> h;
+    std::vector<double> n0;
+    std::vector<float*> error_var;
+    std::vector<channel_estimate*> pending;
+    h.reserve(batch);
+    n0.reserve(batch);
+    error_var.reserve(batch);
+    pending.reserve(batch);
+    const auto flush = [&] {
+        if (pending.empty())
+            return;
+        smoother.smooth_frames(h.data(), n0.data(), error_var.data(), pending.size(), rx,
+                               frame.streams);
+        for (channel_estimate* e : pending)
+            finish(*e, true);
+        h.clear();
+        n0.clear();
+        error_var.clear();
+        pending.clear();
+    };
+    for (std::size_t f = 0; f < frames; f++) {
+        channel_estimate& e = estimates[f];
+        least_squares(frame, carriers_rx[f], rx, symbols_per_antenna, smoother.method(),
+                      smoother.carriers(), e);
+        if (!smoothable(e)) {
+            finish(e, false);
+            continue;
+        }
+        h.push_back(e.h.data());
+        n0.push_back(double(e.noise_var) / e.tx);
+        error_var.push_back(e.error_var.data());
+        pending.push_back(&e);
+        if (pending.size() == batch)
+            flush();
+    }
+    flush();
 }
 
 channel_estimate estimate_channel(const frame_format& frame,

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -19,14 +20,45 @@ namespace core {
 
 namespace {
 
+void check_frames(std::size_t frames, std::size_t max_frames)
+{
+    if (frames < 1 || frames > max_frames)
+        throw std::invalid_argument("smoothing_engine: " + std::to_string(frames) +
+                                    " frames a call, made for 1 to " +
+                                    std::to_string(max_frames));
+}
+
 class cpu_smoothing : public smoothing_engine
 {
 public:
-    cpu_smoothing(const numerology& num, channel_estimator method, int rx, int tx, double n0_samples)
-        : d_smoother(num, method), d_rx(rx), d_tx(tx), d_n0_samples(n0_samples)
+    cpu_smoothing(const numerology& num,
+                  channel_estimator method,
+                  int rx,
+                  int tx,
+                  double n0_samples,
+                  std::size_t max_frames)
+        : d_smoother(num, method),
+          d_rx(rx),
+          d_tx(tx),
+          d_n0_samples(n0_samples),
+          d_max_frames(max_frames)
     {
         if (rx < 1 || tx < 1)
             throw std::invalid_argument("smoothing_engine: rx and tx must be >= 1");
+        if (max_frames < 1)
+            throw std::invalid_argument("smoothing_engine: max_frames must be >= 1");
+    }
+    std::size_t max_frames() const override { return d_max_frames; }
+    void smooth_frames(std::complex<float>* const* h,
+                       const double* n0,
+                       float* const* error_var,
+                       std::size_t frames,
+                       int rx,
+                       int tx) override
+    {
+        check_frames(frames, d_max_frames);
+        for (std::size_t f = 0; f < frames; f++)
+            smooth(h[f], rx, tx, n0[f], error_var[f]);
     }
     const char* backend() const override { return "cpu"; }
     channel_estimator method() const override { return d_smoother.method(); }
@@ -42,6 +74,7 @@ private:
     channel_smoother d_smoother;
     const int d_rx, d_tx;
     const double d_n0_samples;
+    const std::size_t d_max_frames;
 };
 
 class smoothing_with_fallback : public with_gpu_fallback<smoothing_engine>
@@ -56,6 +89,32 @@ public:
     }
     channel_estimator method() const override { return d_cpu->method(); }
     int carriers() const override { return d_cpu->carriers(); }
+    std::size_t max_frames() const override { return d_cpu->max_frames(); }
+    void smooth_frames(std::complex<float>* const* h,
+                       const double* n0,
+                       float* const* error_var,
+                       std::size_t frames,
+                       int rx,
+                       int tx) override
+    {
+        check_frames(frames, max_frames());
+        const std::size_t values = std::size_t(carriers()) * rx * tx;
+        run(
+            [&](smoothing_engine& gpu) {
+                d_keep.resize(frames * values);
+                for (std::size_t f = 0; f < frames; f++)
+                    std::copy_n(h[f], values, d_keep.begin() + f * values);
+                gpu.smooth_frames(h, n0, error_var, frames, rx, tx);
+            },
+            [&] {
+                if (d_keep.size() == frames * values)
+                    for (std::size_t f = 0; f < frames; f++)
+                        std::copy_n(d_keep.begin() + f * values, values, h[f]);
+                d_keep.clear();
+                d_cpu->smooth_frames(h, n0, error_var, frames, rx, tx);
+            });
+        d_keep.clear();
+    }
     void smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var) override
     {
         // The GPU's failure mid-call may leave h half written: the CPU redoes it from a
@@ -88,18 +147,20 @@ std::unique_ptr<smoothing_engine> make_smoothing_engine(const numerology& num,
                                                         double n0_samples,
                                                         const std::string& backend,
                                                         int device,
-                                                        std::string* reason)
+                                                        std::string* reason,
+                                                        std::size_t max_frames)
 {
-    auto cpu = std::make_unique<cpu_smoothing>(num, method, rx, tx, n0_samples);
+    auto cpu = std::make_unique<cpu_smoothing>(num, method, rx, tx, n0_samples, max_frames);
     return std::make_unique<smoothing_with_fallback>(
         std::move(cpu),
         choose_gpu_engine(
             backend,
             [&](std::string* why) {
-                return detail::make_gpu_smoothing_engine(num, method, rx, tx, n0_samples, device, why);
+                return detail::make_gpu_smoothing_engine(num, method, rx, tx, n0_samples,
+                                                         max_frames, device, why);
             },
             reason),
-        std::size_t(num.used_carriers) * rx * tx);
+        max_frames * std::size_t(num.used_carriers) * rx * tx);
 }
 
 } // namespace core

@@ -215,6 +215,19 @@ channel_estimate estimate_channel(const frame_format& frame,
                                   int rx,
                                   int symbols_per_antenna,
                                   smoothing_engine& smoother);
+/*! Several frames' estimate_channel() with one smoothing engine, their smoothing in
+ *  smoothing_engine::smooth_frames() calls of up to its max_frames() frames (on the GPU
+ *  one round trip each): frame f's carriers at carriers_rx[f], as estimate_channel takes
+ *  them; its estimate into estimates[f] (resized to `frames`: a vector kept between
+ *  calls reuses its estimates' storage). Each estimate equals that frame's
+ *  estimate_channel() but for the smoothing's rounding on the GPU. */
+void estimate_channels(const frame_format& frame,
+                       const std::complex<float>* const* carriers_rx,
+                       std::size_t frames,
+                       int rx,
+                       int symbols_per_antenna,
+                       smoothing_engine& smoother,
+                       std::vector<channel_estimate>& estimates);
 /*! The same with a smoother of `method` made for this call (its set-up costs U L^2:
  *  hold a channel_smoother to estimate many frames). */
 channel_estimate estimate_channel(const frame_format& frame,

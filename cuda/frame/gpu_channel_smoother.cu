@@ -32,7 +32,6 @@
 #include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
 
 #include <algorithm>
-#include <string>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -742,10 +741,7 @@ public:
     {
         if (rx != d_rx || tx != d_tx)
             throw std::invalid_argument("smoothing_engine: made for other antennas or streams");
-        if (frames < 1 || frames > d_max_frames)
-            throw std::invalid_argument("smoothing_engine: " + std::to_string(frames) +
-                                        " frames a call, made for 1 to " +
-                                        std::to_string(d_max_frames));
+        detail::check_smoothing_frames(frames, d_max_frames);
         // One frame's estimates are smoothed in place; several are gathered into one
         // block (allocated at construction) for the smoother's single copy each way.
         const std::size_t values = d_carriers * std::size_t(rx) * tx;

@@ -23,7 +23,9 @@
 #include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
 
+#include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace gr {
@@ -64,6 +66,17 @@ std::unique_ptr<smoothing_engine> make_gpu_smoothing_engine(const numerology& nu
                                                             std::size_t max_frames,
                                                             int device,
                                                             std::string* why);
+
+/*! smoothing_engine::smooth_frames()'s frame count, the same on both backends:
+ *  std::invalid_argument unless 1 <= frames <= max_frames. Inline: the CUDA objects
+ *  that call it are linked after the engines' in the static core library. */
+inline void check_smoothing_frames(std::size_t frames, std::size_t max_frames)
+{
+    if (frames < 1 || frames > max_frames)
+        throw std::invalid_argument("smoothing_engine: " + std::to_string(frames) +
+                                    " frames a call, made for 1 to " +
+                                    std::to_string(max_frames));
+}
 
 /*! frame_sync_engine::search()'s argument checks, the same on both backends:
  *  std::invalid_argument naming what is out of range. */

@@ -20,14 +20,6 @@ namespace core {
 
 namespace {
 
-void check_frames(std::size_t frames, std::size_t max_frames)
-{
-    if (frames < 1 || frames > max_frames)
-        throw std::invalid_argument("smoothing_engine: " + std::to_string(frames) +
-                                    " frames a call, made for 1 to " +
-                                    std::to_string(max_frames));
-}
-
 class cpu_smoothing : public smoothing_engine
 {
 public:
@@ -56,7 +48,7 @@ public:
                        int rx,
                        int tx) override
     {
-        check_frames(frames, d_max_frames);
+        detail::check_smoothing_frames(frames, d_max_frames);
         for (std::size_t f = 0; f < frames; f++)
             smooth(h[f], rx, tx, n0[f], error_var[f]);
     }
@@ -97,7 +89,7 @@ public:
                        int rx,
                        int tx) override
     {
-        check_frames(frames, max_frames());
+        detail::check_smoothing_frames(frames, max_frames());
         const std::size_t values = std::size_t(carriers()) * rx * tx;
         run(
             [&](smoothing_engine& gpu) {

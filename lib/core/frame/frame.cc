@@ -185,7 +185,7 @@ void frame_format::validate() const
         num.used_carriers >= num.fft_len)
         throw std::invalid_argument("frame_format: used_carriers must be even and below "
                                     "fft_len");
-    if (streams < 1 || streams > max_streams)
+    if (streams < 1 || streams > 8)
         throw std::invalid_argument("frame_format: streams must be 1 to 8");
     if (payload_symbols < 1 || payload_symbols > max_payload_symbols)
         throw std::invalid_argument("frame_format: payload_symbols must be 1 to " +

@@ -106,8 +106,6 @@ void unpack_bytes(const std::uint8_t* bytes, std::size_t n_bytes, std::uint8_t* 
  *  streams of 256-QAM, 77 Mbit, so that what a frame description declares is bounded
  *  before anything is allocated for it. */
 constexpr int max_payload_symbols = 1000;
-/*! The most streams a frame carries. */
-constexpr int max_streams = 8;
 
 struct frame_format {
     numerology num;
@@ -116,7 +114,7 @@ struct frame_format {
     int payload_symbols = 1;
 
     /*! Throws std::invalid_argument naming the first field out of range
-     *  (payload_symbols 1..max_payload_symbols, streams 1..max_streams). */
+     *  (payload_symbols 1..max_payload_symbols, streams 1..8). */
     void validate() const;
     int pilot_symbols() const { return streams; }
     /*! OFDM symbols in a frame: preamble, pilots, payload. */

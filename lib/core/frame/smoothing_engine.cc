@@ -77,7 +77,7 @@ public:
                             std::size_t values)
         : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu))
     {
-        d_keep.reserve(values); // smooth() allocates nothing
+        d_keep.reserve(values); // smooth_frames() allocates nothing
     }
     channel_estimator method() const override { return d_cpu->method(); }
     int carriers() const override { return d_cpu->carriers(); }
@@ -90,6 +90,8 @@ public:
                        int tx) override
     {
         detail::check_smoothing_frames(frames, max_frames());
+        // The GPU's failure mid-call may leave h half written: the CPU redoes it from a
+        // copy taken before.
         const std::size_t values = std::size_t(carriers()) * rx * tx;
         run(
             [&](smoothing_engine& gpu) {
@@ -109,20 +111,7 @@ public:
     }
     void smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var) override
     {
-        // The GPU's failure mid-call may leave h half written: the CPU redoes it from a
-        // copy taken before.
-        run(
-            [&](smoothing_engine& gpu) {
-                d_keep.assign(h, h + std::size_t(carriers()) * rx * tx);
-                gpu.smooth(h, rx, tx, n0, error_var);
-            },
-            [&] {
-                if (!d_keep.empty())
-                    std::copy(d_keep.begin(), d_keep.end(), h);
-                d_keep.clear();
-                d_cpu->smooth(h, rx, tx, n0, error_var);
-            });
-        d_keep.clear();
+        smooth_frames(&h, &n0, &error_var, 1, rx, tx);
     }
 
 private:

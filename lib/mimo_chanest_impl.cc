@@ -313,8 +313,9 @@ private:
     core::phase_tracker d_tracker;
     const std::vector<int> d_data;                            // data carriers (indices)
     std::vector<found_frame> d_batch;                         // frames estimated together
-    std::vector<core::channel_estimate> d_estimates;          // [batch frame]
-    std::vector<gr_complex> d_training_rx, d_derotation;      // [frame][rx][symbol][carrier]
+    std::vector<core::channel_estimate> d_estimates;          // [batch frame], and more
+    std::vector<gr_complex> d_training_rx;                    // [frame][rx][symbol][carrier]
+    std::vector<gr_complex> d_derotation;                     // [payload symbol]
     std::vector<const gr_complex*> d_training_at;             // [batch frame]
     std::vector<const gr_complex*> d_payload_in;              // [antennas]: payload starts
     std::vector<gr_complex> d_eq_h, d_eq_rx;                  // data carriers' H, y

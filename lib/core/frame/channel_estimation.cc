@@ -176,29 +176,34 @@ void estimate_channels(const frame_format& frame,
                        smoothing_engine& smoother,
                        std::vector<channel_estimate>& estimates)
 {
-    estimates.resize(frames);
+    if (estimates.size() < frames) // never shrunk: the estimates' vectors are reused
+        estimates.resize(frames);
     // Each frame's least squares; then the smoothable ones smoothed together, up to the
-    // engine's max_frames() a call (the pointer lists are the engine's largest call).
-    const std::size_t batch = smoother.max_frames();
-    std::vector<std::complex<float>*> h;
-    std::vector<double> n0;
-    std::vector<float*> error_var;
-    std::vector<channel_estimate*> pending;
-    h.reserve(batch);
-    n0.reserve(batch);
-    error_var.reserve(batch);
-    pending.reserve(batch);
+    // engine's max_frames() a call. The call's lists are kept per thread between calls,
+    // so that a block's work() allocates nothing once they have grown.
+    struct smoothing_call {
+        std::vector<std::complex<float>*> h;
+        std::vector<double> n0;
+        std::vector<float*> error_var;
+        std::vector<channel_estimate*> frames;
+        void clear()
+        {
+            h.clear();
+            n0.clear();
+            error_var.clear();
+            frames.clear();
+        }
+    };
+    thread_local smoothing_call call;
+    call.clear(); // what a call that threw may have left
     const auto flush = [&] {
-        if (pending.empty())
+        if (call.frames.empty())
             return;
-        smoother.smooth_frames(h.data(), n0.data(), error_var.data(), pending.size(), rx,
-                               frame.streams);
-        for (channel_estimate* e : pending)
+        smoother.smooth_frames(call.h.data(), call.n0.data(), call.error_var.data(),
+                               call.frames.size(), rx, frame.streams);
+        for (channel_estimate* e : call.frames)
             finish(*e, true);
-        h.clear();
-        n0.clear();
-        error_var.clear();
-        pending.clear();
+        call.clear();
     };
     for (std::size_t f = 0; f < frames; f++) {
         channel_estimate& e = estimates[f];
@@ -208,11 +213,11 @@ void estimate_channels(const frame_format& frame,
             finish(e, false);
             continue;
         }
-        h.push_back(e.h.data());
-        n0.push_back(double(e.noise_var) / e.tx);
-        error_var.push_back(e.error_var.data());
-        pending.push_back(&e);
-        if (pending.size() == batch)
+        call.h.push_back(e.h.data());
+        call.n0.push_back(double(e.noise_var) / e.tx);
+        call.error_var.push_back(e.error_var.data());
+        call.frames.push_back(&e);
+        if (call.frames.size() == smoother.max_frames())
             flush();
     }
     flush();

@@ -218,9 +218,9 @@ channel_estimate estimate_channel(const frame_format& frame,
 /*! Several frames' estimate_channel() with one smoothing engine, their smoothing in
  *  smoothing_engine::smooth_frames() calls of up to its max_frames() frames (on the GPU
  *  one round trip each): frame f's carriers at carriers_rx[f], as estimate_channel takes
- *  them; its estimate into estimates[f] (resized to `frames`: a vector kept between
- *  calls reuses its estimates' storage). Each estimate equals that frame's
- *  estimate_channel() but for the smoothing's rounding on the GPU. */
+ *  them; its estimate into estimates[f] (grown to `frames` when shorter, never shrunk:
+ *  kept between calls, its estimates' storage is reused). Each estimate equals that
+ *  frame's estimate_channel() but for the smoothing's rounding on the GPU. */
 void estimate_channels(const frame_format& frame,
                        const std::complex<float>* const* carriers_rx,
                        std::size_t frames,

@@ -3,21 +3,21 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The channel estimation block: frame bookkeeping on the "frame_start" tags around
- * core::estimate_channels (the frames found in a call estimated together, their
- * smoothing on the block's smoothing engine in one call), the payload turned back by the
- * tracking pilots' common phase (core::phase_tracker), and the channel-estimate tag for
- * the detector.
+ * The channel estimation block: frame bookkeeping on the "frame_start" tags around a
+ * core::chanest_engine (the frames found in a call estimated together: their estimates
+ * and their payload turned back by the tracking pilots' common phase, on the GPU one
+ * round trip for them all), and the channel-estimate tag for the detector.
  */
 #include "block_faults.h"
 #include "engine_logging.h"
+#include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
 #include <gnuradio/gpumimo/core/frame/equalizer.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
-#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
 #include <gnuradio/gpumimo/mimo_chanest.h>
 #include <gnuradio/io_signature.h>
 
@@ -33,8 +33,8 @@ namespace gpumimo {
 
 class mimo_chanest_impl : public mimo_chanest
 {
-    // Frames whose estimates are smoothed in one call at most: on the GPU one round trip
-    // of about 0.45 ms (H200 host, lte20 4x4) for them all instead of one per frame.
+    // Frames estimated in one call at most: on the GPU one round trip for them all
+    // instead of one per frame.
     static constexpr std::size_t kFramesPerEstimate = 16;
 
 public:
@@ -55,16 +55,11 @@ public:
           d_training(std::size_t(1 + format.streams)),
           d_frame_key(pmt::intern("frame_start")),
           d_est_key(pmt::intern("mimo_chan_est")),
-          d_tracker(format),
           d_data(core::data_carriers(format.num))
     {
-        // The noise samples: the preamble's empty carriers on every antenna
-        // (estimate_channel's noise estimate).
-        d_smoothing = make_logged_engine(d_logger, [&](std::string* why) {
-            return core::make_smoothing_engine(
-                format.num, estimator, antennas, format.streams,
-                double(core::preamble_empty_carriers(format.num).size()) * antennas, backend,
-                device, why, kFramesPerEstimate);
+        d_engine = make_logged_engine(d_logger, [&](std::string* why) {
+            return core::make_chanest_engine(format, estimator, antennas, backend, device, why,
+                                             kFramesPerEstimate);
         });
         set_output_multiple(format.payload_symbols);
         // Room for two batches of frames' payload: mimo_detector holds what it reads (up
@@ -72,8 +67,8 @@ public:
         // for a whole batch (with room for one batch, calls held 8 frames on the H200
         // host, and the chain ran 41-43 Msample/s per channel against 52.7 with two).
         set_min_output_buffer(long(2 * kFramesPerEstimate * format.payload_symbols));
-        d_derotation.resize(std::size_t(format.payload_symbols));
-        d_payload_in.resize(std::size_t(antennas));
+        d_in.resize(std::size_t(antennas));
+        d_payload_out.resize(std::size_t(antennas));
         d_eq_rx.resize(std::size_t(antennas) * d_data.size());
         d_eq_in.resize(std::size_t(antennas));
         for (int r = 0; r < antennas; r++)
@@ -98,9 +93,23 @@ public:
 
     std::uint64_t frames() const override { return d_frames; }
     std::uint64_t dropped_frames() const override { return d_dropped; }
-    std::string backend() const override { return d_smoothing->backend(); }
+    std::string backend() const override { return d_engine->backend(); }
     std::uint64_t work_failures() const override { return d_faults.count(); }
     double last_noise_var() const override { return d_last_noise; }
+
+    bool start() override
+    {
+        // Page-locked stream buffers: the GPU engine copies frames in and payload out
+        // by DMA in place.
+        if (backend() == "cuda")
+            d_pins.pin(*this, d_logger);
+        return block::start();
+    }
+    bool stop() override
+    {
+        d_pins.release();
+        return block::stop();
+    }
 
     void forecast(int, gr_vector_int& ninput_items_required) override
     {
@@ -119,13 +128,13 @@ public:
         std::size_t consumed = 0, produced = 0;
         bool more = true;
         while (more) {
-            // The next whole, usable frames, as many as the smoother takes in one call
-            // and the output has room for: their estimates are smoothed together (on
-            // the GPU one round trip for them all).
+            // The next whole, usable frames, as many as the engine takes in one call and
+            // the output has room for: they are estimated together (on the GPU one round
+            // trip for them all).
             d_batch.clear();
             const std::size_t room = (std::size_t(noutput_items) - produced) / payload;
             while (true) {
-                if (d_batch.size() == d_smoothing->max_frames() || d_batch.size() == room)
+                if (d_batch.size() == d_engine->max_frames() || d_batch.size() == room)
                     break; // batch full (room left: go on after it) or output full
                 pmt::pmt_t info = pmt::PMT_NIL;
                 const long tag = next_frame_tag(consumed, available, &info);
@@ -151,16 +160,15 @@ public:
                     d_batch.push_back({ consumed, info });
                 consumed += d_symbols;
             }
-            if (d_batch.size() < d_smoothing->max_frames())
+            if (d_batch.size() < d_engine->max_frames())
                 more = false;
             if (d_batch.empty())
                 break;
             std::size_t passed = 0;
             try {
-                estimate(input_items);
+                estimate(input_items, output_items, produced);
                 for (; passed < d_batch.size(); passed++) {
-                    pass(input_items, d_batch[passed], d_estimates[passed], output_items,
-                         produced);
+                    pass(d_batch[passed], d_estimates[passed], output_items, produced);
                     produced += payload;
                 }
             } catch (...) { // the frames not passed are dropped, counted; the stream goes on
@@ -206,50 +214,36 @@ private:
         return true;
     }
 
-    // The batch's channel estimates into d_estimates: each frame's training symbols of
-    // every antenna, [rx][symbol][carrier], gathered for the core.
-    void estimate(const gr_vector_const_void_star& in)
+    // The batch's channel estimates into d_estimates, its payload (turned back by each
+    // symbol's common phase) into the outputs from item `produced` on.
+    void estimate(const gr_vector_const_void_star& in, gr_vector_void_star& out, std::size_t produced)
     {
-        const std::size_t per_frame = d_antennas * d_training * d_carriers;
-        d_training_rx.resize(d_batch.size() * per_frame);
-        d_training_at.resize(d_batch.size());
-        for (std::size_t f = 0; f < d_batch.size(); f++) {
-            gr_complex* frame = d_training_rx.data() + f * per_frame;
-            for (int r = 0; r < d_antennas; r++) {
-                const gr_complex* x =
-                    static_cast<const gr_complex*>(in[r]) + d_batch[f].at * d_carriers;
-                std::copy(x, x + d_training * d_carriers, frame + r * d_training * d_carriers);
-            }
-            d_training_at[f] = frame;
+        d_frame_at.resize(d_batch.size());
+        for (std::size_t f = 0; f < d_batch.size(); f++)
+            d_frame_at[f] = d_batch[f].at;
+        for (int r = 0; r < d_antennas; r++) {
+            d_in[std::size_t(r)] = static_cast<const gr_complex*>(in[r]);
+            d_payload_out[std::size_t(r)] = static_cast<gr_complex*>(out[r]) + produced * d_carriers;
         }
-        core::estimate_channels(d_format, d_training_at.data(), d_batch.size(), d_antennas,
-                                0, *d_smoothing, d_estimates);
+        core::chanest_batch b;
+        b.in = d_in.data();
+        b.frame_at = d_frame_at.data();
+        b.frames = d_batch.size();
+        b.payload = d_payload_out.data();
+        d_engine->estimate(b, d_estimates);
     }
 
-    // One estimated frame out: its payload turned back by each symbol's common phase,
+    // One estimated frame out (its payload already in the outputs at `produced`):
     // tagged with its frame_start and its estimate, and equalised where asked.
-    void pass(const gr_vector_const_void_star& in,
-              const found_frame& found,
+    void pass(const found_frame& found,
               const core::channel_estimate& e,
               gr_vector_void_star& out,
               std::size_t produced)
     {
-        // Each payload symbol turned back by its common phase (the tracking pilots'),
-        // every used carrier: the detector takes the data carriers from it.
-        const std::size_t at = found.at;
         const std::size_t payload_symbols = d_symbols - d_training;
         for (int r = 0; r < d_antennas; r++)
-            d_payload_in[std::size_t(r)] =
-                static_cast<const gr_complex*>(in[r]) + (at + d_training) * d_carriers;
-        d_tracker.estimate(e, d_payload_in.data(), d_derotation.data());
-        for (int r = 0; r < d_antennas; r++) {
-            const gr_complex* x = d_payload_in[std::size_t(r)];
-            gr_complex* y = static_cast<gr_complex*>(out[r]) + produced * d_carriers;
-            for (std::size_t sym = 0; sym < payload_symbols; sym++)
-                derotate(d_derotation[sym], x + sym * d_carriers, y + sym * d_carriers);
             add_item_tag(r, nitems_written(r) + produced, d_frame_key, found.info,
                          alias_pmt());
-        }
         pmt::pmt_t est = pmt::make_dict();
         est = pmt::dict_add(est, pmt::intern("h"), pmt::init_c32vector(e.h.size(), e.h));
         est = pmt::dict_add(est, pmt::intern("noise_var"), pmt::from_double(e.noise_var));
@@ -283,18 +277,6 @@ private:
         d_last_noise = e.noise_var;
     }
 
-    // y = d x over a symbol's carriers, the product written out: std::complex's
-    // operator* checks for NaN after each product, which keeps the loop from being
-    // vectorised (the values here are finite: all_usable passed).
-    void derotate(gr_complex d, const gr_complex* x, gr_complex* y) const
-    {
-        const float dr = d.real(), di = d.imag();
-        for (std::size_t c = 0; c < d_carriers; c++) {
-            const float xr = x[c].real(), xi = x[c].imag();
-            y[c] = gr_complex(dr * xr - di * xi, dr * xi + di * xr);
-        }
-    }
-
     bool drop(const char* why)
     {
         d_dropped++;
@@ -309,15 +291,13 @@ private:
     const int d_antennas;
     const std::size_t d_carriers, d_symbols, d_training;
     const pmt::pmt_t d_frame_key, d_est_key;
-    std::unique_ptr<core::smoothing_engine> d_smoothing;
-    core::phase_tracker d_tracker;
+    std::unique_ptr<core::chanest_engine> d_engine;
     const std::vector<int> d_data;                            // data carriers (indices)
     std::vector<found_frame> d_batch;                         // frames estimated together
     std::vector<core::channel_estimate> d_estimates;          // [batch frame], and more
-    std::vector<gr_complex> d_training_rx;                    // [frame][rx][symbol][carrier]
-    std::vector<gr_complex> d_derotation;                     // [payload symbol]
-    std::vector<const gr_complex*> d_training_at;             // [batch frame]
-    std::vector<const gr_complex*> d_payload_in;              // [antennas]: payload starts
+    std::vector<std::size_t> d_frame_at;                      // [batch frame]: first symbol
+    std::vector<const gr_complex*> d_in;                      // [antennas]: the inputs
+    std::vector<gr_complex*> d_payload_out;                   // [antennas]: the batch's payload
     std::vector<gr_complex> d_eq_h, d_eq_rx;                  // data carriers' H, y
     std::vector<float> d_eq_noise;
     core::mmse_equalizer d_equalizer;                         // the frame's filters
@@ -328,6 +308,7 @@ private:
     double d_last_noise = 0;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
+    stream_buffer_pins d_pins;
 };
 
 mimo_chanest::sptr mimo_chanest::make(const std::string& preset,

@@ -4,10 +4,10 @@
  *
  * The fused receiver on the GPU: synchronised frames in, LLRs out, everything between on
  * the device (core/fused_receiver.h). The FFT and the detector are the core's own
- * (gpu_ofdm_fft, gpu_detector); the kernels here are the glue the separate GNU Radio
- * blocks do on the CPU: finiteness per frame, least-squares estimates, the noise
- * variance, the smoothing of the estimates (gpu_channel_smoother), the tracking pilots'
- * common phase and the two regroupings around the detector.
+ * (gpu_ofdm_fft, gpu_detector), the estimation kernels mimo_chanest's GPU engine's
+ * (frame/estimation_kernels.cuh: least squares, the noise variance, the tracking pilots'
+ * common phase) and the smoothing gpu_channel_smoother; the kernels here are the rest
+ * of the glue: finiteness per frame and the two regroupings around the detector.
  *
  * Device layouts of a chunk of F frame slots (nf <= F used):
  *   samples  [antenna][slot][frame.samples()]   (FFT channel a * F + f, one stride)
@@ -25,6 +25,7 @@
 #include "common/slot_ring.cuh"
 #include "detail/gpu_engines.h"
 #include "common/gpu_math.cuh"
+#include "frame/estimation_kernels.cuh"
 #include "frame/fused_decoding.cuh"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -51,9 +52,7 @@ namespace gc = gr::gpumimo::cuda;
 namespace {
 
 constexpr int kThreads = 256;
-// A block per frame reducing all of its carriers (noise_kernel): a whole block of threads,
-// since such kernels have only as many blocks as frames.
-constexpr int kFrameThreads = 1024;
+namespace ek = estimation_kernels;
 
 unsigned blocks_for(std::size_t n)
 {
@@ -75,145 +74,6 @@ __global__ void frame_finite_kernel(const float2* samples,
         const int f = int(af % used), a = int(af / used);
         if (!gc::usable2(samples[(std::size_t(a) * slots + f) * per_slot + t]))
             damaged[f] = 1; // racing writers all write 1
-    }
-}
-
-// h[f][c][r][k] = (1/Nt) sum_s conj(w_sk) Y_{1+s}(c) / P_k(c) on antenna r, w the pilots'
-// orthogonal cover (estimate_channel).
-__global__ void estimate_kernel(const float2* carriers,
-                                const float2* pilots, // [tx][carrier]
-                                const float2* cover,  // [symbol][tx]
-                                const int* damaged,
-                                int slots,
-                                int used,
-                                int rx,
-                                int tx,
-                                int U,
-                                int symbols,
-                                float2* h)
-{
-    const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (i >= std::size_t(used) * U)
-        return;
-    const int c = int(i % U), f = int(i / U);
-    for (int r = 0; r < rx; r++)
-        for (int k = 0; k < tx; k++) {
-            if (damaged[f]) { // an identity the detector takes without complaint; the
-                              // frame's LLRs are zeroed after it
-                h[(i * rx + r) * tx + k] = make_float2(r == k ? 1.0f : 0.0f, 0.0f);
-                continue;
-            }
-            float2 z = make_float2(0, 0);
-            for (int s = 0; s < tx; s++) {
-                const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + 1 + s) * U + c];
-                const float2 w = cover[s * tx + k];
-                z.x += w.x * y.x + w.y * y.y; // conj(w) y
-                z.y += w.x * y.y - w.y * y.x;
-            }
-            const float2 p = pilots[std::size_t(k) * U + c];
-            const float d = p.x * p.x + p.y * p.y;
-            h[(i * rx + r) * tx + k] =
-                make_float2((z.x * p.x + z.y * p.y) / (d * tx), (z.y * p.x - z.x * p.y) / (d * tx));
-        }
-}
-
-// One block per frame: the mean power of the preamble's empty carriers over the
-// antennas, floored at the pilot symbols' mean power over core::max_estimated_snr (as
-// core::estimate_channel), written for every carrier of the frame (the detector's
-// per-channel N0).
-__global__ void noise_kernel(const float2* carriers,
-                             const int* damaged,
-                             const int* empty, // the preamble's empty carrier indices
-                             int nempty,
-                             int slots,
-                             int rx,
-                             int streams,
-                             int U,
-                             int symbols,
-                             float* noise_per_carrier,
-                             float* noise_per_frame)
-{
-    __shared__ float partial[kFrameThreads], pilot_partial[kFrameThreads];
-    const int f = blockIdx.x;
-    float acc = 0, pilot_acc = 0;
-    for (int i = threadIdx.x; i < nempty * rx; i += blockDim.x) {
-        const int r = i / nempty, c = empty[i % nempty];
-        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols) * U + c];
-        acc += y.x * y.x + y.y * y.y;
-    }
-    for (int i = threadIdx.x; i < rx * streams * U; i += blockDim.x) {
-        const int r = i / (streams * U), k = (i / U) % streams, c = i % U;
-        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + 1 + k) * U + c];
-        pilot_acc += y.x * y.x + y.y * y.y;
-    }
-    partial[threadIdx.x] = acc;
-    pilot_partial[threadIdx.x] = pilot_acc;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s) {
-            partial[threadIdx.x] += partial[threadIdx.x + s];
-            pilot_partial[threadIdx.x] += pilot_partial[threadIdx.x + s];
-        }
-        __syncthreads();
-    }
-    const float floor = float(double(pilot_partial[0]) / (double(rx) * streams * U) /
-                              core::max_estimated_snr);
-    const float n0 =
-        damaged[f] ? 1.0f : fmaxf(partial[0] / float(max(1, nempty * rx)), floor);
-    for (int c = threadIdx.x; c < U; c += blockDim.x)
-        noise_per_carrier[std::size_t(f) * U + c] = n0;
-    if (threadIdx.x == 0)
-        noise_per_frame[f] = n0;
-}
-
-// The tracking pilots' common phase of every payload symbol (core::phase_tracker): one
-// block per (payload symbol, frame); derot[f][s] = conj(z) / |z|, z = sum over antennas
-// and tracking carriers of conj((H_c p_c)_r) y_{r,s,c}, summed in double as the reference.
-__global__ void track_phase_kernel(const float2* carriers,
-                                   const float2* h,
-                                   const int* track,
-                                   const float2* track_pilots,
-                                   int ntrack,
-                                   const int* damaged,
-                                   int slots,
-                                   int rx,
-                                   int K,
-                                   int U,
-                                   int symbols,
-                                   int first_payload,
-                                   int payload,
-                                   float2* derot)
-{
-    __shared__ double2 part[kThreads];
-    const int s = blockIdx.x, f = blockIdx.y;
-    double2 z = make_double2(0, 0);
-    for (int i = threadIdx.x; i < rx * ntrack; i += blockDim.x) {
-        const int r = i / ntrack, j = i % ntrack, c = track[j];
-        const float2* hc = h + ((std::size_t(f) * U + c) * rx + r) * K;
-        double er = 0, ei = 0; // (H_c p_c)_r
-        for (int k = 0; k < K; k++) {
-            const float2 a = hc[k], p = track_pilots[j * K + k];
-            er += double(a.x) * p.x - double(a.y) * p.y;
-            ei += double(a.x) * p.y + double(a.y) * p.x;
-        }
-        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
-        z.x += er * y.x + ei * y.y; // conj(e) y
-        z.y += er * y.y - ei * y.x;
-    }
-    part[threadIdx.x] = z;
-    __syncthreads();
-    for (int n = blockDim.x / 2; n > 0; n /= 2) {
-        if (threadIdx.x < n) {
-            part[threadIdx.x].x += part[threadIdx.x + n].x;
-            part[threadIdx.x].y += part[threadIdx.x + n].y;
-        }
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-        const double a = hypot(part[0].x, part[0].y);
-        derot[std::size_t(f) * payload + s] = !damaged[f] && a > 0 && isfinite(a)
-                                                  ? make_float2(float(part[0].x / a), float(-part[0].y / a))
-                                                  : make_float2(1, 0);
     }
 }
 
@@ -540,18 +400,18 @@ struct gpu_fused_receiver::impl {
         io.nsym = std::size_t(L.symbols);
         fft.enqueue_device(io, st); // non-finite frames are flagged above, not counted here
 
-        estimate_kernel<<<blocks_for(nf * U), kThreads, 0, st>>>(
+        ek::estimate_kernel<<<blocks_for(nf * U), kThreads, 0, st>>>(
             s.carriers.get(), pilots.get(), cover.get(), s.damaged.get(), int(F), int(nf), rx, config.frame.streams, U,
             L.symbols, s.h.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("estimate_kernel");
-        noise_kernel<<<unsigned(nf), kFrameThreads, 0, st>>>(s.carriers.get(), s.damaged.get(), empty.get(), nempty,
+        ek::noise_kernel<<<unsigned(nf), ek::kNoiseThreads, 0, st>>>(s.carriers.get(), s.damaged.get(), empty.get(), nempty,
                                                          int(F), rx, config.frame.streams, U, L.symbols,
                                                          s.noise.get(), s.noise_frame.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("noise_kernel");
         // Smoothed over frequency; the per-carrier noise becomes the effective noise.
         s.smoother->smooth_device(reinterpret_cast<std::complex<float>*>(s.h.get()), s.noise_frame.get(), nf,
                                s.noise.get(), st);
-        track_phase_kernel<<<dim3(unsigned(L.payload), unsigned(nf)), kThreads, 0, st>>>(
+        ek::track_phase_kernel<<<dim3(unsigned(L.payload), unsigned(nf)), ek::kTrackThreads, 0, st>>>(
             s.carriers.get(), s.h.get(), track.get(), track_pilots.get(), ntrack, s.damaged.get(), int(F), rx,
             config.frame.streams, U, L.symbols, L.first_payload, L.payload, s.derot.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("track_phase_kernel");

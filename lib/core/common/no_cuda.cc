@@ -63,6 +63,11 @@ std::unique_ptr<smoothing_engine> make_gpu_smoothing_engine(
 {
     throw std::runtime_error(not_built);
 }
+std::unique_ptr<chanest_engine> make_gpu_chanest_engine(
+    const frame_format&, channel_estimator, int, std::size_t, int, std::string*)
+{
+    throw std::runtime_error(not_built);
+}
 std::unique_ptr<stream_receiver_engine> make_gpu_stream_receiver_engine(
     const fused_receiver_config&, std::size_t, std::size_t, int, std::string*)
 {

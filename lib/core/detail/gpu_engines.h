@@ -15,6 +15,7 @@
 
 #include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
 #include <gnuradio/gpumimo/core/detect/detector_engine.h>
+#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver_engine.h>
 #include <gnuradio/gpumimo/core/frame/payload_detector.h>
@@ -66,6 +67,38 @@ std::unique_ptr<smoothing_engine> make_gpu_smoothing_engine(const numerology& nu
                                                             std::size_t max_frames,
                                                             int device,
                                                             std::string* why);
+std::unique_ptr<chanest_engine> make_gpu_chanest_engine(const frame_format& frame,
+                                                        channel_estimator method,
+                                                        int rx,
+                                                        std::size_t max_frames,
+                                                        int device,
+                                                        std::string* why);
+
+/*! chanest_engine's antennas and batch size at construction, the same on both backends:
+ *  std::invalid_argument naming what is out of range. */
+inline void check_chanest_shape(int rx, std::size_t max_frames)
+{
+    if (rx < 1 || rx > 16)
+        throw std::invalid_argument("chanest_engine: rx must be 1..16, not " + std::to_string(rx));
+    if (max_frames < 1 || max_frames > 64)
+        throw std::invalid_argument("chanest_engine: max_frames must be 1..64, not " +
+                                    std::to_string(max_frames));
+}
+
+/*! chanest_engine::estimate()'s batch, the same on both backends (inline: the CUDA
+ *  objects call it): std::invalid_argument for null pointers, a frame count outside
+ *  1..max_frames or frames (of `symbols` symbols) out of order or overlapping. */
+inline void check_chanest_batch(const chanest_batch& b, std::size_t max_frames, std::size_t symbols)
+{
+    if (b.frames < 1 || b.frames > max_frames)
+        throw std::invalid_argument("chanest_engine: " + std::to_string(b.frames) +
+                                    " frames a call, made for 1 to " + std::to_string(max_frames));
+    if (!b.in || !b.frame_at || !b.payload)
+        throw std::invalid_argument("chanest_engine: null input, frame list or payload");
+    for (std::size_t f = 1; f < b.frames; f++)
+        if (b.frame_at[f] < b.frame_at[f - 1] + symbols)
+            throw std::invalid_argument("chanest_engine: the frames must ascend without overlapping");
+}
 
 /*! smoothing_engine::smooth_frames()'s frame count, the same on both backends:
  *  std::invalid_argument unless 1 <= frames <= max_frames. Inline: the CUDA objects

@@ -1,0 +1,206 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A frame's channel estimation on the device, shared by the fused receiver
+ * (gpu_fused_receiver.cu) and mimo_chanest's GPU engine (gpu_chanest_engine.cu): the
+ * least-squares estimates, the noise variance, the tracking pilots' common phase and
+ * the payload turned back by it. The CPU references are core::estimate_channel and
+ * core::phase_tracker (lib/core/frame).
+ *
+ * The carriers of a chunk of `slots` frame slots (the first `used` of them filled):
+ *   carriers [antenna][slot][symbol][carrier]   (U used carriers, `symbols` a frame)
+ *   damaged  [slot]                             (1: the frame's estimates are not made)
+ *   h        [slot][carrier][rx][tx],  noise [slot][carrier],  noise_frame [slot]
+ *   derot    [slot][payload symbol]             (e^{-i phi})
+ */
+#pragma once
+
+#include "common/gpu_math.cuh"
+
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+
+#include <cstddef>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+namespace estimation_kernels {
+namespace { // each translation unit its own kernels
+
+// Threads of the kernels that reduce within a block: noise_kernel has a block per frame
+// (so a whole block of threads), track_phase_kernel one per payload symbol and frame.
+constexpr int kNoiseThreads = 1024;
+constexpr int kTrackThreads = 256;
+
+// h[f][c][r][k] = (1/Nt) sum_s conj(w_sk) Y_{1+s}(c) / P_k(c) on antenna r, w the pilots'
+// orthogonal cover (estimate_channel).
+__global__ void estimate_kernel(const float2* carriers,
+                                const float2* pilots, // [tx][carrier]
+                                const float2* cover,  // [symbol][tx]
+                                const int* damaged,
+                                int slots,
+                                int used,
+                                int rx,
+                                int tx,
+                                int U,
+                                int symbols,
+                                float2* h)
+{
+    const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (i >= std::size_t(used) * U)
+        return;
+    const int c = int(i % U), f = int(i / U);
+    for (int r = 0; r < rx; r++)
+        for (int k = 0; k < tx; k++) {
+            if (damaged[f]) { // an identity the detector takes without complaint; the
+                              // frame's LLRs are zeroed after it
+                h[(i * rx + r) * tx + k] = make_float2(r == k ? 1.0f : 0.0f, 0.0f);
+                continue;
+            }
+            float2 z = make_float2(0, 0);
+            for (int s = 0; s < tx; s++) {
+                const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + 1 + s) * U + c];
+                const float2 w = cover[s * tx + k];
+                z.x += w.x * y.x + w.y * y.y; // conj(w) y
+                z.y += w.x * y.y - w.y * y.x;
+            }
+            const float2 p = pilots[std::size_t(k) * U + c];
+            const float d = p.x * p.x + p.y * p.y;
+            h[(i * rx + r) * tx + k] =
+                make_float2((z.x * p.x + z.y * p.y) / (d * tx), (z.y * p.x - z.x * p.y) / (d * tx));
+        }
+}
+
+// One block per frame: the mean power of the preamble's empty carriers over the
+// antennas, floored at the pilot symbols' mean power over core::max_estimated_snr (as
+// core::estimate_channel), written for every carrier of the frame (the detector's
+// per-channel N0).
+__global__ void noise_kernel(const float2* carriers,
+                             const int* damaged,
+                             const int* empty, // the preamble's empty carrier indices
+                             int nempty,
+                             int slots,
+                             int rx,
+                             int streams,
+                             int U,
+                             int symbols,
+                             float* noise_per_carrier,
+                             float* noise_per_frame)
+{
+    __shared__ float partial[kNoiseThreads], pilot_partial[kNoiseThreads];
+    const int f = blockIdx.x;
+    float acc = 0, pilot_acc = 0;
+    for (int i = threadIdx.x; i < nempty * rx; i += blockDim.x) {
+        const int r = i / nempty, c = empty[i % nempty];
+        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols) * U + c];
+        acc += y.x * y.x + y.y * y.y;
+    }
+    for (int i = threadIdx.x; i < rx * streams * U; i += blockDim.x) {
+        const int r = i / (streams * U), k = (i / U) % streams, c = i % U;
+        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + 1 + k) * U + c];
+        pilot_acc += y.x * y.x + y.y * y.y;
+    }
+    partial[threadIdx.x] = acc;
+    pilot_partial[threadIdx.x] = pilot_acc;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s) {
+            partial[threadIdx.x] += partial[threadIdx.x + s];
+            pilot_partial[threadIdx.x] += pilot_partial[threadIdx.x + s];
+        }
+        __syncthreads();
+    }
+    const float floor = float(double(pilot_partial[0]) / (double(rx) * streams * U) /
+                              core::max_estimated_snr);
+    const float n0 =
+        damaged[f] ? 1.0f : fmaxf(partial[0] / float(max(1, nempty * rx)), floor);
+    for (int c = threadIdx.x; c < U; c += blockDim.x)
+        noise_per_carrier[std::size_t(f) * U + c] = n0;
+    if (threadIdx.x == 0)
+        noise_per_frame[f] = n0;
+}
+
+// The tracking pilots' common phase of every payload symbol (core::phase_tracker): one
+// block per (payload symbol, frame); derot[f][s] = conj(z) / |z|, z = sum over antennas
+// and tracking carriers of conj((H_c p_c)_r) y_{r,s,c}, summed in double as the reference.
+__global__ void track_phase_kernel(const float2* carriers,
+                                   const float2* h,
+                                   const int* track,
+                                   const float2* track_pilots,
+                                   int ntrack,
+                                   const int* damaged,
+                                   int slots,
+                                   int rx,
+                                   int K,
+                                   int U,
+                                   int symbols,
+                                   int first_payload,
+                                   int payload,
+                                   float2* derot)
+{
+    __shared__ double2 part[kTrackThreads];
+    const int s = blockIdx.x, f = blockIdx.y;
+    double2 z = make_double2(0, 0);
+    for (int i = threadIdx.x; i < rx * ntrack; i += blockDim.x) {
+        const int r = i / ntrack, j = i % ntrack, c = track[j];
+        const float2* hc = h + ((std::size_t(f) * U + c) * rx + r) * K;
+        double er = 0, ei = 0; // (H_c p_c)_r
+        for (int k = 0; k < K; k++) {
+            const float2 a = hc[k], p = track_pilots[j * K + k];
+            er += double(a.x) * p.x - double(a.y) * p.y;
+            ei += double(a.x) * p.y + double(a.y) * p.x;
+        }
+        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
+        z.x += er * y.x + ei * y.y; // conj(e) y
+        z.y += er * y.y - ei * y.x;
+    }
+    part[threadIdx.x] = z;
+    __syncthreads();
+    for (int n = blockDim.x / 2; n > 0; n /= 2) {
+        if (threadIdx.x < n) {
+            part[threadIdx.x].x += part[threadIdx.x + n].x;
+            part[threadIdx.x].y += part[threadIdx.x + n].y;
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        const double a = hypot(part[0].x, part[0].y);
+        derot[std::size_t(f) * payload + s] = !damaged[f] && a > 0 && isfinite(a)
+                                                  ? make_float2(float(part[0].x / a), float(-part[0].y / a))
+                                                  : make_float2(1, 0);
+    }
+}
+
+// payload[r][f][s][c] = carrier c of frame f's payload symbol s on antenna r, turned
+// back by the symbol's common phase: what mimo_chanest passes on.
+__global__ void derotate_payload_kernel(const float2* carriers,
+                                        const float2* derot,
+                                        int slots,
+                                        int used,
+                                        int rx,
+                                        int U,
+                                        int symbols,
+                                        int first_payload,
+                                        int payload,
+                                        float2* out)
+{
+    const std::size_t total = std::size_t(rx) * used * payload * U;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const int c = int(i % U);
+        const std::size_t rest = i / U; // (r * used + f) * payload + s
+        const int s = int(rest % payload), f = int((rest / payload) % used),
+                  r = int(rest / (std::size_t(payload) * used));
+        const float2 x =
+            carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
+        const float2 w = derot[std::size_t(f) * payload + s];
+        out[i] = make_float2(x.x * w.x - x.y * w.y, x.x * w.y + x.y * w.x);
+    }
+}
+
+} // namespace
+} // namespace estimation_kernels
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

@@ -1,0 +1,86 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: no GNU Radio, Boost or Python dependency.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_CHANEST_ENGINE_H
+#define INCLUDED_GPUMIMO_CORE_CHANEST_ENGINE_H
+
+#include <gnuradio/gpumimo/core/engine.h>
+#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+
+#include <complex>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*!
+ * \brief Frames after the receiver's FFT as mimo_chanest finds them in its inputs: each
+ * antenna's stream of OFDM symbols on every used carrier, and where the frames start.
+ */
+struct chanest_batch {
+    /*! [rx] -> antenna r's symbols, [symbol][used carrier]. */
+    const std::complex<float>* const* in = nullptr;
+    /*! [frames]: frame f's first symbol (its preamble) from in[r], ascending, the frames
+     *  not overlapping. */
+    const std::size_t* frame_at = nullptr;
+    std::size_t frames = 0;
+    /*! [rx] -> out: the frames' payload symbols back to back, [frame][payload
+     *  symbol][used carrier], each symbol turned back by its common phase. */
+    std::complex<float>* const* payload = nullptr;
+};
+
+/*!
+ * \brief mimo_chanest's work on a batch of frames, on one backend: each frame's channel
+ * estimate (core::estimate_channel: least squares, the noise variance, smoothing over
+ * frequency, the effective noise) and its payload turned back by the tracking pilots'
+ * common phase (core::phase_tracker).
+ *
+ * The host engine is those references, frame by frame (the smoothing of a batch in one
+ * smoothing_engine call); the GPU engine copies the frames in, runs the same steps as
+ * kernels (the fused receiver's: frame/estimation_kernels.cuh, gpu_channel_smoother) and
+ * copies the payload and the estimates out, one round trip for the batch, DMA in place
+ * where the caller's memory is page-locked (a block's registered stream buffers).
+ */
+class chanest_engine
+{
+public:
+    virtual ~chanest_engine() = default;
+    /*! "cpu" or "cuda": where the next call runs. */
+    virtual const char* backend() const = 0;
+    /*! The most frames one estimate() call takes: the factory's max_frames. */
+    virtual std::size_t max_frames() const = 0;
+    /*! Estimates batch.frames (1..max_frames()) frames: estimates[f] gets frame f's
+     *  estimate (the vector grown to the batch, never shrunk: its estimates' storage is
+     *  reused), batch.payload the frames' derotated payload. The frames' samples must be
+     *  usable (core::all_usable: the caller checks); std::invalid_argument for a batch
+     *  of the wrong form. */
+    virtual void estimate(const chanest_batch& batch, std::vector<channel_estimate>& estimates) = 0;
+    virtual gpu_fallback* fallback() { return nullptr; }
+};
+
+/*! The factory: the engine on `backend` ("auto", "cpu" or "cuda": choose_backend()) on
+ *  CUDA device `device`, the host engine beside a GPU one for the fallback policy
+ *  (core/engine.h), for frames of `frame` received on rx antennas. */
+std::unique_ptr<chanest_engine> make_chanest_engine(const frame_format& frame,
+                                                    channel_estimator method,
+                                                    int rx,
+                                                    const std::string& backend,
+                                                    int device = 0,
+                                                    std::string* fallback_reason = nullptr,
+                                                    std::size_t max_frames = 16);
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

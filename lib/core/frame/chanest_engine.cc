@@ -1,0 +1,149 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * mimo_chanest's engine factory: the host engine (core::estimate_channels on a CPU
+ * smoothing engine, core::phase_tracker), the backend choice and the fallback policy
+ * (core/engine.h). The GPU engine is cuda/frame/gpu_chanest_engine.cu.
+ */
+#include "detail/gpu_engines.h"
+
+#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
+#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+namespace {
+
+class host_chanest_engine : public chanest_engine
+{
+public:
+    host_chanest_engine(const frame_format& frame, channel_estimator method, int rx, std::size_t max_frames)
+        : d_frame((frame.validate(), frame)),
+          d_rx(rx),
+          d_carriers(std::size_t(frame.num.used_carriers)),
+          d_training(std::size_t(1 + frame.streams)),
+          d_payload(std::size_t(frame.payload_symbols)),
+          d_smoothing(make_smoothing_engine(
+              frame.num, method, rx, frame.streams,
+              double(preamble_empty_carriers(frame.num).size()) * rx, "cpu", 0, nullptr,
+              max_frames)),
+          d_tracker(frame),
+          d_derotation(d_payload),
+          d_payload_in(std::size_t(rx))
+    {
+        detail::check_chanest_shape(rx, max_frames);
+    }
+    const char* backend() const override { return "cpu"; }
+    std::size_t max_frames() const override { return d_smoothing->max_frames(); }
+
+    void estimate(const chanest_batch& b, std::vector<channel_estimate>& estimates) override
+    {
+        detail::check_chanest_batch(b, max_frames(), d_frame.symbols());
+        // Each frame's training symbols of every antenna, [rx][symbol][carrier], gathered
+        // for estimate_channels.
+        const std::size_t per_frame = std::size_t(d_rx) * d_training * d_carriers;
+        d_training_rx.resize(b.frames * per_frame);
+        d_training_at.resize(b.frames);
+        for (std::size_t f = 0; f < b.frames; f++) {
+            std::complex<float>* frame = d_training_rx.data() + f * per_frame;
+            for (int r = 0; r < d_rx; r++) {
+                const std::complex<float>* x = b.in[r] + b.frame_at[f] * d_carriers;
+                std::copy(x, x + d_training * d_carriers, frame + r * d_training * d_carriers);
+            }
+            d_training_at[f] = frame;
+        }
+        estimate_channels(d_frame, d_training_at.data(), b.frames, d_rx, 0, *d_smoothing, estimates);
+        for (std::size_t f = 0; f < b.frames; f++)
+            derotate(b, f, estimates[f]);
+    }
+
+private:
+    // Frame f's payload turned back by each symbol's common phase, every used carrier.
+    void derotate(const chanest_batch& b, std::size_t f, const channel_estimate& e)
+    {
+        for (int r = 0; r < d_rx; r++)
+            d_payload_in[std::size_t(r)] = b.in[r] + (b.frame_at[f] + d_training) * d_carriers;
+        d_tracker.estimate(e, d_payload_in.data(), d_derotation.data());
+        for (int r = 0; r < d_rx; r++) {
+            const std::complex<float>* x = d_payload_in[std::size_t(r)];
+            std::complex<float>* y = b.payload[r] + f * d_payload * d_carriers;
+            for (std::size_t s = 0; s < d_payload; s++)
+                turn(d_derotation[s], x + s * d_carriers, y + s * d_carriers);
+        }
+    }
+
+    // y = d x over a symbol's carriers, the product written out: std::complex's
+    // operator* checks for NaN after each product, which keeps the loop from being
+    // vectorised (the values here are finite: the caller checked them).
+    void turn(std::complex<float> d, const std::complex<float>* x, std::complex<float>* y) const
+    {
+        const float dr = d.real(), di = d.imag();
+        for (std::size_t c = 0; c < d_carriers; c++) {
+            const float xr = x[c].real(), xi = x[c].imag();
+            y[c] = std::complex<float>(dr * xr - di * xi, dr * xi + di * xr);
+        }
+    }
+
+    const frame_format d_frame;
+    const int d_rx;
+    const std::size_t d_carriers, d_training, d_payload;
+    std::unique_ptr<smoothing_engine> d_smoothing;
+    phase_tracker d_tracker;
+    std::vector<std::complex<float>> d_training_rx;           // [frame][rx][symbol][carrier]
+    std::vector<const std::complex<float>*> d_training_at;    // [frame]
+    std::vector<std::complex<float>> d_derotation;            // [payload symbol]
+    std::vector<const std::complex<float>*> d_payload_in;     // [rx]: a frame's payload
+};
+
+class chanest_with_fallback : public with_gpu_fallback<chanest_engine>
+{
+public:
+    chanest_with_fallback(std::unique_ptr<chanest_engine> cpu, std::unique_ptr<chanest_engine> gpu)
+        : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu))
+    {
+    }
+    std::size_t max_frames() const override { return d_cpu->max_frames(); }
+    void estimate(const chanest_batch& b, std::vector<channel_estimate>& estimates) override
+    {
+        // Every output is rewritten by the host engine after a GPU failure mid-call.
+        run([&](chanest_engine& gpu) { gpu.estimate(b, estimates); },
+            [&] { d_cpu->estimate(b, estimates); });
+    }
+
+private:
+    std::unique_ptr<chanest_engine> d_cpu;
+};
+
+} // namespace
+
+std::unique_ptr<chanest_engine> make_chanest_engine(const frame_format& frame,
+                                                    channel_estimator method,
+                                                    int rx,
+                                                    const std::string& backend,
+                                                    int device,
+                                                    std::string* reason,
+                                                    std::size_t max_frames)
+{
+    auto cpu = std::make_unique<host_chanest_engine>(frame, method, rx, max_frames);
+    return std::make_unique<chanest_with_fallback>(
+        std::move(cpu),
+        choose_gpu_engine(
+            backend,
+            [&](std::string* why) {
+                return detail::make_gpu_chanest_engine(frame, method, rx, max_frames, device, why);
+            },
+            reason));
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

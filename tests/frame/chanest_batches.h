@@ -1,0 +1,103 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Batches for chanest_engine's tests, laid out as mimo_chanest sees its inputs: each
+ * antenna's OFDM symbols after the FFT, frames (random payloads through a fresh
+ * mimo_channel each, a residual carrier offset for the tracker to take out) with a few
+ * symbols of noise between some of them; and the references composed frame by frame
+ * (estimate_channel, phase_tracker, the payload turned back symbol by symbol).
+ */
+#ifndef INCLUDED_GPUMIMO_TESTS_CHANEST_BATCHES_H
+#define INCLUDED_GPUMIMO_TESTS_CHANEST_BATCHES_H
+
+#include "frame/fused_frames.h"
+
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
+
+#include <complex>
+#include <random>
+#include <vector>
+
+namespace gpumimo_test {
+
+struct chanest_input {
+    std::vector<std::vector<std::complex<float>>> antenna; // [rx][symbol][used carrier]
+    std::vector<std::size_t> frame_at;                     // [frame]: first symbol
+    std::vector<std::vector<std::complex<float>>> frame;   // [frame][rx][symbol][carrier]
+
+    std::vector<const std::complex<float>*> pointers() const
+    {
+        std::vector<const std::complex<float>*> p;
+        for (const auto& a : antenna)
+            p.push_back(a.data());
+        return p;
+    }
+};
+
+/*! `frames` frames at snr_db, each preceded by 0 to 3 symbols of noise when `gaps`;
+ *  frame `silent` (if < frames) all zeros. */
+inline chanest_input make_chanest_input(std::mt19937_64& rng,
+                                        const gr::gpumimo::core::frame_format& f,
+                                        int rx,
+                                        std::size_t frames,
+                                        double snr_db,
+                                        bool gaps,
+                                        std::size_t silent = std::size_t(-1))
+{
+    using namespace gr::gpumimo::core;
+    const std::size_t U = std::size_t(f.num.used_carriers), S = std::size_t(f.symbols());
+    const received_frames rf = make_received_frames(rng, f, rx, frames, snr_db, { 0.7, 0.2, 0.1 }, 0.01 / 64);
+    const cpu_ofdm_fft fft(f.num.fft_config(fft_direction::forward, rx));
+    std::uniform_int_distribution<int> gap(0, gaps ? 3 : 0);
+    std::normal_distribution<float> noise(0.0f, 0.3f);
+    chanest_input in;
+    in.antenna.resize(std::size_t(rx));
+    for (std::size_t fr = 0; fr < frames; fr++) {
+        const int junk = gap(rng);
+        for (auto& a : in.antenna)
+            for (std::size_t i = 0; i < std::size_t(junk) * U; i++)
+                a.emplace_back(noise(rng), noise(rng));
+        in.frame.push_back(demodulate(f, fft, rf, rx, fr));
+        if (fr == silent)
+            std::fill(in.frame.back().begin(), in.frame.back().end(), std::complex<float>(0));
+        in.frame_at.push_back(in.antenna[0].size() / U);
+        for (int r = 0; r < rx; r++) {
+            const auto* x = in.frame.back().data() + std::size_t(r) * S * U;
+            in.antenna[std::size_t(r)].insert(in.antenna[std::size_t(r)].end(), x, x + S * U);
+        }
+    }
+    return in;
+}
+
+/*! Frame `fr` the long way: its estimate, and its payload turned back symbol by symbol
+ *  into payload ([rx][payload symbol][carrier]). */
+inline gr::gpumimo::core::channel_estimate
+reference_chanest(const gr::gpumimo::core::frame_format& f,
+                  gr::gpumimo::core::channel_estimator method,
+                  int rx,
+                  const chanest_input& in,
+                  std::size_t fr,
+                  std::vector<std::complex<float>>& payload)
+{
+    using namespace gr::gpumimo::core;
+    const std::size_t U = std::size_t(f.num.used_carriers), S = std::size_t(f.symbols());
+    const std::size_t first = std::size_t(1 + f.streams), P = std::size_t(f.payload_symbols);
+    const std::vector<std::complex<float>>& c = in.frame[fr];
+    const channel_estimate e = estimate_channel(f, c.data(), rx, int(S), method);
+    std::vector<std::complex<float>> derotation(P);
+    phase_tracker(f).estimate(e, &c[first * U], S * U, derotation.data());
+    payload.assign(std::size_t(rx) * P * U, {});
+    for (int r = 0; r < rx; r++)
+        for (std::size_t s = 0; s < P; s++)
+            for (std::size_t k = 0; k < U; k++)
+                payload[(std::size_t(r) * P + s) * U + k] =
+                    derotation[s] * c[(std::size_t(r) * S + first + s) * U + k];
+    return e;
+}
+
+} // namespace gpumimo_test
+
+#endif

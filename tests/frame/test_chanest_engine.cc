@@ -1,0 +1,167 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * mimo_chanest's host engine held to the references composed frame by frame
+ * (estimate_channel with its own smoother, phase_tracker, each payload symbol turned
+ * back by its phase: tests/frame/chanest_batches.h) on fresh random frames, with noise
+ * between some of them and an all-zero frame; its batch checks; its estimates' storage
+ * kept between calls. Outputs are poisoned before each call.
+ */
+#include "common/test_util.h"
+#include "frame/chanest_batches.h"
+
+#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace gr::gpumimo::core;
+using gpumimo_test::make_rng;
+using cf = std::complex<float>;
+
+namespace {
+
+frame_format make(const char* preset, int K, int payload)
+{
+    frame_format f;
+    f.num = numerology_preset(preset);
+    f.streams = K;
+    f.mod = modulation::qam16;
+    f.payload_symbols = payload;
+    return f;
+}
+
+// |a - b| within rel of b's size (and a hair above zero).
+::testing::AssertionResult close(cf a, cf b, double rel)
+{
+    if (std::abs(a - b) <= rel * std::abs(b) + 1e-30 && std::isfinite(std::abs(a)))
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << a << " against " << b;
+}
+
+// The engine's outputs for the batch of in's frames, the payload poisoned first.
+std::vector<std::vector<cf>> run_engine(chanest_engine& engine,
+                                        const gpumimo_test::chanest_input& in,
+                                        const frame_format& f,
+                                        int rx,
+                                        std::vector<channel_estimate>& estimates)
+{
+    const std::size_t P = std::size_t(f.payload_symbols) * std::size_t(f.num.used_carriers);
+    std::vector<std::vector<cf>> payload(std::size_t(rx),
+                                         std::vector<cf>(in.frame_at.size() * P, cf(NAN, NAN)));
+    std::vector<cf*> out;
+    for (auto& p : payload)
+        out.push_back(p.data());
+    const auto pointers = in.pointers();
+    chanest_batch b;
+    b.in = pointers.data();
+    b.frame_at = in.frame_at.data();
+    b.frames = in.frame_at.size();
+    b.payload = out.data();
+    engine.estimate(b, estimates);
+    return payload;
+}
+
+} // namespace
+
+TEST(ChanestEngine, HostEngineMatchesTheReferencesFrameByFrame)
+{
+    auto rng = make_rng(4101);
+    struct shape {
+        const char* preset;
+        int streams, rx, payload;
+        channel_estimator method;
+        std::size_t frames;
+        bool gaps;
+    };
+    for (const shape& t : { shape{ "small", 2, 4, 3, channel_estimator::lmmse, 5, true },
+                            shape{ "small", 1, 1, 1, channel_estimator::ls, 1, false },
+                            shape{ "small", 4, 4, 6, channel_estimator::dft, 4, false },
+                            shape{ "fft512", 4, 4, 2, channel_estimator::lmmse, 3, true } }) {
+        SCOPED_TRACE(std::string(t.preset) + " " + std::to_string(t.streams) + "x" +
+                     std::to_string(t.rx) + " " + to_string(t.method));
+        const frame_format f = make(t.preset, t.streams, t.payload);
+        const std::size_t U = std::size_t(f.num.used_carriers), P = std::size_t(t.payload);
+        const auto in = gpumimo_test::make_chanest_input(rng, f, t.rx, t.frames, 20.0, t.gaps,
+                                                         t.frames > 2 ? 1 : std::size_t(-1));
+        auto engine = make_chanest_engine(f, t.method, t.rx, "cpu", 0, nullptr, t.frames);
+        ASSERT_STREQ(engine->backend(), "cpu");
+        std::vector<channel_estimate> estimates;
+        const auto payload = run_engine(*engine, in, f, t.rx, estimates);
+        ASSERT_GE(estimates.size(), t.frames);
+        for (std::size_t fr = 0; fr < t.frames; fr++) {
+            SCOPED_TRACE("frame " + std::to_string(fr));
+            std::vector<cf> want_payload;
+            const channel_estimate want =
+                gpumimo_test::reference_chanest(f, t.method, t.rx, in, fr, want_payload);
+            const channel_estimate& e = estimates[fr];
+            EXPECT_EQ(e.rx, t.rx);
+            EXPECT_EQ(e.tx, t.streams);
+            EXPECT_EQ(e.method, t.method);
+            ASSERT_EQ(e.h.size(), want.h.size());
+            EXPECT_FLOAT_EQ(e.noise_var, want.noise_var);
+            for (std::size_t i = 0; i < want.h.size(); i++)
+                ASSERT_TRUE(close(e.h[i], want.h[i], 1e-6)) << "h " << i;
+            for (std::size_t c = 0; c < U; c++) {
+                ASSERT_FLOAT_EQ(e.noise_eff[c], want.noise_eff[c]) << c;
+                ASSERT_FLOAT_EQ(e.error_var[c], want.error_var[c]) << c;
+            }
+            for (int r = 0; r < t.rx; r++)
+                for (std::size_t i = 0; i < P * U; i++)
+                    ASSERT_TRUE(close(payload[std::size_t(r)][fr * P * U + i],
+                                      want_payload[std::size_t(r) * P * U + i], 1e-6))
+                        << "antenna " << r << " value " << i;
+        }
+    }
+}
+
+TEST(ChanestEngine, RefusesBatchesOfTheWrongForm)
+{
+    auto rng = make_rng(4102);
+    const frame_format f = make("small", 2, 2);
+    const auto in = gpumimo_test::make_chanest_input(rng, f, 2, 3, 20.0, false);
+    auto engine = make_chanest_engine(f, channel_estimator::lmmse, 2, "cpu", 0, nullptr, 2);
+    const auto pointers = in.pointers();
+    std::vector<cf> p0(3 * 2 * std::size_t(f.num.used_carriers)), p1(p0.size());
+    cf* out[2] = { p0.data(), p1.data() };
+    std::vector<channel_estimate> estimates;
+    chanest_batch b;
+    b.in = pointers.data();
+    b.frame_at = in.frame_at.data();
+    b.payload = out;
+    b.frames = 3; // more than max_frames
+    EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
+    b.frames = 0;
+    EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
+    const std::size_t overlapping[2] = { 0, std::size_t(f.symbols()) - 1 };
+    b.frames = 2;
+    b.frame_at = overlapping;
+    EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
+    b.frame_at = in.frame_at.data();
+    b.payload = nullptr;
+    EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
+    EXPECT_THROW(make_chanest_engine(f, channel_estimator::ls, 0, "cpu"), std::invalid_argument);
+    EXPECT_THROW(make_chanest_engine(f, channel_estimator::ls, 2, "cpu", 0, nullptr, 0),
+                 std::invalid_argument);
+}
+
+// A smaller batch after a larger one leaves the estimates' vectors (and so their
+// storage) alone: mimo_chanest's work() then allocates nothing for them.
+TEST(ChanestEngine, EstimatesAreNeverShrunk)
+{
+    auto rng = make_rng(4103);
+    const frame_format f = make("small", 2, 2);
+    const auto three = gpumimo_test::make_chanest_input(rng, f, 2, 3, 20.0, false);
+    const auto one = gpumimo_test::make_chanest_input(rng, f, 2, 1, 20.0, false);
+    auto engine = make_chanest_engine(f, channel_estimator::lmmse, 2, "cpu", 0, nullptr, 3);
+    std::vector<channel_estimate> estimates;
+    run_engine(*engine, three, f, 2, estimates);
+    ASSERT_EQ(estimates.size(), 3u);
+    const cf* kept = estimates[2].h.data();
+    run_engine(*engine, one, f, 2, estimates);
+    EXPECT_EQ(estimates.size(), 3u);
+    EXPECT_EQ(estimates[2].h.data(), kept);
+}

@@ -1,0 +1,167 @@
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * mimo_chanest's GPU engine held to the host engine (test_chanest_engine holds that one
+ * to the references frame by frame) on fresh random frames: 1x1 to 4x4, the chain's
+ * lte20 4x4 among them, every estimator, noise between some frames and an all-zero
+ * frame, inputs and payload pageable and page-locked (copied by DMA in place, as a
+ * block's registered stream buffers are), batches after one another on the same engine.
+ * The smoother's float against the reference's double: the tolerances are
+ * test_gpu_channel_smoother's. Outputs are poisoned before each call.
+ */
+#include "common/gpu_test.h"
+#include "common/test_util.h"
+#include "frame/chanest_batches.h"
+
+#include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace gr::gpumimo::core;
+using gpumimo_test::make_rng;
+using cf = std::complex<float>;
+
+namespace {
+
+frame_format make(const char* preset, int K, int payload)
+{
+    frame_format f;
+    f.num = numerology_preset(preset);
+    f.streams = K;
+    f.mod = modulation::qam16;
+    f.payload_symbols = payload;
+    return f;
+}
+
+struct engine_outputs {
+    std::vector<std::vector<cf>> payload; // [rx][frame][payload symbol][carrier]
+    std::vector<channel_estimate> estimates;
+};
+
+// One batch through `engine`, the payload poisoned first; page_locked: the input and the
+// payload registered with CUDA for the call.
+void run_engine(chanest_engine& engine,
+                gpumimo_test::chanest_input& in,
+                const frame_format& f,
+                int rx,
+                bool page_locked,
+                engine_outputs& out)
+{
+    const std::size_t P = std::size_t(f.payload_symbols) * std::size_t(f.num.used_carriers);
+    out.payload.assign(std::size_t(rx), std::vector<cf>(in.frame_at.size() * P, cf(NAN, NAN)));
+    std::vector<host_registration> locks;
+    if (page_locked)
+        for (int r = 0; r < rx; r++) {
+            locks.emplace_back(in.antenna[std::size_t(r)].data(), in.antenna[std::size_t(r)].size() * sizeof(cf));
+            locks.emplace_back(out.payload[std::size_t(r)].data(), out.payload[std::size_t(r)].size() * sizeof(cf));
+        }
+    for (const host_registration& l : locks)
+        ASSERT_TRUE(l.pinned());
+    std::vector<cf*> to;
+    for (auto& p : out.payload)
+        to.push_back(p.data());
+    const auto pointers = in.pointers();
+    chanest_batch b;
+    b.in = pointers.data();
+    b.frame_at = in.frame_at.data();
+    b.frames = in.frame_at.size();
+    b.payload = to.data();
+    engine.estimate(b, out.estimates);
+}
+
+} // namespace
+
+class GpuChanestEngine : public Gpu
+{
+};
+
+TEST_F(GpuChanestEngine, MatchesTheHostEngine)
+{
+    auto rng = make_rng(4201);
+    struct shape {
+        const char* preset;
+        int streams, rx, payload;
+        channel_estimator method;
+        std::size_t frames;
+        bool gaps, page_locked;
+    };
+    for (const shape& t : { shape{ "small", 1, 1, 1, channel_estimator::ls, 1, false, false },
+                            shape{ "small", 2, 4, 3, channel_estimator::lmmse, 5, true, true },
+                            shape{ "small", 4, 4, 6, channel_estimator::dft, 4, true, false },
+                            shape{ "fft512", 2, 2, 4, channel_estimator::lmmse, 16, true, false },
+                            shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 6, false, true },
+                            shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 3, true, false } }) {
+        SCOPED_TRACE(std::string(t.preset) + " " + std::to_string(t.streams) + "x" +
+                     std::to_string(t.rx) + " " + to_string(t.method) + ", " +
+                     std::to_string(t.frames) + " frames" + (t.gaps ? ", gaps" : "") +
+                     (t.page_locked ? ", page-locked" : ""));
+        const frame_format f = make(t.preset, t.streams, t.payload);
+        const std::size_t U = std::size_t(f.num.used_carriers), P = std::size_t(t.payload);
+        auto in = gpumimo_test::make_chanest_input(rng, f, t.rx, t.frames, 25.0, t.gaps,
+                                                   t.frames > 2 ? 2 : std::size_t(-1));
+        auto gpu = make_chanest_engine(f, t.method, t.rx, "cuda", 0, nullptr, t.frames);
+        auto cpu = make_chanest_engine(f, t.method, t.rx, "cpu", 0, nullptr, t.frames);
+        ASSERT_STREQ(gpu->backend(), "cuda");
+        engine_outputs g, c;
+        run_engine(*cpu, in, f, t.rx, false, c);
+        // Twice on the GPU: the second batch must not lean on the first's leftovers.
+        for (int pass = 0; pass < 2; pass++) {
+            SCOPED_TRACE("GPU pass " + std::to_string(pass));
+            run_engine(*gpu, in, f, t.rx, t.page_locked, g);
+            ASSERT_STREQ(gpu->backend(), "cuda"); // no fallback to the CPU happened
+            for (std::size_t fr = 0; fr < t.frames; fr++) {
+                SCOPED_TRACE("frame " + std::to_string(fr));
+                const channel_estimate &e = g.estimates[fr], &want = c.estimates[fr];
+                ASSERT_EQ(e.h.size(), want.h.size());
+                EXPECT_EQ(e.method, t.method);
+                EXPECT_NEAR(e.noise_var, want.noise_var, 1e-5 * want.noise_var + 1e-30);
+                const double n0 = want.noise_var;
+                for (std::size_t i = 0; i < want.h.size(); i++)
+                    ASSERT_LT(std::abs(e.h[i] - want.h[i]), 1e-2 * std::sqrt(n0) + 3e-4) << "h " << i;
+                for (std::size_t k = 0; k < U; k++)
+                    ASSERT_NEAR(e.noise_eff[k], want.noise_eff[k], 5e-3 * want.noise_eff[k] + 1e-30) << k;
+                // The payload turned back by the phase of the smoothed estimates: float
+                // rounding in h moves the phase by about |dh| / |h|.
+                for (int r = 0; r < t.rx; r++)
+                    for (std::size_t i = 0; i < P * U; i++) {
+                        const cf a = g.payload[std::size_t(r)][fr * P * U + i];
+                        const cf b = c.payload[std::size_t(r)][fr * P * U + i];
+                        ASSERT_TRUE(std::isfinite(a.real()) && std::isfinite(a.imag())) << r << " " << i;
+                        ASSERT_LE(std::abs(a - b), 1e-3 * std::abs(b) + 1e-6) << "antenna " << r << " value " << i;
+                    }
+            }
+        }
+    }
+}
+
+// A failure on the GPU is not expected here; what a bad batch gets is the same as on the
+// CPU: std::invalid_argument before anything is copied.
+TEST_F(GpuChanestEngine, RefusesBatchesOfTheWrongForm)
+{
+    auto rng = make_rng(4202);
+    const frame_format f = make("small", 2, 2);
+    auto in = gpumimo_test::make_chanest_input(rng, f, 2, 2, 20.0, false);
+    auto gpu = make_chanest_engine(f, channel_estimator::lmmse, 2, "cuda", 0, nullptr, 2);
+    const auto pointers = in.pointers();
+    std::vector<cf> p0(2 * 2 * std::size_t(f.num.used_carriers)), p1(p0.size());
+    cf* out[2] = { p0.data(), p1.data() };
+    std::vector<channel_estimate> estimates;
+    chanest_batch b;
+    b.in = pointers.data();
+    b.payload = out;
+    const std::size_t overlapping[2] = { 0, 1 };
+    b.frame_at = overlapping;
+    b.frames = 2;
+    EXPECT_THROW(gpu->estimate(b, estimates), std::invalid_argument);
+    b.frame_at = in.frame_at.data();
+    b.frames = 3;
+    EXPECT_THROW(gpu->estimate(b, estimates), std::invalid_argument);
+    b.frames = 2;
+    EXPECT_NO_THROW(gpu->estimate(b, estimates));
+    EXPECT_STREQ(gpu->backend(), "cuda");
+}

@@ -180,34 +180,10 @@ private:
         } else {
             d_noise.assign(d_used, float(pmt::to_double(nv)));
         }
-        // The core's checks on one zero vector per data carrier: H finite and of full
-        // rank, N0 finite and positive.
-        const std::size_t m = std::size_t(d_nr) * d_nt;
-        d_check_h.resize(d_carriers * m);
-        d_check_noise.resize(d_carriers);
-        for (std::size_t d = 0; d < d_carriers; d++) {
-            std::copy_n(d_h.begin() + std::size_t(d_data[d]) * m, m, d_check_h.begin() + d * m);
-            d_check_noise[d] = d_noise[std::size_t(d_data[d])];
-        }
-        d_zeros.assign(d_carriers * d_nr, gr_complex(0));
-        core::mimo_batch b;
-        b.y = d_zeros.data();
-        b.h = d_check_h.data();
-        b.noise_var = d_check_noise.data();
-        b.scalar_noise = false;
-        b.batch = d_carriers;
-        b.nt = d_nt;
-        b.nr = d_nr;
-        try {
-            core::validate_batch(b, d_nt, d_nr, 1.0); // y is zero here
-            d_have_channel = true;
-        } catch (const std::exception& e) {
-            const std::string what = e.what();
-            d_log.warn("unusable estimate", [&] {
-                return "the frame's channel estimate is unusable, its symbols leave as "
-                       "zero LLRs: " + what;
-            });
-        }
+        // Whether H is finite and of full rank and N0 finite and positive on every data
+        // carrier, the detector checks on each run (on the GPU engine, on the device): a
+        // run it refuses is erased, with the reason logged ("refused run").
+        d_have_channel = true;
     }
 
     void detect_run(const gr_vector_const_void_star& in,
@@ -233,8 +209,9 @@ private:
             d_log.warn("erased symbols", [&] {
                 return std::to_string(erased) + " payload symbols left as zero LLRs (" +
                        std::to_string(d_erased) + " in all): " +
-                       (d_have_channel ? "non-finite, out-of-range or out-of-model carriers"
-                                       : "no usable channel estimate");
+                       (d_have_channel ? "non-finite, out-of-range or out-of-model carriers, or "
+                                         "an estimate the detector refused"
+                                       : "no channel estimate of the right form");
             });
         }
         if (d_int8)
@@ -316,8 +293,6 @@ private:
     std::vector<gr_complex> d_h;          // the estimate: [used carrier][rx][tx]
     std::vector<float> d_noise;           // [used carrier]
     bool d_have_channel = false;
-    std::vector<gr_complex> d_check_h, d_zeros; // take_estimate()'s check, data carriers
-    std::vector<float> d_check_noise;
     std::vector<const gr_complex*> d_run_in = std::vector<const gr_complex*>(std::size_t(d_nr));
     std::vector<std::uint8_t> d_erase;    // [symbol of the run]
     std::vector<float> d_llr;             // int8 output: the run's float LLRs first

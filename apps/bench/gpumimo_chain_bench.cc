@@ -14,6 +14,7 @@
 
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/payload_detector.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
@@ -113,6 +114,44 @@ int main()
                 estimate_channels(f, frames.data(), batch, R, 0, *smoothing, estimates);
             }) / batch);
     }
+    // What mimo_chanest calls now: chanest_engine on a batch of 16 frames, back to back in
+    // each antenna's stream as the block finds them, the payload derotated into another.
+    for (const bool page_locked : { false, true }) {
+        if (!gpu)
+            break;
+        const std::size_t batch = 16, per_frame = std::size_t(1 + S) * U;
+        std::vector<std::vector<cf>> stream(static_cast<std::size_t>(R)), out(static_cast<std::size_t>(R));
+        std::vector<host_registration> locks;
+        std::vector<const cf*> in;
+        std::vector<cf*> to;
+        for (int r = 0; r < R; r++) {
+            for (std::size_t fr = 0; fr < batch; fr++)
+                stream[std::size_t(r)].insert(stream[std::size_t(r)].end(),
+                                              frame.begin() + std::size_t(r) * per_frame,
+                                              frame.begin() + std::size_t(r + 1) * per_frame);
+            out[std::size_t(r)].resize(batch * std::size_t(P) * U);
+            if (page_locked) {
+                locks.emplace_back(stream[std::size_t(r)].data(), stream[std::size_t(r)].size() * sizeof(cf));
+                locks.emplace_back(out[std::size_t(r)].data(), out[std::size_t(r)].size() * sizeof(cf));
+            }
+            in.push_back(stream[std::size_t(r)].data());
+            to.push_back(out[std::size_t(r)].data());
+        }
+        std::vector<std::size_t> at(batch);
+        for (std::size_t fr = 0; fr < batch; fr++)
+            at[fr] = fr * std::size_t(1 + S);
+        auto engine = make_chanest_engine(f, channel_estimator::lmmse, R, "cuda", 0, nullptr, batch);
+        chanest_batch cb;
+        cb.in = in.data();
+        cb.frame_at = at.data();
+        cb.frames = batch;
+        cb.payload = to.data();
+        std::vector<channel_estimate> estimates;
+        row("mimo_chanest",
+            std::string("chanest_engine, 16 frames a call, lmmse on ") + engine->backend() +
+                (page_locked ? ", page-locked" : ", pageable") + " (per frame)",
+            median_us([&] { engine->estimate(cb, estimates); }) / batch);
+    }
     auto ls = make_smoothing_engine(f.num, channel_estimator::ls, R, K, n0_samples, "cpu");
     const channel_estimate e = estimate_channel(f, training.data(), R, 0, *ls);
     phase_tracker tracker(f);
@@ -123,23 +162,8 @@ int main()
     row("mimo_chanest", "phase_tracker::estimate",
         median_us([&] { tracker.estimate(e, payload.data(), derotation.data()); }));
 
-    // mimo_detector: the check of every data carrier's H when the estimate arrives, then
-    // the payload run.
-    const std::vector<int> data = data_carriers(f.num);
-    std::vector<cf> h;
-    std::vector<float> noise;
-    data_carrier_estimate(data, e, h, noise);
-    std::vector<cf> zeros(data.size() * R, cf(0));
-    mimo_batch b;
-    b.y = zeros.data();
-    b.h = h.data();
-    b.noise_var = noise.data();
-    b.scalar_noise = false;
-    b.batch = data.size();
-    b.nt = K;
-    b.nr = R;
-    row("mimo_detector", "validate_batch of every data carrier's H (a QR each)",
-        median_us([&] { validate_batch(b, K, R, 1.0); }));
+    // mimo_detector: the payload run (the detector checks H and N0 itself, on the GPU
+    // engine on the device).
     payload_run run;
     run.carriers = payload.data();
     run.symbols = std::size_t(P);

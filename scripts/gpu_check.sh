@@ -61,6 +61,10 @@ if command -v compute-sanitizer > /dev/null; then
     compute-sanitizer --tool memcheck --error-exitcode 9 $smoother --gtest_filter='*Alone*:*Engine*' >> "$OUT/memcheck.log" 2>&1 &&
     compute-sanitizer --tool racecheck --error-exitcode 9 $smoother --gtest_filter='*Alone*' >> "$OUT/racecheck.log" 2>&1
     status "sanitizers (channel smoother)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+    chanest=build-gpu/tests/test_gpu_chanest_engine
+    compute-sanitizer --tool memcheck --error-exitcode 9 $chanest >> "$OUT/memcheck.log" 2>&1 &&
+    compute-sanitizer --tool racecheck --error-exitcode 9 $chanest --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1
+    status "sanitizers (chanest engine)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
     payload=build-gpu/tests/test_gpu_payload_detector
     compute-sanitizer --tool memcheck --error-exitcode 9 $payload >> "$OUT/memcheck.log" 2>&1 &&
     compute-sanitizer --tool racecheck --error-exitcode 9 $payload --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1

@@ -9,6 +9,7 @@
  */
 #include "block_faults.h"
 #include "engine_logging.h"
+#include "stream_buffer_pins.h"
 #include "synced_frame_gate.h"
 
 #include <gnuradio/gpumimo/core/frame/frame.h>
@@ -58,6 +59,10 @@ public:
         // A frame leaves whole; the scheduler gives the input buffer twice the output
         // multiple, more than frame + margin.
         set_output_multiple(int(d_frame_len));
+        // Room for two calls' frames: the next block (ofdm_fft) takes several frames a
+        // call while this one fills the other half (with GNU Radio's two frames, the GPU
+        // chain's blocks took turns: gpumimo_rx_rate --chain, docs/performance.md).
+        set_min_output_buffer(long(2 * max_frames_per_call * d_frame_len));
         set_tag_propagation_policy(TPP_DONT);
     }
 
@@ -72,6 +77,20 @@ public:
     std::uint64_t work_failures() const override { return d_faults.count(); }
     std::string backend() const override { return d_engine->backend(); }
     double last_cfo() const override { return d_last_cfo; }
+
+    bool start() override
+    {
+        // Page-locked stream buffers: the GPU engine copies samples in and frames out
+        // by DMA in place.
+        if (backend() == "cuda")
+            d_pins.pin(*this, d_logger);
+        return block::start();
+    }
+    bool stop() override
+    {
+        d_pins.release();
+        return block::stop();
+    }
 
     void forecast(int, gr_vector_int& ninput_items_required) override
     {
@@ -155,6 +174,7 @@ private:
     double d_last_cfo = 0;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
+    stream_buffer_pins d_pins;
     synced_frame_gate d_gate{ d_log };
     std::vector<tag_t> d_rx_time_tags;
 };

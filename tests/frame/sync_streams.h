@@ -10,6 +10,7 @@
 #ifndef INCLUDED_GPUMIMO_TESTS_SYNC_STREAMS_H
 #define INCLUDED_GPUMIMO_TESTS_SYNC_STREAMS_H
 
+#include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
@@ -19,6 +20,7 @@
 #include <complex>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace gpumimo_test {
@@ -91,7 +93,8 @@ inline sync_run run_sync_engine(gr::gpumimo::core::frame_sync_engine& engine,
                                 const sync_stream& s,
                                 std::size_t max_input,
                                 std::size_t max_frames,
-                                std::uint64_t arrivals)
+                                std::uint64_t arrivals,
+                                bool page_locked = false)
 {
     using namespace gr::gpumimo::core;
     sync_run run;
@@ -101,6 +104,16 @@ inline sync_run run_sync_engine(gr::gpumimo::core::frame_sync_engine& engine,
     std::uniform_int_distribution<std::size_t> frames_room(1, max_frames);
     std::vector<std::complex<float>> out(std::size_t(s.rx) * max_frames * n_frame);
     std::vector<synced_frame> found(max_frames);
+    // Page-locked as a block's registered stream buffers are: the GPU engine then copies
+    // by DMA in place, without its staging buffers.
+    std::vector<host_registration> locks;
+    if (page_locked) {
+        locks.emplace_back(s.samples.data(), s.samples.size() * sizeof(std::complex<float>));
+        locks.emplace_back(out.data(), out.size() * sizeof(std::complex<float>));
+        for (const host_registration& l : locks)
+            if (!l.pinned())
+                throw std::runtime_error("run_sync_engine: could not page-lock the test's buffers");
+    }
     std::size_t available = 0, at = 0;
     while (at < s.len) {
         available = std::min(s.len, available + arrive(rng));

@@ -12,29 +12,59 @@
 #include <gnuradio/gpumimo/core/engine.h>
 #include <gnuradio/logger.h>
 
+#include <memory>
 #include <string>
+#include <utility>
 
 namespace gr {
 namespace gpumimo {
 
 /*!
- * make(&why) calls a core factory (make_X_engine(..., backend, &why)). Where "auto" fell
- * back to the CPU this logs "backend 'auto' runs on <cpu_path>: <why>" as a warning; a
- * later GPU failure, after which the engine goes on with the CPU for good, is logged as
- * an error.
+ * An engine made before its block: a block whose ports depend on where its engine runs
+ * (device-resident stream buffers on the GPU) makes it in its make(), before the block
+ * and its logger exist; adopt_engine() then logs what the factory decided.
  */
+template <typename Engine>
+struct early_engine {
+    std::unique_ptr<Engine> engine;
+    std::string why; // why "auto" fell back to the CPU; empty otherwise
+    bool on_gpu() const { return std::string(engine->backend()) == "cuda"; }
+};
+
+/*! make(&why) calls a core factory (make_X_engine(..., backend, &why)). */
+template <typename Make>
+auto make_early_engine(Make&& make)
+{
+    std::string why;
+    auto engine = make(&why);
+    using Engine = typename decltype(engine)::element_type;
+    return early_engine<Engine>{ std::move(engine), std::move(why) };
+}
+
+/*!
+ * Where "auto" fell back to the CPU this logs "backend 'auto' runs on <cpu_path>: <why>"
+ * as a warning; a later GPU failure, after which the engine goes on with the CPU for
+ * good, is logged as an error.
+ */
+template <typename Engine>
+std::unique_ptr<Engine> adopt_engine(const gr::logger_ptr& logger,
+                                     early_engine<Engine>&& made,
+                                     const char* cpu_path = "the CPU")
+{
+    if (!made.why.empty())
+        logger->warn("backend 'auto' runs on {}: {}", cpu_path, made.why);
+    if (core::gpu_fallback* f = made.engine->fallback())
+        f->set_reporter([logger](const std::string& what) { logger->error("{}", what); });
+    return std::move(made.engine);
+}
+
+/*! make_early_engine then adopt_engine, for a block that makes its engine itself. */
 template <typename Make>
 auto make_logged_engine(const gr::logger_ptr& logger,
                         Make&& make,
                         const char* cpu_path = "the CPU")
 {
-    std::string why;
-    auto engine = make(&why);
-    if (!why.empty())
-        logger->warn("backend 'auto' runs on {}: {}", cpu_path, why);
-    if (core::gpu_fallback* f = engine->fallback())
-        f->set_reporter([logger](const std::string& what) { logger->error("{}", what); });
-    return engine;
+    return adopt_engine(logger, make_early_engine(std::forward<Make>(make)), cpu_path);
 }
 
 } // namespace gpumimo

@@ -9,6 +9,7 @@
  * round trip for them all), and the channel-estimate tag for the detector.
  */
 #include "block_faults.h"
+#include "device_stream_buffer.h"
 #include "engine_logging.h"
 #include "stream_buffer_pins.h"
 
@@ -19,6 +20,7 @@
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 #include <gnuradio/gpumimo/mimo_chanest.h>
+#include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
@@ -31,23 +33,25 @@
 namespace gr {
 namespace gpumimo {
 
-class mimo_chanest_impl : public mimo_chanest
+class mimo_chanest_impl : public mimo_chanest, public device_buffer_user
 {
+public:
     // Frames estimated in one call at most: on the GPU one round trip for them all
     // instead of one per frame.
     static constexpr std::size_t kFramesPerEstimate = 16;
 
-public:
+    // engine: made by make() first, since the outputs' buffers depend on where it runs.
     mimo_chanest_impl(const core::frame_format& format,
                       int antennas,
-                      core::channel_estimator estimator,
                       bool equalized_outputs,
-                      const std::string& backend,
+                      early_engine<core::chanest_engine>&& engine,
                       int device)
         : gr::block("mimo_chanest",
                     gr::io_signature::make(antennas, antennas,
                                            sizeof(gr_complex) * format.num.used_carriers),
-                    output_signature(format, antennas, equalized_outputs)),
+                    output_signature(format, antennas, equalized_outputs,
+                                     device_outputs(engine, equalized_outputs))),
+          d_device(device),
           d_format(format),
           d_antennas(antennas),
           d_carriers(std::size_t(format.num.used_carriers)),
@@ -57,10 +61,7 @@ public:
           d_est_key(pmt::intern("mimo_chan_est")),
           d_data(core::data_carriers(format.num))
     {
-        d_engine = make_logged_engine(d_logger, [&](std::string* why) {
-            return core::make_chanest_engine(format, estimator, antennas, backend, device, why,
-                                             kFramesPerEstimate);
-        });
+        d_engine = adopt_engine(d_logger, std::move(engine));
         set_output_multiple(format.payload_symbols);
         // Room for two batches of frames' payload: mimo_detector holds what it reads (up
         // to 64 symbols) while it detects, and this block's next call still finds room
@@ -69,6 +70,7 @@ public:
         set_min_output_buffer(long(2 * kFramesPerEstimate * format.payload_symbols));
         d_in.resize(std::size_t(antennas));
         d_payload_out.resize(std::size_t(antennas));
+        d_staged_out.resize(std::size_t(antennas));
         d_eq_rx.resize(std::size_t(antennas) * d_data.size());
         d_eq_in.resize(std::size_t(antennas));
         for (int r = 0; r < antennas; r++)
@@ -78,8 +80,17 @@ public:
         set_tag_propagation_policy(TPP_DONT);
     }
 
-    static gr::io_signature::sptr
-    output_signature(const core::frame_format& format, int antennas, bool equalized_outputs)
+    // The payload stays on the GPU (device-resident stream buffers) where the engine
+    // runs there, unless the block equalises it on the CPU as well.
+    static bool device_outputs(const early_engine<core::chanest_engine>& engine, bool equalized_outputs)
+    {
+        return engine.on_gpu() && !equalized_outputs;
+    }
+
+    static gr::io_signature::sptr output_signature(const core::frame_format& format,
+                                                   int antennas,
+                                                   bool equalized_outputs,
+                                                   bool on_device)
     {
         // The antennas' payload carriers (every used carrier), then optionally one
         // equalised output per stream (its data carriers).
@@ -88,8 +99,13 @@ public:
         if (equalized_outputs)
             sizes.insert(sizes.end(), std::size_t(format.streams),
                          int(sizeof(gr_complex)) * format.data_carrier_count());
-        return gr::io_signature::makev(antennas, int(sizes.size()), sizes);
+        gr_vector_buffer_type types;
+        for (std::size_t i = 0; i < sizes.size(); i++)
+            types.push_back(on_device ? device_stream_buffer::type : gr::buffer_double_mapped::type);
+        return gr::io_signature::makev(antennas, int(sizes.size()), sizes, types);
     }
+
+    int buffer_device() const override { return d_device; }
 
     std::uint64_t frames() const override { return d_frames; }
     std::uint64_t dropped_frames() const override { return d_dropped; }
@@ -101,6 +117,7 @@ public:
     {
         // Page-locked stream buffers: the GPU engine copies frames in and payload out
         // by DMA in place.
+        settle_device_outputs(*this, d_logger);
         if (backend() == "cuda")
             d_pins.pin(*this, d_logger);
         return block::start();
@@ -230,7 +247,21 @@ private:
         b.frame_at = d_frame_at.data();
         b.frames = d_batch.size();
         b.payload = d_payload_out.data();
+        // Outputs on the GPU and the engine on the CPU (it fell back after a GPU
+        // failure): through host memory.
+        const bool staged = std::string(d_engine->backend()) != "cuda" && writes_device(*this, 0);
+        const std::size_t values = d_batch.size() * (d_symbols - d_training) * d_carriers;
+        if (staged) {
+            d_staged.resize(std::size_t(d_antennas) * values);
+            for (int r = 0; r < d_antennas; r++)
+                d_staged_out[std::size_t(r)] = d_staged.data() + std::size_t(r) * values;
+            b.payload = d_staged_out.data();
+        }
         d_engine->estimate(b, d_estimates);
+        if (staged)
+            for (int r = 0; r < d_antennas; r++)
+                core::copy_bytes(d_payload_out[std::size_t(r)], d_staged_out[std::size_t(r)],
+                                 values * sizeof(gr_complex));
     }
 
     // One estimated frame out (its payload already in the outputs at `produced`):
@@ -287,6 +318,7 @@ private:
         return false;
     }
 
+    const int d_device;
     const core::frame_format d_format;
     const int d_antennas;
     const std::size_t d_carriers, d_symbols, d_training;
@@ -298,6 +330,8 @@ private:
     std::vector<std::size_t> d_frame_at;                      // [batch frame]: first symbol
     std::vector<const gr_complex*> d_in;                      // [antennas]: the inputs
     std::vector<gr_complex*> d_payload_out;                   // [antennas]: the batch's payload
+    std::vector<gr_complex> d_staged;                         // device outputs' host stand-in
+    std::vector<gr_complex*> d_staged_out;                    // [antennas], into d_staged
     std::vector<gr_complex> d_eq_h, d_eq_rx;                  // data carriers' H, y
     std::vector<float> d_eq_noise;
     core::mmse_equalizer d_equalizer;                         // the frame's filters
@@ -325,8 +359,13 @@ mimo_chanest::sptr mimo_chanest::make(const std::string& preset,
         core::make_frame_format(preset, streams, modulation, payload_symbols);
     if (antennas < f.streams || antennas > 16)
         throw std::invalid_argument("mimo_chanest: antennas must be from streams to 16");
-    return gnuradio::make_block_sptr<mimo_chanest_impl>(
-        f, antennas, core::parse_channel_estimator(estimator), equalized_outputs, backend, device);
+    const core::channel_estimator method = core::parse_channel_estimator(estimator);
+    auto engine = make_early_engine([&](std::string* why) {
+        return core::make_chanest_engine(f, method, antennas, backend, device, why,
+                                         mimo_chanest_impl::kFramesPerEstimate);
+    });
+    return gnuradio::make_block_sptr<mimo_chanest_impl>(f, antennas, equalized_outputs,
+                                                          std::move(engine), device);
 }
 
 } // namespace gpumimo

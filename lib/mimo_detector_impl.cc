@@ -11,6 +11,7 @@
  * (core::phase_tracker).
  */
 #include "block_faults.h"
+#include "device_stream_buffer.h"
 #include "engine_logging.h"
 #include "stream_buffer_pins.h"
 
@@ -18,6 +19,7 @@
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/payload_detector.h>
 #include <gnuradio/gpumimo/mimo_detector.h>
+#include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
@@ -31,22 +33,28 @@
 namespace gr {
 namespace gpumimo {
 
-class mimo_detector_impl : public mimo_detector
+class mimo_detector_impl : public mimo_detector, public device_buffer_user
 {
     static constexpr std::size_t kSymbolsPerCall = 64;
 
 public:
+    // first: the engine for `detector`, made by make() first, since the inputs' buffers
+    // depend on where it runs (on the GPU: device-resident, read where mimo_chanest on
+    // the GPU wrote them).
     mimo_detector_impl(const core::frame_format& format,
                        int antennas,
                        const core::detector_spec& detector,
                        const std::string& backend,
                        int device,
                        bool int8_output,
-                       float int8_scale)
+                       float int8_scale,
+                       early_engine<core::payload_detector>&& first)
         : gr::sync_interpolator(
               "mimo_detector",
               gr::io_signature::make(antennas, antennas,
-                                     sizeof(gr_complex) * format.num.used_carriers),
+                                     sizeof(gr_complex) * format.num.used_carriers,
+                                     first.on_gpu() ? device_stream_buffer::type
+                                                    : gr::buffer_double_mapped::type),
               gr::io_signature::make(1, 1, int8_output ? sizeof(std::int8_t) : sizeof(float)),
               unsigned(format.payload_bits() / std::size_t(format.payload_symbols))),
           d_num(format.num),
@@ -65,7 +73,7 @@ public:
           d_frame_key(pmt::intern("frame_start")),
           d_est_key(pmt::intern("mimo_chan_est"))
     {
-        d_detector = make_detector(detector);
+        d_detector = checked(adopt_engine(d_logger, std::move(first)));
         set_tag_propagation_policy(TPP_DONT);
         // Room for runs of several frames a call: GNU Radio's default buffer holds about
         // one symbol's LLRs (tens of thousands of floats), so that each call, and each
@@ -225,6 +233,16 @@ private:
     {
         for (int r = 0; r < d_nr; r++)
             d_run_in[std::size_t(r)] = static_cast<const gr_complex*>(in[r]) + at * d_used;
+        // Input on the GPU and the engine on the CPU (a detector the GPU cannot run, or a
+        // fallback after a GPU failure): through host memory.
+        if (std::string(d_detector->backend()) != "cuda" && reads_device(*this, 0)) {
+            d_host_in.resize(std::size_t(d_nr) * count * d_used);
+            for (int r = 0; r < d_nr; r++) {
+                gr_complex* to = d_host_in.data() + std::size_t(r) * count * d_used;
+                core::copy_bytes(to, d_run_in[std::size_t(r)], count * d_used * sizeof(gr_complex));
+                d_run_in[std::size_t(r)] = to;
+            }
+        }
         core::payload_run run;
         run.carriers = d_run_in.data();
         run.symbols = count;
@@ -245,18 +263,37 @@ private:
         }
     }
 
-    std::unique_ptr<core::payload_detector> make_detector(const core::detector_spec& spec)
+public:
+    static core::payload_detector_config payload_config(const core::numerology& num,
+                                                        core::modulation mod,
+                                                        int nt,
+                                                        int nr,
+                                                        const core::detector_spec& spec,
+                                                        int device)
     {
         core::payload_detector_config c;
-        c.num = d_num;
+        c.num = num;
         c.detector.spec = spec;
-        c.detector.mod = d_mod;
-        c.detector.nt = d_nt;
-        c.detector.nr = d_nr;
-        c.detector.device = d_device;
-        auto engine = make_logged_engine(d_logger, [&](std::string* why) {
+        c.detector.mod = mod;
+        c.detector.nt = nt;
+        c.detector.nr = nr;
+        c.detector.device = device;
+        return c;
+    }
+
+private:
+    int buffer_device() const override { return d_device; }
+
+    std::unique_ptr<core::payload_detector> make_detector(const core::detector_spec& spec)
+    {
+        const core::payload_detector_config c = payload_config(d_num, d_mod, d_nt, d_nr, spec, d_device);
+        return checked(make_logged_engine(d_logger, [&](std::string* why) {
             return core::make_payload_detector(c, d_backend_request, why);
-        });
+        }));
+    }
+
+    std::unique_ptr<core::payload_detector> checked(std::unique_ptr<core::payload_detector> engine) const
+    {
         if (engine->llrs_per_symbol() != d_bits)
             throw std::logic_error("mimo_detector: the payload detector's LLRs per symbol "
                                    "differ from the frame's");
@@ -294,6 +331,7 @@ private:
     std::vector<float> d_noise;           // [used carrier]
     bool d_have_channel = false;
     std::vector<const gr_complex*> d_run_in = std::vector<const gr_complex*>(std::size_t(d_nr));
+    std::vector<gr_complex> d_host_in;    // device inputs' host stand-in for a CPU engine
     std::vector<std::uint8_t> d_erase;    // [symbol of the run]
     std::vector<float> d_llr;             // int8 output: the run's float LLRs first
     std::uint64_t d_symbols = 0, d_erased = 0;
@@ -314,8 +352,13 @@ mimo_detector::sptr mimo_detector::make(const std::string& preset,
         throw std::invalid_argument("mimo_detector: antennas must be from streams to 16");
     if (!(int8_scale > 0) || !std::isfinite(int8_scale))
         throw std::invalid_argument("mimo_detector: int8_scale must be finite and > 0");
+    auto first = make_early_engine([&](std::string* why) {
+        return core::make_payload_detector(
+            mimo_detector_impl::payload_config(f.num, f.mod, f.streams, antennas, detector, device),
+            backend, why);
+    });
     return gnuradio::make_block_sptr<mimo_detector_impl>(
-        f, antennas, detector, backend, device, int8_output, int8_scale);
+        f, antennas, detector, backend, device, int8_output, int8_scale, std::move(first));
 }
 
 } // namespace gpumimo

@@ -5,6 +5,9 @@
 #include "common/cuda_check.cuh"
 #include "detail/cuda_device.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace gr {
 namespace gpumimo {
 namespace cuda {
@@ -42,6 +45,44 @@ bool register_host(void* base, std::size_t bytes, std::string* why)
 void unregister_host(void* base)
 {
     if (cudaHostUnregister(base) != cudaSuccess)
+        cudaGetLastError();
+}
+
+bool is_device_memory(const void* p)
+{
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return attr.type == cudaMemoryTypeDevice;
+}
+
+void copy_bytes(void* dst, const void* src, std::size_t bytes)
+{
+    GPUMIMO_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+}
+
+void* device_alloc(std::size_t bytes, int device)
+{
+    int previous = 0;
+    GPUMIMO_CUDA_CHECK(cudaGetDevice(&previous));
+    GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
+    void* p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, bytes);
+    cudaSetDevice(previous);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        throw std::runtime_error(std::string("cudaMalloc(") + std::to_string(bytes) +
+                                 " bytes) on device " + std::to_string(device) + ": " +
+                                 cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+    }
+    return p;
+}
+
+void device_free(void* p)
+{
+    if (p && cudaFree(p) != cudaSuccess)
         cudaGetLastError();
 }
 

@@ -173,13 +173,29 @@ inline bool is_pinned_range(const void* p, std::size_t bytes)
     return bytes > 0 && is_pinned(p) && is_pinned(static_cast<const char*>(p) + bytes - 1);
 }
 
-/*! Enqueues the copy of `bytes` from host `src` to device `dst` on `stream`: by DMA
- *  straight from src when it is page-locked (a block's registered stream buffer), else
- *  through `stage` (pinned, at least `bytes`, free of earlier copies) after a memcpy in
- *  this thread. */
+/*! Whether p is device memory (cudaMalloc: a device-resident stream buffer between two
+ *  GPU blocks, core/device_bytes.h). */
+inline bool is_device(const void* p)
+{
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return attr.type == cudaMemoryTypeDevice;
+}
+
+/*! Enqueues the copy of `bytes` from `src` to device `dst` on `stream`: device to device
+ *  when src is on a device (a device-resident stream buffer), by DMA straight from src
+ *  when it is page-locked (a block's registered stream buffer), else through `stage`
+ *  (pinned, at least `bytes`, free of earlier copies) after a memcpy in this thread. */
 inline void copy_to_device_async(void* dst, const void* src, std::size_t bytes, void* stage,
                                  cudaStream_t stream)
 {
+    if (is_device(src)) {
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+        return;
+    }
     if (!is_pinned_range(src, bytes)) {
         std::memcpy(stage, src, bytes);
         src = stage;

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * mimo_chanest's GPU engine (core/frame/chanest_engine.h): a batch of frames in, their
- * channel estimates and derotated payload out, one round trip. The steps are the fused
+ * channel estimates and derotated payload out, one round trip (the input and the payload
+ * may be device memory already: device-resident stream buffers). The steps are the fused
  * receiver's (frame/estimation_kernels.cuh, gpu_channel_smoother); the host engine over
  * the references (core::estimate_channels, core::phase_tracker) is what tests hold this
  * to.
@@ -161,20 +162,22 @@ private:
         }
     }
 
-    // The payload to the caller (DMA in place where its memory is page-locked: returns
-    // whether it was), the estimates to page-locked buffers; all on st.
+    // The payload to the caller: device to device where it is on the GPU (a
+    // device-resident stream buffer), by DMA in place where it is page-locked, else
+    // staged (returns whether it went straight there); the estimates to page-locked
+    // buffers; all on st.
     bool copy_out(const chanest_batch& b, cudaStream_t st)
     {
         const std::size_t nf = b.frames, values = nf * d_payload * d_U;
         const std::size_t bytes = values * sizeof(float2);
         bool direct = true;
         for (int r = 0; r < d_rx; r++)
-            direct = direct && gc::is_pinned_range(b.payload[r], bytes);
+            direct = direct && (gc::is_device(b.payload[r]) || gc::is_pinned_range(b.payload[r], bytes));
         for (int r = 0; r < d_rx; r++) {
             void* to = direct ? static_cast<void*>(b.payload[r])
                               : d_stage_out.get() + std::size_t(r) * values;
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(to, d_out.get() + std::size_t(r) * values, bytes,
-                                               cudaMemcpyDeviceToHost, st));
+                                               cudaMemcpyDefault, st));
         }
         const std::size_t h_values = nf * d_U * d_rx * d_tx;
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_h.get(), d_h.get(), h_values * sizeof(float2),

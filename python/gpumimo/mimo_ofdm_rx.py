@@ -19,6 +19,8 @@ class mimo_ofdm_rx(gr.hier_block2):
     (its defaults). fft_backend and backend pick the FFT's and the detector's backend
     (auto, cuda, cpu), sync_backend the synchroniser's, estimator the channel estimator
     (lmmse, dft, ls). The blocks stay reachable as .sync, .fft, .chanest and .detector.
+    With mimo_chanest and mimo_detector both on the GPU, the payload between them stays
+    in GPU memory (device-resident stream buffers: docs/frame.md).
 
     fused=True does it all in one stream_receiver instead (synchronisation, FFT,
     estimates and detection; on the GPU the frames never leave the device, samples in

@@ -24,6 +24,17 @@ bool register_host(void* base, std::size_t bytes, std::string* why);
 /*! cudaHostUnregister; errors are cleared and ignored (called from destructors). */
 void unregister_host(void* base);
 
+/*! cudaPointerGetAttributes says device memory; errors cleared, false. */
+bool is_device_memory(const void* p);
+/*! cudaMemcpy with cudaMemcpyDefault (either side host or device); std::runtime_error
+ *  naming the call and CUDA's error. */
+void copy_bytes(void* dst, const void* src, std::size_t bytes);
+/*! cudaMalloc on `device` (the current device kept); std::runtime_error naming the call,
+ *  the size and CUDA's error. */
+void* device_alloc(std::size_t bytes, int device);
+/*! cudaFree; errors are cleared and ignored (called from destructors). */
+void device_free(void* p);
+
 } // namespace cuda
 } // namespace gpumimo
 } // namespace gr

@@ -35,7 +35,9 @@ struct chanest_batch {
     const std::size_t* frame_at = nullptr;
     std::size_t frames = 0;
     /*! [rx] -> out: the frames' payload symbols back to back, [frame][payload
-     *  symbol][used carrier], each symbol turned back by its common phase. */
+     *  symbol][used carrier], each symbol turned back by its common phase. Host memory
+     *  for the host engine; host or device memory (a device-resident stream buffer) for
+     *  the GPU engine, as `in`. */
     std::complex<float>* const* payload = nullptr;
 };
 

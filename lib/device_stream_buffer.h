@@ -1,0 +1,113 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A GNU Radio stream buffer whose data lives on the GPU (GNU Radio 3.10's custom buffers,
+ * gr/buffer_type.h, as host_buffer and gr-cuda's cuda_buffer do it).
+ */
+#ifndef INCLUDED_GPUMIMO_DEVICE_STREAM_BUFFER_H
+#define INCLUDED_GPUMIMO_DEVICE_STREAM_BUFFER_H
+
+#include <gnuradio/buffer_single_mapped.h>
+#include <gnuradio/buffer_type.h>
+#include <gnuradio/logger.h>
+#include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/device_bytes.h>
+
+#include <cstddef>
+
+namespace gr {
+namespace gpumimo {
+
+/*! What a block declaring device-resident ports tells their buffers: the CUDA device its
+ *  engine runs on, where they allocate. */
+class device_buffer_user
+{
+public:
+    virtual ~device_buffer_user() = default;
+    virtual int buffer_device() const = 0;
+};
+
+/*!
+ * \brief A stream buffer on the GPU: a GPU block of this module that declares it for a
+ * port (io_signature with device_stream_buffer::type) reads and writes device memory
+ * there, and GNU Radio picks the copies from the two ends' types (flat_flowgraph):
+ *
+ *  - both ends declare it (DEVICE_TO_DEVICE): the data never leaves the device;
+ *  - the writer declares it, the reader does not (DEVICE_TO_HOST): the writer writes
+ *    device memory, post_work() copies what it wrote to the host side, the CPU reader
+ *    reads host memory;
+ *  - the reader declares it, the writer does not (HOST_TO_DEVICE): the writer writes the
+ *    host side, post_work() copies it up, the reader reads device memory.
+ *
+ * The copies are synchronous in the writer's thread, after its work(); the host side is
+ * page-locked so that they are DMA. A writer's work() ends with its GPU work finished
+ * (every engine here synchronises its stream), so that a reader on another stream sees
+ * it. Single-mapped (no wrap-around view): when a reader needs items that wrap past the
+ * end, GNU Radio moves the unread items to the front (input_blocked_callback), here
+ * through a device scratch area as large as the buffer, since the ranges may overlap.
+ *
+ * GNU Radio sets one transfer type per buffer (the last edge's): a device port feeding a
+ * CPU block and a GPU block at once is made DEVICE_TO_HOST when the writer starts
+ * (settle_device_outputs), so that every reader reads host memory.
+ */
+class device_stream_buffer : public gr::buffer_single_mapped
+{
+public:
+    static gr::buffer_type type;
+
+    static gr::buffer_sptr make_buffer(int nitems,
+                                       std::size_t sizeof_item,
+                                       uint64_t downstream_lcm_nitems,
+                                       uint32_t downstream_max_out_mult,
+                                       gr::block_sptr link = gr::block_sptr(),
+                                       gr::block_sptr buf_owner = gr::block_sptr());
+
+    ~device_stream_buffer() override;
+
+    void post_work(int nitems) override;
+    bool do_allocate_buffer(std::size_t final_nitems, std::size_t sizeof_item) override;
+    void* write_pointer() override;
+    const void* _read_pointer(unsigned int read_index) override;
+    bool input_blocked_callback(int items_required, int items_avail, unsigned read_index) override;
+    bool output_blocked_callback(int output_multiple, bool force) override;
+
+    /*! The buffer's transfer type as the flowgraph set it. */
+    gr::transfer_type transfer() const { return d_transfer_type; }
+
+private:
+    device_stream_buffer(int nitems,
+                         std::size_t sizeof_item,
+                         uint64_t downstream_lcm_nitems,
+                         uint32_t downstream_max_out_mult,
+                         gr::block_sptr link,
+                         gr::block_sptr buf_owner);
+
+    bool device_side_written() const;
+    bool device_side_read() const;
+    void* move_on_device(void* dst, const void* src, std::size_t bytes);
+
+    int d_device = 0;
+    core::device_bytes d_device_mem, d_scratch;
+    core::host_registration d_host_lock; // the host side, for DMA
+};
+
+/*! For each device-resident output port of `block` read by GPU and CPU blocks at once:
+ *  its buffer copied to the host after each call and read there by all of them (GNU
+ *  Radio keeps one transfer type a buffer, the last edge's, which would hand a CPU
+ *  reader device memory), with a warning on `logger`. The blocks call it from start(),
+ *  before their first work(). */
+void settle_device_outputs(gr::block& block, const gr::logger_ptr& logger);
+
+/*! Whether `block`'s input `port` / output `port` is read / written in device memory in
+ *  this flowgraph (its buffer a device_stream_buffer with the device side there). The
+ *  engines tell host from device memory by the pointers themselves; the blocks ask this
+ *  where they must copy for an engine on the CPU. */
+bool reads_device(gr::block& block, int port);
+bool writes_device(gr::block& block, int port);
+
+} // namespace gpumimo
+} // namespace gr
+
+#endif

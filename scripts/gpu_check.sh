@@ -142,10 +142,12 @@ if [ -f .device-gr/env.sh ]; then
     status "flowgraph rate" "$(grep -c 'Msample/s' "$OUT/flowgraph-rate.log") runs"
     # The receiver chain in a flowgraph: 4 links x 4 antennas of lte20 4x4 16-QAM (the
     # stream receiver: synchronisation inside), and for comparison mimo_ofdm_sync on the
-    # CPU before the fused receiver; then paced at the rate, each frame's latency.
+    # CPU before the fused receiver, and the chain of separate GPU blocks (1 and 4 links,
+    # each block's share of the time); then paced at the rate, each frame's latency.
     ( set -- && source .device-gr/env.sh &&
       for algo in mmse mtt psd; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm $algo --seconds 8; done &&
       grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --sync-backend cpu &&
+      for links in 1 4; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --chain --profile --links $links --seconds 4 --warmup 2; done &&
       grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --latency ) 2>&1 |
         awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"
     status "rx flowgraph rate" "$(grep -c 'slowest link' "$OUT/rx-flowgraph-rate.log") runs"

@@ -23,6 +23,17 @@
 
 namespace gpumimo_test {
 
+/*! A 16-QAM frame format of `streams` streams and `payload` payload symbols. */
+inline gr::gpumimo::core::frame_format chanest_format(const char* preset, int streams, int payload)
+{
+    gr::gpumimo::core::frame_format f;
+    f.num = gr::gpumimo::core::numerology_preset(preset);
+    f.streams = streams;
+    f.mod = gr::gpumimo::core::modulation::qam16;
+    f.payload_symbols = payload;
+    return f;
+}
+
 struct chanest_input {
     std::vector<std::vector<std::complex<float>>> antenna; // [rx][symbol][used carrier]
     std::vector<std::size_t> frame_at;                     // [frame]: first symbol

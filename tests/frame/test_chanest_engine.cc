@@ -19,20 +19,11 @@
 #include <limits>
 
 using namespace gr::gpumimo::core;
+using gpumimo_test::chanest_format;
 using gpumimo_test::make_rng;
 using cf = std::complex<float>;
 
 namespace {
-
-frame_format make(const char* preset, int K, int payload)
-{
-    frame_format f;
-    f.num = numerology_preset(preset);
-    f.streams = K;
-    f.mod = modulation::qam16;
-    f.payload_symbols = payload;
-    return f;
-}
 
 // |a - b| within rel of b's size (and a hair above zero).
 ::testing::AssertionResult close(cf a, cf b, double rel)
@@ -83,7 +74,7 @@ TEST(ChanestEngine, HostEngineMatchesTheReferencesFrameByFrame)
                             shape{ "fft512", 4, 4, 2, channel_estimator::lmmse, 3, true } }) {
         SCOPED_TRACE(std::string(t.preset) + " " + std::to_string(t.streams) + "x" +
                      std::to_string(t.rx) + " " + to_string(t.method));
-        const frame_format f = make(t.preset, t.streams, t.payload);
+        const frame_format f = chanest_format(t.preset, t.streams, t.payload);
         const std::size_t U = std::size_t(f.num.used_carriers), P = std::size_t(t.payload);
         const auto in = gpumimo_test::make_chanest_input(rng, f, t.rx, t.frames, 20.0, t.gaps,
                                                          t.frames > 2 ? 1 : std::size_t(-1));
@@ -121,7 +112,7 @@ TEST(ChanestEngine, HostEngineMatchesTheReferencesFrameByFrame)
 TEST(ChanestEngine, RefusesBatchesOfTheWrongForm)
 {
     auto rng = make_rng(4102);
-    const frame_format f = make("small", 2, 2);
+    const frame_format f = chanest_format("small", 2, 2);
     const auto in = gpumimo_test::make_chanest_input(rng, f, 2, 3, 20.0, false);
     auto engine = make_chanest_engine(f, channel_estimator::lmmse, 2, "cpu", 0, nullptr, 2);
     const auto pointers = in.pointers();
@@ -153,7 +144,7 @@ TEST(ChanestEngine, RefusesBatchesOfTheWrongForm)
 TEST(ChanestEngine, EstimatesAreNeverShrunk)
 {
     auto rng = make_rng(4103);
-    const frame_format f = make("small", 2, 2);
+    const frame_format f = chanest_format("small", 2, 2);
     const auto three = gpumimo_test::make_chanest_input(rng, f, 2, 3, 20.0, false);
     const auto one = gpumimo_test::make_chanest_input(rng, f, 2, 1, 20.0, false);
     auto engine = make_chanest_engine(f, channel_estimator::lmmse, 2, "cpu", 0, nullptr, 3);

@@ -23,20 +23,11 @@
 #include <cmath>
 
 using namespace gr::gpumimo::core;
+using gpumimo_test::chanest_format;
 using gpumimo_test::make_rng;
 using cf = std::complex<float>;
 
 namespace {
-
-frame_format make(const char* preset, int K, int payload)
-{
-    frame_format f;
-    f.num = numerology_preset(preset);
-    f.streams = K;
-    f.mod = modulation::qam16;
-    f.payload_symbols = payload;
-    return f;
-}
 
 struct engine_outputs {
     std::vector<std::vector<cf>> payload; // [rx][frame][payload symbol][carrier]
@@ -100,7 +91,7 @@ TEST_F(GpuChanestEngine, MatchesTheHostEngine)
                      std::to_string(t.rx) + " " + to_string(t.method) + ", " +
                      std::to_string(t.frames) + " frames" + (t.gaps ? ", gaps" : "") +
                      (t.page_locked ? ", page-locked" : ""));
-        const frame_format f = make(t.preset, t.streams, t.payload);
+        const frame_format f = chanest_format(t.preset, t.streams, t.payload);
         const std::size_t U = std::size_t(f.num.used_carriers), P = std::size_t(t.payload);
         auto in = gpumimo_test::make_chanest_input(rng, f, t.rx, t.frames, 25.0, t.gaps,
                                                    t.frames > 2 ? 2 : std::size_t(-1));
@@ -144,7 +135,7 @@ TEST_F(GpuChanestEngine, MatchesTheHostEngine)
 TEST_F(GpuChanestEngine, RefusesBatchesOfTheWrongForm)
 {
     auto rng = make_rng(4202);
-    const frame_format f = make("small", 2, 2);
+    const frame_format f = chanest_format("small", 2, 2);
     auto in = gpumimo_test::make_chanest_input(rng, f, 2, 2, 20.0, false);
     auto gpu = make_chanest_engine(f, channel_estimator::lmmse, 2, "cuda", 0, nullptr, 2);
     const auto pointers = in.pointers();

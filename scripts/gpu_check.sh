@@ -147,7 +147,7 @@ if [ -f .device-gr/env.sh ]; then
     ( set -- && source .device-gr/env.sh &&
       for algo in mmse mtt psd; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm $algo --seconds 8; done &&
       grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --sync-backend cpu &&
-      for links in 1 4; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --chain --profile --links $links --seconds 4 --warmup 2; done &&
+      for links in 1 4; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --chain --profile --links $links --seconds 3 --warmup 1; done &&
       grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --latency ) 2>&1 |
         awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"
     status "rx flowgraph rate" "$(grep -c 'slowest link' "$OUT/rx-flowgraph-rate.log") runs"

@@ -192,8 +192,8 @@ inline bool is_device(const void* p)
 inline void copy_to_device_async(void* dst, const void* src, std::size_t bytes, void* stage,
                                  cudaStream_t stream)
 {
-    if (is_device(src)) {
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+    if (is_device(src)) { // Default: src may be another device's memory
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream));
         return;
     }
     if (!is_pinned_range(src, bytes)) {

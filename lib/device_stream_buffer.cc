@@ -8,7 +8,6 @@
 #include <gnuradio/block.h>
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
-#include <gnuradio/io_signature.h>
 
 #include <cstring>
 #include <stdexcept>
@@ -175,39 +174,7 @@ device_stream_buffer* device_buffer_of(const gr::buffer_sptr& b)
     return dynamic_cast<device_stream_buffer*>(b.get());
 }
 
-// Whether `reader`'s block declares the device buffer on the input port that reader is.
-bool reader_on_device(gr::buffer_reader* reader)
-{
-    const gr::block_sptr blk = reader->link();
-    if (!blk || !blk->detail())
-        return false;
-    for (int i = 0; i < blk->detail()->ninputs(); i++)
-        if (blk->detail()->input(i).get() == reader)
-            return blk->input_signature()->stream_buffer_type(i) == device_stream_buffer::type;
-    return false;
-}
-
 } // namespace
-
-void settle_device_outputs(gr::block& block, const gr::logger_ptr& logger)
-{
-    for (int o = 0; o < block.detail()->noutputs(); o++) {
-        const gr::buffer_sptr out = block.detail()->output(o);
-        if (!device_buffer_of(out) || out->nreaders() < 2)
-            continue;
-        const bool first = reader_on_device(out->reader(0));
-        bool mixed = false;
-        for (std::size_t r = 1; r < out->nreaders(); r++)
-            mixed = mixed || reader_on_device(out->reader(r)) != first;
-        if (!mixed)
-            continue;
-        out->set_transfer_type(gr::transfer_type::DEVICE_TO_HOST);
-        logger->warn("output {} feeds GPU and CPU blocks at once: copied to the host after "
-                     "each call and read there by all of them (a GPU block alone after it "
-                     "would read it on the GPU)",
-                     o);
-    }
-}
 
 bool reads_device(gr::block& block, int port)
 {

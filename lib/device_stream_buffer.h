@@ -11,7 +11,6 @@
 
 #include <gnuradio/buffer_single_mapped.h>
 #include <gnuradio/buffer_type.h>
-#include <gnuradio/logger.h>
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/device_bytes.h>
 
@@ -48,9 +47,10 @@ public:
  * end, GNU Radio moves the unread items to the front (input_blocked_callback), here
  * through a device scratch area as large as the buffer, since the ranges may overlap.
  *
- * GNU Radio sets one transfer type per buffer (the last edge's): a device port feeding a
- * CPU block and a GPU block at once is made DEVICE_TO_HOST when the writer starts
- * (settle_device_outputs), so that every reader reads host memory.
+ * GNU Radio keeps one transfer type a buffer: a device port feeding a CPU block and a
+ * GPU block at once is refused by GNU Radio when the flowgraph starts (a RuntimeError
+ * from top_block.start(), "... has transfer type DEVICE_TO_DEVICE assigned. Cannot
+ * change to transfer type DEVICE_TO_HOST"), before any thread runs.
  */
 class device_stream_buffer : public gr::buffer_single_mapped
 {
@@ -92,13 +92,6 @@ private:
     core::device_bytes d_device_mem, d_scratch;
     core::host_registration d_host_lock; // the host side, for DMA
 };
-
-/*! For each device-resident output port of `block` read by GPU and CPU blocks at once:
- *  its buffer copied to the host after each call and read there by all of them (GNU
- *  Radio keeps one transfer type a buffer, the last edge's, which would hand a CPU
- *  reader device memory), with a warning on `logger`. The blocks call it from start(),
- *  before their first work(). */
-void settle_device_outputs(gr::block& block, const gr::logger_ptr& logger);
 
 /*! Whether `block`'s input `port` / output `port` is read / written in device memory in
  *  this flowgraph (its buffer a device_stream_buffer with the device side there). The

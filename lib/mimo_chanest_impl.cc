@@ -117,7 +117,6 @@ public:
     {
         // Page-locked stream buffers: the GPU engine copies frames in and payload out
         // by DMA in place.
-        settle_device_outputs(*this, d_logger);
         if (backend() == "cuda")
             d_pins.pin(*this, d_logger);
         return block::start();

@@ -674,8 +674,8 @@ def test_sync_backends_find_the_same_frames():
 
 
 def test_chanest_smoothing_backends_agree():
-    """The block chain with mimo_chanest's smoothing (and the detector) on "cpu" and on
-    "auto" (the GPU where one is usable: core::make_smoothing_engine): the same frames
+    """The block chain with mimo_chanest's estimation (and the detector) on "cpu" and on
+    "auto" (the GPU where one is usable: core::make_chanest_engine): the same frames
     and LLRs within the GPU's float bound (1e-3 of each vector's largest LLR); "cuda"
     without a GPU refused with the reason."""
     x, _ = rx_samples(2, 4, "16qam", 3, 4, snr_db=22, cfo=0.1 / 64, delay=21,

@@ -131,9 +131,9 @@ TEST_F(GpuChannelSmoother, LeavesAFrameWithUnusableNoiseAlone)
 
 TEST_F(GpuChannelSmoother, SmoothingEngineMatchesTheCpuEngine)
 {
-    // make_smoothing_engine("cuda") (mimo_chanest's GPU path: one frame a call, the error
-    // variance recovered from the effective noise) against the CPU engine, with the noise
-    // samples of a real frame (the mismatch's spread).
+    // make_smoothing_engine("cuda") (the core's GPU smoothing engine: one frame a call,
+    // the error variance recovered from the effective noise) against the CPU engine, with
+    // the noise samples of a real frame (the mismatch's spread).
     auto rng = make_rng(83);
     for (const char* preset : { "small", "lte20" })
         for (channel_estimator m : { channel_estimator::dft, channel_estimator::lmmse })

@@ -42,10 +42,12 @@ namespace gpumimo {
  * Symbols before the first tag and frames cut short by the next tag are dropped and
  * counted; a frame with non-finite carriers is dropped, counted and logged.
  *
- * backend: where the smoothing over frequency runs (core::make_smoothing_engine, the
- * costly step: an lte20 frame's LMMSE smoothing takes tens of ms on a CPU core), "auto"
- * (the default: the GPU when one is usable), "cuda" on GPU `device`, or "cpu"; the
- * least-squares estimates, the noise and the tracking stay on the CPU.
+ * backend: where the estimation runs (core::make_chanest_engine: the least squares,
+ * the noise, the smoothing over frequency, the costly step, since an lte20 frame's LMMSE
+ * smoothing takes tens of ms on a CPU core, and the tracking), "auto" (the default: the
+ * GPU when one is usable), "cuda" on GPU `device`, or "cpu". On the GPU the payload
+ * outputs are device-resident stream buffers (docs/frame.md): a GPU mimo_detector after
+ * it reads them on the device.
  */
 class GPUMIMO_API mimo_chanest : virtual public gr::block
 {
@@ -66,7 +68,7 @@ public:
     virtual std::uint64_t frames() const = 0;
     /*! Frames dropped (cut short or non-finite). */
     virtual std::uint64_t dropped_frames() const = 0;
-    /*! "cpu" or "cuda": where the smoothing runs now. */
+    /*! "cpu" or "cuda": where the estimation runs now. */
     virtual std::string backend() const = 0;
     /*! The last frame's noise variance estimate. */
     virtual double last_noise_var() const = 0;

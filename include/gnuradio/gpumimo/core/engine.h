@@ -75,7 +75,8 @@ bool choose_backend(const std::string& backend,
  * \brief The one fallback policy for a GPU failure mid-run, shared by every engine with
  * a GPU path (make_detector_engine, make_ofdm_fft_engine, make_apsm_engine,
  * make_ldpc_decoder_engine, make_fused_receiver_engine, make_frame_sync_engine,
- * make_stream_receiver_engine, make_smoothing_engine):
+ * make_stream_receiver_engine, make_smoothing_engine, make_chanest_engine,
+ * make_payload_detector):
  * - bad input (std::invalid_argument) is the caller's, not the GPU's: it passes through
  *   and the GPU stays in use;
  * - any other failure of a GPU call (a CUDA error: std::runtime_error) is reported once,

@@ -28,7 +28,7 @@ class host_chanest_engine : public chanest_engine
 public:
     host_chanest_engine(const frame_format& frame, channel_estimator method, int rx, std::size_t max_frames)
         : d_frame((frame.validate(), frame)),
-          d_rx(rx),
+          d_rx((detail::check_chanest_shape(rx, max_frames), rx)), // before anything is sized by it
           d_carriers(std::size_t(frame.num.used_carriers)),
           d_training(std::size_t(1 + frame.streams)),
           d_payload(std::size_t(frame.payload_symbols)),
@@ -40,7 +40,6 @@ public:
           d_derotation(d_payload),
           d_payload_in(std::size_t(rx))
     {
-        detail::check_chanest_shape(rx, max_frames);
     }
     const char* backend() const override { return "cpu"; }
     std::size_t max_frames() const override { return d_smoothing->max_frames(); }

@@ -65,8 +65,6 @@ public:
           d_nt(format.streams),
           d_nr(antennas),
           d_used(std::size_t(format.num.used_carriers)),
-          d_data(core::data_carriers(format.num)),
-          d_carriers(d_data.size()),
           d_bits(format.payload_bits() / std::size_t(format.payload_symbols)),
           d_int8(int8_output),
           d_int8_scale(int8_scale),
@@ -315,11 +313,8 @@ private:
     mutable std::mutex d_mutex; // d_spec and d_detector: set_detector() against work()
     core::detector_spec d_spec;
     const int d_nt, d_nr;
-    // Used carriers per input symbol, the data carriers among them (indices) and
-    // their count, and LLRs per symbol.
-    const std::size_t d_used;
-    const std::vector<int> d_data;
-    const std::size_t d_carriers, d_bits;
+    // Used carriers per input symbol, LLRs per symbol.
+    const std::size_t d_used, d_bits;
     const bool d_int8;
     const float d_int8_scale;
     const pmt::pmt_t d_frame_key, d_est_key;

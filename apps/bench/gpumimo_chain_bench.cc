@@ -6,7 +6,9 @@
  * then mimo_detector, the limit of `gpumimo_rx_rate --chain`): the core calls those
  * blocks make per frame, timed alone on one thread, lte20 4x4 16-QAM with 9 payload
  * symbols as gpumimo_rx_rate's. Median microseconds of 101 calls after 5 warm-up ones
- * (a batch's per frame); the GPU rows where a device is usable.
+ * (a batch's per frame); the GPU rows where a device is usable. The estimate_channel(s)
+ * rows on the GPU smoothing engine are what mimo_chanest did before its chanest_engine
+ * (the host engine still does their CPU rows), kept to compare with it.
  *
  *   gpumimo_chain_bench
  */
@@ -98,8 +100,8 @@ int main()
                     estimate_channel(f, training.data(), R, 0, *smoothing);
                 }));
         }
-        // mimo_chanest's batches: 16 frames' estimates a call, their smoothing in one (on
-        // the CPU the same as frame by frame, at 16 times the lmmse row's time: not run).
+        // 16 frames' estimates a call, their smoothing in one (on the CPU the same as
+        // frame by frame, at 16 times the lmmse row's time: not run).
         if (std::string(backend) == "cpu")
             continue;
         const std::size_t batch = 16;

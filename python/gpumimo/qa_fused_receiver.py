@@ -194,7 +194,10 @@ def test_fused_receiver_decodes_as_the_sink_decodes_its_llrs(snr_db, code):
     if snr_db > 20:
         assert bits_sink.bit_errors() == 0 and fused.codeword_errors() == 0
     else:
-        assert fused.raw_ber() > 1e-3  # uncoded errors that the code corrects or not
+        # The decoder met uncoded errors: it corrected them (raw BER counts the codewords
+        # that passed their checks) or failed codewords (a deep fade fails them all).
+        assert fused.raw_ber() > 1e-3 or fused.codeword_errors() > 0, \
+            f"GPUMIMO_TEST_SEED={SEED}"
 
 
 def test_fused_decoding_refuses_what_it_cannot_do():

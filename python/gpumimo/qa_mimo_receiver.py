@@ -811,11 +811,24 @@ def coded_link(snr_db, frames=5, modulation="16qam", nsym=6, code="wimax_576", s
     return sink
 
 
+def assert_code_corrects_the_typical_channel(code, draws=5):
+    """At 9 dB through five static channel draws, in at least three the uncoded BER is
+    above 1e-2 and the decoded BER at least ten times lower. One draw decides nothing: a
+    deep fade defeats the code (raw BER 0.16, every codeword failed), a kind draw leaves
+    under 1e-2 uncoded errors; each is a few percent of draws."""
+    points = []
+    for d in range(draws):
+        noisy = coded_link(9, frames=8, seed=100 + d, code=code)
+        points.append((noisy.raw_ber(), noisy.ber()))
+    corrected = sum(raw > 1e-2 and ber < raw / 10 for raw, ber in points)
+    assert corrected >= 3, f"GPUMIMO_TEST_SEED={SEED}: (raw BER, decoded BER) per draw {points}"
+
+
 def test_coded_payload_is_decoded_by_the_sink():
     """LDPC in the stream: the transmitter encodes (802.16e n = 576, three codewords in a
     2x4 16-QAM frame of 6 payload symbols), the sink decodes and scores the information
     bits: at 30 dB every codeword and frame right; at 9 dB the code corrects what the
-    detector gets wrong (uncoded BER above 1e-2, decoded at least ten times lower)."""
+    detector gets wrong in the typical channel (assert_code_corrects_the_typical_channel)."""
     info = 2 * D * 4 * 6 // 576 * 288  # codewords x k
     sink = coded_link(30)
     assert sink.frames() >= 4 and sink.frame_bits() == 2 * D * 4 * 6
@@ -825,15 +838,13 @@ def test_coded_payload_is_decoded_by_the_sink():
     assert 1 <= sink.mean_iterations() <= 2 and sink.decoder_backend() in ("cpu", "cuda")
     stats = sink.stats()
     assert pmt.to_uint64(pmt.dict_ref(stats, pmt.intern("codewords"), pmt.PMT_NIL)) == sink.codewords()
-    noisy = coded_link(9, frames=8, seed=1)
-    assert noisy.raw_ber() > 1e-2, noisy.raw_ber()
-    assert noisy.ber() < noisy.raw_ber() / 10, (noisy.ber(), noisy.raw_ber())
+    assert_code_corrects_the_typical_channel("wimax_576")
 
 
 def test_5g_nr_code_in_the_stream():
     """A 5G NR code through the stream: BG1 lifted by Z = 24 with 22 rows (rate 1/2, n =
     1056, k = 528: two codewords in the 2112-bit frame). At 30 dB every frame right; at
-    9 dB the decoded BER at least ten times below the uncoded."""
+    9 dB the decoded BER at least ten times below the uncoded in the typical channel."""
     code = "nr_bg1_z24_rows22"
     c = gpumimo.ldpc_code_by_name(code)
     assert (c.n, c.m) == (44 * 24, 22 * 24)
@@ -841,9 +852,7 @@ def test_5g_nr_code_in_the_stream():
     assert sink.frames() >= 4 and sink.info_bits() == 2 * 528
     assert sink.codewords() == 2 * sink.frames() and sink.codeword_errors() == 0
     assert sink.bit_errors() == 0 and sink.frame_errors() == 0
-    noisy = coded_link(9, frames=8, seed=1, code=code)
-    assert noisy.raw_ber() > 1e-2, noisy.raw_ber()
-    assert noisy.ber() < noisy.raw_ber() / 10, (noisy.ber(), noisy.raw_ber())
+    assert_code_corrects_the_typical_channel(code)
     with pytest.raises(ValueError):  # 17 is not a lifting size
         gpumimo.mimo_ofdm_tx("small", 2, "16qam", 6, code="nr_bg1_z17")
     with pytest.raises(ValueError):  # longer than the frame: 68 x 64 bits

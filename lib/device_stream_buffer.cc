@@ -65,49 +65,26 @@ bool device_stream_buffer::do_allocate_buffer(std::size_t final_nitems, std::siz
     return true;
 }
 
-bool device_stream_buffer::device_side_written() const
+bool device_stream_buffer::on_device() const
 {
-    return d_transfer_type == gr::transfer_type::DEVICE_TO_HOST ||
-           d_transfer_type == gr::transfer_type::DEVICE_TO_DEVICE;
-}
-
-bool device_stream_buffer::device_side_read() const
-{
-    return d_transfer_type == gr::transfer_type::HOST_TO_DEVICE ||
-           d_transfer_type == gr::transfer_type::DEVICE_TO_DEVICE;
+    return d_transfer_type == gr::transfer_type::DEVICE_TO_DEVICE;
 }
 
 void* device_stream_buffer::write_pointer()
 {
-    char* base = device_side_written() ? d_device_mem.get() : d_base;
+    char* base = on_device() ? d_device_mem.get() : d_base;
     return base + std::size_t(d_write_index) * d_sizeof_item;
 }
 
 const void* device_stream_buffer::_read_pointer(unsigned int read_index)
 {
-    const char* base = device_side_read() ? d_device_mem.get() : d_base;
+    const char* base = on_device() ? d_device_mem.get() : d_base;
     return base + std::size_t(read_index) * d_sizeof_item;
 }
 
-void device_stream_buffer::post_work(int nitems)
+void device_stream_buffer::post_work(int)
 {
-    if (nitems <= 0)
-        return;
-    // The write index has not moved yet: what the writer wrote starts there.
-    const std::size_t at = std::size_t(d_write_index) * d_sizeof_item;
-    const std::size_t bytes = std::size_t(nitems) * d_sizeof_item;
-    switch (d_transfer_type) {
-    case gr::transfer_type::HOST_TO_DEVICE:
-        core::copy_bytes(d_device_mem.get() + at, d_base + at, bytes);
-        break;
-    case gr::transfer_type::DEVICE_TO_HOST:
-        core::copy_bytes(d_base + at, d_device_mem.get() + at, bytes);
-        break;
-    case gr::transfer_type::DEVICE_TO_DEVICE:
-        break;
-    default:
-        throw std::runtime_error("device_stream_buffer: a buffer between two CPU ends");
-    }
+    // Nothing to copy: both ends use the device side, or both the host side.
 }
 
 void* device_stream_buffer::move_on_device(void* dst, const void* src, std::size_t bytes)
@@ -122,49 +99,29 @@ bool device_stream_buffer::input_blocked_callback(int items_required,
                                                   int items_avail,
                                                   unsigned read_index)
 {
-    const auto on_device_copy = [](void* d, const void* s, std::size_t n) {
-        core::copy_bytes(d, s, n);
-        return d;
-    };
-    const auto on_device_move = [this](void* d, const void* s, std::size_t n) {
-        return move_on_device(d, s, n);
-    };
-    const auto on_host_copy = [](void* d, const void* s, std::size_t n) { return std::memcpy(d, s, n); };
-    const auto on_host_move = [](void* d, const void* s, std::size_t n) { return std::memmove(d, s, n); };
-    if (device_side_read()) {
-        const bool moved = input_blocked_callback_logic(items_required, items_avail, read_index,
-                                                        d_device_mem.get(), on_device_copy,
-                                                        on_device_move);
-        // Both sides alike: the read pointer is back at 0 and the items up to the write
-        // pointer moved; the host side (the writer's, HOST_TO_DEVICE) follows.
-        if (moved && d_transfer_type == gr::transfer_type::HOST_TO_DEVICE)
-            core::copy_bytes(d_base, d_device_mem.get(), std::size_t(d_write_index) * d_sizeof_item);
-        return moved;
-    }
-    const bool moved = input_blocked_callback_logic(items_required, items_avail, read_index, d_base,
-                                                    on_host_copy, on_host_move);
-    if (moved && d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
-        core::copy_bytes(d_device_mem.get(), d_base, std::size_t(d_write_index) * d_sizeof_item);
-    return moved;
+    if (!on_device())
+        return input_blocked_callback_logic(
+            items_required, items_avail, read_index, d_base,
+            [](void* d, const void* s, std::size_t n) { return std::memcpy(d, s, n); },
+            [](void* d, const void* s, std::size_t n) { return std::memmove(d, s, n); });
+    return input_blocked_callback_logic(
+        items_required, items_avail, read_index, d_device_mem.get(),
+        [](void* d, const void* s, std::size_t n) {
+            core::copy_bytes(d, s, n);
+            return d;
+        },
+        [this](void* d, const void* s, std::size_t n) { return move_on_device(d, s, n); });
 }
 
 bool device_stream_buffer::output_blocked_callback(int output_multiple, bool force)
 {
-    const auto on_device_move = [this](void* d, const void* s, std::size_t n) {
-        return move_on_device(d, s, n);
-    };
-    const auto on_host_move = [](void* d, const void* s, std::size_t n) { return std::memmove(d, s, n); };
-    if (device_side_written()) {
-        const bool moved =
-            output_blocked_callback_logic(output_multiple, force, d_device_mem.get(), on_device_move);
-        if (moved && d_transfer_type == gr::transfer_type::DEVICE_TO_HOST)
-            core::copy_bytes(d_base, d_device_mem.get(), std::size_t(d_write_index) * d_sizeof_item);
-        return moved;
-    }
-    const bool moved = output_blocked_callback_logic(output_multiple, force, d_base, on_host_move);
-    if (moved && d_transfer_type == gr::transfer_type::HOST_TO_DEVICE)
-        core::copy_bytes(d_device_mem.get(), d_base, std::size_t(d_write_index) * d_sizeof_item);
-    return moved;
+    if (!on_device())
+        return output_blocked_callback_logic(
+            output_multiple, force, d_base,
+            [](void* d, const void* s, std::size_t n) { return std::memmove(d, s, n); });
+    return output_blocked_callback_logic(
+        output_multiple, force, d_device_mem.get(),
+        [this](void* d, const void* s, std::size_t n) { return move_on_device(d, s, n); });
 }
 
 namespace {
@@ -179,15 +136,13 @@ device_stream_buffer* device_buffer_of(const gr::buffer_sptr& b)
 bool reads_device(gr::block& block, int port)
 {
     const auto* b = device_buffer_of(block.detail()->input(port)->buffer());
-    return b && (b->transfer() == gr::transfer_type::HOST_TO_DEVICE ||
-                 b->transfer() == gr::transfer_type::DEVICE_TO_DEVICE);
+    return b && b->on_device();
 }
 
 bool writes_device(gr::block& block, int port)
 {
     const auto* b = device_buffer_of(block.detail()->output(port));
-    return b && (b->transfer() == gr::transfer_type::DEVICE_TO_HOST ||
-                 b->transfer() == gr::transfer_type::DEVICE_TO_DEVICE);
+    return b && b->on_device();
 }
 
 } // namespace gpumimo

@@ -31,21 +31,19 @@ public:
 /*!
  * \brief A stream buffer on the GPU: a GPU block of this module that declares it for a
  * port (io_signature with device_stream_buffer::type) reads and writes device memory
- * there, and GNU Radio picks the copies from the two ends' types (flat_flowgraph):
+ * there when the block at the other end declares it too (GNU Radio sets the transfer
+ * type DEVICE_TO_DEVICE from the two ends' types, flat_flowgraph): the data never
+ * leaves the device. With a CPU block at the other end (DEVICE_TO_HOST or
+ * HOST_TO_DEVICE) both ends use the host side, page-locked, which the GPU block's engine
+ * copies by DMA in place, as it does a plain buffer it page-locks: nothing is copied
+ * twice. So post_work() never copies; the engines tell host from device memory by the
+ * pointers themselves.
  *
- *  - both ends declare it (DEVICE_TO_DEVICE): the data never leaves the device;
- *  - the writer declares it, the reader does not (DEVICE_TO_HOST): the writer writes
- *    device memory, post_work() copies what it wrote to the host side, the CPU reader
- *    reads host memory;
- *  - the reader declares it, the writer does not (HOST_TO_DEVICE): the writer writes the
- *    host side, post_work() copies it up, the reader reads device memory.
- *
- * The copies are synchronous in the writer's thread, after its work(); the host side is
- * page-locked so that they are DMA. A writer's work() ends with its GPU work finished
- * (every engine here synchronises its stream), so that a reader on another stream sees
- * it. Single-mapped (no wrap-around view): when a reader needs items that wrap past the
- * end, GNU Radio moves the unread items to the front (input_blocked_callback), here
- * through a device scratch area as large as the buffer, since the ranges may overlap.
+ * A writer's work() ends with its GPU work finished (every engine here synchronises its
+ * stream), so that a reader on another stream sees it. Single-mapped (no wrap-around
+ * view): when a reader needs items that wrap past the end, GNU Radio moves the unread
+ * items to the front (input_blocked_callback), on the device through a scratch area as
+ * large as the buffer, since the ranges may overlap.
  *
  * GNU Radio keeps one transfer type a buffer: a device port feeding a CPU block and a
  * GPU block at once is refused by GNU Radio when the flowgraph starts (a RuntimeError
@@ -75,6 +73,8 @@ public:
 
     /*! The buffer's transfer type as the flowgraph set it. */
     gr::transfer_type transfer() const { return d_transfer_type; }
+    /*! Whether both ends use the device side (DEVICE_TO_DEVICE). */
+    bool on_device() const;
 
 private:
     device_stream_buffer(int nitems,
@@ -84,8 +84,6 @@ private:
                          gr::block_sptr link,
                          gr::block_sptr buf_owner);
 
-    bool device_side_written() const;
-    bool device_side_read() const;
     void* move_on_device(void* dst, const void* src, std::size_t bytes);
 
     int d_device = 0;
@@ -94,9 +92,9 @@ private:
 };
 
 /*! Whether `block`'s input `port` / output `port` is read / written in device memory in
- *  this flowgraph (its buffer a device_stream_buffer with the device side there). The
- *  engines tell host from device memory by the pointers themselves; the blocks ask this
- *  where they must copy for an engine on the CPU. */
+ *  this flowgraph (its buffer a device_stream_buffer between two GPU ends). The engines
+ *  tell host from device memory by the pointers themselves; the blocks ask this where
+ *  they must copy for an engine on the CPU. */
 bool reads_device(gr::block& block, int port);
 bool writes_device(gr::block& block, int port);
 

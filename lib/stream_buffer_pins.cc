@@ -3,11 +3,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "stream_buffer_pins.h"
+#include "device_stream_buffer.h"
 
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer.h>
 #include <gnuradio/buffer_reader.h>
 
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -53,6 +55,12 @@ void stream_buffer_pins::pin(gr::block& block, const gr::logger_ptr& logger)
         buffers.push_back(detail->input(c)->buffer());
     for (int c = 0; c < detail->noutputs(); c++)
         buffers.push_back(detail->output(c));
+    // A device_stream_buffer page-locks its host side itself.
+    buffers.erase(std::remove_if(buffers.begin(), buffers.end(),
+                                 [](const buffer_sptr& b) {
+                                     return dynamic_cast<device_stream_buffer*>(b.get()) != nullptr;
+                                 }),
+                  buffers.end());
     std::string why;
     for (const buffer_sptr& b : buffers) {
         const std::size_t views =

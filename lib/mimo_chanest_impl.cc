@@ -47,8 +47,7 @@ public:
                       early_engine<core::chanest_engine>&& engine,
                       int device)
         : gr::block("mimo_chanest",
-                    gr::io_signature::make(antennas, antennas,
-                                           sizeof(gr_complex) * format.num.used_carriers),
+                    input_signature(format, antennas, engine.on_gpu()),
                     output_signature(format, antennas, equalized_outputs,
                                      device_outputs(engine, equalized_outputs))),
           d_device(device),
@@ -85,6 +84,17 @@ public:
     static bool device_outputs(const early_engine<core::chanest_engine>& engine, bool equalized_outputs)
     {
         return engine.on_gpu() && !equalized_outputs;
+    }
+
+    // The antennas' carriers; on the device (a device-resident stream buffer from a GPU
+    // ofdm_fft) where the engine runs there.
+    static gr::io_signature::sptr input_signature(const core::frame_format& format,
+                                                  int antennas,
+                                                  bool on_device)
+    {
+        return gr::io_signature::make(
+            antennas, antennas, int(sizeof(gr_complex)) * format.num.used_carriers,
+            on_device ? device_stream_buffer::type : gr::buffer_double_mapped::type);
     }
 
     static gr::io_signature::sptr output_signature(const core::frame_format& format,
@@ -144,7 +154,7 @@ public:
         std::size_t consumed = 0, produced = 0;
         bool more = true;
         while (more) {
-            // The next whole, usable frames, as many as the engine takes in one call and
+            // The next whole frames, as many as the engine takes in one call and
             // the output has room for: they are estimated together (on the GPU one round
             // trip for them all).
             d_batch.clear();
@@ -170,10 +180,7 @@ public:
                     consumed += 1 + std::size_t(next);
                     continue;
                 }
-                if (!frame_usable(input_items, consumed))
-                    drop("holds non-finite or out-of-range carrier values");
-                else
-                    d_batch.push_back({ consumed, info });
+                d_batch.push_back({ consumed, info }); // the engine checks its values
                 consumed += d_symbols;
             }
             if (d_batch.size() < d_engine->max_frames())
@@ -221,20 +228,32 @@ private:
         pmt::pmt_t info;
     };
 
-    bool frame_usable(const gr_vector_const_void_star& in, std::size_t at) const
-    {
-        for (int r = 0; r < d_antennas; r++)
-            if (!core::all_usable(static_cast<const gr_complex*>(in[r]) + at * d_carriers,
-                                  d_symbols * d_carriers))
-                return false;
-        return true;
-    }
-
     // The batch's channel estimates into d_estimates, its payload (turned back by each
-    // symbol's common phase) into the outputs from item `produced` on.
+    // symbol's common phase) into the outputs from item `produced` on. Frames the engine
+    // finds unusable (non-finite or out-of-range values) are dropped from the batch and
+    // the rest estimated again, so that their payload lies back to back: rare, and the
+    // engine checks on the device where the frames lie there.
     void estimate(const gr_vector_const_void_star& in, gr_vector_void_star& out, std::size_t produced)
     {
+        while (!d_batch.empty()) {
+            run_engine(in, out, produced);
+            std::size_t kept = 0;
+            for (std::size_t f = 0; f < d_batch.size(); f++) {
+                if (d_usable[f])
+                    d_batch[kept++] = d_batch[f];
+                else
+                    drop("holds non-finite or out-of-range carrier values");
+            }
+            if (kept == d_batch.size())
+                return;
+            d_batch.resize(kept);
+        }
+    }
+
+    void run_engine(const gr_vector_const_void_star& in, gr_vector_void_star& out, std::size_t produced)
+    {
         d_frame_at.resize(d_batch.size());
+        d_usable.resize(d_batch.size());
         for (std::size_t f = 0; f < d_batch.size(); f++)
             d_frame_at[f] = d_batch[f].at;
         for (int r = 0; r < d_antennas; r++) {
@@ -246,18 +265,30 @@ private:
         b.frame_at = d_frame_at.data();
         b.frames = d_batch.size();
         b.payload = d_payload_out.data();
-        // Outputs on the GPU and the engine on the CPU (it fell back after a GPU
+        b.usable = d_usable.data();
+        // Buffers on the GPU and the engine on the CPU (it fell back after a GPU
         // failure): through host memory.
-        const bool staged = std::string(d_engine->backend()) != "cuda" && writes_device(*this, 0);
+        const bool on_cpu = std::string(d_engine->backend()) != "cuda";
+        const bool staged_in = on_cpu && reads_device(*this, 0);
+        const bool staged_out = on_cpu && writes_device(*this, 0);
+        if (staged_in) {
+            const std::size_t items = (d_batch.back().at + d_symbols) * d_carriers;
+            d_staged_in.resize(std::size_t(d_antennas) * items);
+            for (int r = 0; r < d_antennas; r++) {
+                gr_complex* to = d_staged_in.data() + std::size_t(r) * items;
+                core::copy_bytes(to, d_in[std::size_t(r)], items * sizeof(gr_complex));
+                d_in[std::size_t(r)] = to;
+            }
+        }
         const std::size_t values = d_batch.size() * (d_symbols - d_training) * d_carriers;
-        if (staged) {
+        if (staged_out) {
             d_staged.resize(std::size_t(d_antennas) * values);
             for (int r = 0; r < d_antennas; r++)
                 d_staged_out[std::size_t(r)] = d_staged.data() + std::size_t(r) * values;
             b.payload = d_staged_out.data();
         }
         d_engine->estimate(b, d_estimates);
-        if (staged)
+        if (staged_out)
             for (int r = 0; r < d_antennas; r++)
                 core::copy_bytes(d_payload_out[std::size_t(r)], d_staged_out[std::size_t(r)],
                                  values * sizeof(gr_complex));
@@ -329,6 +360,8 @@ private:
     std::vector<std::size_t> d_frame_at;                      // [batch frame]: first symbol
     std::vector<const gr_complex*> d_in;                      // [antennas]: the inputs
     std::vector<gr_complex*> d_payload_out;                   // [antennas]: the batch's payload
+    std::vector<unsigned char> d_usable;                      // [batch frame]
+    std::vector<gr_complex> d_staged_in;                      // device inputs' host copy
     std::vector<gr_complex> d_staged;                         // device outputs' host stand-in
     std::vector<gr_complex*> d_staged_out;                    // [antennas], into d_staged
     std::vector<gr_complex> d_eq_h, d_eq_rx;                  // data carriers' H, y

@@ -15,6 +15,7 @@
 #include "bench_common.h"
 
 #include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/chanest_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -82,7 +83,7 @@ int main()
     std::printf("|%s|%s|%s|\n", std::string(15, '-').c_str(), std::string(64, '-').c_str(),
                 std::string(11, '-').c_str());
 
-    row("mimo_chanest", "all_usable over the frame (every antenna, symbol, carrier)",
+    row("mimo_chanest", "all_usable over the frame (the host engine's check)",
         median_us([&] {
             volatile bool ok = all_usable(frame.data(), frame.size());
             (void)ok;
@@ -118,12 +119,17 @@ int main()
     }
     // What mimo_chanest calls now: chanest_engine on a batch of 16 frames, back to back in
     // each antenna's stream as the block finds them, the payload derotated into another.
-    for (const bool page_locked : { false, true }) {
+    // Its buffers pageable, page-locked (the blocks' registered stream buffers) or on the
+    // device (a device-resident stream buffer from ofdm_fft and to mimo_detector).
+    enum class buffers { pageable, page_locked, device };
+    for (const buffers where : { buffers::pageable, buffers::page_locked, buffers::device }) {
         if (!gpu)
             break;
+        const bool page_locked = where == buffers::page_locked;
         const std::size_t batch = 16, per_frame = std::size_t(1 + S) * U;
         std::vector<std::vector<cf>> stream(static_cast<std::size_t>(R)), out(static_cast<std::size_t>(R));
         std::vector<host_registration> locks;
+        std::vector<device_bytes> on_device;
         std::vector<const cf*> in;
         std::vector<cf*> to;
         for (int r = 0; r < R; r++) {
@@ -138,6 +144,14 @@ int main()
             }
             in.push_back(stream[std::size_t(r)].data());
             to.push_back(out[std::size_t(r)].data());
+            if (where == buffers::device) {
+                const std::size_t in_bytes = stream[std::size_t(r)].size() * sizeof(cf);
+                on_device.emplace_back(in_bytes, 0);
+                copy_bytes(on_device.back().get(), in.back(), in_bytes);
+                in.back() = reinterpret_cast<const cf*>(on_device.back().get());
+                on_device.emplace_back(out[std::size_t(r)].size() * sizeof(cf), 0);
+                to.back() = reinterpret_cast<cf*>(on_device.back().get());
+            }
         }
         std::vector<std::size_t> at(batch);
         for (std::size_t fr = 0; fr < batch; fr++)
@@ -147,11 +161,14 @@ int main()
         cb.in = in.data();
         cb.frame_at = at.data();
         cb.frames = batch;
+        std::vector<unsigned char> usable(batch);
         cb.payload = to.data();
+        cb.usable = usable.data();
         std::vector<channel_estimate> estimates;
+        const char* where_text[] = { ", pageable", ", page-locked", ", on the device" };
         row("mimo_chanest",
             std::string("chanest_engine, 16 frames a call, lmmse on ") + engine->backend() +
-                (page_locked ? ", page-locked" : ", pageable") + " (per frame)",
+                where_text[int(where)] + " (per frame)",
             median_us([&] { engine->estimate(cb, estimates); }) / batch);
     }
     auto ls = make_smoothing_engine(f.num, channel_estimator::ls, R, K, n0_samples, "cpu");

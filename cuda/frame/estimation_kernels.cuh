@@ -10,7 +10,8 @@
  *
  * The carriers of a chunk of `slots` frame slots (the first `used` of them filled):
  *   carriers [antenna][slot][symbol][carrier]   (U used carriers, `symbols` a frame)
- *   damaged  [slot]                             (1: the frame's estimates are not made)
+ *   damaged  [slot]                             (1: the frame's estimates are not made;
+ *                                                set by frame_finite_kernel)
  *   h        [slot][carrier][rx][tx],  noise [slot][carrier],  noise_frame [slot]
  *   derot    [slot][payload symbol]             (e^{-i phi})
  */
@@ -32,6 +33,26 @@ namespace { // each translation unit its own kernels
 // (so a whole block of threads), track_phase_kernel one per payload symbol and frame.
 constexpr int kNoiseThreads = 1024;
 constexpr int kTrackThreads = 256;
+
+// Marks slot f damaged when one of its values on any antenna is not usable
+// (cuda::usable2: NaN, Inf or beyond max_sample_magnitude); per_slot values a slot,
+// [antenna][slot][value].
+__global__ void frame_finite_kernel(const float2* samples,
+                                    std::size_t per_slot,
+                                    int slots,
+                                    int used,
+                                    int antennas,
+                                    int* damaged)
+{
+    const std::size_t total = std::size_t(antennas) * used * per_slot;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const std::size_t t = i % per_slot, af = i / per_slot;
+        const int f = int(af % used), a = int(af / used);
+        if (!gpumimo::cuda::usable2(samples[(std::size_t(a) * slots + f) * per_slot + t]))
+            damaged[f] = 1; // racing writers all write 1
+    }
+}
 
 // h[f][c][r][k] = (1/Nt) sum_s conj(w_sk) Y_{1+s}(c) / P_k(c) on antenna r, w the pilots'
 // orthogonal cover (estimate_channel).

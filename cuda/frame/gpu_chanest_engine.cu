@@ -95,9 +95,8 @@ public:
         d_derot = gc::device_buffer<float2>(d_F * d_payload);
         d_out = gc::device_buffer<float2>(std::size_t(rx) * d_F * d_payload * d_U);
         d_stage_out = gc::pinned_buffer<float2>(std::size_t(rx) * d_F * d_payload * d_U);
-        // The caller hands only usable frames (chanest_engine::estimate): none damaged.
-        d_damaged = gc::device_buffer<int>(d_F);
-        GPUMIMO_CUDA_CHECK(cudaMemset(d_damaged.get(), 0, d_F * sizeof(int)));
+        d_damaged = gc::device_buffer<int>(d_F); // set each call by frame_finite_kernel
+        d_host_damaged = gc::pinned_buffer<int>(d_F);
         // The least-squares estimates' error is N0 / Nt (the pilots' cover); N0 the mean
         // power of the preamble's empty carriers on every antenna (as the host engine's).
         d_smoother = std::make_unique<gpu_channel_smoother>(
@@ -115,6 +114,13 @@ public:
         const std::size_t nf = b.frames;
         copy_in(b, st);
         const int F = int(d_F), U = int(d_U), S = int(d_symbols);
+        // Frames with unusable values are marked damaged here, on the device: the
+        // kernels below skip them (an identity H) and the caller drops them.
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_damaged.get(), 0, nf * sizeof(int), st));
+        const std::size_t frame_values = d_symbols * d_U;
+        ek::frame_finite_kernel<<<blocks_for(std::size_t(d_rx) * nf * frame_values), kThreads, 0, st>>>(
+            d_carriers.get(), frame_values, F, int(nf), d_rx, d_damaged.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("frame_finite_kernel");
         ek::estimate_kernel<<<blocks_for(nf * d_U), kThreads, 0, st>>>(
             d_carriers.get(), d_pilots.get(), d_cover.get(), d_damaged.get(), F, int(nf), d_rx,
             d_tx, U, S, d_h.get());
@@ -186,6 +192,8 @@ private:
                                            nf * d_U * sizeof(float), cudaMemcpyDeviceToHost, st));
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_noise_frame.get(), d_noise_frame.get(),
                                            nf * sizeof(float), cudaMemcpyDeviceToHost, st));
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_damaged.get(), d_damaged.get(), nf * sizeof(int),
+                                           cudaMemcpyDeviceToHost, st));
         return direct;
     }
 
@@ -203,6 +211,9 @@ private:
         if (estimates.size() < nf) // never shrunk: the estimates' vectors are reused
             estimates.resize(nf);
         for (std::size_t f = 0; f < nf; f++) {
+            b.usable[f] = d_host_damaged.get()[f] == 0;
+            if (!b.usable[f]) // its estimate left as it was (chanest_engine::estimate)
+                continue;
             channel_estimate& e = estimates[f];
             e.rx = d_rx;
             e.tx = d_tx;
@@ -232,6 +243,7 @@ private:
     gc::device_buffer<float> d_noise, d_noise_frame;
     gc::pinned_buffer<float2> d_stage_in, d_stage_out, d_host_h;
     gc::pinned_buffer<float> d_host_noise, d_host_noise_frame;
+    gc::pinned_buffer<int> d_host_damaged;
     std::unique_ptr<gpu_channel_smoother> d_smoother;
 };
 

@@ -59,24 +59,6 @@ unsigned blocks_for(std::size_t n)
     return unsigned(std::min<std::size_t>((n + kThreads - 1) / kThreads, 1u << 20));
 }
 
-// Marks slot f when one of its samples on any antenna is not finite.
-__global__ void frame_finite_kernel(const float2* samples,
-                                    std::size_t per_slot,
-                                    int slots,
-                                    int used,
-                                    int antennas,
-                                    int* damaged)
-{
-    const std::size_t total = std::size_t(antennas) * used * per_slot;
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
-         i += std::size_t(gridDim.x) * blockDim.x) {
-        const std::size_t t = i % per_slot, af = i / per_slot;
-        const int f = int(af % used), a = int(af / used);
-        if (!gc::usable2(samples[(std::size_t(a) * slots + f) * per_slot + t]))
-            damaged[f] = 1; // racing writers all write 1
-    }
-}
-
 // The detectors' matrices and noise on the data carriers only: h_data[f][d] =
 // h[f][data[d]], noise_data[f][d] = noise[f][data[d]].
 __global__ void data_carrier_kernel(const float2* h,
@@ -388,7 +370,7 @@ struct gpu_fused_receiver::impl {
                                      s.host_samples.get() + std::size_t(a) * F * samples_per_frame, st);
         }
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(s.damaged.get(), 0, F * sizeof(int), st));
-        frame_finite_kernel<<<blocks_for(rx * nf * samples_per_frame), kThreads, 0, st>>>(
+        ek::frame_finite_kernel<<<blocks_for(rx * nf * samples_per_frame), kThreads, 0, st>>>(
             s.samples.get(), samples_per_frame, int(F), int(nf), rx, s.damaged.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("frame_finite_kernel");
 

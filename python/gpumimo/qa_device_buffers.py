@@ -4,14 +4,17 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """Device-resident stream buffers between GPU blocks (lib/device_stream_buffer.h):
-mimo_chanest on the GPU writes its payload into GPU memory, and mimo_detector on the
-GPU reads it there. Every mix of the two blocks' backends gives the host chain's frames,
-tags and LLRs: both on the GPU (the payload never leaves the device), the estimator on
-the GPU before a CPU detector (GNU Radio copies to the host after each call), a CPU
-estimator before the GPU detector (copied up); long enough that the single-mapped
-buffers wrap. A device output feeding a GPU and a CPU block at once is refused at
-start. Without a GPU the same flowgraphs run on the CPU ("auto") and must give the host
-chain's LLRs bit for bit (GPUMIMO_REQUIRE_GPU=1 makes a missing GPU a failure)."""
+ofdm_fft on the GPU writes its carriers into GPU memory, mimo_chanest on the GPU reads
+them there and writes its payload there, and mimo_detector on the GPU reads it there.
+Every mix of the three blocks' backends gives the host chain's frames, tags and LLRs:
+all on the GPU (nothing but estimates and LLRs leaves the device after the FFT), and
+each block on the CPU between GPU ones (the buffer's page-locked host side then, which
+the GPU end copies by DMA); long enough that the single-mapped buffers wrap. Frames with
+NaN, Inf or out-of-range carriers are dropped by mimo_chanest on either backend (on the
+GPU checked on the device) and the rest come out as without them. A device output
+feeding a GPU and a CPU block at once is refused at start. Without a GPU the same
+flowgraphs run on the CPU ("auto") and must give the host chain's LLRs bit for bit
+(GPUMIMO_REQUIRE_GPU=1 makes a missing GPU a failure)."""
 
 import os
 import sys
@@ -19,6 +22,7 @@ import sys
 import numpy as np
 import pytest
 
+import pmt
 from gnuradio import blocks, gr, gpumimo
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,15 +39,20 @@ def test_gpu_presence_is_as_required():
         assert HAVE_GPU, gpumimo.cuda_device_count()[1]
 
 
-def chain(x, chanest_backend, detector_backend, tap_payload=False):
-    """x through sync and FFT on the CPU, then mimo_chanest and mimo_detector on the
+def make_fft(backend):
+    num = gpumimo.numerology("small")
+    return gpumimo.ofdm_fft(num["fft_len"], num["cp_lengths"], num["carriers"], forward=True,
+                            scale=num["scale"], channels=ANTENNAS, backend=backend,
+                            sync_tag="frame_start")
+
+
+def chain(x, chanest_backend, detector_backend, tap_payload=False, fft_backend="cpu"):
+    """x through sync on the CPU, then ofdm_fft, mimo_chanest and mimo_detector on the
     backends given; tap_payload: mimo_chanest's antenna 0 also into a CPU sink."""
     tb = gr.top_block()
     num = gpumimo.numerology("small")
     sync = gpumimo.mimo_ofdm_sync("small", STREAMS, MOD, NSYM, ANTENNAS, 0.0, "cpu")
-    fft = gpumimo.ofdm_fft(num["fft_len"], num["cp_lengths"], num["carriers"], forward=True,
-                           scale=num["scale"], channels=ANTENNAS, backend="cpu",
-                           sync_tag="frame_start")
+    fft = make_fft(fft_backend)
     chanest = gpumimo.mimo_chanest("small", STREAMS, MOD, NSYM, ANTENNAS, "lmmse", False,
                                    chanest_backend)
     detector = gpumimo.mimo_detector("small", STREAMS, MOD, ANTENNAS, "mmse", detector_backend)
@@ -59,8 +68,9 @@ def chain(x, chanest_backend, detector_backend, tap_payload=False):
     return tb, chanest, detector, sink
 
 
-def run_chain(x, chanest_backend, detector_backend):
-    tb, chanest, detector, sink = chain(x, chanest_backend, detector_backend)
+def run_chain(x, chanest_backend, detector_backend, fft_backend="cpu"):
+    tb, chanest, detector, sink = chain(x, chanest_backend, detector_backend,
+                                        fft_backend=fft_backend)
     tb.run()
     return np.array(sink.data(), dtype=np.float32), chanest, detector
 
@@ -82,13 +92,27 @@ def host_chain(samples):
     return llr, chanest.frames(), detector.symbols()
 
 
-@pytest.mark.parametrize("backends", [(GPU, GPU), (GPU, "cpu"), ("cpu", GPU)],
-                         ids=["both-on-gpu", "gpu-then-cpu", "cpu-then-gpu"])
+def assert_llrs_close(got, want):
+    """The GPU's float smoothing and detection: within 1e-3 of each vector's largest LLR
+    (as test_chanest_smoothing_backends_agree)."""
+    scale = np.maximum(1.0, np.abs(want).reshape(-1, BITS).max(axis=1)).repeat(BITS)
+    assert np.all(np.abs(got - want) <= 1e-3 * scale), np.max(np.abs(got - want) / scale)
+
+
+# (ofdm_fft, mimo_chanest, mimo_detector)
+MIXES = {"all-on-gpu": (GPU, GPU, GPU), "fft-on-cpu": ("cpu", GPU, GPU),
+         "detector-on-cpu": (GPU, GPU, "cpu"), "chanest-on-cpu": (GPU, "cpu", GPU),
+         "fft-only-on-gpu": (GPU, "cpu", "cpu"), "chanest-only-on-gpu": ("cpu", GPU, "cpu"),
+         "detector-only-on-gpu": ("cpu", "cpu", GPU)}
+
+
+@pytest.mark.parametrize("backends", list(MIXES.values()), ids=list(MIXES))
 def test_every_mix_of_backends_gives_the_host_chains_llrs(samples, host_chain, backends):
     want, frames, symbols = host_chain
-    got, chanest, detector = run_chain(samples, *backends)
+    fft_backend, chanest_backend, detector_backend = backends
+    got, chanest, detector = run_chain(samples, chanest_backend, detector_backend, fft_backend)
     on_gpu = [b != "cpu" and HAVE_GPU for b in backends]
-    assert [chanest.backend() == "cuda", detector.backend() == "cuda"] == on_gpu
+    assert [chanest.backend() == "cuda", detector.backend() == "cuda"] == on_gpu[1:]
     # The same frames, symbols and tags' worth of LLRs: nothing lost or doubled in the
     # buffers' copies and wraps.
     assert chanest.frames() == frames and chanest.dropped_frames() == 0
@@ -98,10 +122,74 @@ def test_every_mix_of_backends_gives_the_host_chains_llrs(samples, host_chain, b
     if not any(on_gpu):  # the CPU fallback: the host chain exactly
         np.testing.assert_array_equal(got, want)
         return
-    # The GPU's float smoothing and detection: within 1e-3 of each vector's largest LLR
-    # (as test_chanest_smoothing_backends_agree).
-    scale = np.maximum(1.0, np.abs(want).reshape(-1, BITS).max(axis=1)).repeat(BITS)
-    assert np.all(np.abs(got - want) <= 1e-3 * scale), np.max(np.abs(got - want) / scale)
+    assert_llrs_close(got, want)
+
+
+def carrier_stream(x):
+    """x through sync and FFT on the CPU: each antenna's carrier vectors and their
+    frame_start tags, as mimo_chanest gets them."""
+    tb = gr.top_block()
+    num = gpumimo.numerology("small")
+    sync = gpumimo.mimo_ofdm_sync("small", STREAMS, MOD, NSYM, ANTENNAS, 0.0, "cpu")
+    fft = make_fft("cpu")
+    sinks = [blocks.vector_sink_c(num["used_carriers"]) for _ in range(ANTENNAS)]
+    for a in range(ANTENNAS):
+        tb.connect(blocks.vector_source_c(x[a].tolist()), (sync, a), (fft, a), sinks[a])
+    tb.run()
+    U = num["used_carriers"]
+    carriers = [np.array(s.data(), dtype=np.complex64).reshape(-1, U) for s in sinks]
+    tags = [[t for t in s.tags() if pmt.symbol_to_string(t.key) == "frame_start"]
+            for s in sinks]
+    return carriers, tags
+
+
+def chanest_on(carriers, tags, backend):
+    """The carrier vectors (with their frame_start tags) through mimo_chanest on backend
+    and a CPU mimo_detector: the LLRs and the estimator."""
+    tb = gr.top_block()
+    U = carriers[0].shape[1]
+    chanest = gpumimo.mimo_chanest("small", STREAMS, MOD, NSYM, ANTENNAS, "lmmse", False,
+                                   backend)
+    detector = gpumimo.mimo_detector("small", STREAMS, MOD, ANTENNAS, "mmse", "cpu")
+    sink = blocks.vector_sink_f()
+    for a in range(ANTENNAS):
+        src_tags = [gr.tag_utils.python_to_tag((t.offset, t.key, t.value, t.srcid))
+                    for t in tags[a]]
+        src = blocks.vector_source_c(carriers[a].reshape(-1).tolist(), False, U, src_tags)
+        tb.connect(src, (chanest, a), (detector, a))
+    tb.connect(detector, sink)
+    tb.run()
+    return np.array(sink.data(), dtype=np.float32), chanest
+
+
+@pytest.mark.parametrize("backend", ["cpu", GPU])
+def test_frames_with_unusable_carriers_are_dropped_and_the_rest_kept(samples, backend):
+    """A NaN, an Inf and a value beyond 1e15 in three frames' carriers (one antenna each,
+    a random symbol of the frame): mimo_chanest drops those three frames, counted (on the
+    GPU found on the device), and every other frame's LLRs are the clean stream's."""
+    rng = np.random.default_rng(SEED + 42)
+    carriers, tags = carrier_stream(samples)
+    starts = sorted(t.offset for t in tags[0])
+    clean, clean_est = chanest_on(carriers, tags, backend)
+    assert clean_est.dropped_frames() == 0 and clean_est.frames() == len(starts)
+    symbols_per_frame = 1 + STREAMS + NSYM
+    bad = sorted(rng.choice(np.arange(1, len(starts) - 1), 3, replace=False))
+    damaged = [c.copy() for c in carriers]
+    for value, f in zip([np.nan, np.inf, 2e15], bad):
+        a, s = rng.integers(ANTENNAS), rng.integers(symbols_per_frame)
+        damaged[a][starts[f] + s, rng.integers(damaged[a].shape[1])] = value
+    got, est = chanest_on(damaged, tags, backend)
+    assert est.backend() == ("cuda" if HAVE_GPU and backend != "cpu" else "cpu")
+    assert est.dropped_frames() == 3 and est.frames() == len(starts) - 3
+    per_frame = NSYM * 44 * BITS
+    keep = np.ones(len(starts), dtype=bool)
+    keep[bad] = False
+    want = clean.reshape(len(starts), per_frame)[keep].reshape(-1)
+    assert got.size == want.size and np.all(np.isfinite(got))
+    if est.backend() == "cpu":  # the same engine: the same estimates
+        np.testing.assert_array_equal(got, want)
+    else:  # batched otherwise around the dropped frames
+        assert_llrs_close(got, want)
 
 
 def test_a_device_output_feeding_gpu_and_cpu_blocks(samples, host_chain):

@@ -5,20 +5,28 @@
  * Batches for chanest_engine's tests, laid out as mimo_chanest sees its inputs: each
  * antenna's OFDM symbols after the FFT, frames (random payloads through a fresh
  * mimo_channel each, a residual carrier offset for the tracker to take out) with a few
- * symbols of noise between some of them; and the references composed frame by frame
- * (estimate_channel, phase_tracker, the payload turned back symbol by symbol).
+ * symbols of noise between some of them; the references composed frame by frame
+ * (estimate_channel, phase_tracker, the payload turned back symbol by symbol); and one
+ * batch through an engine, its outputs poisoned first, its buffers where a block's lie
+ * (pageable, page-locked or on the device).
  */
 #ifndef INCLUDED_GPUMIMO_TESTS_CHANEST_BATCHES_H
 #define INCLUDED_GPUMIMO_TESTS_CHANEST_BATCHES_H
 
 #include "frame/fused_frames.h"
 
+#include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/device_bytes.h>
+#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/limits.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
 
+#include <cmath>
 #include <complex>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace gpumimo_test {
@@ -49,14 +57,17 @@ struct chanest_input {
 };
 
 /*! `frames` frames at snr_db, each preceded by 0 to 3 symbols of noise when `gaps`;
- *  frame `silent` (if < frames) all zeros. */
+ *  frame `silent` (if < frames) all zeros; frame `damaged` (if < frames) with one value
+ *  on its last antenna NaN, one Inf and one beyond max_sample_magnitude, in random
+ *  symbols and carriers. */
 inline chanest_input make_chanest_input(std::mt19937_64& rng,
                                         const gr::gpumimo::core::frame_format& f,
                                         int rx,
                                         std::size_t frames,
                                         double snr_db,
                                         bool gaps,
-                                        std::size_t silent = std::size_t(-1))
+                                        std::size_t silent = std::size_t(-1),
+                                        std::size_t damaged = std::size_t(-1))
 {
     using namespace gr::gpumimo::core;
     const std::size_t U = std::size_t(f.num.used_carriers), S = std::size_t(f.symbols());
@@ -74,6 +85,13 @@ inline chanest_input make_chanest_input(std::mt19937_64& rng,
         in.frame.push_back(demodulate(f, fft, rf, rx, fr));
         if (fr == silent)
             std::fill(in.frame.back().begin(), in.frame.back().end(), std::complex<float>(0));
+        if (fr == damaged) {
+            std::uniform_int_distribution<std::size_t> at(0, S * U - 1);
+            std::complex<float>* last = in.frame.back().data() + std::size_t(rx - 1) * S * U;
+            last[at(rng)] = { NAN, 0.0f };
+            last[at(rng)] = { 0.0f, INFINITY };
+            last[at(rng)] = { 2.0f * max_sample_magnitude, 0.0f };
+        }
         in.frame_at.push_back(in.antenna[0].size() / U);
         for (int r = 0; r < rx; r++) {
             const auto* x = in.frame.back().data() + std::size_t(r) * S * U;
@@ -107,6 +125,70 @@ reference_chanest(const gr::gpumimo::core::frame_format& f,
                 payload[(std::size_t(r) * P + s) * U + k] =
                     derotation[s] * c[(std::size_t(r) * S + first + s) * U + k];
     return e;
+}
+
+/*! Where a batch's input and payload lie for an engine call. */
+enum class buffers { pageable, page_locked, device };
+
+struct engine_outputs {
+    std::vector<std::vector<std::complex<float>>> payload; // [rx][frame][payload symbol][carrier]
+    std::vector<gr::gpumimo::core::channel_estimate> estimates;
+    std::vector<unsigned char> usable; // [frame]
+};
+
+/*! in's frames as one batch through `engine`, the payload and usable list poisoned
+ *  first; the input and payload registered with CUDA for the call (page_locked) or
+ *  copied to and from device memory (device: as two GPU blocks' stream buffer). */
+inline void run_chanest_engine(gr::gpumimo::core::chanest_engine& engine,
+                               const chanest_input& in,
+                               const gr::gpumimo::core::frame_format& f,
+                               int rx,
+                               buffers where,
+                               engine_outputs& out)
+{
+    using namespace gr::gpumimo::core;
+    using cf = std::complex<float>;
+    const std::size_t frames = in.frame_at.size();
+    const std::size_t P = std::size_t(f.payload_symbols) * std::size_t(f.num.used_carriers);
+    out.payload.assign(std::size_t(rx), std::vector<cf>(frames * P, cf(NAN, NAN)));
+    out.usable.assign(frames, 7);
+    std::vector<host_registration> locks;
+    std::vector<device_bytes> on_device; // [rx] inputs, then [rx] payloads
+    std::vector<const cf*> from = in.pointers();
+    std::vector<cf*> to;
+    for (auto& p : out.payload)
+        to.push_back(p.data());
+    for (int r = 0; r < rx; r++) {
+        const std::vector<cf>& a = in.antenna[std::size_t(r)];
+        const std::vector<cf>& p = out.payload[std::size_t(r)];
+        if (where == buffers::page_locked) {
+            locks.emplace_back(a.data(), a.size() * sizeof(cf));
+            locks.emplace_back(p.data(), p.size() * sizeof(cf));
+        } else if (where == buffers::device) {
+            on_device.emplace_back(a.size() * sizeof(cf), 0);
+            copy_bytes(on_device.back().get(), a.data(), a.size() * sizeof(cf));
+            from[std::size_t(r)] = reinterpret_cast<const cf*>(on_device.back().get());
+        }
+    }
+    for (int r = 0; where == buffers::device && r < rx; r++) {
+        std::vector<cf>& p = out.payload[std::size_t(r)];
+        on_device.emplace_back(p.size() * sizeof(cf), 0);
+        copy_bytes(on_device.back().get(), p.data(), p.size() * sizeof(cf)); // the poison
+        to[std::size_t(r)] = reinterpret_cast<cf*>(on_device.back().get());
+    }
+    for (const host_registration& l : locks)
+        if (!l.pinned())
+            throw std::runtime_error("run_chanest_engine: cannot page-lock the buffers");
+    chanest_batch b;
+    b.in = from.data();
+    b.frame_at = in.frame_at.data();
+    b.frames = frames;
+    b.payload = to.data();
+    b.usable = out.usable.data();
+    engine.estimate(b, out.estimates);
+    for (int r = 0; where == buffers::device && r < rx; r++)
+        copy_bytes(out.payload[std::size_t(r)].data(), to[std::size_t(r)],
+                   out.payload[std::size_t(r)].size() * sizeof(cf));
 }
 
 } // namespace gpumimo_test

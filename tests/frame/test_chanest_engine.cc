@@ -5,8 +5,9 @@
  * mimo_chanest's host engine held to the references composed frame by frame
  * (estimate_channel with its own smoother, phase_tracker, each payload symbol turned
  * back by its phase: tests/frame/chanest_batches.h) on fresh random frames, with noise
- * between some of them and an all-zero frame; its batch checks; its estimates' storage
- * kept between calls. Outputs are poisoned before each call.
+ * between some of them and an all-zero frame; frames with unusable values marked and
+ * skipped; its batch checks; its estimates' storage kept between calls. Outputs are
+ * poisoned before each call.
  */
 #include "common/test_util.h"
 #include "frame/chanest_batches.h"
@@ -33,29 +34,6 @@ namespace {
     return ::testing::AssertionFailure() << a << " against " << b;
 }
 
-// The engine's outputs for the batch of in's frames, the payload poisoned first.
-std::vector<std::vector<cf>> run_engine(chanest_engine& engine,
-                                        const gpumimo_test::chanest_input& in,
-                                        const frame_format& f,
-                                        int rx,
-                                        std::vector<channel_estimate>& estimates)
-{
-    const std::size_t P = std::size_t(f.payload_symbols) * std::size_t(f.num.used_carriers);
-    std::vector<std::vector<cf>> payload(std::size_t(rx),
-                                         std::vector<cf>(in.frame_at.size() * P, cf(NAN, NAN)));
-    std::vector<cf*> out;
-    for (auto& p : payload)
-        out.push_back(p.data());
-    const auto pointers = in.pointers();
-    chanest_batch b;
-    b.in = pointers.data();
-    b.frame_at = in.frame_at.data();
-    b.frames = in.frame_at.size();
-    b.payload = out.data();
-    engine.estimate(b, estimates);
-    return payload;
-}
-
 } // namespace
 
 TEST(ChanestEngine, HostEngineMatchesTheReferencesFrameByFrame)
@@ -80,11 +58,14 @@ TEST(ChanestEngine, HostEngineMatchesTheReferencesFrameByFrame)
                                                          t.frames > 2 ? 1 : std::size_t(-1));
         auto engine = make_chanest_engine(f, t.method, t.rx, "cpu", 0, nullptr, t.frames);
         ASSERT_STREQ(engine->backend(), "cpu");
-        std::vector<channel_estimate> estimates;
-        const auto payload = run_engine(*engine, in, f, t.rx, estimates);
+        gpumimo_test::engine_outputs out;
+        run_chanest_engine(*engine, in, f, t.rx, gpumimo_test::buffers::pageable, out);
+        const auto& estimates = out.estimates;
+        const auto& payload = out.payload;
         ASSERT_GE(estimates.size(), t.frames);
         for (std::size_t fr = 0; fr < t.frames; fr++) {
             SCOPED_TRACE("frame " + std::to_string(fr));
+            ASSERT_EQ(out.usable[fr], 1);
             std::vector<cf> want_payload;
             const channel_estimate want =
                 gpumimo_test::reference_chanest(f, t.method, t.rx, in, fr, want_payload);
@@ -119,10 +100,12 @@ TEST(ChanestEngine, RefusesBatchesOfTheWrongForm)
     std::vector<cf> p0(3 * 2 * std::size_t(f.num.used_carriers)), p1(p0.size());
     cf* out[2] = { p0.data(), p1.data() };
     std::vector<channel_estimate> estimates;
+    unsigned char usable[3];
     chanest_batch b;
     b.in = pointers.data();
     b.frame_at = in.frame_at.data();
     b.payload = out;
+    b.usable = usable;
     b.frames = 3; // more than max_frames
     EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
     b.frames = 0;
@@ -132,6 +115,9 @@ TEST(ChanestEngine, RefusesBatchesOfTheWrongForm)
     b.frame_at = overlapping;
     EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
     b.frame_at = in.frame_at.data();
+    b.usable = nullptr;
+    EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
+    b.usable = usable;
     b.payload = nullptr;
     EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
     EXPECT_THROW(make_chanest_engine(f, channel_estimator::ls, 0, "cpu"), std::invalid_argument);
@@ -148,11 +134,46 @@ TEST(ChanestEngine, EstimatesAreNeverShrunk)
     const auto three = gpumimo_test::make_chanest_input(rng, f, 2, 3, 20.0, false);
     const auto one = gpumimo_test::make_chanest_input(rng, f, 2, 1, 20.0, false);
     auto engine = make_chanest_engine(f, channel_estimator::lmmse, 2, "cpu", 0, nullptr, 3);
-    std::vector<channel_estimate> estimates;
-    run_engine(*engine, three, f, 2, estimates);
-    ASSERT_EQ(estimates.size(), 3u);
-    const cf* kept = estimates[2].h.data();
-    run_engine(*engine, one, f, 2, estimates);
-    EXPECT_EQ(estimates.size(), 3u);
-    EXPECT_EQ(estimates[2].h.data(), kept);
+    gpumimo_test::engine_outputs out;
+    run_chanest_engine(*engine, three, f, 2, gpumimo_test::buffers::pageable, out);
+    ASSERT_EQ(out.estimates.size(), 3u);
+    const cf* kept = out.estimates[2].h.data();
+    run_chanest_engine(*engine, one, f, 2, gpumimo_test::buffers::pageable, out);
+    EXPECT_EQ(out.estimates.size(), 3u);
+    EXPECT_EQ(out.estimates[2].h.data(), kept);
+}
+
+// A frame with a NaN, an Inf and an out-of-range value on one antenna is marked not
+// usable and not estimated (its estimate left as it was); the frames around it come out
+// as the references give them, as if it were not there.
+TEST(ChanestEngine, MarksFramesWithUnusableValues)
+{
+    auto rng = make_rng(4104);
+    const frame_format f = chanest_format("small", 2, 3);
+    const std::size_t U = std::size_t(f.num.used_carriers), P = 3;
+    for (std::size_t bad : { std::size_t(0), std::size_t(2), std::size_t(4) }) {
+        SCOPED_TRACE("damaged frame " + std::to_string(bad));
+        auto in = gpumimo_test::make_chanest_input(rng, f, 4, 5, 20.0, true, std::size_t(-1), bad);
+        auto engine = make_chanest_engine(f, channel_estimator::lmmse, 4, "cpu", 0, nullptr, 5);
+        gpumimo_test::engine_outputs out;
+        out.estimates.resize(5);
+        out.estimates[bad].noise_var = 1234.5; // a marker the engine must leave alone
+        run_chanest_engine(*engine, in, f, 4, gpumimo_test::buffers::pageable, out);
+        for (std::size_t fr = 0; fr < 5; fr++) {
+            SCOPED_TRACE("frame " + std::to_string(fr));
+            ASSERT_EQ(out.usable[fr], fr == bad ? 0 : 1);
+            if (fr == bad) {
+                EXPECT_EQ(out.estimates[fr].noise_var, 1234.5);
+                continue;
+            }
+            std::vector<cf> want_payload;
+            const channel_estimate want =
+                gpumimo_test::reference_chanest(f, channel_estimator::lmmse, 4, in, fr, want_payload);
+            EXPECT_FLOAT_EQ(out.estimates[fr].noise_var, want.noise_var);
+            for (std::size_t i = 0; i < want.h.size(); i++)
+                ASSERT_TRUE(close(out.estimates[fr].h[i], want.h[i], 1e-6)) << "h " << i;
+            for (std::size_t i = 0; i < P * U; i++)
+                ASSERT_TRUE(close(out.payload[3][fr * P * U + i], want_payload[3 * P * U + i], 1e-6)) << i;
+        }
+    }
 }

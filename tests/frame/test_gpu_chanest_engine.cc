@@ -5,8 +5,10 @@
  * mimo_chanest's GPU engine held to the host engine (test_chanest_engine holds that one
  * to the references frame by frame) on fresh random frames: 1x1 to 4x4, the chain's
  * lte20 4x4 among them, every estimator, noise between some frames and an all-zero
- * frame, inputs and payload pageable and page-locked (copied by DMA in place, as a
- * block's registered stream buffers are), batches after one another on the same engine.
+ * frame and a frame with NaN, Inf and out-of-range values (marked on the device, as the
+ * host engine marks it), inputs and payload pageable, page-locked (copied by DMA in
+ * place, as a block's registered stream buffers are) and in device memory (a stream
+ * buffer between two GPU blocks), batches after one another on the same engine.
  * The smoother's float against the reference's double: the tolerances are
  * test_gpu_channel_smoother's. Outputs are poisoned before each call.
  */
@@ -27,45 +29,8 @@ using gpumimo_test::chanest_format;
 using gpumimo_test::make_rng;
 using cf = std::complex<float>;
 
-namespace {
-
-struct engine_outputs {
-    std::vector<std::vector<cf>> payload; // [rx][frame][payload symbol][carrier]
-    std::vector<channel_estimate> estimates;
-};
-
-// One batch through `engine`, the payload poisoned first; page_locked: the input and the
-// payload registered with CUDA for the call.
-void run_engine(chanest_engine& engine,
-                gpumimo_test::chanest_input& in,
-                const frame_format& f,
-                int rx,
-                bool page_locked,
-                engine_outputs& out)
-{
-    const std::size_t P = std::size_t(f.payload_symbols) * std::size_t(f.num.used_carriers);
-    out.payload.assign(std::size_t(rx), std::vector<cf>(in.frame_at.size() * P, cf(NAN, NAN)));
-    std::vector<host_registration> locks;
-    if (page_locked)
-        for (int r = 0; r < rx; r++) {
-            locks.emplace_back(in.antenna[std::size_t(r)].data(), in.antenna[std::size_t(r)].size() * sizeof(cf));
-            locks.emplace_back(out.payload[std::size_t(r)].data(), out.payload[std::size_t(r)].size() * sizeof(cf));
-        }
-    for (const host_registration& l : locks)
-        ASSERT_TRUE(l.pinned());
-    std::vector<cf*> to;
-    for (auto& p : out.payload)
-        to.push_back(p.data());
-    const auto pointers = in.pointers();
-    chanest_batch b;
-    b.in = pointers.data();
-    b.frame_at = in.frame_at.data();
-    b.frames = in.frame_at.size();
-    b.payload = to.data();
-    engine.estimate(b, out.estimates);
-}
-
-} // namespace
+using gpumimo_test::buffers;
+using gpumimo_test::engine_outputs;
 
 class GpuChanestEngine : public Gpu
 {
@@ -79,34 +44,43 @@ TEST_F(GpuChanestEngine, MatchesTheHostEngine)
         int streams, rx, payload;
         channel_estimator method;
         std::size_t frames;
-        bool gaps, page_locked;
+        bool gaps;
+        buffers where;
+        std::size_t damaged; // a frame with unusable values, or -1
     };
-    for (const shape& t : { shape{ "small", 1, 1, 1, channel_estimator::ls, 1, false, false },
-                            shape{ "small", 2, 4, 3, channel_estimator::lmmse, 5, true, true },
-                            shape{ "small", 4, 4, 6, channel_estimator::dft, 4, true, false },
-                            shape{ "fft512", 2, 2, 4, channel_estimator::lmmse, 16, true, false },
-                            shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 6, false, true },
-                            shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 3, true, false } }) {
+    const std::size_t none = std::size_t(-1);
+    for (const shape& t : { shape{ "small", 1, 1, 1, channel_estimator::ls, 1, false, buffers::pageable, none },
+                            shape{ "small", 2, 4, 3, channel_estimator::lmmse, 5, true, buffers::page_locked, 3 },
+                            shape{ "small", 4, 4, 6, channel_estimator::dft, 4, true, buffers::device, 0 },
+                            shape{ "fft512", 2, 2, 4, channel_estimator::lmmse, 16, true, buffers::pageable, 15 },
+                            shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 6, false, buffers::page_locked, none },
+                            shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 16, false, buffers::device, 7 },
+                            shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 3, true, buffers::pageable, none } }) {
+        const char* where[] = { "pageable", "page-locked", "device" };
         SCOPED_TRACE(std::string(t.preset) + " " + std::to_string(t.streams) + "x" +
                      std::to_string(t.rx) + " " + to_string(t.method) + ", " +
-                     std::to_string(t.frames) + " frames" + (t.gaps ? ", gaps" : "") +
-                     (t.page_locked ? ", page-locked" : ""));
+                     std::to_string(t.frames) + " frames" + (t.gaps ? ", gaps, " : ", ") +
+                     where[int(t.where)] + ", damaged frame " + std::to_string(int(t.damaged)));
         const frame_format f = chanest_format(t.preset, t.streams, t.payload);
         const std::size_t U = std::size_t(f.num.used_carriers), P = std::size_t(t.payload);
         auto in = gpumimo_test::make_chanest_input(rng, f, t.rx, t.frames, 25.0, t.gaps,
-                                                   t.frames > 2 ? 2 : std::size_t(-1));
+                                                   t.frames > 2 ? 2 : none, t.damaged);
         auto gpu = make_chanest_engine(f, t.method, t.rx, "cuda", 0, nullptr, t.frames);
         auto cpu = make_chanest_engine(f, t.method, t.rx, "cpu", 0, nullptr, t.frames);
         ASSERT_STREQ(gpu->backend(), "cuda");
         engine_outputs g, c;
-        run_engine(*cpu, in, f, t.rx, false, c);
+        run_chanest_engine(*cpu, in, f, t.rx, buffers::pageable, c);
         // Twice on the GPU: the second batch must not lean on the first's leftovers.
         for (int pass = 0; pass < 2; pass++) {
             SCOPED_TRACE("GPU pass " + std::to_string(pass));
-            run_engine(*gpu, in, f, t.rx, t.page_locked, g);
+            run_chanest_engine(*gpu, in, f, t.rx, t.where, g);
             ASSERT_STREQ(gpu->backend(), "cuda"); // no fallback to the CPU happened
             for (std::size_t fr = 0; fr < t.frames; fr++) {
                 SCOPED_TRACE("frame " + std::to_string(fr));
+                ASSERT_EQ(c.usable[fr], fr == t.damaged ? 0 : 1);
+                ASSERT_EQ(g.usable[fr], c.usable[fr]);
+                if (fr == t.damaged)
+                    continue;
                 const channel_estimate &e = g.estimates[fr], &want = c.estimates[fr];
                 ASSERT_EQ(e.h.size(), want.h.size());
                 EXPECT_EQ(e.method, t.method);
@@ -142,9 +116,11 @@ TEST_F(GpuChanestEngine, RefusesBatchesOfTheWrongForm)
     std::vector<cf> p0(2 * 2 * std::size_t(f.num.used_carriers)), p1(p0.size());
     cf* out[2] = { p0.data(), p1.data() };
     std::vector<channel_estimate> estimates;
+    unsigned char usable[2];
     chanest_batch b;
     b.in = pointers.data();
     b.payload = out;
+    b.usable = usable;
     const std::size_t overlapping[2] = { 0, 1 };
     b.frame_at = overlapping;
     b.frames = 2;

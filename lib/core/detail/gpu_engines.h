@@ -93,8 +93,8 @@ inline void check_chanest_batch(const chanest_batch& b, std::size_t max_frames, 
     if (b.frames < 1 || b.frames > max_frames)
         throw std::invalid_argument("chanest_engine: " + std::to_string(b.frames) +
                                     " frames a call, made for 1 to " + std::to_string(max_frames));
-    if (!b.in || !b.frame_at || !b.payload)
-        throw std::invalid_argument("chanest_engine: null input, frame list or payload");
+    if (!b.in || !b.frame_at || !b.payload || !b.usable)
+        throw std::invalid_argument("chanest_engine: null input, frame list, payload or usable list");
     for (std::size_t f = 1; f < b.frames; f++)
         if (b.frame_at[f] < b.frame_at[f - 1] + symbols)
             throw std::invalid_argument("chanest_engine: the frames must ascend without overlapping");

@@ -8,8 +8,10 @@
  */
 #include "detail/gpu_engines.h"
 
+#include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/frame/chanest_engine.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/limits.h>
 #include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
 
 #include <algorithm>
@@ -47,25 +49,49 @@ public:
     void estimate(const chanest_batch& b, std::vector<channel_estimate>& estimates) override
     {
         detail::check_chanest_batch(b, max_frames(), d_frame.symbols());
-        // Each frame's training symbols of every antenna, [rx][symbol][carrier], gathered
-        // for estimate_channels.
+        // Each usable frame's training symbols of every antenna, [rx][symbol][carrier],
+        // gathered for estimate_channels.
         const std::size_t per_frame = std::size_t(d_rx) * d_training * d_carriers;
         d_training_rx.resize(b.frames * per_frame);
-        d_training_at.resize(b.frames);
+        d_training_at.clear();
+        d_kept.clear();
         for (std::size_t f = 0; f < b.frames; f++) {
-            std::complex<float>* frame = d_training_rx.data() + f * per_frame;
+            b.usable[f] = usable(b, f);
+            if (!b.usable[f])
+                continue;
+            std::complex<float>* frame = d_training_rx.data() + d_kept.size() * per_frame;
             for (int r = 0; r < d_rx; r++) {
                 const std::complex<float>* x = b.in[r] + b.frame_at[f] * d_carriers;
                 std::copy(x, x + d_training * d_carriers, frame + r * d_training * d_carriers);
             }
-            d_training_at[f] = frame;
+            d_training_at.push_back(frame);
+            d_kept.push_back(f);
         }
-        estimate_channels(d_frame, d_training_at.data(), b.frames, d_rx, 0, *d_smoothing, estimates);
-        for (std::size_t f = 0; f < b.frames; f++)
-            derotate(b, f, estimates[f]);
+        if (estimates.size() < b.frames) // never shrunk: the estimates' vectors are reused
+            estimates.resize(b.frames);
+        if (d_kept.empty())
+            return;
+        // Every frame usable (the usual case): the estimates straight into place; else
+        // into d_kept_estimates, then swapped to their frames' places.
+        const bool all = d_kept.size() == b.frames;
+        std::vector<channel_estimate>& into = all ? estimates : d_kept_estimates;
+        estimate_channels(d_frame, d_training_at.data(), d_kept.size(), d_rx, 0, *d_smoothing, into);
+        for (std::size_t i = 0; i < d_kept.size(); i++) {
+            if (!all)
+                std::swap(estimates[d_kept[i]], d_kept_estimates[i]);
+            derotate(b, d_kept[i], estimates[d_kept[i]]);
+        }
     }
 
 private:
+    bool usable(const chanest_batch& b, std::size_t f) const
+    {
+        for (int r = 0; r < d_rx; r++)
+            if (!all_usable(b.in[r] + b.frame_at[f] * d_carriers, d_frame.symbols() * d_carriers))
+                return false;
+        return true;
+    }
+
     // Frame f's payload turned back by each symbol's common phase, every used carrier.
     void derotate(const chanest_batch& b, std::size_t f, const channel_estimate& e)
     {
@@ -82,7 +108,7 @@ private:
 
     // y = d x over a symbol's carriers, the product written out: std::complex's
     // operator* checks for NaN after each product, which keeps the loop from being
-    // vectorised (the values here are finite: the caller checked them).
+    // vectorised (the values here are finite: usable() checked them).
     void turn(std::complex<float> d, const std::complex<float>* x, std::complex<float>* y) const
     {
         const float dr = d.real(), di = d.imag();
@@ -98,7 +124,9 @@ private:
     std::unique_ptr<smoothing_engine> d_smoothing;
     phase_tracker d_tracker;
     std::vector<std::complex<float>> d_training_rx;           // [frame][rx][symbol][carrier]
-    std::vector<const std::complex<float>*> d_training_at;    // [frame]
+    std::vector<const std::complex<float>*> d_training_at;    // [usable frame]
+    std::vector<std::size_t> d_kept;                          // [usable frame]: its frame
+    std::vector<channel_estimate> d_kept_estimates;           // [usable frame], some unusable
     std::vector<std::complex<float>> d_derotation;            // [payload symbol]
     std::vector<const std::complex<float>*> d_payload_in;     // [rx]: a frame's payload
 };
@@ -106,20 +134,40 @@ private:
 class chanest_with_fallback : public with_gpu_fallback<chanest_engine>
 {
 public:
-    chanest_with_fallback(std::unique_ptr<chanest_engine> cpu, std::unique_ptr<chanest_engine> gpu)
-        : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu))
+    chanest_with_fallback(std::unique_ptr<chanest_engine> cpu,
+                          std::unique_ptr<chanest_engine> gpu,
+                          int rx)
+        : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu)), d_rx(std::size_t(rx))
     {
     }
     std::size_t max_frames() const override { return d_cpu->max_frames(); }
     void estimate(const chanest_batch& b, std::vector<channel_estimate>& estimates) override
     {
-        // Every output is rewritten by the host engine after a GPU failure mid-call.
+        // Every output is rewritten by the host engine after a GPU failure mid-call,
+        // where it can reach them: a batch on device-resident buffers fails instead.
         run([&](chanest_engine& gpu) { gpu.estimate(b, estimates); },
-            [&] { d_cpu->estimate(b, estimates); });
+            [&] {
+                if (touches_device(b))
+                    throw std::runtime_error(
+                        "chanest_engine: the host engine cannot take device-resident "
+                        "buffers (after a GPU failure the caller copies them)");
+                d_cpu->estimate(b, estimates);
+            });
     }
 
 private:
+    bool touches_device(const chanest_batch& b) const
+    {
+        if (!b.in || !b.payload) // the engine refuses the batch
+            return false;
+        for (std::size_t r = 0; r < d_rx; r++)
+            if (is_device_memory(b.in[r]) || is_device_memory(b.payload[r]))
+                return true;
+        return false;
+    }
+
     std::unique_ptr<chanest_engine> d_cpu;
+    const std::size_t d_rx;
 };
 
 } // namespace
@@ -140,7 +188,8 @@ std::unique_ptr<chanest_engine> make_chanest_engine(const frame_format& frame,
             [&](std::string* why) {
                 return detail::make_gpu_chanest_engine(frame, method, rx, max_frames, device, why);
             },
-            reason));
+            reason),
+        rx);
 }
 
 } // namespace core

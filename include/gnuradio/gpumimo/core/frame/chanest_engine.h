@@ -39,6 +39,11 @@ struct chanest_batch {
      *  for the host engine; host or device memory (a device-resident stream buffer) for
      *  the GPU engine, as `in`. */
     std::complex<float>* const* payload = nullptr;
+    /*! [frames] out: 1 where frame f's samples are usable on every antenna
+     *  (core::all_usable: finite, within max_sample_magnitude), 0 where not; such a
+     *  frame's estimate is left as it was and its payload slot holds nothing of use.
+     *  Host memory. */
+    unsigned char* usable = nullptr;
 };
 
 /*!
@@ -63,9 +68,10 @@ public:
     virtual std::size_t max_frames() const = 0;
     /*! Estimates batch.frames (1..max_frames()) frames: estimates[f] gets frame f's
      *  estimate (the vector grown to the batch, never shrunk: its estimates' storage is
-     *  reused), batch.payload the frames' derotated payload. The frames' samples must be
-     *  usable (core::all_usable: the caller checks); std::invalid_argument for a batch
-     *  of the wrong form. */
+     *  reused), batch.payload the frames' derotated payload, batch.usable which frames
+     *  were usable (the others' samples are checked, not estimated: on the GPU where
+     *  they lie, so that a device-resident input never comes to the host for it);
+     *  std::invalid_argument for a batch of the wrong form. */
     virtual void estimate(const chanest_batch& batch, std::vector<channel_estimate>& estimates) = 0;
     virtual gpu_fallback* fallback() { return nullptr; }
 };

@@ -10,9 +10,11 @@
 #include "engine_logging.h"
 
 #include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/buffer.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
@@ -72,39 +74,54 @@ ofdm_fft::sptr ofdm_fft::make(int fft_len,
     c.window = window;
     c.channels = channels;
     core::validate(c); // before the io signatures are made from it
-    return gnuradio::make_block_sptr<ofdm_fft_impl>(c, backend, devices, batch, sync_tag);
+    if (batch < 0)
+        throw std::invalid_argument("batch must be 0 (automatic) or positive");
+    const std::size_t symbols = batch > 0 ? std::size_t(batch) : default_batch(c);
+    core::ofdm_fft_options options;
+    options.devices = devices;
+    options.symbols_per_chunk = std::max<std::size_t>(1, symbols / 4); // copies, kernels
+                                                                       // and copies overlap
+    auto engine = make_early_engine([&](std::string* why) {
+        return core::make_ofdm_fft_engine(c, backend, options, why);
+    });
+    const int device = devices.empty() ? 0 : devices.front();
+    return gnuradio::make_block_sptr<ofdm_fft_impl>(c, std::move(engine), device, symbols, sync_tag);
 }
 
+namespace {
+
+// The forward transform's carriers stay on the GPU (device-resident stream buffers, to
+// a GPU mimo_chanest) where the engine runs there; time samples (the inverse's output,
+// for a radio or a file) in host memory.
+gr::io_signature::sptr fft_output_signature(const core::ofdm_fft_config& c, bool on_gpu)
+{
+    const bool on_device = on_gpu && c.direction == core::fft_direction::forward;
+    return gr::io_signature::make(c.channels, c.channels, item_size(c, false),
+                                  on_device ? device_stream_buffer::type
+                                            : gr::buffer_double_mapped::type);
+}
+
+} // namespace
+
 ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
-                             const std::string& backend,
-                             const std::vector<int>& devices,
-                             int batch,
+                             early_engine<core::ofdm_fft_engine>&& engine,
+                             int device,
+                             std::size_t batch,
                              const std::string& sync_tag)
     : gr::block("ofdm_fft",
                 gr::io_signature::make(
                     config.channels, config.channels, item_size(config, true)),
-                gr::io_signature::make(
-                    config.channels, config.channels, item_size(config, false))),
+                fft_output_signature(config, engine.on_gpu())),
+      d_device(device),
       d_config(config),
       d_layout(config),
       d_forward(config.direction == core::fft_direction::forward),
-      d_batch(batch > 0 ? std::size_t(batch) : default_batch(config)),
+      d_batch(batch),
       d_sync_key(sync_tag.empty() ? pmt::PMT_NIL : pmt::intern(sync_tag)),
       d_aligned(sync_tag.empty() || !d_forward),
       d_held_tags(config.channels)
 {
-    if (batch < 0)
-        throw std::invalid_argument("batch must be 0 (automatic) or positive");
-    core::ofdm_fft_options options;
-    options.devices = devices;
-    options.symbols_per_chunk = std::max<std::size_t>(1, d_batch / 4); // copies, kernels
-                                                                       // and copies overlap
-    d_engine = make_logged_engine(
-        d_logger,
-        [&](std::string* why) {
-            return core::make_ofdm_fft_engine(config, backend, options, why);
-        },
-        "the CPU (FFTW)");
+    d_engine = adopt_engine(d_logger, std::move(engine), "the CPU (FFTW)");
     d_logger->info("{}", d_engine->path());
 
     // One output item per symbol (forward) or per time sample (inverse).
@@ -192,6 +209,38 @@ void ofdm_fft_impl::drop(std::size_t n)
     d_dropped_samples += n;
 }
 
+std::size_t ofdm_fft_impl::run_engine(const core::ofdm_fft_io& io, std::size_t out_items)
+{
+    if (std::string(d_engine->backend()) == "cuda" || !writes_device(*this, 0))
+        return d_engine->process(io);
+    const int C = d_config.channels;
+    const std::size_t bytes = out_items * output_signature()->sizeof_stream_item(0);
+    d_staged.resize(std::size_t(C) * bytes);
+    d_staged_out.resize(std::size_t(C));
+    for (int c = 0; c < C; c++)
+        d_staged_out[std::size_t(c)] = d_staged.data() + std::size_t(c) * bytes;
+    core::ofdm_fft_io staged = io;
+    staged.out_channels = d_staged_out.data();
+    const std::size_t zeroed = d_engine->process(staged);
+    for (int c = 0; c < C; c++)
+        core::copy_bytes(io.out_channels[c], d_staged_out[std::size_t(c)], bytes);
+    return zeroed;
+}
+
+void ofdm_fft_impl::zero_outputs(gr_vector_void_star& output_items, std::size_t items)
+{
+    const std::size_t bytes = items * output_signature()->sizeof_stream_item(0);
+    const bool on_device = writes_device(*this, 0);
+    if (on_device)
+        d_staged.assign(bytes, 0);
+    for (int c = 0; c < d_config.channels; c++) {
+        if (on_device)
+            core::copy_bytes(output_items[c], d_staged.data(), bytes);
+        else
+            std::memset(output_items[c], 0, bytes);
+    }
+}
+
 void ofdm_fft_impl::transform(std::size_t nsym,
                               gr_vector_const_void_star& input_items,
                               gr_vector_void_star& output_items)
@@ -203,14 +252,17 @@ void ofdm_fft_impl::transform(std::size_t nsym,
     io.out_channels = output_items.data();
     io.first_symbol = d_phase;
     io.nsym = nsym;
+    const std::size_t out_items = d_forward ? nsym : d_layout.time_samples(d_phase, nsym);
     std::size_t zeroed = 0;
     try { // a GPU failure is redone on the CPU by the engine (core/engine.h)
-        zeroed = d_engine->process(io);
+        zeroed = run_engine(io, out_items);
     } catch (...) { // the symbols leave as zeros, counted: the stream stays aligned
         d_faults.caught("its " + std::to_string(nsym) + " symbols leave as zeros");
-        const std::size_t items = d_forward ? nsym : d_layout.time_samples(d_phase, nsym);
-        for (int c = 0; c < C; c++)
-            std::memset(output_items[c], 0, items * output_signature()->sizeof_stream_item(c));
+        try {
+            zero_outputs(output_items, out_items);
+        } catch (...) { // device memory out of reach: what it holds goes on
+            d_faults.caught("its outputs could not be zeroed");
+        }
         zeroed = nsym;
     }
     if (zeroed) {

@@ -9,6 +9,8 @@
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
 #include "block_faults.h"
+#include "device_stream_buffer.h"
+#include "engine_logging.h"
 #include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/ofdm_fft.h>
@@ -21,14 +23,18 @@
 namespace gr {
 namespace gpumimo {
 
-class ofdm_fft_impl : public ofdm_fft
+class ofdm_fft_impl : public ofdm_fft, public device_buffer_user
 {
 public:
+    // engine: made by make() first, since the forward outputs' buffers depend on where
+    // it runs; batch: symbols per channel per call.
     ofdm_fft_impl(const core::ofdm_fft_config& config,
-                  const std::string& backend,
-                  const std::vector<int>& devices,
-                  int batch,
+                  early_engine<core::ofdm_fft_engine>&& engine,
+                  int device,
+                  std::size_t batch,
                   const std::string& sync_tag);
+
+    int buffer_device() const override { return d_device; }
 
     std::string backend() const override { return d_engine->backend(); }
     int carriers() const override { return d_layout.carriers(); }
@@ -54,6 +60,11 @@ private:
     long next_sync(std::uint64_t from, std::uint64_t window);
     // Drops `n` input items of every channel, keeping their tags for the next output.
     void drop(std::size_t n);
+    // The engine's call; through host memory where the outputs are on the device and
+    // the engine on the CPU (it fell back after a GPU failure).
+    std::size_t run_engine(const core::ofdm_fft_io& io, std::size_t out_items);
+    // Every output's first `items` items zero.
+    void zero_outputs(gr_vector_void_star& output_items, std::size_t items);
     // Transforms nsym symbols of every channel and moves their tags.
     void transform(std::size_t nsym,
                    gr_vector_const_void_star& input_items,
@@ -67,6 +78,7 @@ private:
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items);
 
+    const int d_device; // where device-resident outputs lie
     const core::ofdm_fft_config d_config;
     const core::ofdm_fft_layout d_layout;
     const bool d_forward;
@@ -83,6 +95,8 @@ private:
     std::uint64_t d_sync_used = ~0ull; // offset of the sync tag the pattern started at
     std::vector<std::vector<tag_t>> d_held_tags; // from dropped input, per channel
     std::vector<tag_t> d_tags;                   // scratch
+    std::vector<unsigned char> d_staged;         // device outputs' host stand-in
+    std::vector<void*> d_staged_out;             // [channel], into d_staged
 
     std::uint64_t d_symbols = 0, d_dropped_samples = 0, d_dropped_symbols = 0,
                   d_zeroed = 0;

@@ -654,14 +654,14 @@ struct gpu_ofdm_fft::impl {
                                                  in_stride,
                                                  in_width,
                                                  C,
-                                                 cudaMemcpyHostToDevice,
+                                                 cudaMemcpyDefault,
                                                  st));
         } else if (in_pinned) {
             for (int c = 0; c < C; c++)
                 GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.raw_in.get() + c * in_width,
                                                    src(c),
                                                    in_width,
-                                                   cudaMemcpyHostToDevice,
+                                                   cudaMemcpyDefault,
                                                    st));
         } else {
             for (int c = 0; c < C; c++)
@@ -683,14 +683,14 @@ struct gpu_ofdm_fft::impl {
                                                  out_width,
                                                  out_width,
                                                  C,
-                                                 cudaMemcpyDeviceToHost,
+                                                 cudaMemcpyDefault,
                                                  st));
         } else if (out_pinned) {
             for (int c = 0; c < C; c++)
                 GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(dst(c),
                                                    s.raw_out.get() + c * out_width,
                                                    out_width,
-                                                   cudaMemcpyDeviceToHost,
+                                                   cudaMemcpyDefault,
                                                    st));
         } else {
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_out.get(),
@@ -806,10 +806,13 @@ struct gpu_ofdm_fft::impl {
         const gc::device_guard keep;
         const std::size_t ib = bytes_per_sample(config.input);
         const std::size_t ob = bytes_per_sample(config.output);
-        bool in_pinned = true, out_pinned = true; // every channel's buffer
+        // Every channel's buffer page-locked or on a device (a device-resident stream
+        // buffer): copied in place (cudaMemcpyDefault), else staged.
+        bool in_pinned = true, out_pinned = true;
+        const auto direct = [](const void* p) { return gc::is_pinned(p) || gc::is_device(p); };
         for (int c = 0; c < config.channels; c++) {
-            in_pinned &= gc::is_pinned(channel_input(io, c, ib));
-            out_pinned &= gc::is_pinned(channel_output(io, c, ob));
+            in_pinned &= direct(channel_input(io, c, ib));
+            out_pinned &= direct(channel_output(io, c, ob));
         }
         const auto land_count = [&](std::size_t k) { zeroed_since_finish += land(k); };
         try {

@@ -18,6 +18,7 @@
 #include "common/test_util.h"
 
 #include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/ofdm/gpu_ofdm_fft.h>
 
 #include <cuda_runtime.h>
@@ -309,6 +310,54 @@ TEST_F(GpuOfdm, PinnedBuffersEqualPageable)
     EXPECT_EQ(std::memcmp(pin_out, pageable.data(), pageable.size() * sizeof(cf)), 0);
     cudaFreeHost(pin_in);
     cudaFreeHost(pin_out);
+}
+
+// A block's buffers in device memory (device-resident stream buffers between GPU
+// blocks), as separate channel buffers through process(): the same bytes as pageable
+// buffers, the zeroed count too (a NaN symbol among them); over two devices' chunks
+// where a second device exists.
+TEST_F(GpuOfdm, DeviceChannelBuffersEqualPageable)
+{
+    auto rng = make_rng(507);
+    ofdm_fft_config c = lte_like(512, fft_direction::forward);
+    c.channels = 4;
+    const ofdm_fft_layout lay(c);
+    const std::size_t nsym = 30, in_len = lay.in_samples(0, nsym), out_len = lay.out_samples(0, nsym);
+    std::vector<unsigned char> in = random_input(rng, c.input, 4 * in_len, 0.5f);
+    reinterpret_cast<cf*>(in.data())[2 * in_len + lay.time_offset(0, 7) + 5] = cf(NAN, 0.0f);
+    const std::size_t in_bytes = in_len * sizeof(cf), out_bytes = out_len * sizeof(cf);
+    int devices = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+    for (const std::vector<int>& ids : { std::vector<int>{ 0 }, std::vector<int>{ 0, 1 } }) {
+        if (int(ids.size()) > devices)
+            continue;
+        SCOPED_TRACE(std::to_string(ids.size()) + " device(s)");
+        gpu_ofdm_fft gpu(c, ids, 4, 2);
+        std::vector<cf> pageable(4 * out_len);
+        const std::size_t zeroed_pageable = gpu.process({ in.data(), in_len, pageable.data(), out_len, 0, nsym });
+        ASSERT_EQ(zeroed_pageable, 1u);
+        std::vector<device_bytes> din, dout;
+        std::vector<const void*> ins;
+        std::vector<void*> outs;
+        for (int ch = 0; ch < 4; ch++) {
+            din.emplace_back(in_bytes, 0);
+            copy_bytes(din.back().get(), in.data() + ch * in_bytes, in_bytes);
+            dout.emplace_back(out_bytes, 0);
+            ASSERT_EQ(cudaMemset(dout.back().get(), 0xff, out_bytes), cudaSuccess); // poison
+            ins.push_back(din.back().get());
+            outs.push_back(dout.back().get());
+        }
+        ofdm_fft_io io;
+        io.in_channels = ins.data();
+        io.out_channels = outs.data();
+        io.nsym = nsym;
+        EXPECT_EQ(gpu.process(io), zeroed_pageable);
+        for (int ch = 0; ch < 4; ch++) {
+            std::vector<cf> got(out_len);
+            copy_bytes(got.data(), outs[std::size_t(ch)], out_bytes);
+            EXPECT_EQ(std::memcmp(got.data(), pageable.data() + ch * out_len, out_bytes), 0) << "channel " << ch;
+        }
+    }
 }
 
 TEST_F(GpuOfdm, NonFiniteSymbolsComeOutZeroAndAreCounted)

@@ -7,8 +7,11 @@
  */
 #include "detail/gpu_engines.h"
 
+#include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/ofdm/fftw_ofdm_fft.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
+
+#include <stdexcept>
 
 namespace gr {
 namespace gpumimo {
@@ -44,8 +47,9 @@ class fft_with_fallback : public with_gpu_fallback<ofdm_fft_engine>
 {
 public:
     fft_with_fallback(std::unique_ptr<ofdm_fft_engine> cpu,
-                      std::unique_ptr<ofdm_fft_engine> gpu)
-        : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu))
+                      std::unique_ptr<ofdm_fft_engine> gpu,
+                      int channels)
+        : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu)), d_channels(channels)
     {
     }
     std::string path() const override
@@ -54,12 +58,31 @@ public:
     }
     std::size_t process(const ofdm_fft_io& io) override
     {
+        // The CPU engine redoes a call the GPU failed, where it can reach its buffers: a
+        // call on device-resident buffers fails instead.
         return run([&](ofdm_fft_engine& gpu) { return gpu.process(io); },
-                   [&] { return d_cpu->process(io); });
+                   [&] {
+                       if (touches_device(io))
+                           throw std::runtime_error(
+                               "ofdm_fft: the CPU engine cannot take device-resident buffers "
+                               "(after a GPU failure the caller copies them)");
+                       return d_cpu->process(io);
+                   });
     }
 
 private:
+    bool touches_device(const ofdm_fft_io& io) const
+    {
+        if ((!io.in && !io.in_channels) || (!io.out && !io.out_channels))
+            return false; // the engine refuses the call
+        for (int c = 0; c < d_channels; c++)
+            if (is_device_memory(channel_input(io, c, 1)) || is_device_memory(channel_output(io, c, 1)))
+                return true;
+        return false;
+    }
+
     std::unique_ptr<ofdm_fft_engine> d_cpu;
+    int d_channels;
 };
 
 } // namespace
@@ -79,7 +102,7 @@ std::unique_ptr<ofdm_fft_engine> make_ofdm_fft_engine(const ofdm_fft_config& con
         cpu = std::make_unique<fftw_engine>(config);
     else
         cpu = std::make_unique<reference_engine>(config);
-    return std::make_unique<fft_with_fallback>(std::move(cpu), std::move(gpu));
+    return std::make_unique<fft_with_fallback>(std::move(cpu), std::move(gpu), config.channels);
 }
 
 } // namespace core

@@ -246,8 +246,9 @@ private:
         run.symbols = count;
         run.h = d_h.data();
         run.noise = d_noise.data();
-        // A GPU failure is redone on the CPU by the engine (core/engine.h); what still
-        // fails reaches work(), which counts it and erases the symbols at hand.
+        // A GPU failure is redone on the CPU by the engine (core/engine.h), unless the
+        // carriers are on the device; what still fails reaches work(), which counts it
+        // and erases the symbols at hand.
         try {
             d_detector->detect(run, llr, d_erase.data());
             return true;

@@ -7,6 +7,7 @@
  */
 #include "detail/gpu_engines.h"
 
+#include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/frame/carrier_major.h>
 #include <gnuradio/gpumimo/core/frame/payload_detector.h>
 #include <gnuradio/gpumimo/core/limits.h>
@@ -113,20 +114,39 @@ class payload_detector_with_fallback : public with_gpu_fallback<payload_detector
 {
 public:
     payload_detector_with_fallback(std::unique_ptr<payload_detector> cpu,
-                                   std::unique_ptr<payload_detector> gpu)
-        : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu))
+                                   std::unique_ptr<payload_detector> gpu,
+                                   int nr)
+        : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu)), d_nr(nr)
     {
     }
     std::size_t llrs_per_symbol() const override { return d_cpu->llrs_per_symbol(); }
     std::size_t detect(const payload_run& payload, float* llr, std::uint8_t* erased) override
     {
-        // Every output is rewritten by the CPU after a GPU failure mid-call.
+        // Every output is rewritten by the CPU after a GPU failure mid-call, where it
+        // can reach the carriers: a run on device-resident buffers fails instead.
         return run([&](payload_detector& gpu) { return gpu.detect(payload, llr, erased); },
-                   [&] { return d_cpu->detect(payload, llr, erased); });
+                   [&] {
+                       if (touches_device(payload))
+                           throw std::runtime_error(
+                               "payload_detector: the host engine cannot take device-resident "
+                               "carriers (after a GPU failure the caller copies them)");
+                       return d_cpu->detect(payload, llr, erased);
+                   });
     }
 
 private:
+    bool touches_device(const payload_run& payload) const
+    {
+        if (!payload.carriers) // the engine refuses the run
+            return false;
+        for (int r = 0; r < d_nr; r++)
+            if (is_device_memory(payload.carriers[r]))
+                return true;
+        return false;
+    }
+
     std::unique_ptr<payload_detector> d_cpu;
+    const int d_nr;
 };
 
 } // namespace
@@ -148,7 +168,8 @@ std::unique_ptr<payload_detector> make_payload_detector(const payload_detector_c
         choose_gpu_engine(
             backend,
             [&](std::string* why) { return detail::make_gpu_payload_detector(config, why); },
-            reason));
+            reason),
+        config.detector.nr);
 }
 
 } // namespace core

@@ -8,10 +8,13 @@
  * damage downstream out.
  */
 #include "block_faults.h"
+#include "device_stream_buffer.h"
 #include "engine_logging.h"
 #include "stream_buffer_pins.h"
 #include "synced_frame_gate.h"
 
+#include <gnuradio/buffer_double_mapped.h>
+#include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
@@ -29,33 +32,39 @@
 namespace gr {
 namespace gpumimo {
 
-class mimo_ofdm_sync_impl : public mimo_ofdm_sync
+class mimo_ofdm_sync_impl : public mimo_ofdm_sync, public device_buffer_user
 {
 public:
+    // Frames per call at most: enough to carry the scheduler's larger offers, few
+    // enough that the GPU's frame buffers stay small.
+    static constexpr std::size_t max_frames_per_call = 8;
+
+    // engine: made by make() first, since the outputs' buffers depend on where it runs
+    // (on the GPU: device-resident, for a GPU ofdm_fft).
     mimo_ofdm_sync_impl(const core::frame_format& format,
                         int antennas,
                         double threshold,
-                        const std::string& backend,
+                        early_engine<core::frame_sync_engine>&& engine,
                         int device)
         : gr::block("mimo_ofdm_sync",
                     gr::io_signature::make(antennas, antennas, sizeof(gr_complex)),
-                    gr::io_signature::make(antennas, antennas, sizeof(gr_complex))),
+                    gr::io_signature::make(antennas, antennas, sizeof(gr_complex),
+                                           engine.on_gpu() ? device_stream_buffer::type
+                                                           : gr::buffer_double_mapped::type)),
+          d_device(device),
           d_format(format),
           d_antennas(antennas),
           d_threshold(threshold),
           d_frame_len(format.samples()),
           d_margin(core::search_margin(format)),
-          d_max_input(core::search_window(format) + (max_frames_per_call - 1) * d_frame_len),
+          d_max_input(max_input(format)),
           d_key(pmt::intern("frame_start")),
           d_rx_time(pmt::intern("rx_time")),
           d_found(max_frames_per_call),
           d_in(std::size_t(antennas)),
           d_out(std::size_t(antennas))
     {
-        d_engine = make_logged_engine(d_logger, [&](std::string* why) {
-            return core::make_frame_sync_engine(
-                format, antennas, d_max_input, max_frames_per_call, backend, device, why);
-        });
+        d_engine = adopt_engine(d_logger, std::move(engine));
         // A frame leaves whole; the scheduler gives the input buffer twice the output
         // multiple, more than frame + margin.
         set_output_multiple(int(d_frame_len));
@@ -65,6 +74,14 @@ public:
         set_min_output_buffer(long(2 * max_frames_per_call * d_frame_len));
         set_tag_propagation_policy(TPP_DONT);
     }
+
+    // The most samples per antenna a call searches.
+    static std::size_t max_input(const core::frame_format& format)
+    {
+        return core::search_window(format) + (max_frames_per_call - 1) * format.samples();
+    }
+
+    int buffer_device() const override { return d_device; }
 
     void set_threshold(double threshold) override
     {
@@ -118,10 +135,10 @@ public:
             d_in[a] = static_cast<const gr_complex*>(input_items[a]);
             d_out[a] = static_cast<gr_complex*>(output_items[a]);
         }
+        const bool on_device = writes_device(*this, 0);
         core::sync_call_result r;
         try {
-            r = d_engine->search(d_in.data(), nitems_read(0), n, room, d_threshold.load(),
-                                 d_out.data(), d_found.data());
+            r = search(n, room, on_device);
         } catch (...) { // the searched samples are passed over; the stream goes on
             d_faults.caught("the " + std::to_string(n) + " samples searched are passed over");
             consume_each(int(n));
@@ -134,11 +151,15 @@ public:
             const core::synced_frame& f = d_found[k];
             if (!d_gate.pass(f, nitems_read(0), d_frame_len, d_rx_time_tags))
                 continue;
-            if (produced != k)
-                for (int a = 0; a < d_antennas; a++)
-                    std::memmove(d_out[a] + produced * d_frame_len,
-                                 d_out[a] + k * d_frame_len,
-                                 d_frame_len * sizeof(gr_complex));
+            if (produced != k) // whole frames, so the two never overlap
+                for (int a = 0; a < d_antennas; a++) {
+                    gr_complex* to = d_out[a] + produced * d_frame_len;
+                    const gr_complex* from = d_out[a] + k * d_frame_len;
+                    if (on_device)
+                        core::copy_bytes(to, from, d_frame_len * sizeof(gr_complex));
+                    else
+                        std::memcpy(to, from, d_frame_len * sizeof(gr_complex));
+                }
             tag(f, produced);
             produced++;
         }
@@ -147,6 +168,26 @@ public:
     }
 
 private:
+    // The engine's search of n samples for up to `room` frames into d_out; through host
+    // memory where the outputs are on the device and the engine on the CPU (it fell
+    // back after a GPU failure).
+    core::sync_call_result search(std::size_t n, std::size_t room, bool on_device)
+    {
+        if (!on_device || std::string(d_engine->backend()) == "cuda")
+            return d_engine->search(d_in.data(), nitems_read(0), n, room, d_threshold.load(),
+                                    d_out.data(), d_found.data());
+        d_staged.resize(std::size_t(d_antennas) * room * d_frame_len);
+        d_staged_out.resize(std::size_t(d_antennas));
+        for (int a = 0; a < d_antennas; a++)
+            d_staged_out[std::size_t(a)] = d_staged.data() + std::size_t(a) * room * d_frame_len;
+        const core::sync_call_result r = d_engine->search(
+            d_in.data(), nitems_read(0), n, room, d_threshold.load(), d_staged_out.data(), d_found.data());
+        for (int a = 0; a < d_antennas; a++)
+            core::copy_bytes(d_out[a], d_staged_out[std::size_t(a)],
+                             r.frames * d_frame_len * sizeof(gr_complex));
+        return r;
+    }
+
     // Tags the frame at output frame `slot` of this call.
     void tag(const core::synced_frame& f, std::size_t slot)
     {
@@ -157,10 +198,7 @@ private:
         d_last_cfo = f.cfo;
     }
 
-    // Frames per call at most: enough to carry the scheduler's larger offers, few
-    // enough that the GPU's frame buffers stay small.
-    static constexpr std::size_t max_frames_per_call = 8;
-
+    const int d_device; // where device-resident outputs lie
     const core::frame_format d_format;
     const int d_antennas;
     std::atomic<double> d_threshold; // set_threshold() from another thread
@@ -170,6 +208,8 @@ private:
     std::vector<core::synced_frame> d_found;
     std::vector<const gr_complex*> d_in;
     std::vector<gr_complex*> d_out;
+    std::vector<gr_complex> d_staged;        // device outputs' host stand-in
+    std::vector<gr_complex*> d_staged_out;   // [antenna], into d_staged
     std::uint64_t d_frames = 0;
     double d_last_cfo = 0;
     rate_limited_log d_log{ d_logger };
@@ -193,7 +233,13 @@ mimo_ofdm_sync::sptr mimo_ofdm_sync::make(const std::string& preset,
     if (antennas < 1 || antennas > 16)
         throw std::invalid_argument("mimo_ofdm_sync: antennas must be 1..16");
     check_threshold(threshold);
-    return gnuradio::make_block_sptr<mimo_ofdm_sync_impl>(f, antennas, threshold, backend, device);
+    auto engine = make_early_engine([&](std::string* why) {
+        return core::make_frame_sync_engine(f, antennas, mimo_ofdm_sync_impl::max_input(f),
+                                            mimo_ofdm_sync_impl::max_frames_per_call, backend,
+                                            device, why);
+    });
+    return gnuradio::make_block_sptr<mimo_ofdm_sync_impl>(f, antennas, threshold, std::move(engine),
+                                                          device);
 }
 
 void mimo_ofdm_sync::check_threshold(double threshold)

@@ -90,13 +90,13 @@ ofdm_fft::sptr ofdm_fft::make(int fft_len,
 
 namespace {
 
-// The forward transform's carriers stay on the GPU (device-resident stream buffers, to
-// a GPU mimo_chanest) where the engine runs there; time samples (the inverse's output,
-// for a radio or a file) in host memory.
-gr::io_signature::sptr fft_output_signature(const core::ofdm_fft_config& c, bool on_gpu)
+// The forward transform's samples and carriers stay on the GPU (device-resident stream
+// buffers, from a GPU mimo_ofdm_sync and to a GPU mimo_chanest) where the engine runs
+// there; the inverse's ports (for a transmitter: a radio or a file) in host memory.
+gr::io_signature::sptr fft_signature(const core::ofdm_fft_config& c, bool input, bool on_gpu)
 {
     const bool on_device = on_gpu && c.direction == core::fft_direction::forward;
-    return gr::io_signature::make(c.channels, c.channels, item_size(c, false),
+    return gr::io_signature::make(c.channels, c.channels, item_size(c, input),
                                   on_device ? device_stream_buffer::type
                                             : gr::buffer_double_mapped::type);
 }
@@ -109,9 +109,8 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
                              std::size_t batch,
                              const std::string& sync_tag)
     : gr::block("ofdm_fft",
-                gr::io_signature::make(
-                    config.channels, config.channels, item_size(config, true)),
-                fft_output_signature(config, engine.on_gpu())),
+                fft_signature(config, true, engine.on_gpu()),
+                fft_signature(config, false, engine.on_gpu())),
       d_device(device),
       d_config(config),
       d_layout(config),
@@ -209,21 +208,39 @@ void ofdm_fft_impl::drop(std::size_t n)
     d_dropped_samples += n;
 }
 
-std::size_t ofdm_fft_impl::run_engine(const core::ofdm_fft_io& io, std::size_t out_items)
+std::size_t ofdm_fft_impl::run_engine(const core::ofdm_fft_io& io,
+                                      std::size_t in_items,
+                                      std::size_t out_items)
 {
-    if (std::string(d_engine->backend()) == "cuda" || !writes_device(*this, 0))
+    const bool on_cpu = std::string(d_engine->backend()) != "cuda";
+    const bool staged_in = on_cpu && reads_device(*this, 0);
+    const bool staged_out = on_cpu && writes_device(*this, 0);
+    if (!staged_in && !staged_out)
         return d_engine->process(io);
-    const int C = d_config.channels;
-    const std::size_t bytes = out_items * output_signature()->sizeof_stream_item(0);
-    d_staged.resize(std::size_t(C) * bytes);
-    d_staged_out.resize(std::size_t(C));
-    for (int c = 0; c < C; c++)
-        d_staged_out[std::size_t(c)] = d_staged.data() + std::size_t(c) * bytes;
+    const std::size_t C = std::size_t(d_config.channels);
+    const std::size_t in_bytes = in_items * input_signature()->sizeof_stream_item(0);
+    const std::size_t out_bytes = out_items * output_signature()->sizeof_stream_item(0);
     core::ofdm_fft_io staged = io;
-    staged.out_channels = d_staged_out.data();
+    if (staged_in) {
+        d_staged_in.resize(C * in_bytes);
+        d_staged_in_at.resize(C);
+        for (std::size_t c = 0; c < C; c++) {
+            d_staged_in_at[c] = d_staged_in.data() + c * in_bytes;
+            core::copy_bytes(d_staged_in.data() + c * in_bytes, io.in_channels[c], in_bytes);
+        }
+        staged.in_channels = d_staged_in_at.data();
+    }
+    if (staged_out) {
+        d_staged.resize(C * out_bytes);
+        d_staged_out.resize(C);
+        for (std::size_t c = 0; c < C; c++)
+            d_staged_out[c] = d_staged.data() + c * out_bytes;
+        staged.out_channels = d_staged_out.data();
+    }
     const std::size_t zeroed = d_engine->process(staged);
-    for (int c = 0; c < C; c++)
-        core::copy_bytes(io.out_channels[c], d_staged_out[std::size_t(c)], bytes);
+    if (staged_out)
+        for (std::size_t c = 0; c < C; c++)
+            core::copy_bytes(io.out_channels[c], d_staged_out[c], out_bytes);
     return zeroed;
 }
 
@@ -255,7 +272,7 @@ void ofdm_fft_impl::transform(std::size_t nsym,
     const std::size_t out_items = d_forward ? nsym : d_layout.time_samples(d_phase, nsym);
     std::size_t zeroed = 0;
     try { // a GPU failure is redone on the CPU by the engine (core/engine.h)
-        zeroed = run_engine(io, out_items);
+        zeroed = run_engine(io, in_items, out_items);
     } catch (...) { // the symbols leave as zeros, counted: the stream stays aligned
         d_faults.caught("its " + std::to_string(nsym) + " symbols leave as zeros");
         try {

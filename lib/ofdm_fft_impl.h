@@ -60,9 +60,10 @@ private:
     long next_sync(std::uint64_t from, std::uint64_t window);
     // Drops `n` input items of every channel, keeping their tags for the next output.
     void drop(std::size_t n);
-    // The engine's call; through host memory where the outputs are on the device and
-    // the engine on the CPU (it fell back after a GPU failure).
-    std::size_t run_engine(const core::ofdm_fft_io& io, std::size_t out_items);
+    // The engine's call on in_items input and out_items output items a channel; through
+    // host memory where the ports are on the device and the engine on the CPU (it fell
+    // back after a GPU failure).
+    std::size_t run_engine(const core::ofdm_fft_io& io, std::size_t in_items, std::size_t out_items);
     // Every output's first `items` items zero.
     void zero_outputs(gr_vector_void_star& output_items, std::size_t items);
     // Transforms nsym symbols of every channel and moves their tags.
@@ -95,6 +96,8 @@ private:
     std::uint64_t d_sync_used = ~0ull; // offset of the sync tag the pattern started at
     std::vector<std::vector<tag_t>> d_held_tags; // from dropped input, per channel
     std::vector<tag_t> d_tags;                   // scratch
+    std::vector<unsigned char> d_staged_in;      // device inputs' host copy
+    std::vector<const void*> d_staged_in_at;     // [channel], into d_staged_in
     std::vector<unsigned char> d_staged;         // device outputs' host stand-in
     std::vector<void*> d_staged_out;             // [channel], into d_staged
 

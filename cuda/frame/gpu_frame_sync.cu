@@ -462,17 +462,18 @@ sync_call_result gpu_frame_sync::search(const std::complex<float>* const* in,
     if (d_host_out.size() == 0)
         throw std::logic_error("gpu_frame_sync::search: made without host_output");
     const cudaStream_t st = d_stream->get();
-    // Straight into the caller's page-locked output (a block's registered stream
+    // Straight into the caller's output where it is on a device (a device-resident
+    // stream buffer to a GPU ofdm_fft) or page-locked (a block's registered stream
     // buffers), else through the pinned buffer and a copy.
     const std::size_t bytes = r.frames * d_len * sizeof(float2);
     bool direct = true;
     for (int a = 0; a < d_antennas; a++)
-        direct = direct && gc::is_pinned_range(out[a], bytes);
+        direct = direct && (gc::is_device(out[a]) || gc::is_pinned_range(out[a], bytes));
     for (int a = 0; a < d_antennas; a++)
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(direct ? static_cast<void*>(out[a])
                                                   : d_host_out.get() + std::size_t(a) * d_max_frames * d_len,
                                            d_out.get() + std::size_t(a) * d_max_frames * d_len,
-                                           bytes, cudaMemcpyDeviceToHost, st));
+                                           bytes, cudaMemcpyDefault, st));
     GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
     if (!direct)
         for (int a = 0; a < d_antennas; a++)

@@ -4,10 +4,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """Device-resident stream buffers between GPU blocks (lib/device_stream_buffer.h):
-ofdm_fft on the GPU writes its carriers into GPU memory, mimo_chanest on the GPU reads
-them there and writes its payload there, and mimo_detector on the GPU reads it there.
-Every mix of the three blocks' backends gives the host chain's frames, tags and LLRs:
-all on the GPU (nothing but estimates and LLRs leaves the device after the FFT), and
+mimo_ofdm_sync on the GPU writes its corrected frames into GPU memory, ofdm_fft on the
+GPU reads them there and writes its carriers there, mimo_chanest on the GPU reads them
+there and writes its payload there, and mimo_detector on the GPU reads it there. Every
+mix of the four blocks' backends gives the host chain's frames, tags and LLRs: all on
+the GPU (nothing but estimates and LLRs leaves the device after synchronisation), and
 each block on the CPU between GPU ones (the buffer's page-locked host side then, which
 the GPU end copies by DMA); long enough that the single-mapped buffers wrap. Frames with
 NaN, Inf or out-of-range carriers are dropped by mimo_chanest on either backend (on the
@@ -46,12 +47,13 @@ def make_fft(backend):
                             sync_tag="frame_start")
 
 
-def chain(x, chanest_backend, detector_backend, tap_payload=False, fft_backend="cpu"):
-    """x through sync on the CPU, then ofdm_fft, mimo_chanest and mimo_detector on the
-    backends given; tap_payload: mimo_chanest's antenna 0 also into a CPU sink."""
+def chain(x, chanest_backend, detector_backend, tap_payload=False, fft_backend="cpu",
+          sync_backend="cpu"):
+    """x through mimo_ofdm_sync, ofdm_fft, mimo_chanest and mimo_detector on the backends
+    given; tap_payload: mimo_chanest's antenna 0 also into a CPU sink."""
     tb = gr.top_block()
     num = gpumimo.numerology("small")
-    sync = gpumimo.mimo_ofdm_sync("small", STREAMS, MOD, NSYM, ANTENNAS, 0.0, "cpu")
+    sync = gpumimo.mimo_ofdm_sync("small", STREAMS, MOD, NSYM, ANTENNAS, 0.0, sync_backend)
     fft = make_fft(fft_backend)
     chanest = gpumimo.mimo_chanest("small", STREAMS, MOD, NSYM, ANTENNAS, "lmmse", False,
                                    chanest_backend)
@@ -68,9 +70,9 @@ def chain(x, chanest_backend, detector_backend, tap_payload=False, fft_backend="
     return tb, chanest, detector, sink
 
 
-def run_chain(x, chanest_backend, detector_backend, fft_backend="cpu"):
+def run_chain(x, chanest_backend, detector_backend, fft_backend="cpu", sync_backend="cpu"):
     tb, chanest, detector, sink = chain(x, chanest_backend, detector_backend,
-                                        fft_backend=fft_backend)
+                                        fft_backend=fft_backend, sync_backend=sync_backend)
     tb.run()
     return np.array(sink.data(), dtype=np.float32), chanest, detector
 
@@ -99,20 +101,23 @@ def assert_llrs_close(got, want):
     assert np.all(np.abs(got - want) <= 1e-3 * scale), np.max(np.abs(got - want) / scale)
 
 
-# (ofdm_fft, mimo_chanest, mimo_detector)
-MIXES = {"all-on-gpu": (GPU, GPU, GPU), "fft-on-cpu": ("cpu", GPU, GPU),
-         "detector-on-cpu": (GPU, GPU, "cpu"), "chanest-on-cpu": (GPU, "cpu", GPU),
-         "fft-only-on-gpu": (GPU, "cpu", "cpu"), "chanest-only-on-gpu": ("cpu", GPU, "cpu"),
-         "detector-only-on-gpu": ("cpu", "cpu", GPU)}
+# (mimo_ofdm_sync, ofdm_fft, mimo_chanest, mimo_detector)
+MIXES = {"all-on-gpu": (GPU, GPU, GPU, GPU), "sync-on-cpu": ("cpu", GPU, GPU, GPU),
+         "fft-on-cpu": (GPU, "cpu", GPU, GPU), "chanest-on-cpu": (GPU, GPU, "cpu", GPU),
+         "detector-on-cpu": (GPU, GPU, GPU, "cpu"), "sync-only-on-gpu": (GPU, "cpu", "cpu", "cpu"),
+         "fft-only-on-gpu": ("cpu", GPU, "cpu", "cpu"),
+         "chanest-only-on-gpu": ("cpu", "cpu", GPU, "cpu"),
+         "detector-only-on-gpu": ("cpu", "cpu", "cpu", GPU)}
 
 
 @pytest.mark.parametrize("backends", list(MIXES.values()), ids=list(MIXES))
 def test_every_mix_of_backends_gives_the_host_chains_llrs(samples, host_chain, backends):
     want, frames, symbols = host_chain
-    fft_backend, chanest_backend, detector_backend = backends
-    got, chanest, detector = run_chain(samples, chanest_backend, detector_backend, fft_backend)
+    sync_backend, fft_backend, chanest_backend, detector_backend = backends
+    got, chanest, detector = run_chain(samples, chanest_backend, detector_backend, fft_backend,
+                                       sync_backend)
     on_gpu = [b != "cpu" and HAVE_GPU for b in backends]
-    assert [chanest.backend() == "cuda", detector.backend() == "cuda"] == on_gpu[1:]
+    assert [chanest.backend() == "cuda", detector.backend() == "cuda"] == on_gpu[2:]
     # The same frames, symbols and tags' worth of LLRs: nothing lost or doubled in the
     # buffers' copies and wraps.
     assert chanest.frames() == frames and chanest.dropped_frames() == 0

@@ -11,6 +11,7 @@
 #define INCLUDED_GPUMIMO_TESTS_SYNC_STREAMS_H
 
 #include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
@@ -85,6 +86,11 @@ struct sync_run {
     std::vector<std::complex<float>> corrected;   // [frame][antenna][samples]
 };
 
+/*! Where run_sync_engine's buffers lie: pageable, page-locked as a block's registered
+ *  stream buffers (the GPU engine copies by DMA in place), or the output in device
+ *  memory (a device-resident stream buffer to a GPU ofdm_fft). */
+enum class sync_buffers { pageable, page_locked, device_output };
+
 /*! Feeds the stream to the engine as a block would: arrivals of random size (from
  *  `arrivals`' seed, so that two engines see the same calls), each call offered the
  *  unconsumed samples up to max_input and at most max_frames frames. Output slots are
@@ -94,7 +100,7 @@ inline sync_run run_sync_engine(gr::gpumimo::core::frame_sync_engine& engine,
                                 std::size_t max_input,
                                 std::size_t max_frames,
                                 std::uint64_t arrivals,
-                                bool page_locked = false)
+                                sync_buffers where = sync_buffers::pageable)
 {
     using namespace gr::gpumimo::core;
     sync_run run;
@@ -107,27 +113,40 @@ inline sync_run run_sync_engine(gr::gpumimo::core::frame_sync_engine& engine,
     // Page-locked as a block's registered stream buffers are: the GPU engine then copies
     // by DMA in place, without its staging buffers.
     std::vector<host_registration> locks;
-    if (page_locked) {
+    if (where == sync_buffers::page_locked) {
         locks.emplace_back(s.samples.data(), s.samples.size() * sizeof(std::complex<float>));
         locks.emplace_back(out.data(), out.size() * sizeof(std::complex<float>));
         for (const host_registration& l : locks)
             if (!l.pinned())
                 throw std::runtime_error("run_sync_engine: could not page-lock the test's buffers");
     }
+    device_bytes device_out;
     std::size_t available = 0, at = 0;
     while (at < s.len) {
         available = std::min(s.len, available + arrive(rng));
         const std::size_t n = std::min(available - at, max_input);
         std::vector<const std::complex<float>*> in;
         std::vector<std::complex<float>*> to;
+        std::fill(out.begin(), out.end(), std::complex<float>(NAN, NAN));
+        if (where == sync_buffers::device_output && device_out.size() == 0)
+            device_out = device_bytes(out.size() * sizeof(std::complex<float>), 0);
+        if (where == sync_buffers::device_output) // poisoned too
+            copy_bytes(device_out.get(), out.data(), out.size() * sizeof(std::complex<float>));
+        auto* base = where == sync_buffers::device_output
+                         ? reinterpret_cast<std::complex<float>*>(device_out.get())
+                         : out.data();
         for (int a = 0; a < s.rx; a++) {
             in.push_back(&s.samples[a * s.len + at]);
-            to.push_back(&out[std::size_t(a) * max_frames * n_frame]);
+            to.push_back(base + std::size_t(a) * max_frames * n_frame);
         }
-        std::fill(out.begin(), out.end(), std::complex<float>(NAN, NAN));
         const std::size_t room = frames_room(rng);
         const sync_call_result r =
             engine.search(in.data(), at, n, room, automatic_threshold, to.data(), found.data());
+        if (where == sync_buffers::device_output) { // the outputs back where they are read
+            copy_bytes(out.data(), device_out.get(), out.size() * sizeof(std::complex<float>));
+            for (int a = 0; a < s.rx; a++)
+                to[std::size_t(a)] = &out[std::size_t(a) * max_frames * n_frame];
+        }
         run.consumed.push_back(r.consumed);
         for (std::size_t k = 0; k < r.frames; k++) {
             run.starts.push_back(at + found[k].start);

@@ -54,13 +54,17 @@ void expect_same_as_cpu(const char* preset,
     const auto gpu = make_frame_sync_engine(f, rx, max_input, max_frames, "cuda", 0, &why);
     ASSERT_STREQ(gpu->backend(), "cuda");
     const auto cpu = make_cpu_frame_sync_engine(f, rx, max_input, max_frames);
-    // Two call patterns, the GPU engine kept; the second with page-locked input and output
-    // (copied by DMA in place, as from and to a block's registered stream buffers).
-    for (int pass = 0; pass < 2; pass++) {
+    // Three call patterns, the GPU engine kept; the second with page-locked input and
+    // output (copied by DMA in place, as from and to a block's registered stream buffers),
+    // the third with the output in device memory (a device-resident stream buffer).
+    using gpumimo_test::sync_buffers;
+    for (int pass = 0; pass < 3; pass++) {
         const std::uint64_t arrivals = rng();
         const gpumimo_test::sync_run want = gpumimo_test::run_sync_engine(*cpu, s, max_input, max_frames, arrivals);
+        const sync_buffers where[] = { sync_buffers::pageable, sync_buffers::page_locked,
+                                       sync_buffers::device_output };
         const gpumimo_test::sync_run got =
-            gpumimo_test::run_sync_engine(*gpu, s, max_input, max_frames, arrivals, pass == 1);
+            gpumimo_test::run_sync_engine(*gpu, s, max_input, max_frames, arrivals, where[pass]);
         ASSERT_EQ(got.consumed, want.consumed) << preset << " pass " << pass;
         ASSERT_EQ(got.starts, want.starts) << preset << " pass " << pass;
         EXPECT_GE(want.starts.size(), s.starts.size() - 3) << "damage may hide a frame, not most";

@@ -144,28 +144,15 @@ public:
     void estimate(const chanest_batch& b, std::vector<channel_estimate>& estimates) override
     {
         // Every output is rewritten by the host engine after a GPU failure mid-call,
-        // where it can reach them: a batch on device-resident buffers fails instead.
-        run([&](chanest_engine& gpu) { gpu.estimate(b, estimates); },
-            [&] {
-                if (touches_device(b))
-                    throw std::runtime_error(
-                        "chanest_engine: the host engine cannot take device-resident "
-                        "buffers (after a GPU failure the caller copies them)");
-                d_cpu->estimate(b, estimates);
-            });
+        // where it can reach them.
+        run_in_place(
+            "chanest_engine",
+            [&] { return any_device_memory(b.in, d_rx) || any_device_memory(b.payload, d_rx); },
+            [&](chanest_engine& gpu) { gpu.estimate(b, estimates); },
+            [&] { d_cpu->estimate(b, estimates); });
     }
 
 private:
-    bool touches_device(const chanest_batch& b) const
-    {
-        if (!b.in || !b.payload) // the engine refuses the batch
-            return false;
-        for (std::size_t r = 0; r < d_rx; r++)
-            if (is_device_memory(b.in[r]) || is_device_memory(b.payload[r]))
-                return true;
-        return false;
-    }
-
     std::unique_ptr<chanest_engine> d_cpu;
     const std::size_t d_rx;
 };

@@ -7,6 +7,8 @@
  */
 #include "detail/gpu_engines.h"
 
+#include <gnuradio/gpumimo/core/device_bytes.h>
+
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
 
@@ -121,8 +123,9 @@ class sync_with_fallback : public with_gpu_fallback<frame_sync_engine>
 {
 public:
     sync_with_fallback(std::unique_ptr<frame_sync_engine> cpu,
-                       std::unique_ptr<frame_sync_engine> gpu)
-        : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu))
+                       std::unique_ptr<frame_sync_engine> gpu,
+                       int antennas)
+        : with_gpu_fallback(std::move(gpu)), d_cpu(std::move(cpu)), d_antennas(std::size_t(antennas))
     {
     }
     sync_call_result search(const std::complex<float>* const* in,
@@ -133,7 +136,11 @@ public:
                             std::complex<float>* const* out,
                             synced_frame* frames) override
     {
-        return run(
+        // The frames go into the caller's outputs, on the device where they are
+        // device-resident stream buffers (to a GPU ofdm_fft).
+        return run_in_place(
+            "frame_sync_engine",
+            [&] { return any_device_memory(in, d_antennas) || any_device_memory(out, d_antennas); },
             [&](frame_sync_engine& gpu) {
                 return gpu.search(in, first_sample, n, max_frames, threshold, out, frames);
             },
@@ -142,6 +149,7 @@ public:
 
 private:
     std::unique_ptr<frame_sync_engine> d_cpu;
+    const std::size_t d_antennas;
 };
 
 } // namespace
@@ -172,7 +180,8 @@ std::unique_ptr<frame_sync_engine> make_frame_sync_engine(const frame_format& fr
                 return detail::make_gpu_frame_sync_engine(frame, antennas, max_input, max_frames,
                                                           device, why);
             },
-            reason));
+            reason),
+        antennas);
 }
 
 } // namespace core

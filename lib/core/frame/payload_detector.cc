@@ -123,28 +123,15 @@ public:
     std::size_t detect(const payload_run& payload, float* llr, std::uint8_t* erased) override
     {
         // Every output is rewritten by the CPU after a GPU failure mid-call, where it
-        // can reach the carriers: a run on device-resident buffers fails instead.
-        return run([&](payload_detector& gpu) { return gpu.detect(payload, llr, erased); },
-                   [&] {
-                       if (touches_device(payload))
-                           throw std::runtime_error(
-                               "payload_detector: the host engine cannot take device-resident "
-                               "carriers (after a GPU failure the caller copies them)");
-                       return d_cpu->detect(payload, llr, erased);
-                   });
+        // can reach the carriers.
+        return run_in_place(
+            "payload_detector",
+            [&] { return any_device_memory(payload.carriers, std::size_t(d_nr)); },
+            [&](payload_detector& gpu) { return gpu.detect(payload, llr, erased); },
+            [&] { return d_cpu->detect(payload, llr, erased); });
     }
 
 private:
-    bool touches_device(const payload_run& payload) const
-    {
-        if (!payload.carriers) // the engine refuses the run
-            return false;
-        for (int r = 0; r < d_nr; r++)
-            if (is_device_memory(payload.carriers[r]))
-                return true;
-        return false;
-    }
-
     std::unique_ptr<payload_detector> d_cpu;
     const int d_nr;
 };

@@ -58,16 +58,11 @@ public:
     }
     std::size_t process(const ofdm_fft_io& io) override
     {
-        // The CPU engine redoes a call the GPU failed, where it can reach its buffers: a
-        // call on device-resident buffers fails instead.
-        return run([&](ofdm_fft_engine& gpu) { return gpu.process(io); },
-                   [&] {
-                       if (touches_device(io))
-                           throw std::runtime_error(
-                               "ofdm_fft: the CPU engine cannot take device-resident buffers "
-                               "(after a GPU failure the caller copies them)");
-                       return d_cpu->process(io);
-                   });
+        // The CPU engine redoes a call the GPU failed, where it can reach its buffers.
+        return run_in_place(
+            "ofdm_fft", [&] { return touches_device(io); },
+            [&](ofdm_fft_engine& gpu) { return gpu.process(io); },
+            [&] { return d_cpu->process(io); });
     }
 
 private:
@@ -82,7 +77,7 @@ private:
     }
 
     std::unique_ptr<ofdm_fft_engine> d_cpu;
-    int d_channels;
+    const int d_channels;
 };
 
 } // namespace

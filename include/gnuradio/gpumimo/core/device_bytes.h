@@ -43,6 +43,18 @@ private:
  *  build without CUDA). Never throws. */
 bool is_device_memory(const void* p);
 
+/*! Whether any of p[0..n) points into memory on a CUDA device (false for p null). */
+template <typename T>
+bool any_device_memory(T const* const* p, std::size_t n)
+{
+    if (!p)
+        return false;
+    for (std::size_t i = 0; i < n; i++)
+        if (is_device_memory(p[i]))
+            return true;
+    return false;
+}
+
 /*! Copies `bytes` from src to dst, each in host or device memory (CUDA's unified
  *  addressing), synchronously; the ranges must not overlap. std::runtime_error naming
  *  the call and CUDA's error. In a build without CUDA (no device memory exists) a

@@ -171,6 +171,23 @@ protected:
     {
         return d_fallback.run([&] { return on_gpu(*d_gpu); }, on_cpu);
     }
+    /*! run() for a call whose buffers may lie in device memory (device-resident stream
+     *  buffers), which the CPU engine cannot reach: where on_device_memory() says so, the
+     *  call fails on the CPU (after a GPU failure, in this call or before) with
+     *  std::runtime_error instead of being redone there; the caller drops what it held
+     *  and, for later calls, copies such buffers through host memory. */
+    template <typename OnDeviceMemory, typename OnGpu, typename OnCpu>
+    auto run_in_place(const char* engine, OnDeviceMemory&& on_device_memory, OnGpu&& on_gpu, OnCpu&& on_cpu)
+        -> decltype(on_cpu())
+    {
+        return run(on_gpu, [&] {
+            if (on_device_memory())
+                throw std::runtime_error(std::string(engine) +
+                                         ": the CPU engine cannot take device-resident buffers "
+                                         "(after a GPU failure the caller copies them)");
+            return on_cpu();
+        });
+    }
 
     std::unique_ptr<Engine> d_gpu;
     gpu_fallback d_fallback;

@@ -60,7 +60,8 @@ public:
     /*!
      * Searches antenna a's n samples at in[a] (n <= the factory's max_input) for at most
      * max_frames whole frames (<= the factory's max_frames); frame k's corrected samples
-     * go to out[a] + k * frame.samples(), its description to frames[k].
+     * go to out[a] + k * frame.samples() (host memory; on the CUDA engine also device
+     * memory, a device-resident stream buffer), its description to frames[k].
      * first_sample: the stream position of in[a][0]. A call whose first_sample is the
      * last call's plus what it consumed continues that stream: in[a] then holds the
      * last call's unconsumed samples first, and the CUDA engine copies only the samples

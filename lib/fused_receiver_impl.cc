@@ -27,7 +27,7 @@
 namespace gr {
 namespace gpumimo {
 
-class fused_receiver_impl : public fused_receiver
+class fused_receiver_impl : public pinned_while_on_gpu<fused_receiver>
 {
 public:
     fused_receiver_impl(const core::fused_receiver_config& config,
@@ -99,17 +99,6 @@ public:
 
     // On the GPU the engine copies the samples in and the LLRs out by DMA straight from
     // and to page-locked stream buffers, with no pass over them in this thread.
-    bool start() override
-    {
-        if (backend() == "cuda")
-            d_pins.pin(*this, d_logger);
-        return block::start();
-    }
-    bool stop() override
-    {
-        d_pins.release();
-        return block::stop();
-    }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
@@ -257,7 +246,6 @@ private:
     const pmt::pmt_t d_frame_key;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
-    stream_buffer_pins d_pins;
     std::vector<float> d_llr, d_noise;
     std::uint64_t d_frames = 0, d_damaged = 0, d_unusable = 0;
     std::uint64_t d_codewords = 0, d_codeword_errors = 0, d_iterations = 0, d_raw_bits = 0,

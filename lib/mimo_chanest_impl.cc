@@ -33,7 +33,7 @@
 namespace gr {
 namespace gpumimo {
 
-class mimo_chanest_impl : public mimo_chanest, public device_buffer_user
+class mimo_chanest_impl : public pinned_while_on_gpu<mimo_chanest>, public device_buffer_user
 {
 public:
     // Frames estimated in one call at most: on the GPU one round trip for them all
@@ -123,19 +123,6 @@ public:
     std::uint64_t work_failures() const override { return d_faults.count(); }
     double last_noise_var() const override { return d_last_noise; }
 
-    bool start() override
-    {
-        // Page-locked stream buffers: the GPU engine copies frames in and payload out
-        // by DMA in place.
-        if (backend() == "cuda")
-            d_pins.pin(*this, d_logger);
-        return block::start();
-    }
-    bool stop() override
-    {
-        d_pins.release();
-        return block::stop();
-    }
 
     void forecast(int, gr_vector_int& ninput_items_required) override
     {
@@ -374,7 +361,6 @@ private:
     double d_last_noise = 0;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
-    stream_buffer_pins d_pins;
 };
 
 mimo_chanest::sptr mimo_chanest::make(const std::string& preset,

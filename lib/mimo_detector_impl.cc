@@ -33,7 +33,7 @@
 namespace gr {
 namespace gpumimo {
 
-class mimo_detector_impl : public mimo_detector, public device_buffer_user
+class mimo_detector_impl : public pinned_while_on_gpu<mimo_detector>, public device_buffer_user
 {
     static constexpr std::size_t kSymbolsPerCall = 64;
 
@@ -104,19 +104,6 @@ public:
 
     std::uint64_t work_failures() const override { return d_faults.count(); }
 
-    bool start() override
-    {
-        // Page-locked stream buffers: the GPU engine copies carriers in and LLRs out by
-        // DMA in place.
-        if (std::string(backend()) == "cuda")
-            d_pins.pin(*this, d_logger);
-        return sync_interpolator::start();
-    }
-    bool stop() override
-    {
-        d_pins.release();
-        return sync_interpolator::stop();
-    }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -322,7 +309,6 @@ private:
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
     std::unique_ptr<core::payload_detector> d_detector;
-    stream_buffer_pins d_pins;
     std::vector<gr_complex> d_h;          // the estimate: [used carrier][rx][tx]
     std::vector<float> d_noise;           // [used carrier]
     bool d_have_channel = false;

@@ -32,7 +32,7 @@
 namespace gr {
 namespace gpumimo {
 
-class mimo_ofdm_sync_impl : public mimo_ofdm_sync, public device_buffer_user
+class mimo_ofdm_sync_impl : public pinned_while_on_gpu<mimo_ofdm_sync>, public device_buffer_user
 {
 public:
     // Frames per call at most: enough to carry the scheduler's larger offers, few
@@ -95,19 +95,6 @@ public:
     std::string backend() const override { return d_engine->backend(); }
     double last_cfo() const override { return d_last_cfo; }
 
-    bool start() override
-    {
-        // Page-locked stream buffers: the GPU engine copies samples in and frames out
-        // by DMA in place.
-        if (backend() == "cuda")
-            d_pins.pin(*this, d_logger);
-        return block::start();
-    }
-    bool stop() override
-    {
-        d_pins.release();
-        return block::stop();
-    }
 
     void forecast(int, gr_vector_int& ninput_items_required) override
     {
@@ -214,7 +201,6 @@ private:
     double d_last_cfo = 0;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
-    stream_buffer_pins d_pins;
     synced_frame_gate d_gate{ d_log };
     std::vector<tag_t> d_rx_time_tags;
 };

@@ -150,15 +150,7 @@ bool ofdm_fft_impl::start()
                            d_batch,
                            per_batch);
     }
-    if (on_gpu())
-        d_pins.pin(*this, d_logger);
-    return block::start();
-}
-
-bool ofdm_fft_impl::stop()
-{
-    d_pins.release();
-    return block::stop();
+    return pinned_while_on_gpu::start(); // the stream buffers page-locked on the GPU
 }
 
 std::size_t ofdm_fft_impl::symbols_fitting(std::size_t samples, std::size_t most) const

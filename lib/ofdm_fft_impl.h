@@ -23,7 +23,7 @@
 namespace gr {
 namespace gpumimo {
 
-class ofdm_fft_impl : public ofdm_fft, public device_buffer_user
+class ofdm_fft_impl : public pinned_while_on_gpu<ofdm_fft>, public device_buffer_user
 {
 public:
     // engine: made by make() first, since the forward outputs' buffers depend on where
@@ -45,7 +45,6 @@ public:
     std::uint64_t work_failures() const override { return d_faults.count(); }
 
     bool start() override;
-    bool stop() override;
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
                      gr_vector_int& ninput_items,
@@ -87,9 +86,6 @@ private:
     const pmt::pmt_t d_sync_key; // PMT_NIL: no sync tag
     std::unique_ptr<core::ofdm_fft_engine> d_engine; // FFTW or the GPU (make_ofdm_fft_engine)
     bool on_gpu() const { return std::string(d_engine->backend()) == "cuda"; }
-    // The stream buffers this block reads and writes, page-locked while it runs so that
-    // the GPU copies them directly (start() to stop()).
-    stream_buffer_pins d_pins; // the stream buffers page-locked while on the GPU
 
     bool d_aligned;
     std::size_t d_phase = 0;           // pattern position of the next symbol

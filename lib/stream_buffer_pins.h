@@ -14,6 +14,7 @@
 #include <gnuradio/logger.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -43,6 +44,32 @@ public:
 
 private:
     std::vector<std::shared_ptr<core::host_registration>> d_held;
+};
+
+/*!
+ * \brief A GPU block's public interface (Block, a gr::block) with its stream buffers
+ * page-locked from start() to stop() while its engine runs on the GPU (backend() is
+ * "cuda" at start), so that the engine copies them by DMA in place. The block's impl
+ * derives from this instead of Block and constructs gr::block (a virtual base) itself.
+ */
+template <typename Block>
+class pinned_while_on_gpu : public Block
+{
+public:
+    bool start() override
+    {
+        if (std::string(this->backend()) == "cuda")
+            d_pins.pin(*this, this->d_logger);
+        return Block::start();
+    }
+    bool stop() override
+    {
+        d_pins.release();
+        return Block::stop();
+    }
+
+private:
+    stream_buffer_pins d_pins;
 };
 
 } // namespace gpumimo

@@ -31,7 +31,7 @@
 namespace gr {
 namespace gpumimo {
 
-class stream_receiver_impl : public stream_receiver
+class stream_receiver_impl : public pinned_while_on_gpu<stream_receiver>
 {
 public:
     // Frames per call at most: the GPU receiver's chunk (16 frames of 4 antennas), so
@@ -110,17 +110,6 @@ public:
 
     // On the GPU the engine copies the samples in and the LLRs out by DMA straight from
     // and to page-locked stream buffers, with no pass over them in this thread.
-    bool start() override
-    {
-        if (backend() == "cuda")
-            d_pins.pin(*this, d_logger);
-        return block::start();
-    }
-    bool stop() override
-    {
-        d_pins.release();
-        return block::stop();
-    }
 
     void forecast(int, gr_vector_int& ninput_items_required) override
     {
@@ -217,7 +206,6 @@ private:
     double d_last_cfo = 0, d_last_noise = 0;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
-    stream_buffer_pins d_pins;
     synced_frame_gate d_gate{ d_log };
     std::vector<tag_t> d_rx_time_tags;
 };

@@ -739,8 +739,7 @@ public:
                        int rx,
                        int tx) override
     {
-        if (rx != d_rx || tx != d_tx)
-            throw std::invalid_argument("smoothing_engine: made for other antennas or streams");
+        detail::check_smoothing_shape(rx, tx, d_rx, d_tx);
         detail::check_smoothing_frames(frames, d_max_frames);
         // One frame's estimates are smoothed in place; several are gathered into one
         // block (allocated at construction) for the smoother's single copy each way.

@@ -111,6 +111,14 @@ inline void check_smoothing_frames(std::size_t frames, std::size_t max_frames)
                                     std::to_string(max_frames));
 }
 
+/*! smoothing_engine's antennas and streams on a call, the same on both backends:
+ *  std::invalid_argument unless they are those it was made for. */
+inline void check_smoothing_shape(int rx, int tx, int made_rx, int made_tx)
+{
+    if (rx != made_rx || tx != made_tx)
+        throw std::invalid_argument("smoothing_engine: made for other antennas or streams");
+}
+
 /*! frame_sync_engine::search()'s argument checks, the same on both backends:
  *  std::invalid_argument naming what is out of range. */
 void check_sync_call(std::size_t n,

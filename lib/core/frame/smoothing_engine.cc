@@ -57,8 +57,7 @@ public:
     int carriers() const override { return d_smoother.carriers(); }
     void smooth(std::complex<float>* h, int rx, int tx, double n0, float* error_var) override
     {
-        if (rx != d_rx || tx != d_tx)
-            throw std::invalid_argument("smoothing_engine: made for other antennas or streams");
+        detail::check_smoothing_shape(rx, tx, d_rx, d_tx);
         d_smoother.smooth(h, rx, tx, n0, error_var, d_n0_samples);
     }
 

@@ -17,17 +17,54 @@
  */
 #pragma once
 
+#include "common/device_memory.cuh"
 #include "common/gpu_math.cuh"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 
+#include <complex>
 #include <cstddef>
+#include <vector>
 
 namespace gr {
 namespace gpumimo {
 namespace core {
 namespace estimation_kernels {
 namespace { // each translation unit its own kernels
+
+// The tables the kernels read, for frames of one format, uploaded to the current
+// device: pilots [tx][carrier], cover [symbol][tx] (the pilots' orthogonal cover), the
+// preamble's empty carriers (the noise samples), the tracking carriers and their pilots.
+struct estimation_tables {
+    estimation_tables() = default;
+    explicit estimation_tables(const frame_format& frame)
+    {
+        const int tx = frame.streams;
+        std::vector<std::complex<float>> p;
+        for (int k = 0; k < tx; k++) {
+            const std::vector<std::complex<float>> pk = pilot_carriers(frame.num, k);
+            p.insert(p.end(), pk.begin(), pk.end());
+        }
+        pilots = cuda::upload_as<float2>(p);
+        std::vector<std::complex<float>> w;
+        for (int s = 0; s < tx; s++)
+            for (int k = 0; k < tx; k++)
+                w.push_back(pilot_cover(tx, s, k));
+        cover = cuda::upload_as<float2>(w);
+        const std::vector<int> odd = preamble_empty_carriers(frame.num);
+        nempty = int(odd.size());
+        empty = cuda::upload(odd);
+        const phase_tracker tracker(frame);
+        ntrack = int(tracker.carriers().size());
+        track = cuda::upload(tracker.carriers());
+        track_pilots = cuda::upload_as<float2>(tracker.pilots());
+    }
+
+    cuda::device_buffer<float2> pilots, cover, track_pilots;
+    cuda::device_buffer<int> empty, track;
+    int nempty = 0, ntrack = 0;
+};
 
 // Threads of the kernels that reduce within a block: noise_kernel has a block per frame
 // (so a whole block of threads), track_phase_kernel one per payload symbol and frame.

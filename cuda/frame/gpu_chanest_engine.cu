@@ -63,24 +63,7 @@ public:
         const gc::device_guard keep;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         d_stream = std::make_unique<gc::stream>();
-        std::vector<std::complex<float>> p; // [tx][carrier]
-        for (int k = 0; k < d_tx; k++) {
-            const std::vector<std::complex<float>> pk = pilot_carriers(frame.num, k);
-            p.insert(p.end(), pk.begin(), pk.end());
-        }
-        d_pilots = gc::upload_as<float2>(p);
-        std::vector<std::complex<float>> w; // [symbol][stream]
-        for (int s = 0; s < d_tx; s++)
-            for (int k = 0; k < d_tx; k++)
-                w.push_back(pilot_cover(d_tx, s, k));
-        d_cover = gc::upload_as<float2>(w);
-        const std::vector<int> empty = preamble_empty_carriers(frame.num);
-        d_nempty = int(empty.size());
-        d_empty = gc::upload(empty);
-        const phase_tracker tracker(frame);
-        d_ntrack = int(tracker.carriers().size());
-        d_track = gc::upload(tracker.carriers());
-        d_track_pilots = gc::upload_as<float2>(tracker.pilots());
+        d_tables = ek::estimation_tables(frame);
 
         const std::size_t carrier_values = std::size_t(rx) * d_F * d_symbols * d_U;
         const std::size_t h_values = d_F * d_U * rx * d_tx;
@@ -100,7 +83,7 @@ public:
         // The least-squares estimates' error is N0 / Nt (the pilots' cover); N0 the mean
         // power of the preamble's empty carriers on every antenna (as the host engine's).
         d_smoother = std::make_unique<gpu_channel_smoother>(
-            frame.num, method, rx, d_tx, d_F, device, 1.0 / d_tx, double(d_nempty) * rx);
+            frame.num, method, rx, d_tx, d_F, device, 1.0 / d_tx, double(d_tables.nempty) * rx);
     }
     const char* backend() const override { return "cuda"; }
     std::size_t max_frames() const override { return d_F; }
@@ -122,18 +105,18 @@ public:
             d_carriers.get(), frame_values, F, int(nf), d_rx, d_damaged.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("frame_finite_kernel");
         ek::estimate_kernel<<<blocks_for(nf * d_U), kThreads, 0, st>>>(
-            d_carriers.get(), d_pilots.get(), d_cover.get(), d_damaged.get(), F, int(nf), d_rx,
+            d_carriers.get(), d_tables.pilots.get(), d_tables.cover.get(), d_damaged.get(), F, int(nf), d_rx,
             d_tx, U, S, d_h.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("estimate_kernel");
         ek::noise_kernel<<<unsigned(nf), ek::kNoiseThreads, 0, st>>>(
-            d_carriers.get(), d_damaged.get(), d_empty.get(), d_nempty, F, d_rx, d_tx, U, S,
+            d_carriers.get(), d_damaged.get(), d_tables.empty.get(), d_tables.nempty, F, d_rx, d_tx, U, S,
             d_noise.get(), d_noise_frame.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("noise_kernel");
         // Smoothed over frequency; the per-carrier noise becomes the effective noise.
         d_smoother->smooth_device(reinterpret_cast<std::complex<float>*>(d_h.get()),
                                   d_noise_frame.get(), nf, d_noise.get(), st);
         ek::track_phase_kernel<<<dim3(unsigned(d_payload), unsigned(nf)), ek::kTrackThreads, 0, st>>>(
-            d_carriers.get(), d_h.get(), d_track.get(), d_track_pilots.get(), d_ntrack,
+            d_carriers.get(), d_h.get(), d_tables.track.get(), d_tables.track_pilots.get(), d_tables.ntrack,
             d_damaged.get(), F, d_rx, d_tx, U, S, int(d_first_payload), int(d_payload),
             d_derot.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("track_phase_kernel");
@@ -236,9 +219,8 @@ private:
     const int d_device, d_rx, d_tx;
     const std::size_t d_F, d_U, d_symbols, d_first_payload, d_payload;
     std::unique_ptr<gc::stream> d_stream;
-    gc::device_buffer<float2> d_pilots, d_cover, d_track_pilots;
-    gc::device_buffer<int> d_empty, d_track, d_damaged;
-    int d_nempty = 0, d_ntrack = 0;
+    ek::estimation_tables d_tables;
+    gc::device_buffer<int> d_damaged;
     gc::device_buffer<float2> d_carriers, d_h, d_derot, d_out;
     gc::device_buffer<float> d_noise, d_noise_frame;
     gc::pinned_buffer<float2> d_stage_in, d_stage_out, d_host_h;

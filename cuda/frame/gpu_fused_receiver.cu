@@ -183,9 +183,8 @@ struct gpu_fused_receiver::impl {
     gpu_ofdm_fft fft;
     gpu_detector detector;
     std::unique_ptr<gc::stream> detect_stream; // made on `device`
-    gc::device_buffer<float2> pilots, cover, track_pilots;
-    gc::device_buffer<int> empty, data, track;
-    int nempty = 0, ntrack = 0;
+    ek::estimation_tables tables;
+    gc::device_buffer<int> data;
     std::vector<slot> slots;
     std::unique_ptr<gc::slot_ring> ring; // slot k's stream
     float* out_llr = nullptr;
@@ -220,31 +219,7 @@ struct gpu_fused_receiver::impl {
         const gc::device_guard keep;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(device));
         detect_stream = std::make_unique<gc::stream>();
-        std::vector<std::complex<float>> p;
-        for (int k = 0; k < c.frame.streams; k++) {
-            const std::vector<std::complex<float>> pk = pilot_carriers(c.frame.num, k);
-            p.insert(p.end(), pk.begin(), pk.end());
-        }
-        pilots = gc::device_buffer<float2>(p.size());
-        GPUMIMO_CUDA_CHECK(cudaMemcpy(
-            pilots.get(), p.data(), p.size() * sizeof(float2), cudaMemcpyHostToDevice));
-        std::vector<std::complex<float>> w; // [symbol][stream]
-        for (int s = 0; s < c.frame.streams; s++)
-            for (int k = 0; k < c.frame.streams; k++)
-                w.push_back(pilot_cover(c.frame.streams, s, k));
-        cover = gc::device_buffer<float2>(w.size());
-        GPUMIMO_CUDA_CHECK(cudaMemcpy(
-            cover.get(), w.data(), w.size() * sizeof(float2), cudaMemcpyHostToDevice));
-        const std::vector<int> odd = preamble_empty_carriers(c.frame.num);
-        nempty = int(odd.size());
-        empty = gc::device_buffer<int>(std::max<std::size_t>(1, odd.size()));
-        GPUMIMO_CUDA_CHECK(cudaMemcpy(
-            empty.get(), odd.data(), odd.size() * sizeof(int), cudaMemcpyHostToDevice));
-
-        const phase_tracker tracker(c.frame);
-        ntrack = int(tracker.carriers().size());
-        track = upload(tracker.carriers());
-        track_pilots = upload(tracker.pilots());
+        tables = ek::estimation_tables(c.frame);
         data = upload(data_carriers(c.frame.num));
 
         const std::size_t carrier_values = std::size_t(c.rx) * F * L.symbols * L.carriers;
@@ -272,7 +247,7 @@ struct gpu_fused_receiver::impl {
             // mean power of the preamble's empty carriers on every antenna.
             s.smoother = std::make_unique<gpu_channel_smoother>(
                 c.frame.num, c.estimator, c.rx, c.frame.streams, F, dev, 1.0 / c.frame.streams,
-                double(nempty) * c.rx);
+                double(tables.nempty) * c.rx);
             // Slots a short chunk leaves unused still go through the FFT: zeros there,
             // not whatever the allocation held.
             GPUMIMO_CUDA_CHECK(cudaMemset(
@@ -383,10 +358,10 @@ struct gpu_fused_receiver::impl {
         fft.enqueue_device(io, st); // non-finite frames are flagged above, not counted here
 
         ek::estimate_kernel<<<blocks_for(nf * U), kThreads, 0, st>>>(
-            s.carriers.get(), pilots.get(), cover.get(), s.damaged.get(), int(F), int(nf), rx, config.frame.streams, U,
+            s.carriers.get(), tables.pilots.get(), tables.cover.get(), s.damaged.get(), int(F), int(nf), rx, config.frame.streams, U,
             L.symbols, s.h.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("estimate_kernel");
-        ek::noise_kernel<<<unsigned(nf), ek::kNoiseThreads, 0, st>>>(s.carriers.get(), s.damaged.get(), empty.get(), nempty,
+        ek::noise_kernel<<<unsigned(nf), ek::kNoiseThreads, 0, st>>>(s.carriers.get(), s.damaged.get(), tables.empty.get(), tables.nempty,
                                                          int(F), rx, config.frame.streams, U, L.symbols,
                                                          s.noise.get(), s.noise_frame.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("noise_kernel");
@@ -394,7 +369,7 @@ struct gpu_fused_receiver::impl {
         s.smoother->smooth_device(reinterpret_cast<std::complex<float>*>(s.h.get()), s.noise_frame.get(), nf,
                                s.noise.get(), st);
         ek::track_phase_kernel<<<dim3(unsigned(L.payload), unsigned(nf)), ek::kTrackThreads, 0, st>>>(
-            s.carriers.get(), s.h.get(), track.get(), track_pilots.get(), ntrack, s.damaged.get(), int(F), rx,
+            s.carriers.get(), s.h.get(), tables.track.get(), tables.track_pilots.get(), tables.ntrack, s.damaged.get(), int(F), rx,
             config.frame.streams, U, L.symbols, L.first_payload, L.payload, s.derot.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("track_phase_kernel");
         data_carrier_kernel<<<blocks_for(nf * L.data), kThreads, 0, st>>>(

@@ -66,7 +66,7 @@ void usage()
         "  found, implementation loss at BER 1e-2.\n"
         "  --preset small|fft512|lte20   numerology (small)\n"
         "  --streams N --rx N            streams and antennas (2, 4)\n"
-        "  --modulation M                qpsk|16qam|64qam|256qam (16qam)\n"
+        "  --modulation M                qpsk|16qam|64qam|256qam|1024qam (16qam)\n"
         "  --payload N                   payload symbols per frame (10)\n"
         "  --frames N                    frames per SNR (200)\n"
         "  --snr a,b,c | --snr lo:step:hi SNRs per antenna in dB (0:2:30)\n"

@@ -36,7 +36,8 @@ bool gpu_supports(algorithm algo,
                   const detector_params& params,
                   std::string* why)
 {
-    return gc::gpu_registry_entry(algo).supports(constellation(mod), nt, nr, params, why);
+    return detail::gpu_detectors_take(mod, why) &&
+           gc::gpu_registry_entry(algo).supports(constellation(mod), nt, nr, params, why);
 }
 
 namespace {

@@ -13,7 +13,7 @@ from . import gpumimo_python as _core
 
 # The detectors of the core's registry (core/detect/registry.h), in its order.
 ALGORITHMS = tuple(_core.algorithm_names())
-MODULATIONS = ("qpsk", "16qam", "64qam", "256qam")
+MODULATIONS = ("qpsk", "16qam", "64qam", "256qam", "1024qam")
 _OUTPUTS = ("llr", "int8", "hard")
 _PARAMS = ("kbest_k", "nway_passes", "list_llr_clip", "psd_lvl", "psd_exp", "llr_clip",
            "psd_block_search")
@@ -30,7 +30,8 @@ H complex64 [C, nr, nt], y complex64 [B, nr], noise_var float32 [C], group G."""
 
 
 def constellation(modulation="16qam"):
-    """The constellation of `modulation` ("qpsk", "16qam", "64qam" or "256qam")."""
+    """The constellation of `modulation` ("qpsk", "16qam", "64qam", "256qam" or
+    "1024qam")."""
     points, labels = _core._constellation(str(modulation))
     return Constellation(str(modulation).lower(), points, labels, labels.shape[1])
 

@@ -18,7 +18,8 @@ from qa_common import seeded_rng, ts38211_points  # noqa: E402
 from gnuradio import gpumimo  # noqa: E402
 
 
-@pytest.mark.parametrize("mod,m", [("qpsk", 2), ("16qam", 4), ("64qam", 6), ("256qam", 8)])
+@pytest.mark.parametrize("mod,m", [("qpsk", 2), ("16qam", 4), ("64qam", 6), ("256qam", 8),
+                                   ("1024qam", 10)])
 def test_constellation_is_ts38211(mod, m):
     c = gpumimo.constellation(mod)
     points, labels = ts38211_points(m)

@@ -25,7 +25,7 @@ def detect_cpu(*args, **kwargs):
     has a GPU ("auto" takes the float32 GPU detectors there)."""
     return gpumimo.detect(*args, backend="cpu", **kwargs)
 
-BITS = {"qpsk": 2, "16qam": 4, "64qam": 6, "256qam": 8}
+BITS = {"qpsk": 2, "16qam": 4, "64qam": 6, "256qam": 8, "1024qam": 10}
 
 
 def brute_force_llr(y, H, n0, m, group):
@@ -47,7 +47,8 @@ def brute_force_llr(y, H, n0, m, group):
 
 
 @pytest.mark.parametrize("nt,nr,mod", [(1, 1, "qpsk"), (2, 2, "qpsk"), (3, 3, "qpsk"),
-                                       (2, 3, "16qam"), (1, 2, "64qam"), (2, 2, "64qam")])
+                                       (2, 3, "16qam"), (1, 2, "64qam"), (2, 2, "64qam"),
+                                       (1, 2, "1024qam")])
 def test_ml_equals_numpy_brute_force(nt, nr, mod):
     rng = seeded_rng(1000 + 10 * nt + nr)
     m = BITS[mod]

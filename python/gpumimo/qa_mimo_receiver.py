@@ -114,6 +114,20 @@ def test_loopback_gives_every_bit_back_with_every_detector(algorithm):
 
 
 @pytest.mark.parametrize("fused", [False, True])
+def test_1024qam_frames_come_back_every_bit_right(fused):
+    """1024-QAM (TS 38.211 5.1.7) through the transmitter, a 3-tap channel with a carrier
+    offset at 55 dB and the receiver (separate blocks or the stream receiver, on the
+    CPU; the GPU detectors take up to 256-QAM): every bit of every frame right."""
+    frames, nsym = 4, 3
+    x, _ = rx_samples(2, 4, "1024qam", nsym, frames, snr_db=55, cfo=0.1 / 64, delay=29,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 72)
+    _, sink = receive(x, 2, "1024qam", nsym, fused=fused)
+    assert sink.frames() >= frames, sink.frames()
+    assert sink.bits() == sink.frames() * 2 * D * 10 * nsym
+    assert sink.bit_errors() == 0, f"GPUMIMO_TEST_SEED={SEED}: BER {sink.ber()}"
+
+
+@pytest.mark.parametrize("fused", [False, True])
 def test_noise_free_input_decodes_every_bit(fused):
     """The transmitter wired straight into the receiver: the noise estimate is 0, and is
     floored relative to the signal (max_estimated_snr) instead of marking every estimate

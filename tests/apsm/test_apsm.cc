@@ -363,6 +363,49 @@ TEST(ApsmRecording, NoDataSymbolsIsAnError)
     std::remove(tx.c_str());
 }
 
+// The order comes from the largest odd coordinate sent (1 QPSK ... 31 1024-QAM), the
+// sent symbols scaled onto that constellation's points; any other largest coordinate is
+// no square QAM and an error.
+TEST(ApsmRecording, OrderFromTheLargestCoordinateQpskTo1024Qam)
+{
+    auto rng = make_rng(2802);
+    const int train = 8, data = 6, antennas = 2;
+    for (const auto& [largest, mod] : { std::pair<int, modulation>(1, modulation::qpsk),
+                                        { 3, modulation::qam16 }, { 7, modulation::qam64 },
+                                        { 15, modulation::qam256 }, { 31, modulation::qam1024 },
+                                        { 5, modulation::qpsk }, { 33, modulation::qpsk } }) {
+        SCOPED_TRACE("largest coordinate " + std::to_string(largest));
+        std::uniform_int_distribution<int> level(0, largest); // odd values -largest..largest
+        std::map<std::string, named_array> rx, tx;
+        rx["rxSigTraining"] = { { train, antennas, 2 }, std::vector<float>(train * antennas * 2, 0.5f) };
+        rx["rxSigData"] = { { data, antennas, 2 }, std::vector<float>(data * antennas * 2, 0.5f) };
+        for (const auto& [key, rows] : { std::pair<const char*, int>("mod_training", train), { "mod_data", data } }) {
+            named_array a{ { rows, 1, 2 }, {} };
+            for (int i = 0; i < 2 * rows; i++)
+                a.data.push_back(float(2 * (level(rng) % ((largest + 1) / 2)) + 1) * (level(rng) % 2 ? 1.0f : -1.0f));
+            tx[key] = a;
+        }
+        tx["mod_data"].data[0] = float(largest); // the largest, once at least
+        const bool square = largest != 5 && largest != 33;
+        if (!square) {
+            EXPECT_THROW(apsm_recording_from(rx, tx, "rx.bin", "tx.bin"), std::runtime_error);
+            continue;
+        }
+        const apsm_recording r = apsm_recording_from(rx, tx, "rx.bin", "tx.bin");
+        EXPECT_EQ(r.mod, mod);
+        const constellation c(mod);
+        ASSERT_EQ(r.sent_data.size(), 1u);
+        EXPECT_FLOAT_EQ(r.sent_data[0][0].real(), float(largest * c.scale())); // a corner
+        for (const auto* symbols : { &r.sent_training[0], &r.sent_data[0] })
+            for (const std::complex<float>& s : *symbols) {
+                double nearest = 1e9;
+                for (const auto& p : c.points())
+                    nearest = std::min(nearest, std::abs(std::complex<double>(s) - p));
+                EXPECT_LT(nearest, 1e-6) << s; // on the constellation
+            }
+    }
+}
+
 // A BPSK recording (real +-1 symbols) passed as QPSK (largest coordinate 1) and scored
 // about half its symbols wrong: now an error naming BPSK; a QPSK user with one symbol
 // on an axis an error too; the same QPSK recording without that symbol loads as QPSK.

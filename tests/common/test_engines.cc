@@ -9,6 +9,7 @@
  * rule is exercised with makers that decline, fail and refuse.
  */
 #include "common/test_util.h"
+#include "detail/gpu_engines.h"
 
 #include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
 #include <gnuradio/gpumimo/core/detect/detector_engine.h>
@@ -116,6 +117,26 @@ TEST(Factories, CpuDetectorEngineIsTheReference)
     bad.mod = modulation::qam256;
     bad.nt = bad.nr = 4; // 2^32 candidates
     EXPECT_THROW(make_detector_engine(bad, "auto"), std::invalid_argument);
+}
+
+// The GPU detectors' modulation limit, where the GPU makers ask it (gpu_supports): on a
+// machine with a GPU, 1024-QAM on "auto" runs on the CPU with this reason, and on
+// "cuda" is refused with it; here the check itself.
+TEST(Factories, GpuDetectorsTakeQpskTo256QamOnly)
+{
+    for (modulation mod : { modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256 })
+        EXPECT_TRUE(detail::gpu_detectors_take(mod, nullptr)) << to_string(mod);
+    std::string why;
+    EXPECT_FALSE(detail::gpu_detectors_take(modulation::qam1024, &why));
+    EXPECT_NE(why.find("1024qam"), std::string::npos) << why;
+    EXPECT_NE(why.find("256-QAM"), std::string::npos) << why;
+    // 1024-QAM on the CPU: the engine is made there.
+    detector_config c;
+    c.spec = detector_spec("mmse");
+    c.mod = modulation::qam1024;
+    c.nt = 2;
+    c.nr = 2;
+    EXPECT_STREQ(make_detector_engine(c, "cpu")->backend(), "cpu");
 }
 
 TEST(Factories, CpuOfdmFftEngineMatchesTheReference)

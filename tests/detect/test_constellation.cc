@@ -13,7 +13,7 @@ using namespace gpumimo_test;
 
 namespace {
 
-// TS 38.211 5.1.3-5.1.6, verbatim.
+// TS 38.211 5.1.3-5.1.7, verbatim.
 std::complex<double> ts38211(int m, const std::vector<int>& b)
 {
     auto s = [&](int k) { return 1.0 - 2.0 * b[k]; };
@@ -29,12 +29,15 @@ std::complex<double> ts38211(int m, const std::vector<int>& b)
     case 8:
         return { s(0) * (8 - s(2) * (4 - s(4) * (2 - s(6)))) / std::sqrt(170.0),
                  s(1) * (8 - s(3) * (4 - s(5) * (2 - s(7)))) / std::sqrt(170.0) };
+    case 10: // 5.1.7
+        return { s(0) * (16 - s(2) * (8 - s(4) * (4 - s(6) * (2 - s(8))))) / std::sqrt(682.0),
+                 s(1) * (16 - s(3) * (8 - s(5) * (4 - s(7) * (2 - s(9))))) / std::sqrt(682.0) };
     }
     throw std::logic_error("bad m");
 }
 
 const modulation all_mods[] = {
-    modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256
+    modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256, modulation::qam1024
 };
 
 } // namespace
@@ -103,6 +106,9 @@ TEST(Constellation, ParsesNamesAndRejectsOthers)
     EXPECT_EQ(parse_modulation("16qam"), modulation::qam16);
     EXPECT_EQ(parse_modulation("64QAM"), modulation::qam64);
     EXPECT_EQ(parse_modulation("256qam"), modulation::qam256);
+    EXPECT_EQ(parse_modulation("1024QAM"), modulation::qam1024);
+    for (modulation mod : all_mods)
+        EXPECT_EQ(parse_modulation(to_string(mod)), mod);
     EXPECT_THROW(parse_modulation("32qam"), std::invalid_argument);
     EXPECT_THROW(parse_modulation(""), std::invalid_argument);
 }

@@ -50,6 +50,20 @@ TEST(Exact, Mtt2x2EqualsMl)
     }
 }
 
+// 1024-QAM: ML over 2^20 candidates per vector, so a few vectors.
+TEST(Exact, Mtt2x2EqualsMlOn1024Qam)
+{
+    auto rng = make_rng(37);
+    const constellation c(modulation::qam1024);
+    const cpu_detector ml(algorithm::ml, modulation::qam1024, 2, 2);
+    const cpu_detector mtt(algorithm::mtt, modulation::qam1024, 2, 2);
+    for (double snr : { 10.0, 35.0 }) {
+        const problems p = make_problems(rng, c, 2, 2, 6, snr, 2);
+        expect_same_llrs(run_detector(mtt, p), run_detector(ml, p),
+                         "mtt 2x2 1024qam at " + std::to_string(snr) + " dB");
+    }
+}
+
 TEST(Exact, Mtt2x4EqualsMl)
 {
     auto rng = make_rng(32);
@@ -63,8 +77,8 @@ TEST(Exact, Mtt2x4EqualsMl)
 TEST(Exact, EveryDetectorEqualsMlForOneStream)
 {
     auto rng = make_rng(33);
-    for (modulation mod :
-         { modulation::qpsk, modulation::qam16, modulation::qam64, modulation::qam256 }) {
+    for (modulation mod : { modulation::qpsk, modulation::qam16, modulation::qam64,
+                            modulation::qam256, modulation::qam1024 }) {
         const constellation c(mod);
         detector_params params;
         params.list_llr_clip = 1e30f; // no clipping: compare the raw minima

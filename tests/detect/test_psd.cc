@@ -68,6 +68,7 @@ TEST(Psd, EqualsMlWithDefaultRuleOutsideThePapersTable)
     auto rng = make_rng(43);
     expect_psd_equals_ml(rng, modulation::qam16, 3, 3, 300);
     expect_psd_equals_ml(rng, modulation::qam256, 2, 2, 30);
+    expect_psd_equals_ml(rng, modulation::qam1024, 2, 2, 8);
     expect_psd_equals_ml(rng, modulation::qpsk, 6, 6, 100);
     expect_psd_equals_ml(rng, modulation::qam16, 2, 5, 300);
     expect_psd_equals_ml(rng, modulation::qpsk, 1, 1, 100);
@@ -107,7 +108,8 @@ TEST(Psd, DefaultLevelsAreValidEverywhere)
         for (modulation mod : { modulation::qpsk,
                                 modulation::qam16,
                                 modulation::qam64,
-                                modulation::qam256 }) {
+                                modulation::qam256,
+                                modulation::qam1024 }) {
             std::vector<int> lvl, exp;
             psd_default_levels(nt, mod, lvl, exp);
             EXPECT_NO_THROW(ref::psd_check_levels(nt, mod, lvl, exp))

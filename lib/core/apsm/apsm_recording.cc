@@ -185,6 +185,8 @@ apsm_recording apsm_recording_from(const std::map<std::string, named_array>& rx,
         r.mod = modulation::qam64;
     else if (largest == 15)
         r.mod = modulation::qam256;
+    else if (largest == 31)
+        r.mod = modulation::qam1024;
     else
         throw std::runtime_error(tx_path + ": no square QAM has largest coordinate " +
                                  std::to_string(largest));
@@ -229,7 +231,7 @@ apsm_recording apsm_recording_from(const std::map<std::string, named_array>& rx,
     if (all_real)
         throw std::runtime_error(tx_path + ": the sent symbols are real (BPSK); APSM "
                                            "recordings are read as square QAM only "
-                                           "(QPSK to 256-QAM)");
+                                           "(QPSK to 1024-QAM)");
     if (zero_coordinate)
         throw std::runtime_error(tx_path + ": an active user sends a symbol with a zero "
                                            "coordinate, which is no square-QAM point");

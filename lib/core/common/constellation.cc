@@ -27,8 +27,10 @@ modulation parse_modulation(const std::string& name)
         return modulation::qam64;
     if (n == "256qam")
         return modulation::qam256;
+    if (n == "1024qam")
+        return modulation::qam1024;
     throw std::invalid_argument("unknown modulation '" + name +
-                                "' (expected qpsk, 16qam, 64qam or 256qam)");
+                                "' (expected qpsk, 16qam, 64qam, 256qam or 1024qam)");
 }
 
 std::string to_string(modulation mod)
@@ -42,6 +44,8 @@ std::string to_string(modulation mod)
         return "64qam";
     case modulation::qam256:
         return "256qam";
+    case modulation::qam1024:
+        return "1024qam";
     }
     return "?";
 }
@@ -59,6 +63,8 @@ int bits_of(modulation mod)
         return 6;
     case modulation::qam256:
         return 8;
+    case modulation::qam1024:
+        return 10;
     }
     throw std::invalid_argument("invalid modulation");
 }

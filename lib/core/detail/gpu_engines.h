@@ -14,6 +14,7 @@
 #define INCLUDED_GPUMIMO_DETAIL_GPU_ENGINES_H
 
 #include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
+#include <gnuradio/gpumimo/core/constellation.h>
 #include <gnuradio/gpumimo/core/detect/detector_engine.h>
 #include <gnuradio/gpumimo/core/frame/chanest_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
@@ -73,6 +74,19 @@ std::unique_ptr<chanest_engine> make_gpu_chanest_engine(const frame_format& fram
                                                         std::size_t max_frames,
                                                         int device,
                                                         std::string* why);
+
+/*! Whether the GPU detectors' kernels take `mod`: they are instantiated for QPSK to
+ *  256-QAM (2 to 8 bits a symbol); false with the reason in *why for 1024-QAM, which
+ *  runs on the CPU. Inline: the CUDA objects call it (gpu_supports). */
+inline bool gpu_detectors_take(modulation mod, std::string* why)
+{
+    if (constellation(mod).bits_per_symbol() <= 8)
+        return true;
+    if (why)
+        *why = to_string(mod) + ": the GPU detectors' kernels take QPSK to 256-QAM; it runs "
+                                "on the CPU detectors";
+    return false;
+}
 
 /*! chanest_engine's antennas and batch size at construction, the same on both backends:
  *  std::invalid_argument naming what is out of range. */

@@ -18,9 +18,9 @@ namespace gpumimo {
 namespace core {
 
 /*! The square QAM orders the detectors support. */
-enum class modulation { qpsk, qam16, qam64, qam256 };
+enum class modulation { qpsk, qam16, qam64, qam256, qam1024 };
 
-/*! Parses "qpsk" (or "4qam"), "16qam", "64qam", "256qam" (case-insensitive).
+/*! Parses "qpsk" (or "4qam"), "16qam", "64qam", "256qam", "1024qam" (case-insensitive).
  *  \throws std::invalid_argument for any other name. */
 modulation parse_modulation(const std::string& name);
 std::string to_string(modulation mod);
@@ -36,7 +36,7 @@ std::string to_string(modulation mod);
  * only on the odd bits b_1, b_3, ..., each an h = m/2 bit Gray-coded PAM:
  * \f[ a(c_0..c_{h-1}) = (1-2c_0)\,(2^{h-1} - a(c_1..c_{h-1})),\quad a(c) = 1-2c \f]
  * scaled by 1/sqrt(2(Q-1)/3) (QPSK 1/sqrt(2), 16-QAM 1/sqrt(10), 64-QAM 1/sqrt(42),
- * 256-QAM 1/sqrt(170)).
+ * 256-QAM 1/sqrt(170), 1024-QAM 1/sqrt(682): 38.211 5.1.3-5.1.7).
  *
  * The real-valued detectors work on the PAM alphabet of one dimension: level index
  * l = 0..P-1 (P = sqrt(Q)) stands for the amplitude (2l - (P-1)) * scale(), ascending.

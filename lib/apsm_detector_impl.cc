@@ -95,6 +95,11 @@ apsm_detector::sptr apsm_detector::make(int antennas,
 {
     if (antennas < 1 || users < 1)
         throw std::invalid_argument("apsm_detector: antennas and users must be >= 1");
+    // Each user's symbols are detected one by one, with no index into a stream to give
+    // pi/2-BPSK its turn.
+    if (core::parse_modulation(modulation) == core::modulation::pi2_bpsk)
+        throw std::invalid_argument("apsm_detector: pi/2-bpsk is not taken (a symbol's turn "
+                                    "depends on its index in the user's stream); use bpsk");
     if (!pilots.empty() && !pilot_file.empty())
         throw std::invalid_argument("apsm_detector: give pilots or pilot_file, not both");
     std::vector<gr_complex> p = pilot_file.empty() ? pilots : read_pilot_file(pilot_file);

@@ -11,7 +11,8 @@ import sys
 
 ROW = re.compile(r'^(\S.*?)\s{2,}(\S+(?: T\w+)?|-)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+'
                  r'(\d+)%\s+(?:(\d+)\s+(\d+)%\s+)?(?:(\d+)\s+)?(\d+)\s+([\d.]+)$')
-NAMES = {'qpsk': 'QPSK', '16qam': '16-QAM', '64qam': '64-QAM', '256qam': '256-QAM', '1024qam': '1024-QAM'}
+NAMES = {'qpsk': 'QPSK', '16qam': '16-QAM', '64qam': '64-QAM', '256qam': '256-QAM', '1024qam': '1024-QAM', 'bpsk': 'BPSK',
+         'pi/2-bpsk': 'pi/2-BPSK'}
 HEADLINE = ('mtt 4x4 16-QAM', 'nway 4x4 16-QAM N=4', 'psd 4x4 16-QAM 20 dB')
 
 

@@ -30,7 +30,8 @@ void usage()
     std::printf(
         "usage: gpumimo_link_sim [options]\n"
         "  --nt N --nr N             transmit streams and receive antennas (default 4 4)\n"
-        "  --modulation M            qpsk, 16qam, 64qam, 256qam, 1024qam (default 16qam)\n"
+        "  --modulation M            bpsk, pi/2-bpsk, qpsk, 16qam, 64qam, 256qam, 1024qam\n"
+        "                            (default 16qam)\n"
         "  --detectors D ...         one curve each: ml zf mmse mtt psd, kbest:K, nway:N,\n"
         "                            ot (the one-pass trellis, mtt_one_pass)\n"
         "                            (default mtt)\n"

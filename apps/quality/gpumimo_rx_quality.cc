@@ -66,7 +66,7 @@ void usage()
         "  found, implementation loss at BER 1e-2.\n"
         "  --preset small|fft512|lte20   numerology (small)\n"
         "  --streams N --rx N            streams and antennas (2, 4)\n"
-        "  --modulation M                qpsk|16qam|64qam|256qam|1024qam (16qam)\n"
+        "  --modulation M                bpsk|pi/2-bpsk|qpsk|16qam|...|1024qam (16qam)\n"
         "  --payload N                   payload symbols per frame (10)\n"
         "  --frames N                    frames per SNR (200)\n"
         "  --snr a,b,c | --snr lo:step:hi SNRs per antenna in dB (0:2:30)\n"
@@ -287,7 +287,7 @@ public:
     {
         detector_config dc;
         dc.spec = spec;
-        dc.mod = f.mod;
+        dc.mod = detected_modulation(f.mod); // pi/2-BPSK: turned back below, BPSK
         dc.nt = f.streams;
         dc.nr = o.rx;
         d_det = make_detector_engine(dc, o.backend);
@@ -331,7 +331,8 @@ public:
             const std::size_t c = std::size_t(d_data[d]);
             for (int s = 0; s < P; s++) {
                 for (int r = 0; r < d_rx; r++) {
-                    d_y[(d * P + s) * d_rx + r] = d_carriers[(r * S + 1 + K + s) * U + c];
+                    d_y[(d * P + s) * d_rx + r] =
+                        payload_turn_back(f.mod, d) * d_carriers[(r * S + 1 + K + s) * U + c];
                     for (int k = 0; k < K; k++) {
                         const cf* taps = &fr.taps[((std::size_t(s) * d_rx + r) * K + k) * ntaps];
                         cd h = 0;

@@ -29,7 +29,7 @@ struct frame_description {
     std::string preset;     //!< numerology preset ("small", "fft512", "lte20")
     int streams = 0;        //!< 1..8
     int antennas = 0;       //!< the recording's channels: streams..16
-    std::string modulation; //!< "qpsk", "16qam", "64qam", "256qam", "1024qam"
+    std::string modulation; //!< parse_modulation's names: "bpsk" ... "1024qam"
     int payload_symbols = 0; //!< 1..core::max_payload_symbols
     int prbs_order = 23;    //!< only 23 (mimo_ofdm_tx's payload "prbs")
     std::uint32_t prbs_seed = 0; //!< low 23 bits not all zero

@@ -13,13 +13,14 @@ from . import gpumimo_python as _core
 
 # The detectors of the core's registry (core/detect/registry.h), in its order.
 ALGORITHMS = tuple(_core.algorithm_names())
-MODULATIONS = ("qpsk", "16qam", "64qam", "256qam", "1024qam")
+MODULATIONS = ("bpsk", "pi/2-bpsk", "qpsk", "16qam", "64qam", "256qam", "1024qam")
 _OUTPUTS = ("llr", "int8", "hard")
 _PARAMS = ("kbest_k", "nway_passes", "list_llr_clip", "psd_lvl", "psd_exp", "llr_clip",
            "psd_block_search")
 
 Constellation = namedtuple("Constellation", "name points labels bits_per_symbol")
-Constellation.__doc__ = """A Gray-mapped square QAM constellation (TS 38.211 5.1 labels).
+Constellation.__doc__ = """A constellation as TS 38.211 5.1 labels it: Gray-mapped square QAM,
+BPSK, or pi/2-BPSK (BPSK's points for even symbol indices, turned by j for odd ones).
 
 points: complex64 [Q], unit average energy; labels: uint8 [Q, m], labels[i, k] is bit
 b_k of point i; point index i = sum_k b_k 2^(m-1-k) (b_0 most significant)."""
@@ -30,8 +31,7 @@ H complex64 [C, nr, nt], y complex64 [B, nr], noise_var float32 [C], group G."""
 
 
 def constellation(modulation="16qam"):
-    """The constellation of `modulation` ("qpsk", "16qam", "64qam", "256qam" or
-    "1024qam")."""
+    """The constellation of `modulation` (one of MODULATIONS)."""
     points, labels = _core._constellation(str(modulation))
     return Constellation(str(modulation).lower(), points, labels, labels.shape[1])
 
@@ -164,8 +164,9 @@ def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
 
 
 def simulate(batch, nt, nr, modulation="16qam", snr_db=10.0, group=1, seed=None):
-    """A batch of y = H s + n: uniformly random bits, Gray-mapped QAM symbols,
+    """A batch of y = H s + n: uniformly random bits, mapped onto the constellation,
     i.i.d. Rayleigh CN(0, 1) channel matrices (one per `group` vectors) and AWGN.
+    Vector b holds symbol index b of every stream (pi/2-BPSK turns odd ones by j).
 
     snr_db is the SNR per receive antenna, E||Hs||^2 / E||n||^2 = nt / N0, so
     N0 = nt * 10^(-snr_db / 10). The same seed gives the same batch."""
@@ -178,6 +179,8 @@ def simulate(batch, nt, nr, modulation="16qam", snr_db=10.0, group=1, seed=None)
     weights = 1 << np.arange(m - 1, -1, -1)
     index = (bits.reshape(batch, nt, m) * weights).sum(axis=2)
     symbols = const.points[index].astype(np.complex64)
+    if const.name in ("pi/2-bpsk", "pi2bpsk", "pi2-bpsk"):
+        symbols[1::2] *= np.complex64(1j)
     nch = -(-batch // group)
     H = ((rng.standard_normal((nch, nr, nt)) + 1j * rng.standard_normal((nch, nr, nt)))
          / np.sqrt(2)).astype(np.complex64)

@@ -189,6 +189,8 @@ def test_bad_parameters_are_refused(tmp_path):
     pilots = [0.7 + 0.7j] * 20
     with pytest.raises(ValueError, match="pilot"):
         gpumimo.apsm_detector(4, 2, "qpsk")  # no pilots
+    with pytest.raises(ValueError, match="pi/2-bpsk"):
+        gpumimo.apsm_detector(4, 2, "pi/2-bpsk", pilots=pilots)
     with pytest.raises(ValueError, match="split"):
         gpumimo.apsm_detector(4, 3, "qpsk", pilots=pilots)
     with pytest.raises(ValueError, match="expected"):

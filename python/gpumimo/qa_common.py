@@ -20,10 +20,13 @@ def seeded_rng(salt):
 
 
 def ts38211_points(m):
-    """Points of the 2^m-QAM of TS 38.211 5.1, index = bits b_0..b_{m-1}, b_0 first."""
+    """Points of the 2^m-QAM of TS 38.211 5.1, index = bits b_0..b_{m-1}, b_0 first;
+    m = 1: BPSK (5.1.2, pi/2-BPSK's even symbols)."""
     q = 1 << m
     b = (np.arange(q)[:, None] >> np.arange(m - 1, -1, -1)) & 1
     s = 1 - 2 * b
+    if m == 1:
+        return (s[:, 0] + 1j * s[:, 0]) / np.sqrt(2), b
     if m == 2:
         return (s[:, 0] + 1j * s[:, 1]) / np.sqrt(2), b
     if m == 4:

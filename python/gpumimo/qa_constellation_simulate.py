@@ -29,6 +29,20 @@ def test_constellation_is_ts38211(mod, m):
     assert abs(np.mean(np.abs(c.points.astype(np.complex128)) ** 2) - 1) < 1e-6
 
 
+@pytest.mark.parametrize("mod", ["bpsk", "pi/2-bpsk"])
+def test_bpsk_and_pi2_bpsk_are_ts38211(mod):
+    """5.1.2 and 5.1.1: (1 - 2b)(1 + j)/sqrt(2), pi/2-BPSK's odd symbols turned by j
+    (the points are the even symbols'; simulate() turns the odd ones)."""
+    c = gpumimo.constellation(mod)
+    assert c.bits_per_symbol == 1
+    np.testing.assert_allclose(c.points, np.array([1 + 1j, -1 - 1j]) / np.sqrt(2), atol=1e-7)
+    np.testing.assert_array_equal(c.labels, [[0], [1]])
+    s = gpumimo.simulate(64, 2, 2, mod, snr_db=10.0, seed=5)
+    sent = (1 - 2.0 * s.bits) * (1 + 1j) / np.sqrt(2)            # [B, nt]
+    turn = np.where(np.arange(64) % 2 == 1, 1j, 1.0)[:, None] if mod != "bpsk" else 1.0
+    np.testing.assert_allclose(s.symbols, sent * turn, atol=1e-6)
+
+
 def test_unknown_constellation():
     with pytest.raises(ValueError):
         gpumimo.constellation("32qam")

@@ -25,7 +25,7 @@ def detect_cpu(*args, **kwargs):
     has a GPU ("auto" takes the float32 GPU detectors there)."""
     return gpumimo.detect(*args, backend="cpu", **kwargs)
 
-BITS = {"qpsk": 2, "16qam": 4, "64qam": 6, "256qam": 8, "1024qam": 10}
+BITS = {"bpsk": 1, "pi/2-bpsk": 1, "qpsk": 2, "16qam": 4, "64qam": 6, "256qam": 8, "1024qam": 10}
 
 
 def brute_force_llr(y, H, n0, m, group):
@@ -58,6 +58,36 @@ def test_ml_equals_numpy_brute_force(nt, nr, mod):
         want = brute_force_llr(y, H, n0, m, 2)
         assert got.dtype == np.float32 and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mod", ["bpsk", "pi/2-bpsk"])
+def test_bpsk_detectors_against_numpy_brute_force(mod):
+    """BPSK and pi/2-BPSK (odd vectors turned by j, as simulate() makes them): ml, and
+    mtt for 2 streams, equal max-log ML by numpy enumeration of the turned-back vectors;
+    zf/mmse give finite LLRs of the right sign at high SNR; the lattice searches and the
+    GPU refuse them by name."""
+    rng = seeded_rng(1101)
+    for nt, nr in ((1, 2), (2, 2), (3, 4)):
+        s = gpumimo.simulate(60, nt, nr, mod, snr_db=float(rng.uniform(0, 20)), group=3,
+                             seed=int(rng.integers(2**31)))
+        y = s.y.astype(np.complex128)
+        if mod != "bpsk":
+            y[1::2] *= -1j
+        want = brute_force_llr(y, s.H, s.noise_var, 1, 3)
+        for algorithm in ("ml", "mtt") if nt <= 2 else ("ml",):
+            got = gpumimo.detect(s.y, s.H, s.noise_var, modulation=mod, algorithm=algorithm,
+                                 backend="cpu", group=3)
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=algorithm)
+    s = gpumimo.simulate(200, 2, 4, mod, snr_db=30.0, seed=int(rng.integers(2**31)))
+    for algorithm in ("zf", "mmse", "mtt"):
+        llr = gpumimo.detect(s.y, s.H, s.noise_var, modulation=mod, algorithm=algorithm,
+                             backend="cpu")
+        assert np.all(np.isfinite(llr))
+        np.testing.assert_array_equal((llr > 0).astype(np.uint8), s.bits)  # docs/conventions.md
+    for algorithm in ("kbest", "nway", "psd"):
+        with pytest.raises(ValueError, match="square-QAM"):
+            gpumimo.detect(s.y, s.H, s.noise_var, modulation=mod, algorithm=algorithm,
+                           backend="cpu")
 
 
 def test_mtt_2x2_equals_ml():

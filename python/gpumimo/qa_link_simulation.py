@@ -40,6 +40,24 @@ def test_uncoded_qpsk_awgn_matches_q_function():
         assert abs(p["ber"] - expected) < 5 * math.sqrt(expected * (1 - expected) / n) + 1 / n
 
 
+@pytest.mark.parametrize("modulation", ["bpsk", "pi/2-bpsk"])
+def test_uncoded_bpsk_awgn_matches_q_function(modulation):
+    """BPSK's one bit on both axes (and pi/2-BPSK's odd symbols turned by j, turned back
+    by the detector): BER = Q(sqrt(2 Es / N0)) = erfc(sqrt(SNR)) / 2 over AWGN, half
+    QPSK's exponent."""
+    result = gpumimo.link_simulate([0.0, 4.0], nt=1, nr=1, modulation=modulation,
+                                   detector="zf", channel="awgn", coded=False,
+                                   frame_errors=0, max_frames=40, backend="auto",
+                                   seed=_seed(5))
+    assert result["backend"] == "cpu"  # the GPU detectors take QPSK to 256-QAM
+    for p in result["points"]:
+        snr = 10 ** (p["snr_db"] / 10)
+        expected = 0.5 * math.erfc(math.sqrt(snr))
+        n = p["info_bits"]
+        assert p["frames"] == 40 and n > 0
+        assert abs(p["ber"] - expected) < 5 * math.sqrt(expected * (1 - expected) / n) + 1 / n
+
+
 def test_coded_run_corrects_and_repeats_by_seed():
     seed = _seed(2)
     calls = []

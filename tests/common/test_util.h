@@ -112,8 +112,9 @@ inline problems make_problems(std::mt19937_64& rng,
         const cf32* h = &p.h[(b / group) * nr * nt];
         for (int r = 0; r < nr; r++) {
             std::complex<double> acc(0.0);
-            for (int t = 0; t < nt; t++)
-                acc += std::complex<double>(h[r * nt + t]) * c.point(p.sent[b * nt + t]);
+            for (int t = 0; t < nt; t++) // vector b: symbol index b (pi/2-BPSK's turn)
+                acc += std::complex<double>(h[r * nt + t]) * c.point(p.sent[b * nt + t]) *
+                       c.rotation(b);
             acc += std::sqrt(n0) * std::complex<double>(gauss(rng), gauss(rng));
             p.y[b * nr + r] = cf32(acc);
         }

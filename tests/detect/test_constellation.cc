@@ -99,6 +99,33 @@ TEST(Constellation, PamLevelsDecomposeEveryPoint)
     }
 }
 
+// TS 38.211 5.1.1 (pi/2-BPSK) and 5.1.2 (BPSK), verbatim: d(i) = e^{j pi/2 (i mod 2)} /
+// sqrt(2) [(1 - 2b(i)) + j (1 - 2b(i))], without the turn for BPSK.
+TEST(Constellation, BpskAndPi2BpskMatchTs38211)
+{
+    for (modulation mod : { modulation::bpsk, modulation::pi2_bpsk }) {
+        const constellation c(mod);
+        EXPECT_FALSE(c.square());
+        EXPECT_EQ(c.bits_per_symbol(), 1);
+        EXPECT_EQ(c.size(), 2);
+        EXPECT_DOUBLE_EQ(c.max_energy(), 1.0);
+        for (std::size_t i = 0; i < 6; i++)
+            for (int b = 0; b < 2; b++) {
+                const std::complex<double> turn =
+                    mod == modulation::pi2_bpsk ? std::exp(std::complex<double>(0, M_PI / 2 * double(i % 2)))
+                                                : 1.0;
+                const std::complex<double> want =
+                    turn / std::sqrt(2.0) * std::complex<double>(1 - 2 * b, 1 - 2 * b);
+                const std::complex<double> got = c.point(b) * c.rotation(i);
+                EXPECT_NEAR(got.real(), want.real(), 1e-12) << to_string(mod) << " i " << i << " b " << b;
+                EXPECT_NEAR(got.imag(), want.imag(), 1e-12) << to_string(mod) << " i " << i << " b " << b;
+                EXPECT_EQ(c.bit(b, 0), b);
+            }
+    }
+    for (modulation mod : all_mods)
+        EXPECT_TRUE(constellation(mod).square());
+}
+
 TEST(Constellation, ParsesNamesAndRejectsOthers)
 {
     EXPECT_EQ(parse_modulation("QPSK"), modulation::qpsk);
@@ -107,7 +134,12 @@ TEST(Constellation, ParsesNamesAndRejectsOthers)
     EXPECT_EQ(parse_modulation("64QAM"), modulation::qam64);
     EXPECT_EQ(parse_modulation("256qam"), modulation::qam256);
     EXPECT_EQ(parse_modulation("1024QAM"), modulation::qam1024);
+    EXPECT_EQ(parse_modulation("BPSK"), modulation::bpsk);
+    EXPECT_EQ(parse_modulation("pi/2-BPSK"), modulation::pi2_bpsk);
+    EXPECT_EQ(parse_modulation("pi2bpsk"), modulation::pi2_bpsk);
     for (modulation mod : all_mods)
+        EXPECT_EQ(parse_modulation(to_string(mod)), mod);
+    for (modulation mod : { modulation::bpsk, modulation::pi2_bpsk })
         EXPECT_EQ(parse_modulation(to_string(mod)), mod);
     EXPECT_THROW(parse_modulation("32qam"), std::invalid_argument);
     EXPECT_THROW(parse_modulation(""), std::invalid_argument);

@@ -64,6 +64,56 @@ TEST(Exact, Mtt2x2EqualsMlOn1024Qam)
     }
 }
 
+// BPSK and pi/2-BPSK: ml, zf, mmse and mtt take them (zf, mmse and mtt are ML for one
+// stream, mtt for two); the lattice searches refuse them by name. pi/2-BPSK's vectors
+// are BPSK turned by j where their index is odd: detected as pi/2-BPSK they give the
+// LLRs of the turned-back vectors detected as BPSK.
+TEST(Exact, BpskAndPi2BpskOnTheDetectorsThatTakeThem)
+{
+    auto rng = make_rng(38);
+    detector_params params;
+    params.list_llr_clip = 1e30f;
+    for (modulation mod : { modulation::bpsk, modulation::pi2_bpsk }) {
+        const constellation c(mod);
+        for (const auto& [nt, nr] : { std::pair<int, int>(1, 2), { 2, 2 }, { 3, 4 } }) {
+            const cpu_detector ml(algorithm::ml, mod, nt, nr);
+            for (double snr : { 0.0, 10.0, 25.0 }) {
+                const problems p = make_problems(rng, c, nt, nr, 101, snr, 3);
+                const std::vector<float> ref = run_detector(ml, p);
+                for (float v : ref)
+                    ASSERT_TRUE(std::isfinite(v));
+                std::vector<algorithm> exact{ algorithm::mtt };
+                if (nt == 1)
+                    exact = { algorithm::zf, algorithm::mmse, algorithm::mtt };
+                if (nt <= 2)
+                    for (algorithm a : exact)
+                        expect_same_llrs(run_detector(cpu_detector(a, mod, nt, nr, params), p), ref,
+                                         to_string(a) + " " + std::to_string(nt) + "x" +
+                                             std::to_string(nr) + " " + to_string(mod));
+                for (algorithm a : { algorithm::zf, algorithm::mmse, algorithm::mtt }) // finite
+                    for (float v : run_detector(cpu_detector(a, mod, nt, nr), p))
+                        ASSERT_TRUE(std::isfinite(v)) << to_string(a);
+                if (mod != modulation::pi2_bpsk)
+                    continue;
+                problems turned_back = p; // odd vectors times -j: BPSK
+                for (std::size_t b = 1; b < p.batch; b += 2)
+                    for (int r = 0; r < nr; r++)
+                        turned_back.y[b * nr + r] *= cf32(0, -1);
+                expect_same_llrs(ref, run_detector(cpu_detector(algorithm::ml, modulation::bpsk, nt, nr), turned_back),
+                                 "pi/2-BPSK against BPSK turned back");
+            }
+        }
+        for (algorithm a : { algorithm::kbest, algorithm::nway, algorithm::psd })
+            try {
+                cpu_detector(a, mod, 2, 2);
+                ADD_FAILURE() << to_string(a) << " took " << to_string(mod);
+            } catch (const std::invalid_argument& e) {
+                EXPECT_NE(std::string(e.what()).find(to_string(mod)), std::string::npos) << e.what();
+                EXPECT_NE(std::string(e.what()).find("square-QAM"), std::string::npos) << e.what();
+            }
+    }
+}
+
 TEST(Exact, Mtt2x4EqualsMl)
 {
     auto rng = make_rng(32);

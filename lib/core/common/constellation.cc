@@ -29,8 +29,13 @@ modulation parse_modulation(const std::string& name)
         return modulation::qam256;
     if (n == "1024qam")
         return modulation::qam1024;
+    if (n == "bpsk")
+        return modulation::bpsk;
+    if (n == "pi/2-bpsk" || n == "pi2bpsk" || n == "pi2-bpsk")
+        return modulation::pi2_bpsk;
     throw std::invalid_argument("unknown modulation '" + name +
-                                "' (expected qpsk, 16qam, 64qam, 256qam or 1024qam)");
+                                "' (expected bpsk, pi/2-bpsk, qpsk, 16qam, 64qam, 256qam or "
+                                "1024qam)");
 }
 
 std::string to_string(modulation mod)
@@ -46,6 +51,10 @@ std::string to_string(modulation mod)
         return "256qam";
     case modulation::qam1024:
         return "1024qam";
+    case modulation::bpsk:
+        return "bpsk";
+    case modulation::pi2_bpsk:
+        return "pi/2-bpsk";
     }
     return "?";
 }
@@ -65,6 +74,9 @@ int bits_of(modulation mod)
         return 8;
     case modulation::qam1024:
         return 10;
+    case modulation::bpsk:
+    case modulation::pi2_bpsk:
+        return 1;
     }
     throw std::invalid_argument("invalid modulation");
 }
@@ -83,8 +95,16 @@ int gray_pam_amplitude(const std::vector<int>& c, std::size_t from)
 } // namespace
 
 constellation::constellation(modulation mod)
-    : d_mod(mod), d_bits(bits_of(mod)), d_scale(0.0)
+    : d_mod(mod),
+      d_bits(bits_of(mod)),
+      d_square(mod != modulation::bpsk && mod != modulation::pi2_bpsk),
+      d_scale(0.0)
 {
+    if (!d_square) { // 38.211 5.1.1-5.1.2: (1-2b)(1+j)/sqrt(2), b the one bit
+        d_scale = 1.0 / std::sqrt(2.0);
+        d_points = { { d_scale, d_scale }, { -d_scale, -d_scale } };
+        return;
+    }
     const int q = 1 << d_bits;
     const int p = pam_size();
     d_scale = 1.0 / std::sqrt(2.0 * (q - 1) / 3.0);

@@ -76,11 +76,12 @@ std::unique_ptr<chanest_engine> make_gpu_chanest_engine(const frame_format& fram
                                                         std::string* why);
 
 /*! Whether the GPU detectors' kernels take `mod`: they are instantiated for QPSK to
- *  256-QAM (2 to 8 bits a symbol); false with the reason in *why for 1024-QAM, which
- *  runs on the CPU. Inline: the CUDA objects call it (gpu_supports). */
+ *  256-QAM (2 to 8 bits a symbol); false with the reason in *why for 1024-QAM, BPSK and
+ *  pi/2-BPSK, which run on the CPU. Inline: the CUDA objects call it (gpu_supports). */
 inline bool gpu_detectors_take(modulation mod, std::string* why)
 {
-    if (constellation(mod).bits_per_symbol() <= 8)
+    const constellation c(mod);
+    if (c.square() && c.bits_per_symbol() <= 8)
         return true;
     if (why)
         *why = to_string(mod) + ": the GPU detectors' kernels take QPSK to 256-QAM; it runs "

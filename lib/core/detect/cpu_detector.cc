@@ -10,6 +10,7 @@
 #include <exception>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace gr {
 namespace gpumimo {
@@ -24,11 +25,23 @@ cpu_detector::cpu_detector(
 
 cpu_detector::~cpu_detector() = default;
 
-void cpu_detector::detect(const mimo_batch& batch, float* llr, unsigned threads) const
+void cpu_detector::detect(const mimo_batch& given, float* llr, unsigned threads) const
 {
-    validate_batch(batch, d_nt, d_nr, d_const.max_energy());
-    if (batch.batch == 0)
+    validate_batch(given, d_nt, d_nr, d_const.max_energy());
+    if (given.batch == 0)
         return;
+    // pi/2-BPSK: vector b holds symbol b of every stream, turned by j where b is odd;
+    // turned back (y times -j, the noise as it was), it is BPSK, which the references
+    // detect with the same points.
+    mimo_batch batch = given;
+    std::vector<std::complex<float>> turned;
+    if (d_const.mod() == modulation::pi2_bpsk) {
+        turned.assign(given.y, given.y + given.batch * std::size_t(d_nr));
+        for (std::size_t b = 1; b < given.batch; b += 2)
+            for (int r = 0; r < d_nr; r++)
+                turned[b * std::size_t(d_nr) + std::size_t(r)] *= std::complex<float>(0, -1);
+        batch.y = turned.data();
+    }
     const group_detector_fn detect_group = registry_entry(d_algo).reference;
     const std::size_t nch = batch.num_channels();
     const std::size_t bits = bits_per_vector();

@@ -79,8 +79,9 @@ void kbest_detect(const constellation& c,
 } // namespace ref
 
 namespace {
-void check_kbest(const constellation&, int, int, const detector_params& p)
+void check_kbest(const constellation& c, int, int, const detector_params& p)
 {
+    check_square_qam(c, "kbest");
     check_list_llr_clip(p);
     if (p.kbest.k < 1 || p.kbest.k > 4096)
         throw std::invalid_argument("kbest_k must be 1..4096");

@@ -89,8 +89,9 @@ void nway_detect(const constellation& c,
 } // namespace ref
 
 namespace {
-void check_nway(const constellation&, int nt, int, const detector_params& p)
+void check_nway(const constellation& c, int nt, int, const detector_params& p)
 {
+    check_square_qam(c, "nway");
     check_list_llr_clip(p);
     if (p.nway.passes < 0 || p.nway.passes > nt)
         throw std::invalid_argument("nway_passes must be 1..nt (or 0 for nt)");

@@ -202,6 +202,7 @@ void psd_check_levels(int nt,
 namespace {
 void check_psd(const constellation& c, int nt, int, const detector_params& p)
 {
+    check_square_qam(c, "psd");
     check_list_llr_clip(p);
     if (!(p.psd.lvl.empty() && p.psd.exp.empty()))
         ref::psd_check_levels(nt, c.mod(), p.psd.lvl, p.psd.exp);

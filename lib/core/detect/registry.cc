@@ -59,6 +59,15 @@ void check_list_llr_clip(const detector_params& p)
         throw std::invalid_argument("list_llr_clip must be finite and > 0");
 }
 
+void check_square_qam(const constellation& c, const char* algorithm)
+{
+    if (!c.square())
+        throw std::invalid_argument(std::string(algorithm) +
+                                    " searches the square-QAM lattice, which " +
+                                    to_string(c.mod()) +
+                                    " is not: use ml, zf, mmse or mtt for it");
+}
+
 void check_llr_clip(const detector_params& p)
 {
     if (!(std::isfinite(p.llr_clip) && p.llr_clip >= 0.0f))

@@ -27,7 +27,7 @@ void fused_receiver_config::validate() const
         throw std::invalid_argument("fused receiver: rx = " + std::to_string(rx) +
                                     " must be streams (" + std::to_string(frame.streams) +
                                     ") .. 16");
-    check_detector(algo, constellation(frame.mod), frame.streams, rx, params);
+    check_detector(algo, constellation(detected_modulation(frame.mod)), frame.streams, rx, params);
 }
 
 struct cpu_fused_receiver::impl {
@@ -55,7 +55,7 @@ struct cpu_fused_receiver::impl {
 
     explicit impl(const fused_receiver_config& c)
         : config((c.validate(), c)),
-          detector(c.algo, c.frame.mod, c.frame.streams, c.rx, c.params),
+          detector(c.algo, detected_modulation(c.frame.mod), c.frame.streams, c.rx, c.params),
           smoother(c.frame.num, c.estimator),
           tracker(c.frame),
           L(c.frame),
@@ -118,7 +118,7 @@ struct cpu_fused_receiver::impl {
             for (int s = 0; s < L.payload; s++)
                 for (int d = 0; d < L.data; d++)
                     y[L.detector_vector(d, s) * config.rx + r] =
-                        derotation[std::size_t(s)] *
+                        derotation[std::size_t(s)] * payload_turn_back(fr.mod, std::size_t(d)) *
                         carriers[r * per_antenna + std::size_t(L.first_payload + s) * L.carriers +
                                  data[std::size_t(d)]];
         data_carrier_estimate(data, e, h, noise);

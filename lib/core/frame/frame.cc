@@ -250,6 +250,17 @@ std::vector<int> data_carriers(const numerology& num)
     return d;
 }
 
+modulation detected_modulation(modulation mod)
+{
+    return mod == modulation::pi2_bpsk ? modulation::bpsk : mod;
+}
+
+std::complex<float> payload_turn_back(modulation mod, std::size_t d)
+{
+    return mod == modulation::pi2_bpsk && (d & 1) ? std::complex<float>(0, -1)
+                                                  : std::complex<float>(1, 0);
+}
+
 std::size_t frame_format::samples() const
 {
     std::size_t n = 0;
@@ -343,7 +354,9 @@ std::vector<std::complex<float>> frame_grid(const frame_format& frame,
                         throw std::invalid_argument("frame_grid: payload bits must be 0 or 1");
                     index = index << 1 | b[j];
                 }
-                at(k, 1 + K + s, i) = std::complex<float>(c.point(index));
+                // pi/2-BPSK: symbol index s D + d of the stream (constellation::rotation)
+                at(k, 1 + K + s, i) =
+                    std::complex<float>(c.point(index) * c.rotation(std::size_t(s) * D + d));
             }
     return grid;
 }

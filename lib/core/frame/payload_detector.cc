@@ -29,8 +29,10 @@ public:
     host_payload_detector(const numerology& num,
                           int nt,
                           int nr,
-                          std::unique_ptr<detector_engine> detector)
+                          std::unique_ptr<detector_engine> detector,
+                          modulation payload)
         : d_detector(std::move(detector)),
+          d_payload(payload),
           d_data(data_carriers(num)),
           d_used(std::size_t(num.used_carriers)),
           d_nt(nt),
@@ -72,6 +74,7 @@ public:
                         erased[s] = 1;
                         v = 0;
                     }
+                    v *= payload_turn_back(d_payload, d);
                     d_y[order.detector_vector(d, s) * d_nr + r] = v;
                 }
         }
@@ -102,6 +105,7 @@ public:
 
 private:
     std::unique_ptr<detector_engine> d_detector;
+    const modulation d_payload; // the frame's (pi/2-BPSK: odd data carriers turned back)
     const std::vector<int> d_data;
     const std::size_t d_used;
     const int d_nt, d_nr;
@@ -138,18 +142,24 @@ private:
 
 } // namespace
 
-std::unique_ptr<payload_detector> make_host_payload_detector(
-    const numerology& num, int nt, int nr, std::unique_ptr<detector_engine> detector)
+std::unique_ptr<payload_detector> make_host_payload_detector(const numerology& num,
+                                                             int nt,
+                                                             int nr,
+                                                             std::unique_ptr<detector_engine> detector,
+                                                             modulation payload)
 {
-    return std::make_unique<host_payload_detector>(num, nt, nr, std::move(detector));
+    return std::make_unique<host_payload_detector>(num, nt, nr, std::move(detector), payload);
 }
 
 std::unique_ptr<payload_detector> make_payload_detector(const payload_detector_config& config,
                                                         const std::string& backend,
                                                         std::string* reason)
 {
+    detector_config detected = config.detector; // pi/2-BPSK: BPSK once turned back
+    detected.mod = detected_modulation(config.detector.mod);
     auto cpu = make_host_payload_detector(config.num, config.detector.nt, config.detector.nr,
-                                          make_detector_engine(config.detector, "cpu"));
+                                          make_detector_engine(detected, "cpu"),
+                                          config.detector.mod);
     return std::make_unique<payload_detector_with_fallback>(
         std::move(cpu),
         choose_gpu_engine(

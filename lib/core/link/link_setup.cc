@@ -237,7 +237,7 @@ void make_link_frame(const link_setup& s,
             int index = 0;
             for (int b = 0; b < m; b++)
                 index = (index << 1) | frame_bits[v * l.bits_per_vector + t * m + b];
-            sym[t] = cf32(s.constel.point(index));
+            sym[t] = cf32(s.constel.point(index) * s.constel.rotation(std::size_t(v))); // pi/2-BPSK: vector v is symbol v
         }
         const cf32* hv = h + std::size_t(v / l.group) * nr * nt;
         for (int r = 0; r < nr; r++) {

@@ -17,19 +17,22 @@ namespace gr {
 namespace gpumimo {
 namespace core {
 
-/*! The square QAM orders the detectors support. */
-enum class modulation { qpsk, qam16, qam64, qam256, qam1024 };
+/*! The modulations: square QAM from QPSK to 1024-QAM, and BPSK and pi/2-BPSK. */
+enum class modulation { qpsk, qam16, qam64, qam256, qam1024, bpsk, pi2_bpsk };
 
-/*! Parses "qpsk" (or "4qam"), "16qam", "64qam", "256qam", "1024qam" (case-insensitive).
+/*! Parses "qpsk" (or "4qam"), "16qam", "64qam", "256qam", "1024qam", "bpsk",
+ *  "pi/2-bpsk" (or "pi2bpsk", "pi2-bpsk"), case-insensitive.
  *  \throws std::invalid_argument for any other name. */
 modulation parse_modulation(const std::string& name);
+/*! "qpsk", "16qam", ..., "1024qam", "bpsk", "pi/2-bpsk": parse_modulation's names. */
 std::string to_string(modulation mod);
 
 /*!
- * \brief Gray-mapped square QAM with unit average energy, labelled as 3GPP TS 38.211
- * section 5.1 labels it.
+ * \brief The constellations, unit average energy, labelled as 3GPP TS 38.211 section 5.1
+ * labels them.
  *
- * A point carries m = log2(Q) bits b_0 ... b_{m-1}. Its index in points() is the
+ * Square QAM (QPSK to 1024-QAM, 5.1.3 to 5.1.7), Gray-mapped:
+ * a point carries m = log2(Q) bits b_0 ... b_{m-1}. Its index in points() is the
  * integer whose most significant bit is b_0:
  *   index = sum_k b_k * 2^(m-1-k).
  * The in-phase part depends only on the even bits b_0, b_2, ... and the quadrature part
@@ -40,6 +43,14 @@ std::string to_string(modulation mod);
  *
  * The real-valued detectors work on the PAM alphabet of one dimension: level index
  * l = 0..P-1 (P = sqrt(Q)) stands for the amplitude (2l - (P-1)) * scale(), ascending.
+ *
+ * BPSK (5.1.2): one bit b, the point (1-2b)(1+j)/sqrt(2), on the diagonal. pi/2-BPSK
+ * (5.1.1): the same points for even symbol indices i of a stream and turned by j for odd
+ * ones, d(i) = e^{j pi/2 (i mod 2)} (1-2b)(1+j)/sqrt(2): points() holds the even symbols'
+ * points and rotation(i) the turn. Neither is a square QAM (square() is false): their
+ * points lie on one line, and the PAM accessors (pam_size() to point_from_levels()) do
+ * not apply; the detectors that search the PAM lattice refuse them (core/detect/
+ * registry.h).
  */
 class constellation
 {
@@ -49,14 +60,28 @@ public:
     modulation mod() const { return d_mod; }
     int bits_per_symbol() const { return d_bits; }
     int size() const { return 1 << d_bits; }
+    /*! Square QAM (QPSK to 1024-QAM); false for BPSK and pi/2-BPSK. */
+    bool square() const { return d_square; }
+    /*! Square QAM: sqrt(Q) levels a dimension. */
     int pam_size() const { return 1 << (d_bits / 2); }
-    /*! Distance between neighbouring PAM levels is 2 * scale(). */
+    /*! Square QAM: the distance between neighbouring PAM levels is 2 * scale(). BPSK:
+     *  1/sqrt(2), its points' coordinates. */
     double scale() const { return d_scale; }
-    /*! The largest symbol energy |s|^2, a corner point's: 2 ((P - 1) scale())^2. */
+    /*! The largest symbol energy |s|^2: a corner point's, 2 ((P - 1) scale())^2, for
+     *  square QAM; 1 for BPSK. */
     double max_energy() const
     {
+        if (!d_square)
+            return 1.0;
         const double a = (pam_size() - 1) * d_scale;
         return 2.0 * a * a;
+    }
+    /*! The turn of symbol index i of a stream: j for odd i in pi/2-BPSK, else 1. The
+     *  sent symbol is point(q) * rotation(i). */
+    std::complex<double> rotation(std::size_t i) const
+    {
+        return d_mod == modulation::pi2_bpsk && (i & 1) ? std::complex<double>(0, 1)
+                                                        : std::complex<double>(1, 0);
     }
 
     /*! Point with index i (see class description), unit average energy. */
@@ -65,7 +90,7 @@ public:
     /*! Label bit k (0 = b_0) of point i. */
     int bit(int i, int k) const { return (i >> (d_bits - 1 - k)) & 1; }
 
-    /*! Amplitude of PAM level l (ascending). */
+    /*! Square QAM only, as the rest: amplitude of PAM level l (ascending). */
     double pam_amplitude(int l) const { return (2 * l - (pam_size() - 1)) * d_scale; }
     /*! PAM level of the in-phase (quadrature) part of point i. */
     int in_phase_level(int i) const { return d_i_level[i]; }
@@ -79,6 +104,7 @@ public:
 private:
     modulation d_mod;
     int d_bits;
+    bool d_square;
     double d_scale;
     std::vector<std::complex<double>> d_points;
     std::vector<int> d_i_level, d_q_level, d_from_levels;

@@ -37,6 +37,8 @@ using cf32 = std::complex<float>;
  *   vectors: vector b uses matrix b / group; num_channels() = ceil(batch / group).
  * - noise_var: N0 = E|n_r|^2 of each matrix (num_channels() values), or one value for
  *   all when scalar_noise is set.
+ * With pi/2-BPSK, vector b holds symbol index b of every stream: odd vectors' symbols
+ * are turned by j (constellation::rotation).
  */
 struct mimo_batch {
     const cf32* y = nullptr;

@@ -107,6 +107,10 @@ void check_detector(algorithm algo,
 
 /*! The entries' shared check of list_llr_clip (finite and > 0). */
 void check_list_llr_clip(const detector_params& params);
+/*! For the detectors that search the square-QAM lattice of PAM levels (kbest, nway,
+ *  psd): std::invalid_argument naming `algorithm`, the modulation and the detectors
+ *  that take it, for BPSK and pi/2-BPSK. */
+void check_square_qam(const constellation& c, const char* algorithm);
 /*! Every detector's check of llr_clip (finite and >= 0; 0: no clipping). */
 void check_llr_clip(const detector_params& params);
 

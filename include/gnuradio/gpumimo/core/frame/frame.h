@@ -156,6 +156,15 @@ int tracking_carrier_count(const numerology& num);
  *  all but the tracking carriers. */
 std::vector<int> data_carriers(const numerology& num);
 
+/*! The modulation the detectors see in a frame's payload: pi/2-BPSK, turned back by
+ *  payload_turn_back(), is BPSK; every other modulation is itself. */
+modulation detected_modulation(modulation mod);
+/*! What a receiver multiplies the values on data carrier d (its index among the data
+ *  carriers) by before detecting them as detected_modulation(mod): pi/2-BPSK turns a
+ *  stream's symbols of odd index i = s D + d by j (TS 38.211 5.1.1; D data carriers, a
+ *  multiple of 4, so i is odd where d is), and these take -j; 1 elsewhere. */
+std::complex<float> payload_turn_back(modulation mod, std::size_t d);
+
 /*! Stream k's preamble carrier values (used carriers): unit-energy QPSK (a PRBS-15
  *  seeded by the stream) times sqrt(2) on the carriers an even distance from DC, 0 on
  *  the others. Every stream sends its own. */

@@ -81,9 +81,14 @@ std::unique_ptr<payload_detector> make_payload_detector(const payload_detector_c
                                                         std::string* fallback_reason = nullptr);
 
 /*! The host engine around any detector_engine (the factory's CPU engine; tests hold the
- *  GPU engine to it). */
-std::unique_ptr<payload_detector> make_host_payload_detector(
-    const numerology& num, int nt, int nr, std::unique_ptr<detector_engine> detector);
+ *  GPU engine to it). payload: the frame's modulation; for pi/2-BPSK the engine turns
+ *  the odd data carriers back (payload_turn_back) and `detector` detects BPSK
+ *  (detected_modulation). */
+std::unique_ptr<payload_detector> make_host_payload_detector(const numerology& num,
+                                                             int nt,
+                                                             int nr,
+                                                             std::unique_ptr<detector_engine> detector,
+                                                             modulation payload = modulation::qpsk);
 
 } // namespace core
 } // namespace gpumimo

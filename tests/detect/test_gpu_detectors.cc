@@ -671,25 +671,27 @@ TEST_F(Gpu, DegenerateInputGivesFiniteLlrsOrARefusal)
     }
 }
 
-// 1024-QAM is beyond every kernel's instantiations (QPSK to 256-QAM): each GPU detector
-// refuses it by name, before any launch, and "auto" runs it on the CPU.
-TEST_F(Gpu, ThousandTwentyFourQamIsRefusedByName)
+// 1024-QAM, BPSK and pi/2-BPSK are beyond every kernel's instantiations (QPSK to
+// 256-QAM): each GPU detector refuses them by name, before any launch, and "auto" runs
+// them on the CPU.
+TEST_F(Gpu, ModulationsBeyondTheKernelsAreRefusedByName)
 {
-    for (algorithm algo : { algorithm::ml, algorithm::zf, algorithm::mmse, algorithm::kbest,
-                            algorithm::mtt, algorithm::nway, algorithm::psd }) {
-        std::string why;
-        EXPECT_FALSE(gpu_supports(algo, modulation::qam1024, 1, 2, detector_params(), &why));
-        EXPECT_NE(why.find("1024qam"), std::string::npos) << why;
-        EXPECT_THROW(gpu_detector(algo, modulation::qam1024, 1, 2, detector_params(), 0), std::invalid_argument);
+    for (modulation mod : { modulation::qam1024, modulation::bpsk, modulation::pi2_bpsk }) {
+        for (algorithm algo : { algorithm::ml, algorithm::zf, algorithm::mmse, algorithm::mtt }) {
+            std::string why;
+            EXPECT_FALSE(gpu_supports(algo, mod, 1, 2, detector_params(), &why));
+            EXPECT_NE(why.find(to_string(mod)), std::string::npos) << why;
+            EXPECT_THROW(gpu_detector(algo, mod, 1, 2, detector_params(), 0), std::invalid_argument);
+        }
+        detector_config c;
+        c.spec = detector_spec("mmse");
+        c.mod = mod;
+        c.nt = 2;
+        c.nr = 2;
+        std::string reason;
+        EXPECT_STREQ(make_detector_engine(c, "auto", &reason)->backend(), "cpu");
+        EXPECT_NE(reason.find("256-QAM"), std::string::npos) << reason;
     }
-    detector_config c;
-    c.spec = detector_spec("mmse");
-    c.mod = modulation::qam1024;
-    c.nt = 2;
-    c.nr = 2;
-    std::string reason;
-    EXPECT_STREQ(make_detector_engine(c, "auto", &reason)->backend(), "cpu");
-    EXPECT_NE(reason.find("256-QAM"), std::string::npos) << reason;
 }
 
 // Error messages name source files relative to the source tree, never by the build

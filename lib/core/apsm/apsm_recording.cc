@@ -168,16 +168,22 @@ apsm_recording apsm_recording_from(const std::map<std::string, named_array>& rx,
     r.rx_training = complex_rows(rx_train, r.training_symbols, rx_path);
     r.rx_data = complex_rows(rx_data, r.data_symbols, rx_path);
 
-    // The sent symbols: odd integers; the largest says the order.
+    // The sent symbols: odd integers; the largest says the order, and real ones (every
+    // imaginary part 0) are BPSK.
     float largest = 0;
+    bool real_only = true;
     for (const named_array* a : { &tx_train, &tx_data })
-        for (float v : a->data) {
+        for (std::size_t i = 0; i < a->data.size(); i++) {
+            const float v = a->data[i];
             const float odd = (v - 1) / 2;
             if (!std::isfinite(v) || (v != 0 && odd != std::round(odd)))
                 throw std::runtime_error(tx_path + ": sent symbols off the odd-integer QAM grid");
             largest = std::max(largest, std::abs(v));
+            real_only &= i % 2 == 0 || v == 0;
         }
-    if (largest == 1)
+    if (real_only && largest == 1)
+        r.mod = modulation::bpsk;
+    else if (largest == 1)
         r.mod = modulation::qpsk;
     else if (largest == 3)
         r.mod = modulation::qam16;
@@ -190,14 +196,19 @@ apsm_recording apsm_recording_from(const std::map<std::string, named_array>& rx,
     else
         throw std::runtime_error(tx_path + ": no square QAM has largest coordinate " +
                                  std::to_string(largest));
-    const float scale = float(constellation(r.mod).scale());
+    // Onto the unit-energy constellation: square QAM scaled; BPSK's real +-1 turned by
+    // e^{j pi/4} onto TS 38.211's (1+j)/sqrt(2) diagonal (the received samples stay as
+    // they are: the filters learn the turn with the rest).
+    const std::complex<float> onto =
+        r.mod == modulation::bpsk ? std::polar(1.0f, float(M_PI / 4))
+                                  : std::complex<float>(float(constellation(r.mod).scale()), 0.0f);
     const int slots = tx_train.dims[1];
     for (int u = 0; u < slots; u++) {
         auto column = [&](const named_array& a, std::size_t rows) {
             std::vector<std::complex<float>> out(rows);
             for (std::size_t t = 0; t < rows; t++) {
                 const std::size_t at = 2 * (t * slots + u);
-                out[t] = { a.data[at] * scale, a.data[at + 1] * scale };
+                out[t] = std::complex<float>(a.data[at], a.data[at + 1]) * onto;
             }
             return out;
         };
@@ -217,24 +228,16 @@ apsm_recording apsm_recording_from(const std::map<std::string, named_array>& rx,
     }
     if (r.user_slots.empty())
         throw std::runtime_error(tx_path + ": no active user");
-    // Every square-QAM point has two odd coordinates, so an active user's symbol with a
-    // zero one is no QAM point; when every one is real (+-1) the recording is BPSK, which
-    // would otherwise pass as QPSK (largest coordinate 1) and score about half its
-    // symbols wrong.
-    bool all_real = true, zero_coordinate = false;
+    // Every point has two nonzero coordinates (BPSK's too, once turned), so an active
+    // user's symbol with a zero one is no point of the constellation: a QPSK recording
+    // with one real symbol, or a BPSK one with a zero.
     for (std::size_t k = 0; k < r.sent_training.size(); k++)
         for (const auto* symbols : { &r.sent_training[k], &r.sent_data[k] })
-            for (const std::complex<float>& s : *symbols) {
-                all_real &= s.imag() == 0;
-                zero_coordinate |= s.real() == 0 || s.imag() == 0;
-            }
-    if (all_real)
-        throw std::runtime_error(tx_path + ": the sent symbols are real (BPSK); APSM "
-                                           "recordings are read as square QAM only "
-                                           "(QPSK to 1024-QAM)");
-    if (zero_coordinate)
-        throw std::runtime_error(tx_path + ": an active user sends a symbol with a zero "
-                                           "coordinate, which is no square-QAM point");
+            for (const std::complex<float>& s : *symbols)
+                if (s.real() == 0 || s.imag() == 0)
+                    throw std::runtime_error(tx_path + ": an active user sends a symbol with a "
+                                                       "zero coordinate, which is no " +
+                                             to_string(r.mod) + " point");
     return r;
 }
 
@@ -273,9 +276,15 @@ bool libapsm_counts_symbol_error(std::complex<float> y,
                                  std::complex<float> sent,
                                  const constellation& c)
 {
-    const float s = float(c.scale()), outer = float(c.pam_size() - 1) * s;
     if (std::isnan(std::abs(y)))
         return true;
+    float s = float(c.scale()), outer = c.square() ? float(c.pam_size() - 1) * s : 1.0f;
+    if (!c.square()) { // BPSK: the library's own real +-1 (unit scale), turned back
+        const std::complex<float> back = std::polar(1.0f, float(-M_PI / 4));
+        y *= back;
+        sent *= back;
+        s = 1.0f;
+    }
     if (std::abs(y.real() - sent.real()) > s &&
         !(y.real() > outer && sent.real() > outer - s) &&
         !(y.real() < -outer && sent.real() < -outer + s))

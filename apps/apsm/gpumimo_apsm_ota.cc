@@ -38,7 +38,10 @@ void usage()
         "  --library-defaults  the public library's parameters (else gr-gpumimo's defaults)\n"
         "  --window W  --variance S2  --gaussian-weight WG  --linear-weight WL\n"
         "  --epsilon E  --passes P  --dictionary D  --sample-step S  --norm-bound B\n"
-        "  --ls-init | --no-ls-init   --no-variance-scaling   --normalize | --no-normalize\n");
+        "  --ls-init | --no-ls-init   --no-variance-scaling   --normalize | --no-normalize\n"
+        "  --antennas N | a,b,c  N antennas of the array (--antenna-pattern), or these ports\n"
+        "  --antenna-pattern first|equidistant   which N (default equidistant: spread evenly)\n"
+        "  --sweep-antennas N1,N2,...  per recording, SER and BER per user for each count\n");
 }
 
 struct run_result {
@@ -121,6 +124,59 @@ run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls, boo
     return out;
 }
 
+std::vector<int> numbers(const std::string& list)
+{
+    std::vector<int> out;
+    std::size_t at = 0;
+    while (at <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const std::string item = list.substr(at, comma - at);
+        std::size_t used = 0;
+        int v = 0;
+        try {
+            v = std::stoi(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size())
+            throw std::invalid_argument("'" + list + "' is not a list of whole numbers");
+        out.push_back(v);
+        at = comma + 1;
+    }
+    return out;
+}
+
+// The antennas --antennas names: a count (one number, taken by the pattern) or a list.
+std::vector<int> chosen_antennas(const std::string& spec, const std::string& pattern, int total)
+{
+    const std::vector<int> v = numbers(spec);
+    return spec.find(',') == std::string::npos ? antenna_subset(pattern, v[0], total) : v;
+}
+
+// SER and BER per user against the number of antennas (the pattern's subsets).
+void sweep(const std::string& name,
+           const apsm_recording& rec,
+           const std::vector<int>& counts,
+           const std::string& pattern,
+           const apsm_params& p,
+           bool use_ls)
+{
+    std::printf("%s: %s, %s, %s antennas\n", name.c_str(), to_string(rec.mod).c_str(),
+                use_ls ? "least squares" : "APSM", pattern.c_str());
+    std::printf("  antennas");
+    for (int u = 0; u < rec.users(); u++)
+        std::printf("  user %d SER%%/BER%%", rec.user_slots[std::size_t(u)]);
+    std::printf("\n");
+    for (int n : counts) {
+        const run_result r =
+            run(select_antennas(rec, antenna_subset(pattern, n, rec.antennas)), p, use_ls, false);
+        std::printf("  %8d", n);
+        for (int u = 0; u < rec.users(); u++)
+            std::printf("  %7.3f/%7.3f", r.ser[std::size_t(u)], r.ber[std::size_t(u)]);
+        std::printf("\n");
+    }
+}
+
 void print(const std::string& name, const apsm_recording& rec, const run_result& r)
 {
     std::printf("%s: %s, %d antennas, %zu training and %zu data symbols\n",
@@ -155,7 +211,8 @@ void print(const std::string& name, const apsm_recording& rec, const run_result&
 
 int main(int argc, char** argv)
 {
-    std::string data_dir, rx_path, tx_path;
+    std::string data_dir, rx_path, tx_path, antennas, sweep_counts;
+    std::string pattern = "equidistant";
     bool use_ls = false, cuda = false;
     apsm_params p;
     for (int i = 1; i < argc; i++) {
@@ -217,6 +274,12 @@ int main(int argc, char** argv)
             p.normalize_input = true;
         else if (a == "--no-normalize")
             p.normalize_input = false;
+        else if (a == "--antennas")
+            antennas = value();
+        else if (a == "--antenna-pattern")
+            pattern = value();
+        else if (a == "--sweep-antennas")
+            sweep_counts = value();
         else if (a == "-h" || a == "--help") {
             usage();
             return 0;
@@ -255,7 +318,13 @@ int main(int argc, char** argv)
                         p.norm_bound,
                         p.normalize_input ? "yes" : "no");
         for (const apsm_ota_file& f : runs) {
-            const apsm_recording rec = load_apsm_recording(f.rx_path, f.tx_path);
+            apsm_recording rec = load_apsm_recording(f.rx_path, f.tx_path);
+            if (!sweep_counts.empty()) {
+                sweep(f.name, rec, numbers(sweep_counts), pattern, p, use_ls);
+                continue;
+            }
+            if (!antennas.empty())
+                rec = select_antennas(rec, chosen_antennas(antennas, pattern, rec.antennas));
             print(f.name, rec, run(rec, p, use_ls, cuda));
         }
     } catch (const std::exception& e) {

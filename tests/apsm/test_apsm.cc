@@ -548,3 +548,35 @@ TEST(ApsmRecording, SyntheticBpskAnd64QamRecordingsAreDetected)
         }
     }
 }
+
+// Antenna subsets (gpumimo_apsm_ota --antennas, --sweep-antennas): the patterns' ports,
+// and a recording cut down to them keeps exactly those columns of the received samples.
+TEST(ApsmRecording, AntennaSubsetsKeepTheirColumns)
+{
+    EXPECT_EQ(antenna_subset("first", 3, 16), (std::vector<int>{ 0, 1, 2 }));
+    EXPECT_EQ(antenna_subset("equidistant", 4, 16), (std::vector<int>{ 0, 4, 8, 12 }));
+    EXPECT_EQ(antenna_subset("equidistant", 6, 16), (std::vector<int>{ 0, 2, 5, 8, 10, 13 }));
+    EXPECT_EQ(antenna_subset("equidistant", 16, 16).back(), 15);
+    for (const auto& [kind, n] : { std::pair<const char*, int>("first", 0), { "first", 17 }, { "random", 4 } })
+        EXPECT_THROW(antenna_subset(kind, n, 16), std::invalid_argument) << kind << " " << n;
+    auto rng = make_rng(2804);
+    std::normal_distribution<float> g;
+    apsm_recording r;
+    r.antennas = 5;
+    r.training_symbols = 7;
+    r.data_symbols = 9;
+    for (auto* v : { &r.rx_training, &r.rx_data })
+        for (std::size_t i = 0; i < (v == &r.rx_training ? 7u : 9u) * 5; i++)
+            v->push_back({ g(rng), g(rng) });
+    const std::vector<int> keep{ 4, 1, 3 };
+    const apsm_recording s = select_antennas(r, keep);
+    ASSERT_EQ(s.antennas, 3);
+    for (std::size_t t = 0; t < 9; t++)
+        for (std::size_t k = 0; k < 3; k++)
+            EXPECT_EQ(s.rx_data[t * 3 + k], r.rx_data[t * 5 + std::size_t(keep[k])]);
+    for (std::size_t t = 0; t < 7; t++)
+        for (std::size_t k = 0; k < 3; k++)
+            EXPECT_EQ(s.rx_training[t * 3 + k], r.rx_training[t * 5 + std::size_t(keep[k])]);
+    for (const std::vector<int>& bad : { std::vector<int>{}, { 5 }, { -1 }, { 2, 2 } })
+        EXPECT_THROW(select_antennas(r, bad), std::invalid_argument);
+}

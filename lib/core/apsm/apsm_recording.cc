@@ -241,6 +241,51 @@ apsm_recording apsm_recording_from(const std::map<std::string, named_array>& rx,
     return r;
 }
 
+std::vector<int> antenna_subset(const std::string& kind, int n, int total)
+{
+    if (total < 1 || n < 1 || n > total)
+        throw std::invalid_argument("antenna_subset: " + std::to_string(n) + " of " +
+                                    std::to_string(total) + " antennas");
+    std::vector<int> a(static_cast<std::size_t>(n));
+    if (kind == "first") {
+        for (int i = 0; i < n; i++)
+            a[std::size_t(i)] = i;
+    } else if (kind == "equidistant") {
+        for (int i = 0; i < n; i++)
+            a[std::size_t(i)] = int(std::int64_t(i) * total / n);
+    } else {
+        throw std::invalid_argument("antenna_subset: '" + kind + "' (first or equidistant)");
+    }
+    return a;
+}
+
+apsm_recording select_antennas(const apsm_recording& r, const std::vector<int>& antennas)
+{
+    std::vector<bool> seen(std::size_t(std::max(r.antennas, 0)), false);
+    if (antennas.empty())
+        throw std::invalid_argument("select_antennas: no antenna");
+    for (int a : antennas) {
+        if (a < 0 || a >= r.antennas || seen[std::size_t(a)])
+            throw std::invalid_argument("select_antennas: antenna " + std::to_string(a) +
+                                        " is outside 0.." + std::to_string(r.antennas - 1) +
+                                        " or given twice");
+        seen[std::size_t(a)] = true;
+    }
+    apsm_recording s = r;
+    s.antennas = int(antennas.size());
+    auto columns = [&](const std::vector<std::complex<float>>& from, std::size_t rows) {
+        std::vector<std::complex<float>> out(rows * antennas.size());
+        for (std::size_t t = 0; t < rows; t++)
+            for (std::size_t k = 0; k < antennas.size(); k++)
+                out[t * antennas.size() + k] =
+                    from[t * std::size_t(r.antennas) + std::size_t(antennas[k])];
+        return out;
+    };
+    s.rx_training = columns(r.rx_training, r.training_symbols);
+    s.rx_data = columns(r.rx_data, r.data_symbols);
+    return s;
+}
+
 std::vector<apsm_ota_file> apsm_ota_files(const std::string& dir)
 {
     std::vector<apsm_ota_file> files;

@@ -56,11 +56,12 @@ struct apsm_recording {
 /*!
  * Loads a received file (keys rxSigTraining, rxSigData: [symbols, antennas, 2]) and the
  * sent file (mod_training, mod_data: [symbols, slots, 2], odd-integer QAM coordinates).
- * The modulation is read from the sent symbols (largest coordinate 1: QPSK, 3: 16-QAM,
- * 7: 64-QAM, 15: 256-QAM) and they are scaled to unit energy. Sent symbols off the
- * odd-integer grid, an active user's symbol with a zero coordinate (real-only symbols,
- * BPSK, included: not taken), non-finite received samples, missing keys or mismatched
- * shapes throw std::runtime_error naming the file.
+ * The modulation is read from the sent symbols (largest coordinate 1: QPSK, or BPSK where
+ * every imaginary part is 0; 3: 16-QAM, 7: 64-QAM, 15: 256-QAM, 31: 1024-QAM) and they
+ * are put on the unit-energy constellation (BPSK's real +-1 turned onto 38.211's
+ * diagonal). Sent symbols off the odd-integer grid, an active user's symbol with a zero
+ * coordinate, non-finite received samples, missing keys or mismatched shapes throw
+ * std::runtime_error naming the file.
  */
 apsm_recording load_apsm_recording(const std::string& rx_path, const std::string& tx_path);
 /*! The same from containers already read (labels name them in errors). */
@@ -68,6 +69,15 @@ apsm_recording apsm_recording_from(const std::map<std::string, named_array>& rx,
                                    const std::map<std::string, named_array>& tx,
                                    const std::string& rx_label,
                                    const std::string& tx_label);
+
+/*! The antennas (ascending indices into 0..total-1) a subset of n takes: "first" the
+ *  first n ports; "equidistant" n ports spread evenly over the array, port floor(i total
+ *  / n) for i = 0..n-1 (every radio of the 4 N310s gets its share). std::invalid_argument
+ *  unless 1 <= n <= total and kind is one of those. */
+std::vector<int> antenna_subset(const std::string& kind, int n, int total);
+/*! The recording with only the given antennas' received samples (distinct indices into
+ *  0..r.antennas-1, in the order given); std::invalid_argument otherwise. */
+apsm_recording select_antennas(const apsm_recording& r, const std::vector<int>& antennas);
 
 /*! One recording pair of ../shared/data/apsm-ota (its README). */
 struct apsm_ota_file {

@@ -20,12 +20,29 @@ from gnuradio import gpumimo, gr
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qa_common import compile_flowgraph  # noqa: E402
+from qa_common import compile_flowgraph, grc_blocks_dir  # noqa: E402
 
 
 def compile_example(name, out_dir):
     # cwd: where the examples' relative paths start
     return compile_flowgraph(SOURCE / "examples" / f"{name}.grc", out_dir, cwd=SOURCE)
+
+
+def test_every_enum_parameter_has_a_label_and_attributes_per_option():
+    """Every block's menus (the built .block.yml files): as many labels and attribute
+    values as options, so that a modulation added to a menu cannot leave a block's
+    vector length (apsm_detector's bits) short of it."""
+    import yaml
+    files = sorted(pathlib.Path(grc_blocks_dir()).glob("gpumimo_*.block.yml"))
+    assert len(files) >= 15, files
+    for f in files:
+        for p in yaml.safe_load(f.read_text()).get("parameters", []):
+            if p.get("dtype") != "enum":
+                continue
+            n = len(p["options"])
+            assert len(p.get("option_labels", p["options"])) == n, (f.name, p["id"])
+            for name, values in (p.get("option_attributes") or {}).items():
+                assert len(values) == n, (f.name, p["id"], name)
 
 
 def test_every_example_has_a_test():

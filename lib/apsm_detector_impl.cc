@@ -46,10 +46,10 @@ std::vector<gr_complex> read_pilot_file(const std::string& path)
     return pilots;
 }
 
-// Vectors [at, at + count) of the antenna streams into dst, symbol x antenna (the core's
-// layout).
+// Vectors [at, at + count) of the used ports' streams into dst, symbol x antenna (the
+// core's layout).
 void gather_vectors(const gr_vector_const_void_star& input_items,
-                    int antennas,
+                    const std::vector<int>& ports,
                     std::size_t at,
                     std::size_t count,
                     gr_complex* dst)
@@ -57,11 +57,32 @@ void gather_vectors(const gr_vector_const_void_star& input_items,
     // A sample outside the input range (core/limits.h) goes in as NaN: its vector then
     // becomes an erasure, and a training set holding one is refused, as for NaN input.
     const gr_complex nan(std::numeric_limits<float>::quiet_NaN(), 0.0f);
-    for (int m = 0; m < antennas; m++) {
-        const gr_complex* in = static_cast<const gr_complex*>(input_items[m]) + at;
+    const std::size_t antennas = ports.size();
+    for (std::size_t m = 0; m < antennas; m++) {
+        const gr_complex* in = static_cast<const gr_complex*>(input_items[std::size_t(ports[m])]) + at;
         for (std::size_t t = 0; t < count; t++)
             dst[t * antennas + m] = core::is_usable(in[t]) ? in[t] : nan;
     }
+}
+
+// The ports a subset names (checked), or every one of `antennas`.
+std::vector<int> used_ports(const std::vector<int>& subset, int antennas)
+{
+    if (subset.empty()) {
+        std::vector<int> all(static_cast<std::size_t>(antennas));
+        for (int a = 0; a < antennas; a++)
+            all[std::size_t(a)] = a;
+        return all;
+    }
+    std::vector<bool> seen(static_cast<std::size_t>(antennas), false);
+    for (int a : subset) {
+        if (a < 0 || a >= antennas || seen[std::size_t(a)])
+            throw std::invalid_argument("apsm_detector: antenna_subset names port " +
+                                        std::to_string(a) + ", outside 0.." +
+                                        std::to_string(antennas - 1) + " or twice");
+        seen[std::size_t(a)] = true;
+    }
+    return subset;
 }
 
 std::vector<int> output_sizes(int users, int bits)
@@ -91,10 +112,12 @@ apsm_detector::sptr apsm_detector::make(int antennas,
                                         int sample_step,
                                         int passes,
                                         bool ls_init,
-                                        bool normalize_input)
+                                        bool normalize_input,
+                                        const std::vector<int>& antenna_subset)
 {
     if (antennas < 1 || users < 1)
         throw std::invalid_argument("apsm_detector: antennas and users must be >= 1");
+    std::vector<int> ports = used_ports(antenna_subset, antennas);
     // Each user's symbols are detected one by one, with no index into a stream to give
     // pi/2-BPSK its turn.
     if (core::parse_modulation(modulation) == core::modulation::pi2_bpsk)
@@ -145,7 +168,8 @@ apsm_detector::sptr apsm_detector::make(int antennas,
                                                          backend,
                                                          device,
                                                          params,
-                                                         training_tag);
+                                                         training_tag,
+                                                         std::move(ports));
 }
 
 apsm_detector_impl::apsm_detector_impl(int antennas,
@@ -156,7 +180,8 @@ apsm_detector_impl::apsm_detector_impl(int antennas,
                                        const std::string& backend,
                                        int device,
                                        const core::apsm_params& params,
-                                       const std::string& training_tag)
+                                       const std::string& training_tag,
+                                       std::vector<int> ports)
     : gr::sync_block(
           "apsm_detector",
           gr::io_signature::make(antennas, antennas, sizeof(gr_complex)),
@@ -166,20 +191,21 @@ apsm_detector_impl::apsm_detector_impl(int antennas,
               output_sizes(users,
                            core::constellation(core::parse_modulation(modulation))
                                .bits_per_symbol()))),
-      d_antennas(antennas),
+      d_ports(std::move(ports)),
+      d_antennas(int(d_ports.size())),
       d_users(users),
       d_training_len(training_len),
       d_constellation(core::parse_modulation(modulation)),
       d_params(params),
       d_pilots(std::move(pilots)),
       d_training_key(pmt::intern(training_tag)),
-      d_pilot_rx(std::size_t(training_len) * antennas),
-      d_rx(chunk * antennas),
+      d_pilot_rx(std::size_t(training_len) * std::size_t(d_antennas)),
+      d_rx(chunk * std::size_t(d_antennas)),
       d_soft(chunk * users)
 {
     core::apsm_engine_config c;
     c.params = params;
-    c.antennas = antennas;
+    c.antennas = d_antennas;
     c.users = users;
     c.max_training = std::size_t(training_len);
     c.max_symbols = chunk;
@@ -241,7 +267,7 @@ void apsm_detector_impl::detect(std::size_t pos,
     }
     for (std::size_t done = 0; done < n; done += chunk) {
         const std::size_t c = std::min(chunk, n - done), at = pos + done;
-        gather_vectors(input_items, d_antennas, at, c, d_rx.data());
+        gather_vectors(input_items, d_ports, at, c, d_rx.data());
         d_engine->detect(d_rx.data(), c, d_soft.data()); // GPU failures: as in train()
         std::size_t erased = 0;
         for (int u = 0; u < d_users; u++) {
@@ -323,7 +349,7 @@ int apsm_detector_impl::detect_and_train(int noutput_items,
             seg = std::min<std::size_t>(seg, d_tags[next_tag].offset - base - pos);
         if (d_collecting) {
             seg = std::min<std::size_t>(seg, d_training_len - d_collected);
-            gather_vectors(input_items, d_antennas, pos, seg,
+            gather_vectors(input_items, d_ports, pos, seg,
                            &d_pilot_rx[d_collected * d_antennas]);
             d_collected += seg;
         }

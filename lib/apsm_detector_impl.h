@@ -32,7 +32,8 @@ public:
                        const std::string& backend,
                        int device,
                        const core::apsm_params& params,
-                       const std::string& training_tag);
+                       const std::string& training_tag,
+                       std::vector<int> ports);
 
     std::string backend() const override { return d_engine->backend(); }
     int training_len() const override { return d_training_len; }
@@ -62,7 +63,8 @@ private:
                          gr_vector_const_void_star& input_items,
                          gr_vector_void_star& output_items);
 
-    const int d_antennas, d_users, d_training_len;
+    const std::vector<int> d_ports; // the input ports used
+    const int d_antennas, d_users, d_training_len; // d_antennas: those used
     const core::constellation d_constellation;
     const core::apsm_params d_params;
     const std::vector<gr_complex> d_pilots; // users x training_len, user-major

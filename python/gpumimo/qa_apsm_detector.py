@@ -25,7 +25,7 @@ from qa_common import seeded_rng, ts38211_points  # noqa: E402
 from gnuradio import blocks, gr, gpumimo  # noqa: E402
 
 HAVE_GPU = gpumimo.cuda_device_count()[0] > 0
-BITS = {"qpsk": 2, "16qam": 4}
+BITS = {"bpsk": 1, "qpsk": 2, "16qam": 4}
 TAG = "apsm_train"
 
 
@@ -183,6 +183,41 @@ def test_pilots_from_a_file_equal_pilots_as_a_parameter(tmp_path):
     b, _, det = run_block(rx, 2, "qpsk", [], tags=[0], backend="cpu", pilot_file=str(path))
     assert det.training_len() == L
     np.testing.assert_array_equal(a, b)
+
+
+def test_bpsk_users_are_detected():
+    """Three BPSK users (TS 38.211's diagonal points) on 4 antennas: the block's soft
+    symbols decide every sent symbol after training, its LLRs' signs give the bits."""
+    rng = seeded_rng(1802)
+    users, n, train = 3, 600, 150
+    rx, sent = mixture(rng, 4, users, n, "bpsk")
+    soft, llr, det = run_block(rx, users, "bpsk", sent[:, :train], tags=[0], backend="cpu")
+    assert det.trainings() == 1 and llr.shape == (users, n, 1)
+    np.testing.assert_array_equal(nearest(soft[:, train:], "bpsk"), nearest(sent[:, train:], "bpsk"))
+    bits = (sent[:, train:].real < 0).astype(np.uint8)  # b = 1 on -(1+j)/sqrt(2)
+    np.testing.assert_array_equal((llr[:, train:, 0] > 0).astype(np.uint8), bits)
+
+
+def test_an_antenna_subset_detects_as_a_block_given_those_ports_alone():
+    """antenna_subset=[3, 0, 5] on 6 inputs: the same soft symbols and LLRs as a 3-input
+    block fed ports 3, 0 and 5 (the others read and dropped); bad subsets refused."""
+    rng = seeded_rng(1801)
+    users, n, train = 2, 500, 120
+    rx, sent = mixture(rng, 6, users, n, "qpsk")
+    pilots = sent[:, :train]
+    subset = [3, 0, 5]
+    soft, llr, det = run_block(rx, users, "qpsk", pilots, tags=[0], backend="cpu",
+                               antenna_subset=subset)
+    want_soft, want_llr, _ = run_block(rx[:, subset], users, "qpsk", pilots, tags=[0],
+                                       backend="cpu")
+    assert det.trainings() == 1
+    np.testing.assert_array_equal(soft, want_soft)
+    np.testing.assert_array_equal(llr, want_llr)
+    assert np.mean(nearest(soft[:, train:], "qpsk") == nearest(sent[:, train:], "qpsk")) > 0.95
+    for bad in ([6], [-1], [1, 1]):
+        with pytest.raises(ValueError, match="antenna_subset"):
+            gpumimo.apsm_detector(6, users, "qpsk", pilots=list(pilots.ravel()),
+                                  antenna_subset=bad)
 
 
 def test_bad_parameters_are_refused(tmp_path):

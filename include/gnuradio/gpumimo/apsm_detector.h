@@ -36,6 +36,10 @@ namespace gpumimo {
  * Outputs at pilot positions come from the filters of the previous training; before
  * the first training every output is 0 (soft symbols and LLRs: erasures), counted.
  *
+ * antenna_subset: the input ports (0..antennas-1, distinct) the detector uses, as
+ * gpumimo_apsm_ota --antennas does on the recordings (docs/apsm.md, "BER against receive
+ * antennas"); empty (the default): every port. The other ports are read and dropped.
+ *
  * The APSM parameters are those of core::apsm_params (docs/apsm.md); the defaults are
  * gr-gpumimo's, at least as good as least squares on the over-the-air recordings.
  * Training runs inside work(): on the GPU about 2 ms for 6 users, 16 antennas and 685
@@ -72,7 +76,8 @@ public:
                      int sample_step = 2,
                      int passes = 1,
                      bool ls_init = true,
-                     bool normalize_input = true);
+                     bool normalize_input = true,
+                     const std::vector<int>& antenna_subset = std::vector<int>());
 
     /*! "cuda" or "cpu": where training and detection run now. */
     virtual std::string backend() const = 0;

@@ -91,7 +91,8 @@ void bind_apsm_detector(py::module& m)
              py::arg("sample_step") = 2,
              py::arg("passes") = 1,
              py::arg("ls_init") = true,
-             py::arg("normalize_input") = true)
+             py::arg("normalize_input") = true,
+             py::arg("antenna_subset") = std::vector<int>())
         .def("backend", &apsm_detector::backend)
         .def("training_len", &apsm_detector::training_len)
         .def("trainings", &apsm_detector::trainings)

@@ -41,7 +41,9 @@ void usage()
         "  --ls-init | --no-ls-init   --no-variance-scaling   --normalize | --no-normalize\n"
         "  --antennas N | a,b,c  N antennas of the array (--antenna-pattern), or these ports\n"
         "  --antenna-pattern first|equidistant   which N (default equidistant: spread evenly)\n"
-        "  --sweep-antennas N1,N2,...  per recording, SER and BER per user for each count\n");
+        "  --sweep-antennas N1,N2,...  per recording, SER and BER per user for each count\n"
+        "  --track             APSM tracking on the data symbols (decision-directed, CPU)\n"
+        "  --tracking-linear-weight WT  its projections' linear weight (default 1)\n");
 }
 
 struct run_result {
@@ -57,7 +59,8 @@ double ms_since(std::chrono::steady_clock::time_point t0)
         .count();
 }
 
-run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls, bool cuda)
+run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls, bool cuda,
+               bool track = false)
 {
     const constellation c(rec.mod);
     const int m = c.bits_per_symbol();
@@ -111,7 +114,10 @@ run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls, boo
     } else {
         for (int u = 0; u < rec.users(); u++) {
             const auto t0 = std::chrono::steady_clock::now();
-            apsm_detect(filters[u], rec.rx_data.data(), n, &soft[u * n]);
+            if (track) // decision-directed updates on the data symbols (apsm_track)
+                apsm_track(p, c, filters[u], rec.rx_data.data(), n, &soft[u * n]);
+            else
+                apsm_detect(filters[u], rec.rx_data.data(), n, &soft[u * n]);
             out.detect_ms.push_back(ms_since(t0));
         }
     }
@@ -213,7 +219,7 @@ int main(int argc, char** argv)
 {
     std::string data_dir, rx_path, tx_path, antennas, sweep_counts;
     std::string pattern = "equidistant";
-    bool use_ls = false, cuda = false;
+    bool use_ls = false, cuda = false, track = false;
     apsm_params p;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
@@ -274,6 +280,10 @@ int main(int argc, char** argv)
             p.normalize_input = true;
         else if (a == "--no-normalize")
             p.normalize_input = false;
+        else if (a == "--track")
+            track = true;
+        else if (a == "--tracking-linear-weight")
+            p.tracking_linear_weight = std::strtof(value().c_str(), nullptr);
         else if (a == "--antennas")
             antennas = value();
         else if (a == "--antenna-pattern")
@@ -298,10 +308,14 @@ int main(int argc, char** argv)
         usage();
         return 2;
     }
+    if (track && (use_ls || cuda)) {
+        std::fprintf(stderr, "--track: APSM on the CPU (not --detector ls, not --backend cuda)\n");
+        return 2;
+    }
     try {
         if (!use_ls)
             validate(p);
-        std::printf("detector: %s", use_ls ? "least squares\n" : "APSM");
+        std::printf("detector: %s", use_ls ? "least squares\n" : track ? "APSM, tracking on the data" : "APSM");
         if (!use_ls)
             std::printf(" (wL %g, wG %g, sigma^2 %g%s, W %d, step %d, passes %d, dictionary "
                         "%d, epsilon %g, LS init %s, norm bound %g, normalized input %s)\n",
@@ -325,7 +339,7 @@ int main(int argc, char** argv)
             }
             if (!antennas.empty())
                 rec = select_antennas(rec, chosen_antennas(antennas, pattern, rec.antennas));
-            print(f.name, rec, run(rec, p, use_ls, cuda));
+            print(f.name, rec, run(rec, p, use_ls, cuda, track));
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gpumimo_apsm_ota: %s\n", e.what());

@@ -130,6 +130,50 @@ TEST(Apsm, LearnsToSeparateUsersAndFitsTheTrainingSet)
     }
 }
 
+// Tracking on the data symbols (apsm_track): on a channel whose phase drifts after the
+// training (a carrier offset left over), the tracked filter follows it and decides the
+// later symbols where the trained one, left as it was, loses them; on a still channel
+// tracking changes little; its first soft symbol is the trained filter's; bad calls are
+// refused.
+TEST(Apsm, TrackingFollowsADriftingChannel)
+{
+    auto rng = make_rng(705);
+    const constellation c(modulation::qpsk);
+    const int M = 4, K = 2;
+    const std::size_t n_train = 200, n_data = 1500;
+    std::vector<std::vector<cf>> users;
+    for (int k = 0; k < K; k++)
+        users.push_back(random_symbols(rng, c, n_train + n_data));
+    for (double drift : { 0.0, 2e-3 }) { // radians per symbol after the training
+        SCOPED_TRACE("drift " + std::to_string(drift));
+        std::vector<cf> rx = mix(rng, users, M, 0.05f);
+        for (std::size_t t = n_train; t < n_train + n_data; t++)
+            for (int m = 0; m < M; m++)
+                rx[t * M + std::size_t(m)] *= std::polar(1.0f, float(drift * double(t - n_train)));
+        const apsm_params p;
+        const apsm_filter trained = apsm_train(p, rx.data(), n_train, M, users[0].data());
+        std::vector<cf> still(n_data), tracked(n_data);
+        apsm_detect(trained, rx.data() + n_train * M, n_data, still.data());
+        apsm_filter f = trained;
+        apsm_track(p, c, f, rx.data() + n_train * M, n_data, tracked.data());
+        EXPECT_EQ(tracked[0], still[0]);
+        EXPECT_GT(f.entries(), trained.entries());
+        const auto errors = [&](const std::vector<cf>& soft) {
+            return count_symbol_errors(c, soft.data(), users[0].data() + n_train, n_data).symbols;
+        };
+        if (drift == 0) {
+            EXPECT_EQ(errors(still), 0u);
+            EXPECT_LE(errors(tracked), 2u);
+        } else { // 1500 x 2e-3 = 3 rad: the trained filter loses the later half
+            EXPECT_GT(errors(still), n_data / 4);
+            EXPECT_LE(errors(tracked), n_data / 100);
+        }
+    }
+    apsm_filter untrained;
+    std::vector<cf> soft(1), one(static_cast<std::size_t>(M));
+    EXPECT_THROW(apsm_track(apsm_params(), c, untrained, one.data(), 1, soft.data()), std::invalid_argument);
+}
+
 TEST(Apsm, NormBoundHoldsTheGaussianPartsNorm)
 {
     // Sparsification by a norm bound: trained with a bound below the unbounded filter's

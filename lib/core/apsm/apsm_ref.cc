@@ -71,6 +71,8 @@ void validate(const apsm_params& p)
         bad("epsilon must be finite and >= 0");
     if (!finite_non_negative(p.norm_bound))
         bad("norm_bound must be finite and >= 0");
+    if (!finite_non_negative(p.tracking_linear_weight))
+        bad("tracking_linear_weight must be finite and >= 0");
     if (p.ls_init && !(p.linear_weight > 0))
         bad("ls_init needs linear_weight > 0");
 }
@@ -315,6 +317,79 @@ void apsm_detect(const apsm_filter& f,
     for (std::size_t t = 0; t < n; t++) {
         apsm_real_pair(rx + t * f.antennas, f.antennas, f.input_scale, x1.data(), x2.data());
         soft[t] = { float(f.eval(x1.data())), float(f.eval(x2.data())) };
+    }
+}
+
+void apsm_track(const apsm_params& p,
+                const constellation& c,
+                apsm_filter& f,
+                const std::complex<float>* rx,
+                std::size_t n,
+                std::complex<float>* soft)
+{
+    validate(p);
+    if (f.antennas < 1 || f.lin.size() != 2 * std::size_t(f.antennas))
+        throw std::invalid_argument("apsm_track: an untrained filter");
+    const double w_track = p.tracking_linear_weight; // the projections' linear weight
+    if (w_track > 0 && !(f.linear_weight > 0))
+        throw std::invalid_argument("apsm_track: tracking_linear_weight > 0 needs a filter "
+                                    "with a linear part (linear_weight > 0)");
+    if (n > 0 && (!rx || !soft))
+        throw std::invalid_argument("apsm_track: null buffers");
+    const std::size_t dim = 2 * std::size_t(f.antennas);
+    const std::size_t trained = f.entries(); // kept; tracked entries come after them
+    const std::size_t capacity = 2 * std::size_t(p.dictionary_size);
+    const std::size_t span = 2 * std::size_t(p.window);
+    std::vector<double> target; // the window's real samples' targets, oldest first
+    std::vector<double> beta;
+    std::vector<float> x1(dim), x2(dim);
+    for (std::size_t t = 0; t < n; t++) {
+        apsm_real_pair(rx + t * std::size_t(f.antennas), f.antennas, f.input_scale, x1.data(), x2.data());
+        soft[t] = { float(f.eval(x1.data())), float(f.eval(x2.data())) };
+        if (!std::isfinite(soft[t].real()) || !std::isfinite(soft[t].imag()))
+            continue; // non-finite input: no decision to learn from
+        int q = 0;
+        hard_symbols(c, &soft[t], 1, &q);
+        const std::complex<double> decided = c.point(q);
+        // The symbol's two real samples join the dictionary (coefficient 0 until a
+        // projection moves it) and the window.
+        for (const auto& [x, b] : { std::pair<const float*, double>(x1.data(), decided.real()),
+                                    { x2.data(), decided.imag() } }) {
+            f.dict.insert(f.dict.end(), x, x + dim);
+            f.gauss.push_back(0.0);
+            target.push_back(b);
+        }
+        if (f.entries() - trained > capacity) { // the oldest tracked symbol leaves
+            f.dict.erase(f.dict.begin() + std::ptrdiff_t(trained * dim),
+                         f.dict.begin() + std::ptrdiff_t((trained + 2) * dim));
+            f.gauss.erase(f.gauss.begin() + std::ptrdiff_t(trained),
+                          f.gauss.begin() + std::ptrdiff_t(trained + 2));
+        }
+        if (target.size() > span)
+            target.erase(target.begin(), target.begin() + std::ptrdiff_t(target.size() - span));
+        const std::size_t count = std::min(target.size(), f.entries() - trained);
+        const std::size_t first = f.entries() - count; // the window's dictionary entries
+        const std::size_t first_target = target.size() - count;
+        beta.assign(count, 0.0);
+        for (std::size_t k = 0; k < count; k++) {
+            const float* xj = &f.dict[(first + k) * dim];
+            const double excess = hyperslab_excess(target[first_target + k], f.eval(xj), p.epsilon);
+            if (excess == 0)
+                continue;
+            double norm2 = 0;
+            for (std::size_t d = 0; d < dim; d++)
+                norm2 += double(xj[d]) * xj[d];
+            beta[k] = excess / double(count) / (w_track * norm2 + f.gaussian_weight);
+        }
+        for (std::size_t k = 0; k < count; k++) {
+            const float* xj = &f.dict[(first + k) * dim];
+            f.gauss[first + k] += beta[k];
+            // f = wL lin.x + ...: the linear part moves by beta w_track x_j (in training
+            // w_track = wL: lin by beta x_j)
+            if (w_track > 0)
+                for (std::size_t d = 0; d < dim; d++)
+                    f.lin[d] += beta[k] * (w_track / f.linear_weight) * xj[d];
+        }
     }
 }
 

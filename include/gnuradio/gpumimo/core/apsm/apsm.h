@@ -70,6 +70,12 @@ struct apsm_params {
      *  norm sqrt(wG sum_ij g_i g_j kG(r_i, r_j)) exceeds this, its coefficients are
      *  scaled down to it (the library's normConstraint). 0: off. */
     float norm_bound = 0.0f;
+    /*! The linear weight of the tracking projections (apsm_track only): each
+     *  correction goes to the linear part and the Gaussian one in the ratio
+     *  wT ||x||^2 : wG, so that with wT near wG a drift of the whole channel moves the
+     *  linear part, which acts everywhere, and not only Gaussian corrections local to
+     *  past symbols (training's wL = 0.01 leaves it almost still). */
+    float tracking_linear_weight = 1.0f;
 
     /*! The public library's (libapsm v0.5.0) and the paper's defaults. */
     static apsm_params library_defaults();
@@ -135,6 +141,29 @@ void apsm_detect(const apsm_filter& f,
                  const std::complex<float>* rx,
                  std::size_t n,
                  std::complex<float>* soft);
+
+/*!
+ * \brief Detection that tracks the channel on the data symbols (the paper's Remark 2):
+ * decision-directed APSM updates after training.
+ *
+ * For each of the n received vectors in turn: its soft symbol from the filter as it
+ * stands into soft[t]; then its nearest point of `c` taken as the sent symbol, and the
+ * filter moved as training moves it (the real samples of the last p.window symbols
+ * projected onto their hyperslabs of half-width p.epsilon, uniform weights, one symbol a
+ * step, split between the linear and the Gaussian part by p.tracking_linear_weight
+ * against p.gaussian_weight; the tracked symbols join the
+ * dictionary, which keeps at most p.dictionary_size symbols beyond the trained ones, the
+ * oldest tracked one leaving). The trained part of the dictionary stays. A non-finite
+ * vector gives a NaN soft symbol and no update. f keeps what it learned, for the next
+ * call. Wrong decisions teach the filter wrong symbols: tracking helps where the channel
+ * drifts and the decisions are mostly right, and costs a little where it does not.
+ */
+void apsm_track(const apsm_params& p,
+                const constellation& c,
+                apsm_filter& f,
+                const std::complex<float>* rx,
+                std::size_t n,
+                std::complex<float>* soft);
 
 /*! The linear least-squares filter of the training set, as an apsm_filter with an empty
  *  dictionary (its linear weight 1): w minimising sum_t |w^H r_t - b_t|^2 over complex

@@ -45,11 +45,12 @@ public:
                       int antennas,
                       bool equalized_outputs,
                       early_engine<core::chanest_engine>&& engine,
-                      int device)
+                      int device,
+                      bool device_buffers)
         : gr::block("mimo_chanest",
-                    input_signature(format, antennas, engine.on_gpu()),
+                    input_signature(format, antennas, engine.on_gpu() && device_buffers),
                     output_signature(format, antennas, equalized_outputs,
-                                     device_outputs(engine, equalized_outputs))),
+                                     device_buffers && device_outputs(engine, equalized_outputs))),
           d_device(device),
           d_format(format),
           d_antennas(antennas),
@@ -371,7 +372,8 @@ mimo_chanest::sptr mimo_chanest::make(const std::string& preset,
                                       const std::string& estimator,
                                       bool equalized_outputs,
                                       const std::string& backend,
-                                      int device)
+                                      int device,
+                                      bool device_buffers)
 {
     const core::frame_format f =
         core::make_frame_format(preset, streams, modulation, payload_symbols);
@@ -383,7 +385,7 @@ mimo_chanest::sptr mimo_chanest::make(const std::string& preset,
                                          mimo_chanest_impl::kFramesPerEstimate);
     });
     return gnuradio::make_block_sptr<mimo_chanest_impl>(f, antennas, equalized_outputs,
-                                                          std::move(engine), device);
+                                                          std::move(engine), device, device_buffers);
 }
 
 } // namespace gpumimo

@@ -48,13 +48,15 @@ public:
                        int device,
                        bool int8_output,
                        float int8_scale,
-                       early_engine<core::payload_detector>&& first)
+                       early_engine<core::payload_detector>&& first,
+                       bool device_buffers)
         : gr::sync_interpolator(
               "mimo_detector",
               gr::io_signature::make(antennas, antennas,
                                      sizeof(gr_complex) * format.num.used_carriers,
-                                     first.on_gpu() ? device_stream_buffer::type
-                                                    : gr::buffer_double_mapped::type),
+                                     first.on_gpu() && device_buffers
+                                         ? device_stream_buffer::type
+                                         : gr::buffer_double_mapped::type),
               gr::io_signature::make(1, 1, int8_output ? sizeof(std::int8_t) : sizeof(float)),
               unsigned(format.payload_bits() / std::size_t(format.payload_symbols))),
           d_num(format.num),
@@ -327,7 +329,8 @@ mimo_detector::sptr mimo_detector::make(const std::string& preset,
                                         const std::string& backend,
                                         bool int8_output,
                                         float int8_scale,
-                                        int device)
+                                        int device,
+                                        bool device_buffers)
 {
     const core::frame_format f = core::make_frame_format(preset, streams, modulation, 1);
     if (antennas < streams || antennas > core::max_nr)
@@ -340,7 +343,8 @@ mimo_detector::sptr mimo_detector::make(const std::string& preset,
             backend, why);
     });
     return gnuradio::make_block_sptr<mimo_detector_impl>(
-        f, antennas, detector, backend, device, int8_output, int8_scale, std::move(first));
+        f, antennas, detector, backend, device, int8_output, int8_scale, std::move(first),
+        device_buffers);
 }
 
 } // namespace gpumimo

@@ -45,12 +45,14 @@ public:
                         int antennas,
                         double threshold,
                         early_engine<core::frame_sync_engine>&& engine,
-                        int device)
+                        int device,
+                        bool device_buffers)
         : gr::block("mimo_ofdm_sync",
                     gr::io_signature::make(antennas, antennas, sizeof(gr_complex)),
                     gr::io_signature::make(antennas, antennas, sizeof(gr_complex),
-                                           engine.on_gpu() ? device_stream_buffer::type
-                                                           : gr::buffer_double_mapped::type)),
+                                           engine.on_gpu() && device_buffers
+                                               ? device_stream_buffer::type
+                                               : gr::buffer_double_mapped::type)),
           d_device(device),
           d_format(format),
           d_antennas(antennas),
@@ -212,7 +214,8 @@ mimo_ofdm_sync::sptr mimo_ofdm_sync::make(const std::string& preset,
                                           int antennas,
                                           double threshold,
                                           const std::string& backend,
-                                          int device)
+                                          int device,
+                                          bool device_buffers)
 {
     const core::frame_format f =
         core::make_frame_format(preset, streams, modulation, payload_symbols);
@@ -225,7 +228,7 @@ mimo_ofdm_sync::sptr mimo_ofdm_sync::make(const std::string& preset,
                                             device, why);
     });
     return gnuradio::make_block_sptr<mimo_ofdm_sync_impl>(f, antennas, threshold, std::move(engine),
-                                                          device);
+                                                          device, device_buffers);
 }
 
 void mimo_ofdm_sync::check_threshold(double threshold)

@@ -60,7 +60,8 @@ ofdm_fft::sptr ofdm_fft::make(int fft_len,
                               const std::string& backend,
                               const std::vector<int>& devices,
                               int batch,
-                              const std::string& sync_tag)
+                              const std::string& sync_tag,
+                              bool device_buffers)
 {
     core::ofdm_fft_config c;
     c.fft_len = fft_len;
@@ -85,7 +86,8 @@ ofdm_fft::sptr ofdm_fft::make(int fft_len,
         return core::make_ofdm_fft_engine(c, backend, options, why);
     });
     const int device = devices.empty() ? 0 : devices.front();
-    return gnuradio::make_block_sptr<ofdm_fft_impl>(c, std::move(engine), device, symbols, sync_tag);
+    return gnuradio::make_block_sptr<ofdm_fft_impl>(c, std::move(engine), device, symbols, sync_tag,
+                                                    device_buffers);
 }
 
 namespace {
@@ -93,9 +95,9 @@ namespace {
 // The forward transform's samples and carriers stay on the GPU (device-resident stream
 // buffers, from a GPU mimo_ofdm_sync and to a GPU mimo_chanest) where the engine runs
 // there; the inverse's ports (for a transmitter: a radio or a file) in host memory.
-gr::io_signature::sptr fft_signature(const core::ofdm_fft_config& c, bool input, bool on_gpu)
+gr::io_signature::sptr fft_signature(const core::ofdm_fft_config& c, bool input, bool on_device_gpu)
 {
-    const bool on_device = on_gpu && c.direction == core::fft_direction::forward;
+    const bool on_device = on_device_gpu && c.direction == core::fft_direction::forward;
     return gr::io_signature::make(c.channels, c.channels, item_size(c, input),
                                   on_device ? device_stream_buffer::type
                                             : gr::buffer_double_mapped::type);
@@ -107,10 +109,11 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
                              early_engine<core::ofdm_fft_engine>&& engine,
                              int device,
                              std::size_t batch,
-                             const std::string& sync_tag)
+                             const std::string& sync_tag,
+                             bool device_buffers)
     : gr::block("ofdm_fft",
-                fft_signature(config, true, engine.on_gpu()),
-                fft_signature(config, false, engine.on_gpu())),
+                fft_signature(config, true, engine.on_gpu() && device_buffers),
+                fft_signature(config, false, engine.on_gpu() && device_buffers)),
       d_device(device),
       d_config(config),
       d_layout(config),

@@ -32,7 +32,8 @@ public:
                   early_engine<core::ofdm_fft_engine>&& engine,
                   int device,
                   std::size_t batch,
-                  const std::string& sync_tag);
+                  const std::string& sync_tag,
+                  bool device_buffers);
 
     int buffer_device() const override { return d_device; }
 

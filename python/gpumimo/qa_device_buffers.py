@@ -48,7 +48,7 @@ def make_fft(backend):
 
 
 def chain(x, chanest_backend, detector_backend, tap_payload=False, fft_backend="cpu",
-          sync_backend="cpu"):
+          sync_backend="cpu", device_buffers=True):
     """x through mimo_ofdm_sync, ofdm_fft, mimo_chanest and mimo_detector on the backends
     given; tap_payload: mimo_chanest's antenna 0 also into a CPU sink."""
     tb = gr.top_block()
@@ -56,8 +56,9 @@ def chain(x, chanest_backend, detector_backend, tap_payload=False, fft_backend="
     sync = gpumimo.mimo_ofdm_sync("small", STREAMS, MOD, NSYM, ANTENNAS, 0.0, sync_backend)
     fft = make_fft(fft_backend)
     chanest = gpumimo.mimo_chanest("small", STREAMS, MOD, NSYM, ANTENNAS, "lmmse", False,
-                                   chanest_backend)
-    detector = gpumimo.mimo_detector("small", STREAMS, MOD, ANTENNAS, "mmse", detector_backend)
+                                   chanest_backend, device_buffers=device_buffers)
+    detector = gpumimo.mimo_detector("small", STREAMS, MOD, ANTENNAS, "mmse", detector_backend,
+                                     device_buffers=device_buffers)
     sink = blocks.vector_sink_f()
     for a in range(ANTENNAS):
         tb.connect(blocks.vector_source_c(x[a].tolist()), (sync, a), (fft, a), (chanest, a),
@@ -200,13 +201,19 @@ def test_frames_with_unusable_carriers_are_dropped_and_the_rest_kept(samples, ba
 def test_a_device_output_feeding_gpu_and_cpu_blocks(samples, host_chain):
     """GNU Radio keeps one transfer type a buffer: mimo_chanest's antenna 0 on the GPU read
     by the GPU detector and a CPU sink at once is refused when the flowgraph starts, a
-    RuntimeError before any thread runs. On the CPU (no GPU: host buffers) the same
-    flowgraph runs, the sink getting the host chain's payload."""
+    RuntimeError before any thread runs; with device_buffers=False on the two blocks the
+    same flowgraph runs on the GPU, through host buffers. On the CPU (no GPU: host
+    buffers) it runs either way, the sink getting the host chain's payload."""
     want, frames, _ = host_chain
     tb, chanest, _, sink, tap = chain(samples, GPU, GPU, tap_payload=True)
     if HAVE_GPU:
         with pytest.raises(RuntimeError, match="Cannot change to transfer type"):
             tb.run()
+        tb, chanest, _, sink, tap = chain(samples, GPU, GPU, tap_payload=True,
+                                          device_buffers=False)
+        tb.run()
+        assert chanest.backend() == "cuda" and chanest.frames() == frames
+        assert_llrs_close(np.array(sink.data(), dtype=np.float32), want)
         return
     tb.run()
     np.testing.assert_array_equal(np.array(sink.data(), dtype=np.float32), want)

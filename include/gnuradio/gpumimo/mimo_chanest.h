@@ -45,15 +45,19 @@ namespace gpumimo {
  * backend: where the estimation runs (core::make_chanest_engine: the least squares,
  * the noise, the smoothing over frequency, the costly step, since an lte20 frame's LMMSE
  * smoothing takes tens of ms on a CPU core, and the tracking), "auto" (the default: the
- * GPU when one is usable), "cuda" on GPU `device`, or "cpu". On the GPU the payload
- * outputs are device-resident stream buffers (docs/frame.md): a GPU mimo_detector after
- * it reads them on the device.
+ * GPU when one is usable), "cuda" on GPU `device`, or "cpu". On the GPU its inputs and
+ * payload outputs are device-resident stream buffers (docs/frame.md): a GPU ofdm_fft
+ * before it and a GPU mimo_detector after it read and write them on the device.
  */
 class GPUMIMO_API mimo_chanest : virtual public gr::block
 {
 public:
     typedef std::shared_ptr<mimo_chanest> sptr;
 
+    /*! device_buffers: where the engine runs on the GPU, this block's ports
+     *  in the receiver chain are device-resident stream buffers, docs/frame.md; false:
+     *  host buffers, so that such a port can also feed a CPU block such as a display,
+     *  which GNU Radio refuses for a device buffer, at the cost of the copies. */
     static sptr make(const std::string& preset,
                      int streams,
                      const std::string& modulation,
@@ -62,7 +66,8 @@ public:
                      const std::string& estimator = "lmmse",
                      bool equalized_outputs = false,
                      const std::string& backend = "auto",
-                     int device = 0);
+                     int device = 0,
+                     bool device_buffers = true);
 
     /*! Frames estimated and passed on. */
     virtual std::uint64_t frames() const = 0;

@@ -44,6 +44,10 @@ class GPUMIMO_API mimo_detector : virtual public gr::sync_interpolator
 public:
     typedef std::shared_ptr<mimo_detector> sptr;
 
+    /*! device_buffers: where the engine runs on the GPU, this block's ports
+     *  in the receiver chain are device-resident stream buffers, docs/frame.md; false:
+     *  host buffers, so that such a port can also feed a CPU block such as a display,
+     *  which GNU Radio refuses for a device buffer, at the cost of the copies. */
     static sptr make(const std::string& preset,
                      int streams,
                      const std::string& modulation,
@@ -52,7 +56,8 @@ public:
                      const std::string& backend = "auto",
                      bool int8_output = false,
                      float int8_scale = 8.0f,
-                     int device = 0);
+                     int device = 0,
+                     bool device_buffers = true);
 
     /*! The detector and its parameters. */
     virtual core::detector_spec detector() const = 0;

@@ -45,6 +45,10 @@ class GPUMIMO_API mimo_ofdm_sync : virtual public gr::block
 public:
     typedef std::shared_ptr<mimo_ofdm_sync> sptr;
 
+    /*! device_buffers: where the engine runs on the GPU, this block's ports
+     *  in the receiver chain are device-resident stream buffers, docs/frame.md; false:
+     *  host buffers, so that such a port can also feed a CPU block such as a display,
+     *  which GNU Radio refuses for a device buffer, at the cost of the copies. */
     static sptr make(const std::string& preset,
                      int streams,
                      const std::string& modulation,
@@ -52,7 +56,8 @@ public:
                      int antennas,
                      double threshold = 0,
                      const std::string& backend = "auto",
-                     int device = 0);
+                     int device = 0,
+                     bool device_buffers = true);
 
     /*! The detection threshold on the preamble metric, in (0, 1], or 0 (the default):
      *  automatic, core::sync_threshold for the frame and the antennas (the lowest that

@@ -56,6 +56,10 @@ class GPUMIMO_API ofdm_fft : virtual public gr::block
 public:
     typedef std::shared_ptr<ofdm_fft> sptr;
 
+    /*! device_buffers: where the engine runs on the GPU, this block's ports
+     *  in the receiver chain are device-resident stream buffers, docs/frame.md; false:
+     *  host buffers, so that such a port can also feed a CPU block such as a display,
+     *  which GNU Radio refuses for a device buffer, at the cost of the copies. */
     static sptr make(int fft_len,
                      const std::vector<int>& cp_lengths,
                      const std::vector<int>& occupied_carriers = std::vector<int>(),
@@ -69,7 +73,8 @@ public:
                      const std::string& backend = "auto",
                      const std::vector<int>& devices = std::vector<int>{ 0 },
                      int batch = 0,
-                     const std::string& sync_tag = "");
+                     const std::string& sync_tag = "",
+                     bool device_buffers = true);
 
     /*! "cuda" or "cpu": where the transforms run now. */
     virtual std::string backend() const = 0;

@@ -31,7 +31,8 @@ void bind_ofdm_fft(py::module& m)
              py::arg("backend") = "auto",
              py::arg("devices") = std::vector<int>{ 0 },
              py::arg("batch") = 0,
-             py::arg("sync_tag") = "")
+             py::arg("sync_tag") = "",
+             py::arg("device_buffers") = true)
         .def("backend", &ofdm_fft::backend)
         .def("carriers", &ofdm_fft::carriers)
         .def("symbols", &ofdm_fft::symbols)

@@ -71,7 +71,8 @@ void bind_receiver(py::module& m)
              py::arg("antennas"),
              py::arg("threshold") = 0.0,
              py::arg("backend") = "auto",
-             py::arg("device") = 0)
+             py::arg("device") = 0,
+             py::arg("device_buffers") = true)
         .def("set_threshold", &mimo_ofdm_sync::set_threshold, py::arg("threshold"))
         .def("backend", &mimo_ofdm_sync::backend)
         .def("threshold", &mimo_ofdm_sync::threshold)
@@ -108,7 +109,8 @@ void bind_receiver(py::module& m)
              py::arg("estimator") = "lmmse",
              py::arg("equalized_outputs") = false,
              py::arg("backend") = "auto",
-             py::arg("device") = 0)
+             py::arg("device") = 0,
+             py::arg("device_buffers") = true)
         .def("frames", &mimo_chanest::frames)
         .def("backend", &mimo_chanest::backend)
         .def("dropped_frames", &mimo_chanest::dropped_frames)
@@ -126,7 +128,8 @@ void bind_receiver(py::module& m)
                          const std::string& backend,
                          bool int8_output,
                          float int8_scale,
-                         int device) {
+                         int device,
+                         bool device_buffers) {
                  return mimo_detector::make(preset,
                                             streams,
                                             modulation,
@@ -135,7 +138,8 @@ void bind_receiver(py::module& m)
                                             backend,
                                             int8_output,
                                             int8_scale,
-                                            device);
+                                            device,
+                                            device_buffers);
              }),
              py::arg("preset"),
              py::arg("streams"),
@@ -145,7 +149,8 @@ void bind_receiver(py::module& m)
              py::arg("backend") = "auto",
              py::arg("int8_output") = false,
              py::arg("int8_scale") = 8.0f,
-             py::arg("device") = 0)
+             py::arg("device") = 0,
+             py::arg("device_buffers") = true)
         .def("detector", &mimo_detector::detector)
         .def(
             "set_detector",

@@ -71,8 +71,6 @@ public:
     bool input_blocked_callback(int items_required, int items_avail, unsigned read_index) override;
     bool output_blocked_callback(int output_multiple, bool force) override;
 
-    /*! The buffer's transfer type as the flowgraph set it. */
-    gr::transfer_type transfer() const { return d_transfer_type; }
     /*! Whether both ends use the device side (DEVICE_TO_DEVICE). */
     bool on_device() const;
 

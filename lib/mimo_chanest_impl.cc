@@ -124,7 +124,6 @@ public:
     std::uint64_t work_failures() const override { return d_faults.count(); }
     double last_noise_var() const override { return d_last_noise; }
 
-
     void forecast(int, gr_vector_int& ninput_items_required) override
     {
         for (auto& n : ninput_items_required)

@@ -106,7 +106,6 @@ public:
 
     std::uint64_t work_failures() const override { return d_faults.count(); }
 
-
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override

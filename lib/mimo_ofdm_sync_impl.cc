@@ -97,7 +97,6 @@ public:
     std::string backend() const override { return d_engine->backend(); }
     double last_cfo() const override { return d_last_cfo; }
 
-
     void forecast(int, gr_vector_int& ninput_items_required) override
     {
         for (auto& n : ninput_items_required)

@@ -324,7 +324,8 @@ TEST_F(GpuOfdm, DeviceChannelBuffersEqualPageable)
     const ofdm_fft_layout lay(c);
     const std::size_t nsym = 30, in_len = lay.in_samples(0, nsym), out_len = lay.out_samples(0, nsym);
     std::vector<unsigned char> in = random_input(rng, c.input, 4 * in_len, 0.5f);
-    reinterpret_cast<cf*>(in.data())[2 * in_len + lay.time_offset(0, 7) + 5] = cf(NAN, 0.0f);
+    // In symbol 7's body: a value in its cyclic prefix is discarded, not counted.
+    reinterpret_cast<cf*>(in.data())[2 * in_len + lay.time_offset(0, 7) + lay.cp_of(7) + 5] = cf(NAN, 0.0f);
     const std::size_t in_bytes = in_len * sizeof(cf), out_bytes = out_len * sizeof(cf);
     int devices = 0;
     ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);

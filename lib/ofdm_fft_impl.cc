@@ -181,6 +181,14 @@ void ofdm_fft_impl::forecast(int noutput_items, gr_vector_int& ninput_items_requ
     std::fill(ninput_items_required.begin(), ninput_items_required.end(), need);
 }
 
+bool ofdm_fft_impl::period_ends_at(std::size_t samples) const
+{
+    std::size_t n = 0, used = 0;
+    while (used < samples)
+        used += d_config.fft_len + d_layout.cp_of(d_phase + n++);
+    return used == samples && (d_phase + n) % d_layout.cp_period() == 0;
+}
+
 long ofdm_fft_impl::next_sync(std::uint64_t from, std::uint64_t window)
 {
     if (pmt::is_null(d_sync_key) || window == 0)
@@ -337,9 +345,15 @@ int ofdm_fft_impl::work_forward(int noutput_items,
         d_phase = 0;
         d_sync_used = now;
         d_aligned = true;
-        tag = next_sync(now + 1, available - 1);
-        if (tag >= 0)
-            tag += 1;
+        tag = next_sync(now + 1, available - 1); // from now, as every offset here
+    }
+    // A frame that starts where the prefix pattern starts over anyway (frames back to
+    // back, each whole prefix periods, as mimo_ofdm_sync writes them) goes into the same
+    // batch as the one before it: on the GPU one call for several frames instead of
+    // one each. Its tag moves with its first symbol as any other (transform()).
+    while (tag > 0 && period_ends_at(std::size_t(tag))) {
+        const std::size_t at = std::size_t(tag);
+        tag = next_sync(now + at + 1, available - at - 1);
     }
     const std::size_t limit = tag < 0 ? available : std::size_t(tag);
     const std::size_t nsym =
@@ -371,9 +385,7 @@ int ofdm_fft_impl::work_inverse(int noutput_items,
     if (tag == 0) { // a frame starts with this vector: the prefix pattern starts over
         d_phase = 0;
         d_sync_used = now;
-        tag = next_sync(now + 1, available - 1);
-        if (tag >= 0)
-            tag += 1;
+        tag = next_sync(now + 1, available - 1); // from now, as every offset here
     }
     const std::size_t limit = tag < 0 ? available : std::size_t(tag);
     const std::size_t nsym =

@@ -58,6 +58,9 @@ private:
     // Offset (from now) of the next sync tag on channel 0 within `window` items: the
     // first one at or after `from`; -1 if none.
     long next_sync(std::uint64_t from, std::uint64_t window);
+    // Whether the symbols from d_phase on end exactly `samples` items in, where the
+    // prefix pattern starts over (a frame starting there needs no realignment).
+    bool period_ends_at(std::size_t samples) const;
     // Drops `n` input items of every channel, keeping their tags for the next output.
     void drop(std::size_t n);
     // The engine's call on in_items input and out_items output items a channel; through

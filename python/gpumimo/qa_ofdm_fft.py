@@ -200,6 +200,37 @@ def test_sync_tag_aligns_drops_incomplete_symbols_and_moves_tags(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_back_to_back_frames_share_calls_and_keep_their_tags(backend):
+    """Frames back to back, as mimo_ofdm_sync writes them: those of whole prefix periods
+    go through in one batch (the prefix pattern runs on across their tags), the one of
+    a period and a half makes the next realign; every symbol as numpy's, every
+    frame_start tag on its frame's first symbol."""
+    rng = seeded_rng(26)
+    n, cps, C = 64, [12, 8], 2
+    frames = [4, 4, 4, 3, 4, 2]            # symbols; 3 is a period and a half
+    lens = [sum(cps[s % 2] + n for s in range(k)) for k in frames]
+    starts = np.cumsum([0] + lens[:-1])
+    x = [(rng.standard_normal(sum(lens)) + 1j * rng.standard_normal(sum(lens)))
+         .astype(np.complex64) for _ in range(C)]
+    tags = [tag(int(a), "frame_start", f) for f, a in enumerate(starts)]
+    blk = gpumimo.ofdm_fft(n, cps, [], True, "fc32", "fc32", False, 1.0, channels=C,
+                           backend=backend, batch=64, sync_tag="frame_start")
+    srcs = [blocks.vector_source_c(x[c].tolist(), False, 1, tags if c == 0 else [])
+            for c in range(C)]
+    sinks = run_forward(srcs, blk, blocks.vector_sink_c, n)
+    for c in range(C):
+        want = np.vstack([numpy_forward(x[c][a:], n, cps, 0, k, list(range(n)), False, 1.0)[0]
+                          for a, k in zip(starts, frames)])
+        got = np.array(sinks[c].data()).reshape(-1, n)
+        assert got.shape == want.shape
+        assert np.linalg.norm(got - want) / np.linalg.norm(want) < 1e-5
+    assert blk.dropped_samples() == 0 and blk.dropped_symbols() == 0
+    first_symbols = np.cumsum([0] + frames[:-1]).tolist()
+    assert sorted((t.offset, pmt.to_long(t.value)) for t in sinks[0].tags()) == \
+        list(zip(first_symbols, range(len(frames))))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_nan_symbols_come_out_zero_and_are_counted(backend):
     rng = seeded_rng(24)
     n, cp, nsym = 128, 16, 8

@@ -35,7 +35,7 @@ namespace gpumimo {
 
 class mimo_detector_impl : public pinned_while_on_gpu<mimo_detector>, public device_buffer_user
 {
-    static constexpr std::size_t kSymbolsPerCall = 64;
+    static constexpr std::size_t kSymbolsPerCall = 256;
 
 public:
     // first: the engine for `detector`, made by make() first, since the inputs' buffers
@@ -75,9 +75,9 @@ public:
     {
         d_detector = checked(adopt_engine(d_logger, std::move(first)));
         set_tag_propagation_policy(TPP_DONT);
-        // Room for runs of several frames a call: GNU Radio's default buffer holds about
-        // one symbol's LLRs (tens of thousands of floats), so that each call, and each
-        // GPU round trip, would detect a single symbol.
+        // Room for runs of several frames a call (on the GPU one round trip for them
+        // all): GNU Radio's default buffer holds about one symbol's LLRs (tens of
+        // thousands of floats), so that each call would detect a single symbol.
         set_min_output_buffer(long(kSymbolsPerCall * d_bits));
     }
 
@@ -136,21 +136,27 @@ private:
         std::vector<tag_t> tags;
         get_tags_in_range(tags, 0, first, first + n, d_est_key);
         std::sort(tags.begin(), tags.end(), tag_t::offset_compare);
+        // Runs of symbols sharing a channel estimate (one a frame), detected together:
+        // on the GPU one round trip for the call instead of one a run.
+        d_runs.clear();
         std::size_t at = 0;
-        for (const tag_t& t : tags) { // runs of symbols sharing a channel estimate
-            detect_run(input_items, output_items, at, std::size_t(t.offset - first) - at);
+        for (const tag_t& t : tags) {
+            add_run(at, std::size_t(t.offset - first) - at);
             at = std::size_t(t.offset - first);
             take_estimate(t.value);
         }
-        detect_run(input_items, output_items, at, n - at);
+        add_run(at, n - at);
+        detect_runs(input_items, output_items, n);
         move_frame_tags(first, n);
         d_symbols += n;
         return noutput_items;
     }
 
+    // The estimate's H and the detectors' noise per carrier, kept as the tag's own
+    // vectors (no copy); no channel where the tag is of the wrong form.
     void take_estimate(const pmt::pmt_t& est)
     {
-        d_have_channel = false;
+        d_est_h = d_est_noise = pmt::PMT_NIL;
         const pmt::pmt_t h = pmt::dict_ref(est, pmt::intern("h"), pmt::PMT_NIL);
         const pmt::pmt_t nv = pmt::dict_ref(est, pmt::intern("noise_var"), pmt::PMT_NIL);
         if (!pmt::is_c32vector(h) || !pmt::is_number(nv) ||
@@ -161,93 +167,105 @@ private:
             });
             return;
         }
-        // The tag covers every used carrier, as the payload detector takes it.
-        std::size_t length = 0;
-        const gr_complex* all = pmt::c32vector_elements(h, length);
-        d_h.assign(all, all + length);
-        // The detectors' noise per carrier: the estimate's effective noise (N0 plus its
+        // The tag covers every used carrier, as the payload detector takes it. The
+        // detectors' noise per carrier: the estimate's effective noise (N0 plus its
         // error, core::channel_estimate::noise_eff) where the tag has it, else N0.
         const pmt::pmt_t eff = pmt::dict_ref(est, pmt::intern("noise_eff"), pmt::PMT_NIL);
-        if (pmt::is_f32vector(eff) && pmt::length(eff) == d_used) {
-            const float* noise = pmt::f32vector_elements(eff, length);
-            d_noise.assign(noise, noise + length);
-        } else {
-            d_noise.assign(d_used, float(pmt::to_double(nv)));
-        }
+        d_est_noise = pmt::is_f32vector(eff) && pmt::length(eff) == d_used
+                          ? eff
+                          : pmt::init_f32vector(d_used, std::vector<float>(d_used, float(pmt::to_double(nv))));
         // Whether H is finite and of full rank and N0 finite and positive on every data
         // carrier, the detector checks on each run (on the GPU engine, on the device): a
         // run it refuses is erased, with the reason logged ("refused run").
-        d_have_channel = true;
+        d_est_h = h;
     }
 
-    void detect_run(const gr_vector_const_void_star& in,
-                    gr_vector_void_star& out,
-                    std::size_t at,
-                    std::size_t count)
+    // Symbols [at, at + count) of this call, with the estimate taken last.
+    void add_run(std::size_t at, std::size_t count)
     {
-        if (count == 0)
-            return;
-        d_erase.assign(count, 1);
-        float* llr = d_int8 ? (d_llr.resize(count * d_bits), d_llr.data())
-                            : static_cast<float*>(out[0]) + at * d_bits;
-        std::size_t erased = count;
-        if (d_have_channel && detect(in, at, count, llr)) {
-            erased = 0;
-            for (std::size_t s = 0; s < count; s++)
-                erased += d_erase[s];
-        } else {
-            std::fill_n(llr, count * d_bits, 0.0f);
+        if (count > 0)
+            d_runs.push_back({ at, count, d_est_h, d_est_noise });
+    }
+
+    // The call's runs detected, LLRs into the output; runs without an estimate of the
+    // right form, refused runs and erased symbols leave as zero LLRs, counted.
+    void detect_runs(const gr_vector_const_void_star& in, gr_vector_void_star& out, std::size_t n)
+    {
+        d_erase.assign(n, 1);
+        float* llr = d_int8 ? (d_llr.resize(n * d_bits), d_llr.data()) : static_cast<float*>(out[0]);
+        std::fill_n(llr, n * d_bits, 0.0f);
+        const gr_complex* const* carriers = host_reachable_inputs(in, n);
+        d_run_args.clear();
+        d_run_carriers.resize(d_runs.size() * std::size_t(d_nr));
+        d_run_llr.clear();
+        d_run_erased.clear();
+        for (std::size_t i = 0; i < d_runs.size(); i++) {
+            const pending_run& r = d_runs[i];
+            if (pmt::is_null(r.h))
+                continue;
+            const gr_complex** at = d_run_carriers.data() + d_run_args.size() * std::size_t(d_nr);
+            for (int a = 0; a < d_nr; a++)
+                at[a] = carriers[a] + r.at * d_used;
+            std::size_t length = 0;
+            core::payload_run run;
+            run.carriers = at;
+            run.symbols = r.count;
+            run.h = pmt::c32vector_elements(r.h, length);
+            run.noise = pmt::f32vector_elements(r.noise, length);
+            d_run_args.push_back(run);
+            d_run_llr.push_back(llr + r.at * d_bits);
+            d_run_erased.push_back(d_erase.data() + r.at);
         }
+        d_refused.assign(d_run_args.size(), 0);
+        std::string why;
+        // A GPU failure is redone on the CPU by the engine (core/engine.h), unless the
+        // carriers are on the device; what still fails reaches work(), which counts it
+        // and erases the symbols at hand.
+        if (!d_run_args.empty())
+            d_detector->detect_runs(d_run_args.data(), d_run_args.size(), d_run_llr.data(),
+                                    d_run_erased.data(), d_refused.data(), &why);
+        std::size_t erased = 0, refused_symbols = 0;
+        for (std::size_t i = 0; i < d_run_args.size(); i++)
+            if (d_refused[i]) {
+                std::fill_n(d_run_llr[i], d_run_args[i].symbols * d_bits, 0.0f);
+                std::fill_n(d_run_erased[i], d_run_args[i].symbols, 1);
+                refused_symbols += d_run_args[i].symbols;
+            }
+        for (std::size_t s = 0; s < n; s++)
+            erased += d_erase[s];
+        if (refused_symbols)
+            d_log.warn("refused run", [&] {
+                return std::to_string(refused_symbols) + " symbols of runs the detector "
+                       "refused leave as zero LLRs: " + why;
+            });
         if (erased) {
             d_erased += erased;
             d_log.warn("erased symbols", [&] {
                 return std::to_string(erased) + " payload symbols left as zero LLRs (" +
-                       std::to_string(d_erased) + " in all): " +
-                       (d_have_channel ? "non-finite, out-of-range or out-of-model carriers, or "
-                                         "an estimate the detector refused"
-                                       : "no channel estimate of the right form");
+                       std::to_string(d_erased) + " in all): non-finite, out-of-range or "
+                       "out-of-model carriers, an estimate the detector refused, or no "
+                       "channel estimate of the right form";
             });
         }
         if (d_int8)
-            core::llr_to_int8(llr, count * d_bits, d_int8_scale,
-                              static_cast<std::int8_t*>(out[0]) + at * d_bits);
+            core::llr_to_int8(llr, n * d_bits, d_int8_scale, static_cast<std::int8_t*>(out[0]));
     }
 
-    // False when the run's carriers are refused as bad input (one of them out of its
-    // model's range: core/limits.h); the run is then erased.
-    bool detect(const gr_vector_const_void_star& in, std::size_t at, std::size_t count, float* llr)
+    // The inputs, through host memory where they are on the GPU and the engine on the
+    // CPU (a detector the GPU cannot run, or a fallback after a GPU failure).
+    const gr_complex* const* host_reachable_inputs(const gr_vector_const_void_star& in, std::size_t n)
     {
         for (int r = 0; r < d_nr; r++)
-            d_run_in[std::size_t(r)] = static_cast<const gr_complex*>(in[r]) + at * d_used;
-        // Input on the GPU and the engine on the CPU (a detector the GPU cannot run, or a
-        // fallback after a GPU failure): through host memory.
+            d_run_in[std::size_t(r)] = static_cast<const gr_complex*>(in[r]);
         if (std::string(d_detector->backend()) != "cuda" && reads_device(*this, 0)) {
-            d_host_in.resize(std::size_t(d_nr) * count * d_used);
+            d_host_in.resize(std::size_t(d_nr) * n * d_used);
             for (int r = 0; r < d_nr; r++) {
-                gr_complex* to = d_host_in.data() + std::size_t(r) * count * d_used;
-                core::copy_bytes(to, d_run_in[std::size_t(r)], count * d_used * sizeof(gr_complex));
+                gr_complex* to = d_host_in.data() + std::size_t(r) * n * d_used;
+                core::copy_bytes(to, d_run_in[std::size_t(r)], n * d_used * sizeof(gr_complex));
                 d_run_in[std::size_t(r)] = to;
             }
         }
-        core::payload_run run;
-        run.carriers = d_run_in.data();
-        run.symbols = count;
-        run.h = d_h.data();
-        run.noise = d_noise.data();
-        // A GPU failure is redone on the CPU by the engine (core/engine.h), unless the
-        // carriers are on the device; what still fails reaches work(), which counts it
-        // and erases the symbols at hand.
-        try {
-            d_detector->detect(run, llr, d_erase.data());
-            return true;
-        } catch (const std::invalid_argument& e) {
-            const std::string what = e.what();
-            d_log.warn("refused run", [&] {
-                return "a run of " + std::to_string(count) + " symbols was refused, its "
-                       "LLRs are zero: " + what;
-            });
-            return false;
-        }
+        return d_run_in.data();
     }
 
 public:
@@ -310,13 +328,23 @@ private:
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
     std::unique_ptr<core::payload_detector> d_detector;
-    std::vector<gr_complex> d_h;          // the estimate: [used carrier][rx][tx]
-    std::vector<float> d_noise;           // [used carrier]
-    bool d_have_channel = false;
+    // The last estimate (NIL: none of the right form): its tag's H [used carrier][rx][tx]
+    // and the detectors' noise [used carrier].
+    pmt::pmt_t d_est_h = pmt::PMT_NIL, d_est_noise = pmt::PMT_NIL;
+    struct pending_run {
+        std::size_t at, count; // symbols of the call
+        pmt::pmt_t h, noise;   // its estimate's (h NIL: none)
+    };
+    std::vector<pending_run> d_runs;                      // the call's runs
+    std::vector<core::payload_run> d_run_args;            // those with an estimate
+    std::vector<const gr_complex*> d_run_carriers;        // [run][rx]
+    std::vector<float*> d_run_llr;                        // [run]
+    std::vector<std::uint8_t*> d_run_erased;              // [run]
+    std::vector<std::uint8_t> d_refused;                  // [run]
     std::vector<const gr_complex*> d_run_in = std::vector<const gr_complex*>(std::size_t(d_nr));
     std::vector<gr_complex> d_host_in;    // device inputs' host stand-in for a CPU engine
-    std::vector<std::uint8_t> d_erase;    // [symbol of the run]
-    std::vector<float> d_llr;             // int8 output: the run's float LLRs first
+    std::vector<std::uint8_t> d_erase;    // [symbol of the call]
+    std::vector<float> d_llr;             // int8 output: the call's float LLRs first
     std::uint64_t d_symbols = 0, d_erased = 0;
 };
 

@@ -138,12 +138,14 @@ public:
         d_data_dev = gc::upload(d_data);
         d_carriers = gc::device_buffer<float2>(std::size_t(d_nr) * kMaxSymbols * d_used);
         d_stage = gc::pinned_buffer<float2>(std::size_t(d_nr) * kMaxSymbols * d_used);
-        d_h = gc::device_buffer<float2>(d_used * m);
-        d_noise = gc::device_buffer<float>(d_used);
-        d_h_data = gc::device_buffer<float2>(D * m);
-        d_noise_data = gc::device_buffer<float>(D);
-        d_bad = gc::device_buffer<int>(kMaxSymbols);
-        d_host_bad = gc::pinned_buffer<int>(kMaxSymbols);
+        d_h = gc::device_buffer<float2>(kMaxRuns * d_used * m);
+        d_host_h = gc::pinned_buffer<float2>(kMaxRuns * d_used * m);
+        d_noise = gc::device_buffer<float>(kMaxRuns * d_used);
+        d_host_noise = gc::pinned_buffer<float>(kMaxRuns * d_used);
+        d_h_data = gc::device_buffer<float2>(kMaxRuns * D * m);
+        d_noise_data = gc::device_buffer<float>(kMaxRuns * D);
+        d_bad = gc::device_buffer<int>(kMaxChunks * kMaxSymbols);
+        d_host_bad = gc::pinned_buffer<int>(kMaxChunks * kMaxSymbols);
         d_y = gc::device_buffer<float2>(D * kMaxSymbols * d_nr);
         d_detected = gc::device_buffer<float>(D * kMaxSymbols * d_bits);
         d_llr = gc::device_buffer<float>(D * kMaxSymbols * d_bits);
@@ -152,6 +154,8 @@ public:
     const char* backend() const override { return "cuda"; }
     std::size_t llrs_per_symbol() const override { return d_data.size() * d_bits; }
 
+    // One run: a round trip per chunk of kMaxSymbols symbols, the LLRs through the
+    // page-locked buffer where the caller's are not page-locked.
     std::size_t detect(const payload_run& run, float* llr, std::uint8_t* erased) override
     {
         if (run.symbols == 0)
@@ -159,48 +163,161 @@ public:
         const gc::device_guard keep;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d_device));
         const cudaStream_t st = d_stream->get();
-        const int D = int(d_data.size()), m = d_nr * d_nt;
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_h.get(), run.h, d_used * m * sizeof(float2),
-                                           cudaMemcpyHostToDevice, st));
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_noise.get(), run.noise, d_used * sizeof(float),
-                                           cudaMemcpyHostToDevice, st));
-        select_data_carriers_kernel<<<blocks_for(std::size_t(D) * m), kThreads, 0, st>>>(
-            d_h.get(), d_noise.get(), d_data_dev.get(), D, m, d_h_data.get(), d_noise_data.get());
-        GPUMIMO_CUDA_CHECK_LAUNCH("select_data_carriers_kernel");
+        enqueue_channel(run, 0, st);
         std::size_t count = 0;
         for (std::size_t first = 0; first < run.symbols; first += kMaxSymbols) {
             const std::size_t n = std::min(kMaxSymbols, run.symbols - first);
-            count += detect_chunk(run, first, n, llr + first * llrs_per_symbol(), erased + first, st);
+            float* out = llr + first * llrs_per_symbol();
+            const std::size_t bytes = n * llrs_per_symbol() * sizeof(float);
+            const bool direct = reaches_in_place(out, bytes);
+            enqueue_chunk(run, 0, first, n, direct ? out : d_host_llr.get(), 0, st);
+            GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
+            d_detector.check_device_errors(st); // a vector beyond its model: invalid_argument
+            if (!direct)
+                std::memcpy(out, d_host_llr.get(), bytes);
+            count += land_erased(0, n, erased + first);
         }
         return count;
     }
 
-private:
-    std::size_t detect_chunk(const payload_run& run,
-                             std::size_t first,
-                             std::size_t n,
-                             float* out,
-                             std::uint8_t* erased,
-                             cudaStream_t st)
+    // Every run's chunks enqueued on the stream, one wait for them all (up to kMaxRuns
+    // runs and kMaxChunks chunks a wait), where the caller's carriers and LLRs need no
+    // staging; a refusal among them has each run of that wait detected alone, to tell
+    // which.
+    std::size_t detect_runs(const payload_run* runs,
+                            std::size_t count,
+                            float* const* llr,
+                            std::uint8_t* const* erased,
+                            std::uint8_t* refused,
+                            std::string* why) override
     {
-        const int D = int(d_data.size()), U = int(d_used);
+        if (count < 2 || !in_place(runs, count, llr))
+            return payload_detector::detect_runs(runs, count, llr, erased, refused, why);
+        const gc::device_guard keep;
+        GPUMIMO_CUDA_CHECK(cudaSetDevice(d_device));
+        const cudaStream_t st = d_stream->get();
+        std::size_t erased_symbols = 0;
+        for (std::size_t i0 = 0; i0 < count;) {
+            std::size_t i1 = i0, chunks = 0; // runs [i0, i1) in this wait
+            while (i1 < count && i1 - i0 < kMaxRuns &&
+                   chunks + chunks_of(runs[i1]) <= kMaxChunks)
+                chunks += chunks_of(runs[i1++]);
+            if (i1 == i0) // one run longer than a wait's chunks: alone
+                i1 = i0 + 1;
+            if (i1 - i0 == 1 || chunks > kMaxChunks) {
+                erased_symbols += payload_detector::detect_runs(runs + i0, i1 - i0, llr + i0,
+                                                                erased + i0, refused + i0, why);
+                i0 = i1;
+                continue;
+            }
+            std::size_t c = 0;
+            for (std::size_t i = i0; i < i1; i++) {
+                refused[i] = 0;
+                if (runs[i].symbols == 0)
+                    continue;
+                enqueue_channel(runs[i], i - i0, st);
+                for (std::size_t first = 0; first < runs[i].symbols; first += kMaxSymbols, c++)
+                    enqueue_chunk(runs[i], i - i0, first, std::min(kMaxSymbols, runs[i].symbols - first),
+                                  llr[i] + first * llrs_per_symbol(), c, st);
+            }
+            GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
+            try {
+                d_detector.check_device_errors(st);
+            } catch (const std::invalid_argument&) { // rare: which run it was
+                erased_symbols += payload_detector::detect_runs(runs + i0, i1 - i0, llr + i0,
+                                                                erased + i0, refused + i0, why);
+                i0 = i1;
+                continue;
+            }
+            c = 0;
+            for (std::size_t i = i0; i < i1; i++)
+                for (std::size_t first = 0; first < runs[i].symbols; first += kMaxSymbols, c++)
+                    erased_symbols += land_erased(c, std::min(kMaxSymbols, runs[i].symbols - first),
+                                                  erased[i] + first);
+            i0 = i1;
+        }
+        return erased_symbols;
+    }
+
+private:
+    static std::size_t chunks_of(const payload_run& run)
+    {
+        return (run.symbols + kMaxSymbols - 1) / kMaxSymbols;
+    }
+
+    static bool reaches_in_place(const void* p, std::size_t bytes)
+    {
+        return gc::is_device(p) || gc::is_pinned_range(p, bytes);
+    }
+
+    // Whether every run's carriers and LLRs are device or page-locked memory: the copies
+    // of several chunks then share no staging buffer and can all be in flight.
+    bool in_place(const payload_run* runs, std::size_t count, float* const* llr) const
+    {
+        for (std::size_t i = 0; i < count; i++) {
+            if (runs[i].symbols == 0)
+                continue;
+            if (!reaches_in_place(llr[i], runs[i].symbols * llrs_per_symbol() * sizeof(float)))
+                return false;
+            for (int r = 0; r < d_nr; r++)
+                if (!reaches_in_place(runs[i].carriers[r], runs[i].symbols * d_used * sizeof(float2)))
+                    return false;
+        }
+        return true;
+    }
+
+    // Run's H and N0 into channel slot k (through page-locked memory: the caller's may
+    // change once this returns), and the data carriers' ones selected from them.
+    void enqueue_channel(const payload_run& run, std::size_t k, cudaStream_t st)
+    {
+        const int D = int(d_data.size()), m = d_nr * d_nt;
+        const std::size_t h_values = d_used * std::size_t(m);
+        float2* host_h = d_host_h.get() + k * h_values;
+        float* host_noise = d_host_noise.get() + k * d_used;
+        std::memcpy(host_h, run.h, h_values * sizeof(float2));
+        std::memcpy(host_noise, run.noise, d_used * sizeof(float));
+        float2* h = d_h.get() + k * h_values;
+        float* noise = d_noise.get() + k * d_used;
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(h, host_h, h_values * sizeof(float2),
+                                           cudaMemcpyHostToDevice, st));
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(noise, host_noise, d_used * sizeof(float),
+                                           cudaMemcpyHostToDevice, st));
+        select_data_carriers_kernel<<<blocks_for(std::size_t(D) * m), kThreads, 0, st>>>(
+            h, noise, d_data_dev.get(), D, m, d_h_data.get() + k * std::size_t(D) * m,
+            d_noise_data.get() + k * std::size_t(D));
+        GPUMIMO_CUDA_CHECK_LAUNCH("select_data_carriers_kernel");
+    }
+
+    // Symbols [first, first + n) of run, with the channel of slot k: their LLRs to `out`
+    // (device or page-locked), their erased flags to host slot c; nothing waited for.
+    // The chunk buffers are reused by the next chunk in stream order.
+    void enqueue_chunk(const payload_run& run,
+                       std::size_t k,
+                       std::size_t first,
+                       std::size_t n,
+                       float* out,
+                       std::size_t c,
+                       cudaStream_t st)
+    {
+        const int D = int(d_data.size()), U = int(d_used), m = d_nr * d_nt;
         const std::size_t per_antenna = n * d_used;
         for (int r = 0; r < d_nr; r++)
             gc::copy_to_device_async(d_carriers.get() + r * per_antenna,
                                      run.carriers[r] + first * d_used,
                                      per_antenna * sizeof(float2),
                                      d_stage.get() + r * per_antenna, st);
-        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_bad.get(), 0, n * sizeof(int), st));
+        int* bad = d_bad.get() + c * kMaxSymbols;
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(bad, 0, n * sizeof(int), st));
         mark_unusable_kernel<<<blocks_for(std::size_t(d_nr) * n * D), kThreads, 0, st>>>(
-            d_carriers.get(), d_data_dev.get(), d_nr, int(n), D, U, d_bad.get());
+            d_carriers.get(), d_data_dev.get(), d_nr, int(n), D, U, bad);
         GPUMIMO_CUDA_CHECK_LAUNCH("mark_unusable_kernel");
         gather_kernel<<<blocks_for(std::size_t(D) * n), kThreads, 0, st>>>(
-            d_carriers.get(), d_data_dev.get(), d_bad.get(), d_nr, int(n), D, U, d_y.get());
+            d_carriers.get(), d_data_dev.get(), bad, d_nr, int(n), D, U, d_y.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("gather_kernel");
         mimo_batch b;
         b.y = reinterpret_cast<const cf32*>(d_y.get());
-        b.h = reinterpret_cast<const cf32*>(d_h_data.get());
-        b.noise_var = d_noise_data.get();
+        b.h = reinterpret_cast<const cf32*>(d_h_data.get() + k * std::size_t(D) * m);
+        b.noise_var = d_noise_data.get() + k * std::size_t(D);
         b.scalar_noise = false;
         b.batch = std::size_t(D) * n;
         b.nt = d_nt;
@@ -208,27 +325,27 @@ private:
         b.group = n;
         d_detector.detect_device(b, d_detected.get(), st);
         scatter_kernel<<<blocks_for(std::size_t(D) * n * d_bits), kThreads, 0, st>>>(
-            d_detected.get(), d_bad.get(), int(n), D, int(d_bits), d_llr.get());
+            d_detected.get(), bad, int(n), D, int(d_bits), d_llr.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("scatter_kernel");
-        // Straight into the caller's page-locked output (a block's registered stream
-        // buffer), else through the pinned buffer.
-        const std::size_t bytes = n * llrs_per_symbol() * sizeof(float);
-        const bool direct = gc::is_pinned_range(out, bytes);
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(direct ? static_cast<void*>(out) : d_host_llr.get(),
-                                           d_llr.get(), bytes, cudaMemcpyDeviceToHost, st));
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_bad.get(), d_bad.get(), n * sizeof(int),
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(out, d_llr.get(), n * llrs_per_symbol() * sizeof(float),
+                                           cudaMemcpyDefault, st));
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_bad.get() + c * kMaxSymbols, bad, n * sizeof(int),
                                            cudaMemcpyDeviceToHost, st));
-        GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
-        d_detector.check_device_errors(st); // a vector beyond its model: invalid_argument
-        if (!direct)
-            std::memcpy(out, d_host_llr.get(), bytes);
+    }
+
+    // A waited-for chunk's erased flags (host slot c) to the caller; their count.
+    std::size_t land_erased(std::size_t c, std::size_t n, std::uint8_t* erased) const
+    {
         std::size_t count = 0;
         for (std::size_t s = 0; s < n; s++) {
-            erased[s] = d_host_bad.get()[s] ? 1 : 0;
+            erased[s] = d_host_bad.get()[c * kMaxSymbols + s] ? 1 : 0;
             count += erased[s];
         }
         return count;
     }
+
+    // Runs and chunks one wait of detect_runs() holds at most.
+    static constexpr std::size_t kMaxRuns = 16, kMaxChunks = 32;
 
     const int d_device;
     const std::size_t d_used;
@@ -240,9 +357,9 @@ private:
     gc::device_buffer<int> d_data_dev, d_bad;
     gc::device_buffer<float2> d_carriers, d_h, d_h_data, d_y;
     gc::device_buffer<float> d_noise, d_noise_data, d_detected, d_llr;
-    gc::pinned_buffer<float2> d_stage;
+    gc::pinned_buffer<float2> d_stage, d_host_h;
     gc::pinned_buffer<int> d_host_bad;
-    gc::pinned_buffer<float> d_host_llr;
+    gc::pinned_buffer<float> d_host_llr, d_host_noise;
 };
 
 } // namespace

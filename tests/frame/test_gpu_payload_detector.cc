@@ -7,14 +7,17 @@
  * fresh random runs: 1x1 to 4x4, runs of 1 symbol up to longer than one device chunk
  * (64 symbols), the output pageable and page-locked (copied by DMA in place, as into a
  * block's registered stream buffer); the same erasures; a vector beyond its model
- * refused as on the CPU. Float32 against float64: within 1e-3 of the largest LLR of
- * the vector. Outputs are poisoned before each call.
+ * refused as on the CPU; many runs in one call (detect_runs: one wait for up to 16
+ * runs) as each run alone on the CPU, carriers in device or page-locked memory, the run
+ * the detector refuses told apart from the others. Float32 against float64: within
+ * 1e-3 of the largest LLR of the vector. Outputs are poisoned before each call.
  */
 #include "common/gpu_test.h"
 #include "common/test_util.h"
 #include "frame/payload_runs.h"
 
 #include <gnuradio/gpumimo/core/backend.h>
+#include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/frame/payload_detector.h>
 
 #include <gtest/gtest.h>
@@ -132,4 +135,88 @@ TEST_F(GpuPayloadDetector, RefusesAVectorBeyondItsModelAsTheCpuDoes)
     gpu->detect(clean.view(), llr.data(), erased.data());
     for (std::size_t i = 0; i < llr.size(); i++)
         ASSERT_NEAR(llr[i], ref[i], 1e-3f * vector_scale(ref, i, gpu->llrs_per_symbol() / data_carriers(num).size()));
+}
+
+// mimo_detector's call: a run a frame, each with its own estimate, carriers where a
+// device-resident stream buffer (or a page-locked one) holds them, LLRs into a
+// page-locked output: 21 runs (two waits of at most 16), one of 70 symbols (two
+// chunks), one with an erased symbol, one the detector refuses.
+TEST_F(GpuPayloadDetector, RunsTogetherEqualRunsAloneOnTheCpu)
+{
+    auto rng = make_rng(313);
+    const numerology num = numerology_preset("lte20");
+    const payload_detector_config c = config_for(num, algorithm::mmse, modulation::qam16, 4, 4);
+    const auto cpu = make_payload_detector(c, "cpu");
+    const auto gpu = make_payload_detector(c, "cuda");
+    const std::size_t per = cpu->llrs_per_symbol(), nruns = 21;
+    std::vector<random_run> runs;
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < nruns; i++) {
+        runs.push_back(make_random_run(rng, num, modulation::qam16, 4, 4, i == 5 ? 70 : 9, 18.0));
+        total += runs.back().symbols;
+    }
+    runs[2].carriers[1][4 * runs[2].used + std::size_t(data_carriers(num)[7])] = cf32(0, NAN);
+    runs[17].carriers[3][1 * runs[17].used + std::size_t(data_carriers(num)[0])] = cf32(1e6f, 0);
+    // The runs back to back per antenna, as in a stream buffer.
+    std::vector<std::vector<cf32>> stream(4);
+    for (int a = 0; a < 4; a++)
+        for (const random_run& r : runs)
+            stream[a].insert(stream[a].end(), r.carriers[a].begin(), r.carriers[a].end());
+    std::vector<float> want(total * per, NAN);
+    std::vector<std::uint8_t> want_erased(total, 7), want_refused(nruns, 0);
+    for (std::size_t i = 0, at = 0; i < nruns; at += runs[i].symbols, i++) {
+        try {
+            cpu->detect(runs[i].view(), want.data() + at * per, want_erased.data() + at);
+        } catch (const std::invalid_argument&) {
+            want_refused[i] = 1;
+        }
+    }
+    ASSERT_EQ(std::count(want_refused.begin(), want_refused.end(), 1), 1);
+    for (const bool on_device : { true, false }) {
+        SCOPED_TRACE(on_device ? "carriers in device memory" : "carriers page-locked");
+        std::vector<device_bytes> dev;
+        std::vector<host_registration> locks;
+        std::vector<const cf32*> base(4);
+        for (int a = 0; a < 4; a++) {
+            const std::size_t bytes = stream[a].size() * sizeof(cf32);
+            if (on_device) {
+                dev.emplace_back(bytes, 0);
+                copy_bytes(dev.back().get(), stream[a].data(), bytes);
+                base[a] = reinterpret_cast<const cf32*>(dev.back().get());
+            } else {
+                locks.emplace_back(stream[a].data(), bytes);
+                base[a] = stream[a].data();
+            }
+        }
+        std::vector<float> llr(total * per, NAN); // poisoned
+        locks.emplace_back(llr.data(), llr.size() * sizeof(float));
+        std::vector<std::uint8_t> erased(total, 7), refused(nruns, 7);
+        std::vector<payload_run> views(nruns);
+        std::vector<const cf32*> starts(nruns * 4);
+        std::vector<float*> llr_at;
+        std::vector<std::uint8_t*> erased_at;
+        for (std::size_t i = 0, at = 0; i < nruns; at += runs[i].symbols, i++) {
+            for (int a = 0; a < 4; a++)
+                starts[i * 4 + a] = base[a] + at * runs[i].used;
+            views[i] = runs[i].view();
+            views[i].carriers = starts.data() + i * 4;
+            llr_at.push_back(llr.data() + at * per);
+            erased_at.push_back(erased.data() + at);
+        }
+        std::string why;
+        gpu->detect_runs(views.data(), nruns, llr_at.data(), erased_at.data(), refused.data(), &why);
+        EXPECT_EQ(refused, want_refused);
+        EXPECT_FALSE(why.empty());
+        for (std::size_t i = 0, at = 0; i < nruns; at += runs[i].symbols, i++) {
+            if (want_refused[i])
+                continue;
+            SCOPED_TRACE("run " + std::to_string(i));
+            for (std::size_t s = at; s < at + runs[i].symbols; s++)
+                ASSERT_EQ(erased[s], want_erased[s]) << "symbol " << s;
+            for (std::size_t k = at * per; k < (at + runs[i].symbols) * per; k++)
+                ASSERT_NEAR(llr[k], want[k], 1e-3f * vector_scale(want, k, per / data_carriers(num).size()))
+                    << "LLR " << k;
+        }
+        EXPECT_STREQ(gpu->backend(), "cuda"); // no fallback happened
+    }
 }

@@ -149,6 +149,57 @@ TEST(PayloadDetector, RefusesAVectorBeyondItsModel)
     EXPECT_THROW(engine->detect(r.view(), llr.data(), erased.data()), std::invalid_argument);
 }
 
+// Several runs in one call, each with its own channel: the LLRs and erasures of each
+// run alone; the one run holding a vector beyond the model refused by itself, the others
+// detected.
+TEST(PayloadDetector, RunsTogetherEqualRunsAlone)
+{
+    auto rng = make_rng(304);
+    const numerology num = numerology_preset("small");
+    const auto engine =
+        make_payload_detector(config_for(num, algorithm::mmse, modulation::qam16, 2, 3), "cpu");
+    const std::size_t per = engine->llrs_per_symbol(), nruns = 5;
+    std::vector<random_run> runs;
+    for (std::size_t i = 0; i < nruns; i++)
+        runs.push_back(make_random_run(rng, num, modulation::qam16, 2, 3, 2 + i, 20.0));
+    runs[1].carriers[2][1 * runs[1].used + std::size_t(data_carriers(num)[3])] = cf32(NAN, 0);
+    runs[3].carriers[0][0 * runs[3].used + std::size_t(data_carriers(num)[0])] = cf32(1e6f, 0);
+    std::vector<payload_run> views;
+    std::vector<std::vector<float>> llr, alone;
+    std::vector<std::vector<std::uint8_t>> erased, alone_erased;
+    std::vector<float*> llr_at;
+    std::vector<std::uint8_t*> erased_at;
+    for (random_run& r : runs) {
+        views.push_back(r.view());
+        llr.emplace_back(r.symbols * per, NAN);
+        erased.emplace_back(r.symbols, 7);
+        alone.emplace_back(r.symbols * per, NAN);
+        alone_erased.emplace_back(r.symbols, 7);
+    }
+    for (std::size_t i = 0; i < nruns; i++) {
+        llr_at.push_back(llr[i].data());
+        erased_at.push_back(erased[i].data());
+    }
+    std::vector<std::uint8_t> refused(nruns, 7);
+    std::string why;
+    EXPECT_EQ(engine->detect_runs(views.data(), nruns, llr_at.data(), erased_at.data(), refused.data(), &why),
+              1u); // run 1's NaN symbol
+    EXPECT_FALSE(why.empty());
+    for (std::size_t i = 0; i < nruns; i++) {
+        SCOPED_TRACE("run " + std::to_string(i));
+        EXPECT_EQ(refused[i], i == 3 ? 1 : 0);
+        if (i == 3) {
+            EXPECT_THROW(engine->detect(runs[i].view(), alone[i].data(), alone_erased[i].data()),
+                         std::invalid_argument);
+            continue;
+        }
+        engine->detect(runs[i].view(), alone[i].data(), alone_erased[i].data());
+        EXPECT_EQ(erased[i], alone_erased[i]);
+        for (std::size_t k = 0; k < llr[i].size(); k++)
+            ASSERT_EQ(llr[i][k], alone[i][k]) << "LLR " << k;
+    }
+}
+
 TEST(PayloadDetector, RefusesWrongShapes)
 {
     const numerology num = numerology_preset("small");

@@ -114,6 +114,33 @@ private:
     std::vector<float> d_noise, d_llr;
 };
 
+} // namespace
+
+std::size_t payload_detector::detect_runs(const payload_run* runs,
+                                          std::size_t count,
+                                          float* const* llr,
+                                          std::uint8_t* const* erased,
+                                          std::uint8_t* refused,
+                                          std::string* why)
+{
+    std::size_t erased_symbols = 0;
+    bool first_refusal = true;
+    for (std::size_t i = 0; i < count; i++) {
+        refused[i] = 0;
+        try {
+            erased_symbols += detect(runs[i], llr[i], erased[i]);
+        } catch (const std::invalid_argument& e) {
+            refused[i] = 1;
+            if (why && first_refusal)
+                *why = e.what();
+            first_refusal = false;
+        }
+    }
+    return erased_symbols;
+}
+
+namespace {
+
 class payload_detector_with_fallback : public with_gpu_fallback<payload_detector>
 {
 public:
@@ -124,6 +151,24 @@ public:
     {
     }
     std::size_t llrs_per_symbol() const override { return d_cpu->llrs_per_symbol(); }
+    std::size_t detect_runs(const payload_run* runs,
+                            std::size_t count,
+                            float* const* llr,
+                            std::uint8_t* const* erased,
+                            std::uint8_t* refused,
+                            std::string* why) override
+    {
+        return run_in_place(
+            "payload_detector",
+            [&] {
+                for (std::size_t i = 0; i < count; i++)
+                    if (any_device_memory(runs[i].carriers, std::size_t(d_nr)))
+                        return true;
+                return false;
+            },
+            [&](payload_detector& gpu) { return gpu.detect_runs(runs, count, llr, erased, refused, why); },
+            [&] { return d_cpu->detect_runs(runs, count, llr, erased, refused, why); });
+    }
     std::size_t detect(const payload_run& payload, float* llr, std::uint8_t* erased) override
     {
         // Every output is rewritten by the CPU after a GPU failure mid-call, where it

@@ -63,6 +63,19 @@ public:
      *  model's range, core/limits.h, or an unusable H or N0): llr is then undefined and
      *  the caller erases the run. */
     virtual std::size_t detect(const payload_run& run, float* llr, std::uint8_t* erased) = 0;
+    /*! Several runs (each with its own estimate, as a call of mimo_detector holds one
+     *  per frame): run i's LLRs into llr[i], its erased flags into erased[i], refused[i]
+     *  set where detect() would refuse run i (its LLRs then undefined; the first reason
+     *  into *why where given). Returns the erased symbols of the runs not refused. The
+     *  GPU engine enqueues them all and waits for the device once, where every run's
+     *  carriers and LLRs lie where the device reaches them in place (device or
+     *  page-locked memory); otherwise, and on the CPU, one detect() per run. */
+    virtual std::size_t detect_runs(const payload_run* runs,
+                                    std::size_t count,
+                                    float* const* llr,
+                                    std::uint8_t* const* erased,
+                                    std::uint8_t* refused,
+                                    std::string* why = nullptr);
     virtual gpu_fallback* fallback() { return nullptr; }
 };
 

@@ -143,25 +143,21 @@ if [ -f .device-gr/env.sh ]; then
     # The receiver chain in a flowgraph: 4 links x 4 antennas of lte20 4x4 16-QAM (the
     # stream receiver: synchronisation inside), and for comparison mimo_ofdm_sync on the
     # CPU before the fused receiver, and the chain of separate GPU blocks (1 and 4 links,
-    # each block's share of the time); then paced at the rate, each frame's latency.
+    # each block's share of the time; 1 link again with host buffers between the blocks);
+    # then paced at the rate, each frame's latency.
     ( set -- && source .device-gr/env.sh &&
       for algo in mmse mtt psd; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm $algo --seconds 8; done &&
       grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --sync-backend cpu &&
       for links in 1 4; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --chain --profile --links $links --seconds 3 --warmup 1; done &&
+      grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --chain --host-buffers --profile --links 1 --seconds 3 --warmup 1 &&
       grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --latency ) 2>&1 |
         awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"
     status "rx flowgraph rate" "$(grep -c 'slowest link' "$OUT/rx-flowgraph-rate.log") runs"
     status "latency (mmse, paced)" "$(grep -o 'all links: median.*' "$OUT/rx-flowgraph-rate.log" || echo none)"
 fi
 
-# Only a few files come back from the GPU machine: keep the summary, the benchmark and
-# the float-precision table, and pack the other logs into one archive.
-(cd "$OUT" && tar czf gpu-check-logs.tgz device.txt configure.log build.log ptxas.txt \
-    core-tests.log gpu-tests.log memcheck.log racecheck.log 2>/dev/null &&
-    rm -f device.txt configure.log build.log ptxas.txt core-tests.log memcheck.log racecheck.log)
-
 echo; echo "=== gpu tests (failures) ==="; grep -E "Failure|FAILED" "$OUT/gpu-tests.log" | head -20
-echo; echo "=== link simulator tests: GPU against CPU ==="; grep -E "largest H difference|frame errors, |Q\(sqrt" "$OUT/gpu-tests.log" | sed 's/^[0-9]*: //'; rm -f "$OUT/gpu-tests.log"
+echo; echo "=== link simulator tests: GPU against CPU ==="; grep -E "largest H difference|frame errors, |Q\(sqrt" "$OUT/gpu-tests.log" | sed 's/^[0-9]*: //'
 echo; echo "=== float precision: largest error/bound ==="; awk '{print $NF, $0}' "$OUT/float-precision.txt" | sort -g | tail -5 | cut -d' ' -f2-
 echo; echo "=== benchmark ==="; cat "$OUT/bench.log"
 echo; echo "=== fft benchmark ==="; cat "$OUT/fft-bench.log"
@@ -169,7 +165,11 @@ echo; echo "=== rx chain benchmark ==="; cat "$OUT/rx-bench.log"
 echo; echo "=== ldpc benchmark ==="; cat "$OUT/ldpc-bench.log"
 echo; echo "=== link simulator benchmark ==="; cat "$OUT/link-bench.log"
 [ -f "$OUT/apsm.log" ] && { echo; echo "=== apsm (recordings) ==="; grep -E "^detector|^Q|GPU detection|GPU training" "$OUT/apsm.log" | cut -c1-110; }
-echo; echo "=== apsm benchmark ==="; cat "$OUT/apsm-bench.log"; rm -f "$OUT/apsm-bench.log"
+echo; echo "=== apsm benchmark ==="; cat "$OUT/apsm-bench.log"
 [ -f "$OUT/flowgraph-rate.log" ] && { echo; echo "=== flowgraph rate ==="; cat "$OUT/flowgraph-rate.log"; grep -E "passed|failed|FAILED|Error" "$OUT/python-qa.log" | tail -8; }
 [ -f "$OUT/rx-flowgraph-rate.log" ] && { echo; echo "=== rx flowgraph rate ==="; cat "$OUT/rx-flowgraph-rate.log"; }
 echo; echo "=== summary ==="; cat "$OUT/summary.txt"
+# Only a few files come back from the GPU machine (8): every log in one archive, the
+# summary beside it.
+(cd "$OUT" && tar czf gpu-check-logs.tgz --exclude=summary.txt --exclude=gpu-check-logs.tgz . &&
+    find . -type f ! -name summary.txt ! -name gpu-check-logs.tgz -delete)

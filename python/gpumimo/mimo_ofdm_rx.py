@@ -19,8 +19,9 @@ class mimo_ofdm_rx(gr.hier_block2):
     (its defaults). fft_backend and backend pick the FFT's and the detector's backend
     (auto, cuda, cpu), sync_backend the synchroniser's, estimator the channel estimator
     (lmmse, dft, ls). The blocks stay reachable as .sync, .fft, .chanest and .detector.
-    With mimo_chanest and mimo_detector both on the GPU, the payload between them stays
-    in GPU memory (device-resident stream buffers: docs/frame.md).
+    With the blocks on the GPU, the frames, carriers and payload between them stay in
+    GPU memory (device-resident stream buffers: docs/frame.md); device_buffers=False
+    keeps every port of the chain in host memory (for tapping one to a CPU block).
 
     fused=True does it all in one stream_receiver instead (synchronisation, FFT,
     estimates and detection; on the GPU the frames never leave the device, samples in
@@ -36,7 +37,7 @@ class mimo_ofdm_rx(gr.hier_block2):
     def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
                  antennas=2, detector="mmse", backend="auto", fft_backend="auto",
                  int8_output=False, int8_scale=8.0, threshold=0.0, device=0, fused=False,
-                 estimator="lmmse", code="", sync_backend="auto"):
+                 estimator="lmmse", code="", sync_backend="auto", device_buffers=True):
         if code and not fused:
             raise ValueError("mimo_ofdm_rx: code (decoding in the receiver) needs "
                              "fused=True; llr_sink(code=...) decodes the separate blocks' LLRs")
@@ -57,7 +58,8 @@ class mimo_ofdm_rx(gr.hier_block2):
             self.connect(self.fused, self)
             return
         self.sync = _b.mimo_ofdm_sync(preset, streams, modulation, payload_symbols,
-                                      antennas, threshold, sync_backend, device)
+                                      antennas, threshold, sync_backend, device,
+                                      device_buffers=device_buffers)
         if fused:
             self.fft = self.chanest = self.detector = None
             self.fused = _b.fused_receiver(preset, streams, modulation, payload_symbols,
@@ -71,11 +73,14 @@ class mimo_ofdm_rx(gr.hier_block2):
         self.fused = None
         self.fft = _b.ofdm_fft(num["fft_len"], num["cp_lengths"], num["carriers"],
                                forward=True, scale=num["scale"], channels=antennas,
-                               backend=fft_backend, devices=[device], sync_tag="frame_start")
+                               backend=fft_backend, devices=[device], sync_tag="frame_start",
+                               device_buffers=device_buffers)
         self.chanest = _b.mimo_chanest(preset, streams, modulation, payload_symbols, antennas,
-                                       estimator, False, backend, device)
+                                       estimator, False, backend, device,
+                                       device_buffers=device_buffers)
         self.detector = _b.mimo_detector(preset, streams, modulation, antennas, detector,
-                                         backend, int8_output, int8_scale, device)
+                                         backend, int8_output, int8_scale, device,
+                                         device_buffers=device_buffers)
         for a in range(antennas):
             self.connect((self, a), (self.sync, a))
             self.connect((self.sync, a), (self.fft, a))

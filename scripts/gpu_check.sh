@@ -171,5 +171,7 @@ echo; echo "=== apsm benchmark ==="; cat "$OUT/apsm-bench.log"
 echo; echo "=== summary ==="; cat "$OUT/summary.txt"
 # Only a few files come back from the GPU machine (8): every log in one archive, the
 # summary beside it.
-(cd "$OUT" && tar czf gpu-check-logs.tgz --exclude=summary.txt --exclude=gpu-check-logs.tgz . &&
-    find . -type f ! -name summary.txt ! -name gpu-check-logs.tgz -delete)
+# (The archive is written outside $OUT first: tar fails on a file that grows as it reads.)
+archive=$(mktemp -d)/gpu-check-logs.tgz
+(cd "$OUT" && tar czf "$archive" --exclude=./summary.txt . &&
+    find . -type f ! -name summary.txt -delete && mv "$archive" .)

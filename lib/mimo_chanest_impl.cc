@@ -11,7 +11,6 @@
 #include "block_faults.h"
 #include "device_stream_buffer.h"
 #include "engine_logging.h"
-#include "pmt_vector_pool.h"
 #include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
@@ -294,10 +293,10 @@ private:
             add_item_tag(r, nitems_written(r) + produced, d_frame_key, found.info,
                          alias_pmt());
         pmt::pmt_t est = pmt::make_dict();
-        est = pmt::dict_add(est, pmt::intern("h"), d_tag_vectors.c32(e.h.data(), e.h.size()));
+        est = pmt::dict_add(est, pmt::intern("h"), pmt::init_c32vector(e.h.size(), e.h));
         est = pmt::dict_add(est, pmt::intern("noise_var"), pmt::from_double(e.noise_var));
-        est = pmt::dict_add(est, pmt::intern("noise_eff"),
-                            d_tag_vectors.f32(e.noise_eff.data(), e.noise_eff.size()));
+        est = pmt::dict_add(
+            est, pmt::intern("noise_eff"), pmt::init_f32vector(e.noise_eff.size(), e.noise_eff));
         est = pmt::dict_add(est, pmt::intern("frame"), pmt::from_uint64(d_frames));
         // Outputs past the antennas: stream k's equalised payload symbols.
         const int streams = int(out.size()) - d_antennas;
@@ -358,7 +357,6 @@ private:
     std::vector<const gr_complex*> d_eq_in;                   // [antennas]
     std::vector<gr_complex*> d_eq_out;                        // [streams]
     std::vector<gr_complex> d_eq_scratch;                     // [data carriers]
-    pmt_vector_pool d_tag_vectors;                            // the estimate tags' H and N0
     std::uint64_t d_frames = 0, d_dropped = 0;
     double d_last_noise = 0;
     rate_limited_log d_log{ d_logger };

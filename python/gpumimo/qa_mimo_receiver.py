@@ -238,52 +238,6 @@ def estimate_frames(h, streams, antennas, nsym, noise, estimator, rng):
     return np.array(err), np.array(nv), np.array(eff), got, y[1].reshape(frames, S, 48)[:, 1 + streams:]
 
 
-def test_estimate_tags_reused_only_when_released():
-    """mimo_chanest's estimate tags reuse their vectors once nothing holds them: into
-    mimo_detector (which lets them go) 60 frames, each through a channel of its own,
-    decode every bit; a sink keeping every tag keeps 60 distinct estimates, each its
-    frame's."""
-    rng = np.random.default_rng(SEED + 30)
-    streams, antennas, nsym, frames = 2, 2, 2, 60
-    info = gpumimo.frame_info("small", streams, "qpsk", nsym)
-    bits = gpumimo.prbs_bits(23, 5, frames * info["payload_bits"])
-    S = info["symbols"]
-    h = (rng.normal(size=(frames, 1, antennas, streams)) +
-         1j * rng.normal(size=(frames, 1, antennas, streams))) / np.sqrt(2)
-    h = np.repeat(h, 48, axis=1) + 0.5 * np.eye(antennas, streams)  # away from singular
-    y = np.zeros((antennas, frames * S, 48), np.complex64)
-    for f in range(frames):
-        X = grid(streams, "qpsk", nsym, bits[f * info["payload_bits"]:(f + 1) * info["payload_bits"]])
-        Y = np.einsum("crk,ksc->rsc", h[f], X)
-        y[:, f * S:(f + 1) * S] = Y + 1e-3 * (rng.normal(size=Y.shape) + 1j * rng.normal(size=Y.shape))
-    def run(keep):
-        tb = gr.top_block()
-        est = gpumimo.mimo_chanest("small", streams, "qpsk", nsym, antennas, "ls", backend="cpu")
-        det = gpumimo.mimo_detector("small", streams, "qpsk", antennas, "mmse", backend="cpu")
-        for a in range(antennas):
-            tags = [gr.tag_utils.python_to_tag((f * S, pmt.intern("frame_start"),
-                                                pmt.from_uint64(f), pmt.PMT_NIL))
-                    for f in range(frames)]
-            tb.connect(blocks.vector_source_c(y[a].ravel().tolist(), False, 48, tags), (est, a))
-            tb.connect((est, a), (det, a))
-        if keep is not None:
-            tb.connect((est, 0), keep)
-        llr = blocks.vector_sink_f()
-        tb.connect(det, llr)
-        tb.run()
-        got = (np.array(llr.data()) > 0).astype(np.uint8)
-        assert got.size == bits.size and np.array_equal(got, bits), f"seed {SEED}"
-
-    run(None)  # the tags' vectors reused as the detector lets them go
-    keep = blocks.vector_sink_c(48)
-    run(keep)  # every tag kept: none reused
-    ests = [t for t in keep.tags() if pmt.symbol_to_string(t.key) == "mimo_chan_est"]
-    assert len(ests) == frames
-    for f, t in enumerate(ests):
-        hh = np.array(pmt.c32vector_elements(pmt.dict_ref(t.value, pmt.intern("h"), pmt.PMT_NIL)))
-        assert np.max(np.abs(hh.reshape(48, antennas, streams) - h[f])) < 0.05, (f, SEED)
-
-
 def test_channel_estimates_error_and_noise_estimate_match_theory():
     rng = np.random.default_rng(SEED + 4)
     streams, antennas, nsym, frames, noise = 3, 4, 2, 30, 0.02

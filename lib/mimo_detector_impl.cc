@@ -193,7 +193,6 @@ private:
     {
         d_erase.assign(n, 1);
         float* llr = d_int8 ? (d_llr.resize(n * d_bits), d_llr.data()) : static_cast<float*>(out[0]);
-        std::fill_n(llr, n * d_bits, 0.0f);
         const gr_complex* const* carriers = host_reachable_inputs(in, n);
         d_run_args.clear();
         d_run_carriers.resize(d_runs.size() * std::size_t(d_nr));
@@ -201,8 +200,10 @@ private:
         d_run_erased.clear();
         for (std::size_t i = 0; i < d_runs.size(); i++) {
             const pending_run& r = d_runs[i];
-            if (pmt::is_null(r.h))
+            if (pmt::is_null(r.h)) { // no estimate: zeros (the detector writes the others)
+                std::fill_n(llr + r.at * d_bits, r.count * d_bits, 0.0f);
                 continue;
+            }
             const gr_complex** at = d_run_carriers.data() + d_run_args.size() * std::size_t(d_nr);
             for (int a = 0; a < d_nr; a++)
                 at[a] = carriers[a] + r.at * d_used;

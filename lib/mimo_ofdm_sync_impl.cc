@@ -13,9 +13,7 @@
 #include "stream_buffer_pins.h"
 #include "synced_frame_gate.h"
 
-#include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_double_mapped.h>
-#include <gnuradio/buffer_reader.h>
 #include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -89,20 +87,13 @@ public:
 
     bool start() override
     {
-        // The frames a call takes are those its input buffer holds: GNU Radio gives it
-        // about two (twice this block's output multiple), and on the GPU each call costs
-        // a round trip whatever it holds.
-        if (std::string(backend()) == "cuda" && detail() && detail()->ninputs() > 0) {
-            const long items = detail()->input(0)->buffer()->bufsize();
-            const std::size_t wanted = d_max_input + d_frame_len;
-            if (std::size_t(items) < wanted)
-                d_logger->info("input buffer holds {} samples, {} frames a call need {}: "
-                               "give the upstream block (the radio source) a larger "
-                               "min_output_buffer for full GPU speed",
-                               items,
-                               max_frames_per_call,
-                               wanted);
-        }
+        // GNU Radio gives the input about two frames (twice this block's output
+        // multiple): a call of one frame each, and so each GPU block's after it.
+        if (std::string(backend()) == "cuda")
+            log_small_input_buffer(*this,
+                                   d_logger,
+                                   d_max_input + d_frame_len,
+                                   std::to_string(max_frames_per_call) + " frames a call");
         return pinned_while_on_gpu::start();
     }
 

@@ -141,18 +141,11 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
 bool ofdm_fft_impl::start()
 {
     // Small upstream buffers mean small batches: fine on the CPU, slow on the GPU.
-    if (on_gpu() && detail() && detail()->ninputs() > 0) {
-        const long items = detail()->input(0)->buffer()->bufsize();
-        const std::size_t per_batch =
-            d_forward ? d_layout.time_samples(0, d_batch) : d_batch;
-        if (std::size_t(items) < per_batch)
-            d_logger->info("input buffer holds {} items, a batch of {} symbols needs {}: "
-                           "give the upstream block a larger min_output_buffer for "
-                           "full GPU speed",
-                           items,
-                           d_batch,
-                           per_batch);
-    }
+    if (on_gpu())
+        log_small_input_buffer(*this,
+                               d_logger,
+                               d_forward ? d_layout.time_samples(0, d_batch) : d_batch,
+                               "a batch of " + std::to_string(d_batch) + " symbols");
     return pinned_while_on_gpu::start(); // the stream buffers page-locked on the GPU
 }
 

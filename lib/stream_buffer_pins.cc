@@ -44,6 +44,22 @@ share_registration(const void* base, std::size_t bytes, std::string* why)
 
 } // namespace
 
+void log_small_input_buffer(gr::block& block,
+                            const gr::logger_ptr& logger,
+                            std::size_t wanted,
+                            const std::string& call)
+{
+    if (!block.detail() || block.detail()->ninputs() == 0)
+        return;
+    const long items = block.detail()->input(0)->buffer()->bufsize();
+    if (items >= 0 && std::size_t(items) < wanted)
+        logger->info("input buffer holds {} items, {} needs {}: give the upstream block a "
+                     "larger min_output_buffer (GRC: Advanced) for full GPU speed",
+                     items,
+                     call,
+                     wanted);
+}
+
 void stream_buffer_pins::pin(gr::block& block, const gr::logger_ptr& logger)
 {
     release();

@@ -46,6 +46,15 @@ private:
     std::vector<std::shared_ptr<core::host_registration>> d_held;
 };
 
+/*! Logs at info level (at start()) when `block`'s first input buffer holds fewer than
+ *  `wanted` items, what a full call (`call`, in words) needs: a block's calls take what
+ *  its input buffer holds, GNU Radio sizes that from the block's output multiple, and
+ *  on the GPU each call costs a round trip whatever it carries. */
+void log_small_input_buffer(gr::block& block,
+                            const gr::logger_ptr& logger,
+                            std::size_t wanted,
+                            const std::string& call);
+
 /*!
  * \brief A GPU block's public interface (Block, a gr::block) with its stream buffers
  * page-locked from start() to stop() while its engine runs on the GPU (backend() is

@@ -204,7 +204,7 @@ public:
                 chunks += chunks_of(runs[i1++]);
             if (i1 == i0) // one run longer than a wait's chunks: alone
                 i1 = i0 + 1;
-            if (i1 - i0 == 1 || chunks > kMaxChunks) {
+            if (i1 - i0 == 1) {
                 erased_symbols += payload_detector::detect_runs(runs + i0, i1 - i0, llr + i0,
                                                                 erased + i0, refused + i0, why);
                 i0 = i1;

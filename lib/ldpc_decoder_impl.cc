@@ -4,14 +4,20 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The LDPC decoder block: codewords of LLRs in, their information bits and a status tag
- * out, through the core's decoder engine (GPU with the CPU fallback).
+ * out, through the core's decoder engine (GPU with the CPU fallback); on the GPU the
+ * LLRs are read where a GPU block upstream wrote them (a device-resident stream buffer)
+ * or by DMA from the page-locked host buffer.
  */
 #include "block_faults.h"
+#include "device_stream_buffer.h"
 #include "engine_logging.h"
+#include "host_stand_in.h"
+#include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
 #include <gnuradio/gpumimo/ldpc_decoder.h>
+#include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
@@ -21,24 +27,28 @@
 namespace gr {
 namespace gpumimo {
 
-class ldpc_decoder_impl : public ldpc_decoder
+class ldpc_decoder_impl : public pinned_while_on_gpu<ldpc_decoder>, public device_buffer_user
 {
 public:
+    // engine: made by make() first, since the input's buffer depends on where it runs.
     ldpc_decoder_impl(const core::ldpc_code& code,
                       const core::ldpc_engine_config& config,
-                      const std::string& backend)
+                      early_engine<core::ldpc_decoder_engine>&& engine,
+                      bool device_buffers)
         : gr::block("ldpc_decoder",
-                    gr::io_signature::make(1, 1, sizeof(float)),
+                    gr::io_signature::make(1, 1, sizeof(float),
+                                           engine.on_gpu() && device_buffers
+                                               ? device_stream_buffer::type
+                                               : gr::buffer_double_mapped::type),
                     gr::io_signature::make(1, 1, sizeof(std::uint8_t))),
           d_encoder(code),
           d_n(code.n),
           d_k(d_encoder.k()),
           d_max(config.max_frames),
-          d_key(pmt::intern("ldpc")),
-          d_engine(make_logged_engine(d_logger, [&](std::string* why) {
-              return core::make_ldpc_decoder_engine(code, config, backend, why);
-          }))
+          d_device(config.device),
+          d_key(pmt::intern("ldpc"))
     {
+        d_engine = adopt_engine(d_logger, std::move(engine));
         set_output_multiple(d_k);
         set_tag_propagation_policy(TPP_DONT);
         d_bits.resize(d_max * std::size_t(d_n));
@@ -76,6 +86,10 @@ public:
         auto* out = static_cast<std::uint8_t*>(output_items[0]);
         bool decoded = true;
         try {
+            // LLRs on the GPU and the engine on the CPU (it fell back after a GPU
+            // failure): through host memory.
+            if (std::string(d_engine->backend()) != "cuda")
+                llr = d_stand_in.input(0, llr, frames * std::size_t(d_n));
             core::ldpc_outputs o;
             o.bits = d_bits.data();
             o.iterations = d_iterations.data();
@@ -108,9 +122,13 @@ public:
     }
 
 private:
+    int buffer_device() const override { return d_device; }
+
     const core::ldpc_encoder d_encoder; // where the information bits sit in a codeword
     const int d_n, d_k;
     const std::size_t d_max;
+    const int d_device;
+    host_stand_in d_stand_in; // a device input's host copy for the CPU engine
     const pmt::pmt_t d_key;
     std::unique_ptr<core::ldpc_decoder_engine> d_engine;
     std::vector<std::uint8_t> d_bits, d_satisfied;
@@ -125,7 +143,8 @@ ldpc_decoder::sptr ldpc_decoder::make(const std::string& code,
                                       int max_iterations,
                                       const std::string& backend,
                                       int device,
-                                      int max_codewords)
+                                      int max_codewords,
+                                      bool device_buffers)
 {
     if (max_codewords < 1 || max_codewords > 65536)
         throw std::invalid_argument("ldpc_decoder: max_codewords must be 1 to 65536");
@@ -135,7 +154,12 @@ ldpc_decoder::sptr ldpc_decoder::make(const std::string& code,
     c.decoder.validate();
     c.max_frames = std::size_t(max_codewords);
     c.device = device;
-    return gnuradio::make_block_sptr<ldpc_decoder_impl>(core::ldpc_code_by_name(code), c, backend);
+    const core::ldpc_code parsed = core::ldpc_code_by_name(code);
+    auto engine = make_early_engine([&](std::string* why) {
+        return core::make_ldpc_decoder_engine(parsed, c, backend, why);
+    });
+    return gnuradio::make_block_sptr<ldpc_decoder_impl>(parsed, c, std::move(engine),
+                                                         device_buffers);
 }
 
 } // namespace gpumimo

@@ -11,6 +11,7 @@
 #include "block_faults.h"
 #include "device_stream_buffer.h"
 #include "engine_logging.h"
+#include "host_stand_in.h"
 #include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
@@ -70,7 +71,6 @@ public:
         set_min_output_buffer(long(2 * kFramesPerEstimate * format.payload_symbols));
         d_in.resize(std::size_t(antennas));
         d_payload_out.resize(std::size_t(antennas));
-        d_staged_out.resize(std::size_t(antennas));
         d_eq_rx.resize(std::size_t(antennas) * d_data.size());
         d_eq_in.resize(std::size_t(antennas));
         for (int r = 0; r < antennas; r++)
@@ -255,30 +255,19 @@ private:
         b.usable = d_usable.data();
         // Buffers on the GPU and the engine on the CPU (it fell back after a GPU
         // failure): through host memory.
-        const bool on_cpu = std::string(d_engine->backend()) != "cuda";
-        const bool staged_in = on_cpu && reads_device(*this, 0);
-        const bool staged_out = on_cpu && writes_device(*this, 0);
-        if (staged_in) {
-            const std::size_t items = (d_batch.back().at + d_symbols) * d_carriers;
-            d_staged_in.resize(std::size_t(d_antennas) * items);
+        d_stand_in.begin();
+        if (std::string(d_engine->backend()) != "cuda" &&
+            (reads_device(*this, 0) || writes_device(*this, 0))) {
+            const std::size_t in_items = (d_batch.back().at + d_symbols) * d_carriers;
+            const std::size_t out_items = d_batch.size() * (d_symbols - d_training) * d_carriers;
             for (int r = 0; r < d_antennas; r++) {
-                gr_complex* to = d_staged_in.data() + std::size_t(r) * items;
-                core::copy_bytes(to, d_in[std::size_t(r)], items * sizeof(gr_complex));
-                d_in[std::size_t(r)] = to;
+                const std::size_t port = std::size_t(r);
+                d_in[port] = d_stand_in.input(port, d_in[port], in_items);
+                d_payload_out[port] = d_stand_in.output(port, d_payload_out[port], out_items);
             }
         }
-        const std::size_t values = d_batch.size() * (d_symbols - d_training) * d_carriers;
-        if (staged_out) {
-            d_staged.resize(std::size_t(d_antennas) * values);
-            for (int r = 0; r < d_antennas; r++)
-                d_staged_out[std::size_t(r)] = d_staged.data() + std::size_t(r) * values;
-            b.payload = d_staged_out.data();
-        }
         d_engine->estimate(b, d_estimates);
-        if (staged_out)
-            for (int r = 0; r < d_antennas; r++)
-                core::copy_bytes(d_payload_out[std::size_t(r)], d_staged_out[std::size_t(r)],
-                                 values * sizeof(gr_complex));
+        d_stand_in.write_back();
     }
 
     // One estimated frame out (its payload already in the outputs at `produced`):
@@ -348,9 +337,7 @@ private:
     std::vector<const gr_complex*> d_in;                      // [antennas]: the inputs
     std::vector<gr_complex*> d_payload_out;                   // [antennas]: the batch's payload
     std::vector<unsigned char> d_usable;                      // [batch frame]
-    std::vector<gr_complex> d_staged_in;                      // device inputs' host copy
-    std::vector<gr_complex> d_staged;                         // device outputs' host stand-in
-    std::vector<gr_complex*> d_staged_out;                    // [antennas], into d_staged
+    host_stand_in d_stand_in;                                 // device buffers, CPU engine
     std::vector<gr_complex> d_eq_h, d_eq_rx;                  // data carriers' H, y
     std::vector<float> d_eq_noise;
     core::mmse_equalizer d_equalizer;                         // the frame's filters

@@ -13,9 +13,11 @@
 #include "block_faults.h"
 #include "device_stream_buffer.h"
 #include "engine_logging.h"
+#include "host_stand_in.h"
 #include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/payload_detector.h>
 #include <gnuradio/gpumimo/mimo_detector.h>
@@ -57,7 +59,12 @@ public:
                                      first.on_gpu() && device_buffers
                                          ? device_stream_buffer::type
                                          : gr::buffer_double_mapped::type),
-              gr::io_signature::make(1, 1, int8_output ? sizeof(std::int8_t) : sizeof(float)),
+              // Float LLRs on the device where the engine runs there, read there by a
+              // GPU block (the LDPC decoder); int8 LLRs are quantised on the host.
+              gr::io_signature::make(1, 1, int8_output ? sizeof(std::int8_t) : sizeof(float),
+                                     first.on_gpu() && device_buffers && !int8_output
+                                         ? device_stream_buffer::type
+                                         : gr::buffer_double_mapped::type),
               unsigned(format.payload_bits() / std::size_t(format.payload_symbols))),
           d_num(format.num),
           d_mod(format.mod),
@@ -116,10 +123,7 @@ public:
         } catch (...) { // the symbols at hand leave as erasures, counted
             const std::size_t n = std::size_t(noutput_items) / d_bits;
             d_faults.caught("its " + std::to_string(n) + " symbols leave as zero LLRs");
-            if (d_int8)
-                std::fill_n(static_cast<std::int8_t*>(output_items[0]), noutput_items, 0);
-            else
-                std::fill_n(static_cast<float*>(output_items[0]), noutput_items, 0.0f);
+            zero_output(output_items[0], std::size_t(noutput_items));
             d_erased += n;
             d_symbols += n;
             return noutput_items;
@@ -192,8 +196,21 @@ private:
     void detect_runs(const gr_vector_const_void_star& in, gr_vector_void_star& out, std::size_t n)
     {
         d_erase.assign(n, 1);
+        // The int8 output is quantised from float LLRs on the host; the float output is
+        // written in place (device memory where it is device-resident).
         float* llr = d_int8 ? (d_llr.resize(n * d_bits), d_llr.data()) : static_cast<float*>(out[0]);
-        const gr_complex* const* carriers = host_reachable_inputs(in, n);
+        for (int r = 0; r < d_nr; r++)
+            d_run_in[std::size_t(r)] = static_cast<const gr_complex*>(in[r]);
+        // Buffers on the GPU and the engine on the CPU (a detector the GPU cannot run,
+        // or a fallback after a GPU failure): through host memory.
+        d_stand_in.begin();
+        if (std::string(d_detector->backend()) != "cuda" &&
+            (reads_device(*this, 0) || writes_device(*this, 0))) {
+            for (int r = 0; r < d_nr; r++)
+                d_run_in[std::size_t(r)] =
+                    d_stand_in.input(std::size_t(r), d_run_in[std::size_t(r)], n * d_used);
+            llr = d_stand_in.output(0, llr, n * d_bits);
+        }
         d_run_args.clear();
         d_run_carriers.resize(d_runs.size() * std::size_t(d_nr));
         d_run_llr.clear();
@@ -201,12 +218,12 @@ private:
         for (std::size_t i = 0; i < d_runs.size(); i++) {
             const pending_run& r = d_runs[i];
             if (pmt::is_null(r.h)) { // no estimate: zeros (the detector writes the others)
-                std::fill_n(llr + r.at * d_bits, r.count * d_bits, 0.0f);
+                core::zero_bytes(llr + r.at * d_bits, r.count * d_bits * sizeof(float));
                 continue;
             }
             const gr_complex** at = d_run_carriers.data() + d_run_args.size() * std::size_t(d_nr);
             for (int a = 0; a < d_nr; a++)
-                at[a] = carriers[a] + r.at * d_used;
+                at[a] = d_run_in[std::size_t(a)] + r.at * d_used;
             std::size_t length = 0;
             core::payload_run run;
             run.carriers = at;
@@ -220,18 +237,19 @@ private:
         d_refused.assign(d_run_args.size(), 0);
         std::string why;
         // A GPU failure is redone on the CPU by the engine (core/engine.h), unless the
-        // carriers are on the device; what still fails reaches work(), which counts it
-        // and erases the symbols at hand.
+        // carriers or LLRs are on the device; what still fails reaches work(), which
+        // counts it and erases the symbols at hand.
         if (!d_run_args.empty())
             d_detector->detect_runs(d_run_args.data(), d_run_args.size(), d_run_llr.data(),
                                     d_run_erased.data(), d_refused.data(), &why);
         std::size_t erased = 0, refused_symbols = 0;
         for (std::size_t i = 0; i < d_run_args.size(); i++)
             if (d_refused[i]) {
-                std::fill_n(d_run_llr[i], d_run_args[i].symbols * d_bits, 0.0f);
+                core::zero_bytes(d_run_llr[i], d_run_args[i].symbols * d_bits * sizeof(float));
                 std::fill_n(d_run_erased[i], d_run_args[i].symbols, 1);
                 refused_symbols += d_run_args[i].symbols;
             }
+        d_stand_in.write_back();
         for (std::size_t s = 0; s < n; s++)
             erased += d_erase[s];
         if (refused_symbols)
@@ -249,24 +267,13 @@ private:
             });
         }
         if (d_int8)
-            core::llr_to_int8(llr, n * d_bits, d_int8_scale, static_cast<std::int8_t*>(out[0]));
+            core::llr_to_int8(d_llr.data(), n * d_bits, d_int8_scale, static_cast<std::int8_t*>(out[0]));
     }
 
-    // The inputs, through host memory where they are on the GPU and the engine on the
-    // CPU (a detector the GPU cannot run, or a fallback after a GPU failure).
-    const gr_complex* const* host_reachable_inputs(const gr_vector_const_void_star& in, std::size_t n)
+    // `values` LLRs of zero at out, in host or device memory.
+    void zero_output(void* out, std::size_t values) const
     {
-        for (int r = 0; r < d_nr; r++)
-            d_run_in[std::size_t(r)] = static_cast<const gr_complex*>(in[r]);
-        if (std::string(d_detector->backend()) != "cuda" && reads_device(*this, 0)) {
-            d_host_in.resize(std::size_t(d_nr) * n * d_used);
-            for (int r = 0; r < d_nr; r++) {
-                gr_complex* to = d_host_in.data() + std::size_t(r) * n * d_used;
-                core::copy_bytes(to, d_run_in[std::size_t(r)], n * d_used * sizeof(gr_complex));
-                d_run_in[std::size_t(r)] = to;
-            }
-        }
-        return d_run_in.data();
+        core::zero_bytes(out, values * (d_int8 ? sizeof(std::int8_t) : sizeof(float)));
     }
 
 public:
@@ -343,7 +350,7 @@ private:
     std::vector<std::uint8_t*> d_run_erased;              // [run]
     std::vector<std::uint8_t> d_refused;                  // [run]
     std::vector<const gr_complex*> d_run_in = std::vector<const gr_complex*>(std::size_t(d_nr));
-    std::vector<gr_complex> d_host_in;    // device inputs' host stand-in for a CPU engine
+    host_stand_in d_stand_in;             // device buffers, engine on the CPU
     std::vector<std::uint8_t> d_erase;    // [symbol of the call]
     std::vector<float> d_llr;             // int8 output: the call's float LLRs first
     std::uint64_t d_symbols = 0, d_erased = 0;

@@ -10,6 +10,7 @@
 #include "block_faults.h"
 #include "device_stream_buffer.h"
 #include "engine_logging.h"
+#include "host_stand_in.h"
 #include "stream_buffer_pins.h"
 #include "synced_frame_gate.h"
 
@@ -176,15 +177,13 @@ private:
         if (!on_device || std::string(d_engine->backend()) == "cuda")
             return d_engine->search(d_in.data(), nitems_read(0), n, room, d_threshold.load(),
                                     d_out.data(), d_found.data());
-        d_staged.resize(std::size_t(d_antennas) * room * d_frame_len);
         d_staged_out.resize(std::size_t(d_antennas));
+        d_stand_in.begin();
         for (int a = 0; a < d_antennas; a++)
-            d_staged_out[std::size_t(a)] = d_staged.data() + std::size_t(a) * room * d_frame_len;
+            d_staged_out[std::size_t(a)] = d_stand_in.output(std::size_t(a), d_out[a], room * d_frame_len);
         const core::sync_call_result r = d_engine->search(
             d_in.data(), nitems_read(0), n, room, d_threshold.load(), d_staged_out.data(), d_found.data());
-        for (int a = 0; a < d_antennas; a++)
-            core::copy_bytes(d_out[a], d_staged_out[std::size_t(a)],
-                             r.frames * d_frame_len * sizeof(gr_complex));
+        d_stand_in.write_back();
         return r;
     }
 
@@ -208,8 +207,8 @@ private:
     std::vector<core::synced_frame> d_found;
     std::vector<const gr_complex*> d_in;
     std::vector<gr_complex*> d_out;
-    std::vector<gr_complex> d_staged;        // device outputs' host stand-in
-    std::vector<gr_complex*> d_staged_out;   // [antenna], into d_staged
+    host_stand_in d_stand_in;                // device outputs, engine on the CPU
+    std::vector<gr_complex*> d_staged_out;   // [antenna], through d_stand_in
     std::uint64_t d_frames = 0;
     double d_last_cfo = 0;
     rate_limited_log d_log{ d_logger };

@@ -208,50 +208,34 @@ std::size_t ofdm_fft_impl::run_engine(const core::ofdm_fft_io& io,
                                       std::size_t in_items,
                                       std::size_t out_items)
 {
-    const bool on_cpu = std::string(d_engine->backend()) != "cuda";
-    const bool staged_in = on_cpu && reads_device(*this, 0);
-    const bool staged_out = on_cpu && writes_device(*this, 0);
-    if (!staged_in && !staged_out)
+    // Buffers on the GPU and the engine on the CPU (it fell back after a GPU failure):
+    // through host memory.
+    if (std::string(d_engine->backend()) == "cuda" ||
+        (!reads_device(*this, 0) && !writes_device(*this, 0)))
         return d_engine->process(io);
     const std::size_t C = std::size_t(d_config.channels);
     const std::size_t in_bytes = in_items * input_signature()->sizeof_stream_item(0);
     const std::size_t out_bytes = out_items * output_signature()->sizeof_stream_item(0);
+    d_staged_in_at.resize(C);
+    d_staged_out_at.resize(C);
+    d_stand_in.begin();
+    for (std::size_t c = 0; c < C; c++) {
+        d_staged_in_at[c] = d_stand_in.input(c, io.in_channels[c], in_bytes);
+        d_staged_out_at[c] = d_stand_in.output(c, io.out_channels[c], out_bytes);
+    }
     core::ofdm_fft_io staged = io;
-    if (staged_in) {
-        d_staged_in.resize(C * in_bytes);
-        d_staged_in_at.resize(C);
-        for (std::size_t c = 0; c < C; c++) {
-            d_staged_in_at[c] = d_staged_in.data() + c * in_bytes;
-            core::copy_bytes(d_staged_in.data() + c * in_bytes, io.in_channels[c], in_bytes);
-        }
-        staged.in_channels = d_staged_in_at.data();
-    }
-    if (staged_out) {
-        d_staged.resize(C * out_bytes);
-        d_staged_out.resize(C);
-        for (std::size_t c = 0; c < C; c++)
-            d_staged_out[c] = d_staged.data() + c * out_bytes;
-        staged.out_channels = d_staged_out.data();
-    }
+    staged.in_channels = d_staged_in_at.data();
+    staged.out_channels = d_staged_out_at.data();
     const std::size_t zeroed = d_engine->process(staged);
-    if (staged_out)
-        for (std::size_t c = 0; c < C; c++)
-            core::copy_bytes(io.out_channels[c], d_staged_out[c], out_bytes);
+    d_stand_in.write_back();
     return zeroed;
 }
 
 void ofdm_fft_impl::zero_outputs(gr_vector_void_star& output_items, std::size_t items)
 {
     const std::size_t bytes = items * output_signature()->sizeof_stream_item(0);
-    const bool on_device = writes_device(*this, 0);
-    if (on_device)
-        d_staged.assign(bytes, 0);
-    for (int c = 0; c < d_config.channels; c++) {
-        if (on_device)
-            core::copy_bytes(output_items[c], d_staged.data(), bytes);
-        else
-            std::memset(output_items[c], 0, bytes);
-    }
+    for (int c = 0; c < d_config.channels; c++)
+        core::zero_bytes(output_items[c], bytes);
 }
 
 void ofdm_fft_impl::transform(std::size_t nsym,

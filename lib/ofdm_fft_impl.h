@@ -11,6 +11,7 @@
 #include "block_faults.h"
 #include "device_stream_buffer.h"
 #include "engine_logging.h"
+#include "host_stand_in.h"
 #include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/ofdm_fft.h>
@@ -96,10 +97,9 @@ private:
     std::uint64_t d_sync_used = ~0ull; // offset of the sync tag the pattern started at
     std::vector<std::vector<tag_t>> d_held_tags; // from dropped input, per channel
     std::vector<tag_t> d_tags;                   // scratch
-    std::vector<unsigned char> d_staged_in;      // device inputs' host copy
-    std::vector<const void*> d_staged_in_at;     // [channel], into d_staged_in
-    std::vector<unsigned char> d_staged;         // device outputs' host stand-in
-    std::vector<void*> d_staged_out;             // [channel], into d_staged
+    host_stand_in d_stand_in;                    // device buffers, engine on the CPU
+    std::vector<const void*> d_staged_in_at;     // [channel], through d_stand_in
+    std::vector<void*> d_staged_out_at;          // [channel], through d_stand_in
 
     std::uint64_t d_symbols = 0, d_dropped_samples = 0, d_dropped_symbols = 0,
                   d_zeroed = 0;

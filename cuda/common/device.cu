@@ -61,6 +61,17 @@ bool is_device_memory(const void* p)
 void copy_bytes(void* dst, const void* src, std::size_t bytes)
 {
     GPUMIMO_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+    // cudaMemcpy returns before a device-to-device copy is done (CUDA's "API
+    // synchronization behavior"), and the blocks' non-blocking streams do not wait for
+    // the default stream: waited for here, so that "synchronously" holds for every kind.
+    GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(0));
+}
+
+void zero_device_bytes(void* dst, std::size_t bytes)
+{
+    // cudaMemset of device memory is asynchronous to the host: waited for, as above.
+    GPUMIMO_CUDA_CHECK(cudaMemset(dst, 0, bytes));
+    GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
 void* device_alloc(std::size_t bytes, int device)

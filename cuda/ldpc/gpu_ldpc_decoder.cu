@@ -434,6 +434,8 @@ struct gpu_ldpc_decoder::impl {
     // Host to host as a pipeline: the batch in chunks alternating between two streams,
     // so that one chunk's copies overlap the other's kernel (host memory that is not
     // pinned still decodes right, its copies staged by the driver without overlap).
+    // LLRs already on the device (a device-resident stream buffer) are decoded where
+    // they lie, only the outputs copied back.
     template <typename In>
     std::size_t decode_host(const In* llr, std::size_t frames, const ldpc_outputs& out,
                             cuda::device_buffer<In>& staging)
@@ -447,6 +449,7 @@ struct gpu_ldpc_decoder::impl {
         GPUMIMO_CUDA_CHECK(cudaEventRecord(start.get(), streams[0]));
         GPUMIMO_CUDA_CHECK(cudaEventRecord(fork.get(), streams[0]));
         GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(streams[1], fork.get(), 0));
+        const bool llr_on_device = cuda::is_device(llr);
         const std::size_t chunk = std::max(min_chunk_frames, (frames + 3) / 4);
         const std::size_t nn = std::size_t(n);
         auto back = [&](void* host, const void* device_ptr, std::size_t bytes, cudaStream_t s) {
@@ -458,14 +461,16 @@ struct gpu_ldpc_decoder::impl {
             const std::size_t count_here = std::min(chunk, frames - first);
             const std::size_t v0 = first * nn, values = count_here * nn;
             cudaStream_t s = streams[i % 2];
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(staging.get() + v0, llr + v0, values * sizeof(In),
-                                               cudaMemcpyHostToDevice, s));
+            if (!llr_on_device)
+                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(staging.get() + v0, llr + v0, values * sizeof(In),
+                                                   cudaMemcpyHostToDevice, s));
+            const In* in = llr_on_device ? llr + v0 : staging.get() + v0;
             ldpc_outputs dev;
             dev.app = out.app ? app.get() + v0 : nullptr;
             dev.bits = out.bits ? bits.get() + v0 : nullptr;
             dev.iterations = out.iterations ? iterations.get() + first : nullptr;
             dev.satisfied = out.satisfied ? satisfied.get() + first : nullptr;
-            kernel(staging.get() + v0, count_here, dev, s);
+            kernel(in, count_here, dev, s);
             back(out.app ? out.app + v0 : nullptr, dev.app, values * sizeof(float), s);
             back(out.bits ? out.bits + v0 : nullptr, dev.bits, values, s);
             back(out.iterations ? out.iterations + first : nullptr, dev.iterations,

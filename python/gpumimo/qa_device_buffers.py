@@ -33,6 +33,8 @@ HAVE_GPU = gpumimo.cuda_device_count()[0] > 0
 GPU = "cuda" if HAVE_GPU else "auto"
 STREAMS, ANTENNAS, MOD, NSYM = 2, 4, "16qam", 3
 BITS = 8  # LLRs per vector: 2 streams x 4 bits
+# n = 1056: a frame's payload (3 symbols x 44 data carriers x 8 bits) is one codeword.
+CODE = "wimax_1056"
 
 
 def test_gpu_presence_is_as_required():
@@ -48,9 +50,11 @@ def make_fft(backend):
 
 
 def chain(x, chanest_backend, detector_backend, tap_payload=False, fft_backend="cpu",
-          sync_backend="cpu", device_buffers=True):
+          sync_backend="cpu", device_buffers=True, ldpc_backend=None):
     """x through mimo_ofdm_sync, ofdm_fft, mimo_chanest and mimo_detector on the backends
-    given; tap_payload: mimo_chanest's antenna 0 also into a CPU sink."""
+    given; tap_payload: mimo_chanest's antenna 0 also into a CPU sink; ldpc_backend: the
+    LLRs through an ldpc_decoder (CODE) on that backend into a byte sink, the decoder
+    returned after the detector."""
     tb = gr.top_block()
     num = gpumimo.numerology("small")
     sync = gpumimo.mimo_ofdm_sync("small", STREAMS, MOD, NSYM, ANTENNAS, 0.0, sync_backend)
@@ -59,10 +63,17 @@ def chain(x, chanest_backend, detector_backend, tap_payload=False, fft_backend="
                                    chanest_backend, device_buffers=device_buffers)
     detector = gpumimo.mimo_detector("small", STREAMS, MOD, ANTENNAS, "mmse", detector_backend,
                                      device_buffers=device_buffers)
-    sink = blocks.vector_sink_f()
     for a in range(ANTENNAS):
         tb.connect(blocks.vector_source_c(x[a].tolist()), (sync, a), (fft, a), (chanest, a),
                    (detector, a))
+    if ldpc_backend is not None:
+        # A few codewords a call, so that the decoder is called many times.
+        decoder = gpumimo.ldpc_decoder(CODE, "min_sum", 10, ldpc_backend, 0, 4,
+                                       device_buffers=device_buffers)
+        sink = blocks.vector_sink_b()
+        tb.connect(detector, decoder, sink)
+        return tb, (sync, fft, chanest, detector, decoder), sink
+    sink = blocks.vector_sink_f()
     tb.connect(detector, sink)
     if tap_payload:
         tap = blocks.vector_sink_c(num["used_carriers"])
@@ -222,3 +233,85 @@ def test_a_device_output_feeding_gpu_and_cpu_blocks(samples, host_chain):
     payload = np.array(tap.data(), dtype=np.complex64)
     assert chanest.frames() == frames and payload.size == frames * NSYM * 48
     np.testing.assert_array_equal(payload, np.array(tap_host.data(), dtype=np.complex64))
+
+
+@pytest.fixture(scope="module")
+def coded():
+    """60 frames whose payload bytes are codewords of CODE (one a frame, most significant
+    bit first, as the frame source packs them), five random ones in turn, and their
+    information bits."""
+    rng = np.random.default_rng(SEED + 43)
+    enc = gpumimo.ldpc_encoder(gpumimo.ldpc_code_by_name(CODE))
+    info = rng.integers(0, 2, size=(5, enc.k), dtype=np.uint8)
+    payload = np.packbits(enc.encode(info).reshape(-1))
+    x, _ = rx_samples(STREAMS, ANTENNAS, MOD, NSYM, 60, snr_db=24, cfo=0.1 / 64, delay=21,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 43, payload_bytes=payload.tolist())
+    return x, info
+
+
+def decoded(sink, info):
+    """The decoder's codewords (rows of information bits) and their ok flags; each row
+    that decoded is checked against the sent words, which follow each other in turn."""
+    k = info.shape[1]
+    rows = np.array(sink.data(), dtype=np.uint8).reshape(-1, k)
+    tags = [t for t in sink.tags() if pmt.symbol_to_string(t.key) == "ldpc"]
+    assert [t.offset for t in tags] == [i * k for i in range(len(rows))]
+    ok = [pmt.to_bool(pmt.dict_ref(t.value, pmt.intern("ok"), pmt.PMT_NIL)) for t in tags]
+    good = [i for i in range(len(rows)) if ok[i]]
+    assert good, "no codeword decoded"
+    first = [j for j in range(len(info)) if np.array_equal(rows[good[0]], info[j])]
+    assert first, "a codeword decoded to words never sent"
+    for i in good:
+        np.testing.assert_array_equal(rows[i], info[(first[0] + i - good[0]) % len(info)])
+    return rows, ok
+
+
+# (mimo_detector, ldpc_decoder): both on the GPU the LLRs stay on the device.
+DECODER_MIXES = {"both-on-gpu": (GPU, GPU), "decoder-on-cpu": (GPU, "cpu"),
+                 "detector-on-cpu": ("cpu", GPU), "both-on-cpu": ("cpu", "cpu")}
+
+
+@pytest.mark.parametrize("backends", list(DECODER_MIXES.values()), ids=list(DECODER_MIXES))
+def test_llrs_into_the_ldpc_decoder_on_the_device_decode_as_on_the_host(coded, backends):
+    """The receiver chain on the GPU with its LLRs into the LDPC decoder block: with both
+    on the GPU they go from the detector to the decoder in device memory; every codeword
+    decodes to the word sent, as in the host chain (host buffers, every block on the
+    CPU), whichever of the two blocks runs where."""
+    x, info = coded
+    tb, _, sink = chain(x, "cpu", "cpu", device_buffers=False, ldpc_backend="cpu")
+    tb.run()
+    want, want_ok = decoded(sink, info)
+    assert len(want) >= 55 and all(want_ok)
+    detector_backend, ldpc_backend = backends
+    tb, made, sink = chain(x, GPU, detector_backend, fft_backend=GPU, sync_backend=GPU,
+                           ldpc_backend=ldpc_backend)
+    tb.run()
+    detector, decoder = made[3], made[4]
+    assert [detector.backend() == "cuda", decoder.backend() == "cuda"] == \
+        [b != "cpu" and HAVE_GPU for b in backends]
+    got, ok = decoded(sink, info)
+    assert all(ok) and decoder.failed_codewords() == 0
+    np.testing.assert_array_equal(got, want)
+    assert all(b.work_failures() == 0 for b in made)
+
+
+@pytest.mark.skipif(not HAVE_GPU, reason="a GPU failure needs a GPU")
+def test_a_gpu_failure_mid_run_moves_the_chain_to_the_cpu_through_host_memory(
+        coded, monkeypatch):
+    """Every GPU block of the device-resident chain (synchroniser, FFT, estimator,
+    detector, LDPC decoder) has its first GPU call fail (GPUMIMO_INJECT_GPU_FAILURE=0,
+    read when the blocks make their engines): each drops or erases what it held, counted
+    once, and goes on with its CPU engine, its ports still in device memory, through host
+    copies (lib/host_stand_in.h). Nothing stalls; every codeword after that decodes to
+    the word sent, none decodes wrongly, and the decoder's LLRs stay finite."""
+    x, info = coded
+    monkeypatch.setenv("GPUMIMO_INJECT_GPU_FAILURE", "0")
+    tb, made, sink = chain(x, GPU, GPU, fft_backend=GPU, sync_backend=GPU, ldpc_backend=GPU)
+    monkeypatch.delenv("GPUMIMO_INJECT_GPU_FAILURE")
+    tb.run()
+    assert [b.backend() for b in made] == ["cpu"] * 5
+    assert [b.work_failures() for b in made] == [1] * 5
+    rows, ok = decoded(sink, info)  # every ok codeword is the word sent
+    # Lost at most: the synchroniser's first call's frames, a batch of the estimator's,
+    # the detector's first call's symbols, the decoder's first 4 codewords.
+    assert sum(ok) >= 30 and all(ok[-20:]), ok

@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,6 +55,37 @@ TEST(GpuFallback, AGpuFailureIsRedoneOnTheCpuAndTheCpuStays)
     EXPECT_EQ(gpu_calls, before);
     EXPECT_EQ(cpu_calls, 2);
     EXPECT_EQ(reports.size(), 1u);
+}
+
+TEST(GpuFallback, AnInjectedFailureHitsTheGpuCallItNames)
+{
+    // GPUMIMO_INJECT_GPU_FAILURE=N: call N (from 0) fails as a CUDA failure would, the
+    // calls before it run on the GPU; read when the engine is made.
+    ASSERT_EQ(setenv("GPUMIMO_INJECT_GPU_FAILURE", "2", 1), 0);
+    gpu_fallback f(true);
+    ASSERT_EQ(unsetenv("GPUMIMO_INJECT_GPU_FAILURE"), 0);
+    int gpu_calls = 0, cpu_calls = 0;
+    const auto gpu = [&] { gpu_calls++; return 1; };
+    const auto cpu = [&] { cpu_calls++; return 2; };
+    EXPECT_EQ(f.run(gpu, cpu), 1);
+    EXPECT_EQ(f.run(gpu, cpu), 1);
+    EXPECT_EQ(f.run(gpu, cpu), 2);
+    EXPECT_FALSE(f.on_gpu());
+    EXPECT_NE(f.reason().find("GPUMIMO_INJECT_GPU_FAILURE=2"), std::string::npos) << f.reason();
+    EXPECT_EQ(f.run(gpu, cpu), 2);
+    EXPECT_EQ(gpu_calls, 2);
+    EXPECT_EQ(cpu_calls, 2);
+    // Unset, or not a count: never.
+    gpu_fallback g(true);
+    for (int i = 0; i < 5; i++)
+        EXPECT_EQ(g.run(gpu, cpu), 1);
+    ASSERT_EQ(setenv("GPUMIMO_INJECT_GPU_FAILURE", "x1", 1), 0);
+    EXPECT_EQ(injected_gpu_failure(), -1);
+    ASSERT_EQ(setenv("GPUMIMO_INJECT_GPU_FAILURE", "-3", 1), 0);
+    EXPECT_EQ(injected_gpu_failure(), -1);
+    ASSERT_EQ(setenv("GPUMIMO_INJECT_GPU_FAILURE", "0", 1), 0);
+    EXPECT_EQ(injected_gpu_failure(), 0);
+    ASSERT_EQ(unsetenv("GPUMIMO_INJECT_GPU_FAILURE"), 0);
 }
 
 TEST(ChooseBackend, TheOneRule)

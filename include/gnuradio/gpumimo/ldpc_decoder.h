@@ -33,6 +33,12 @@ namespace gpumimo {
  * one is usable, else the CPU with a logged warning; a failed GPU call is logged and
  * redone on the CPU, which then stays). Up to max_codewords codewords go to the decoder
  * in one call.
+ *
+ * device_buffers: where the engine runs on the GPU, the input is a device-resident
+ * stream buffer, so that LLRs from a GPU block of this module (mimo_detector on the GPU)
+ * are decoded where they lie, never crossing PCIe; from a CPU block GNU Radio gives it
+ * host memory as usual. false: a host buffer, so that the block upstream can also feed
+ * a CPU block from the same port, which GNU Radio refuses for a device buffer.
  */
 class GPUMIMO_API ldpc_decoder : virtual public gr::block
 {
@@ -44,7 +50,8 @@ public:
                      int max_iterations = 10,
                      const std::string& backend = "auto",
                      int device = 0,
-                     int max_codewords = 256);
+                     int max_codewords = 256,
+                     bool device_buffers = true);
 
     /*! n: LLRs per codeword. */
     virtual int codeword_bits() const = 0;

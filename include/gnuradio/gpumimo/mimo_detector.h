@@ -63,7 +63,7 @@ public:
     virtual core::detector_spec detector() const = 0;
     /*! Changes the detector while running (thread-safe): the new engine is made in the
      *  caller's thread, on the block's backend, and takes over at the next call of the
-     *  block's work(). 	hrows std::invalid_argument for a spec this configuration
+     *  block's work(). \throws std::invalid_argument for a spec this configuration
      *  cannot take (the running detector is kept). */
     virtual void set_detector(const core::detector_spec& detector) = 0;
 

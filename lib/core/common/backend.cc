@@ -5,6 +5,7 @@
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/engine.h>
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -109,6 +110,16 @@ host_registration& host_registration::operator=(host_registration&& other) noexc
         other.d_base = nullptr;
     }
     return *this;
+}
+
+long injected_gpu_failure()
+{
+    const char* v = std::getenv("GPUMIMO_INJECT_GPU_FAILURE");
+    if (!v || !*v)
+        return -1;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    return *end == '\0' && n >= 0 ? n : -1;
 }
 
 void check_backend_name(const std::string& backend)

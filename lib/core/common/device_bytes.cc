@@ -31,6 +31,15 @@ void copy_bytes(void* dst, const void* src, std::size_t bytes)
     if (bytes)
         cuda::copy_bytes(dst, src, bytes);
 }
+void zero_bytes(void* dst, std::size_t bytes)
+{
+    if (!bytes)
+        return;
+    if (is_device_memory(dst))
+        cuda::zero_device_bytes(dst, bytes);
+    else
+        std::memset(dst, 0, bytes);
+}
 #else
 device_bytes::device_bytes(std::size_t, int)
 {
@@ -41,6 +50,11 @@ bool is_device_memory(const void*) { return false; }
 void copy_bytes(void* dst, const void* src, std::size_t bytes)
 {
     std::memcpy(dst, src, bytes); // host memory only: nothing else exists here
+}
+void zero_bytes(void* dst, std::size_t bytes)
+{
+    if (bytes)
+        std::memset(dst, 0, bytes);
 }
 #endif
 

@@ -29,6 +29,9 @@ bool is_device_memory(const void* p);
 /*! cudaMemcpy with cudaMemcpyDefault (either side host or device); std::runtime_error
  *  naming the call and CUDA's error. */
 void copy_bytes(void* dst, const void* src, std::size_t bytes);
+/*! cudaMemset of device memory to zero, synchronously; std::runtime_error naming the
+ *  call and CUDA's error. */
+void zero_device_bytes(void* dst, std::size_t bytes);
 /*! cudaMalloc on `device` (the current device kept); std::runtime_error naming the call,
  *  the size and CUDA's error. */
 void* device_alloc(std::size_t bytes, int device);

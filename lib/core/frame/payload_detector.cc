@@ -162,7 +162,8 @@ public:
             "payload_detector",
             [&] {
                 for (std::size_t i = 0; i < count; i++)
-                    if (any_device_memory(runs[i].carriers, std::size_t(d_nr)))
+                    if (any_device_memory(runs[i].carriers, std::size_t(d_nr)) ||
+                        is_device_memory(llr[i]))
                         return true;
                 return false;
             },
@@ -175,7 +176,10 @@ public:
         // can reach the carriers.
         return run_in_place(
             "payload_detector",
-            [&] { return any_device_memory(payload.carriers, std::size_t(d_nr)); },
+            [&] {
+                return any_device_memory(payload.carriers, std::size_t(d_nr)) ||
+                       is_device_memory(llr);
+            },
             [&](payload_detector& gpu) { return gpu.detect(payload, llr, erased); },
             [&] { return d_cpu->detect(payload, llr, erased); });
     }

@@ -7,6 +7,7 @@
  */
 #include "detail/gpu_engines.h"
 
+#include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
 
 #include <stdexcept>
@@ -30,8 +31,11 @@ public:
     std::size_t decode(const float* llr, std::size_t frames, const ldpc_outputs& out) override
     {
         check(frames);
-        return run([&](ldpc_decoder_engine& gpu) { return gpu.decode(llr, frames, out); },
-                   [&] { return d_cpu.decode(llr, frames, out); });
+        // LLRs in a device-resident stream buffer: the caller copies them for the CPU.
+        return run_in_place(
+            "ldpc decoder", [&] { return is_device_memory(llr); },
+            [&](ldpc_decoder_engine& gpu) { return gpu.decode(llr, frames, out); },
+            [&] { return d_cpu.decode(llr, frames, out); });
     }
     std::size_t decode(const std::int8_t* llr,
                        float scale,
@@ -39,7 +43,8 @@ public:
                        const ldpc_outputs& out) override
     {
         check(frames);
-        return run(
+        return run_in_place(
+            "ldpc decoder", [&] { return is_device_memory(llr); },
             [&](ldpc_decoder_engine& gpu) { return gpu.decode(llr, scale, frames, out); },
             [&] { return d_cpu.decode(llr, scale, frames, out); });
     }

@@ -89,7 +89,8 @@ void bind_receiver(py::module& m)
              py::arg("max_iterations") = 10,
              py::arg("backend") = "auto",
              py::arg("device") = 0,
-             py::arg("max_codewords") = 256)
+             py::arg("max_codewords") = 256,
+             py::arg("device_buffers") = true)
         .def("codeword_bits", &ldpc_decoder::codeword_bits)
         .def("info_bits", &ldpc_decoder::info_bits)
         .def("backend", &ldpc_decoder::backend)

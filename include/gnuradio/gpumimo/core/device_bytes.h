@@ -61,6 +61,11 @@ bool any_device_memory(T const* const* p, std::size_t n)
  *  memcpy. */
 void copy_bytes(void* dst, const void* src, std::size_t bytes);
 
+/*! Sets `bytes` at dst, in host or device memory, to zero, synchronously (a stream
+ *  buffer's erased LLRs wherever it lies). std::runtime_error naming the call and CUDA's
+ *  error. In a build without CUDA a memset. */
+void zero_bytes(void* dst, std::size_t bytes);
+
 } // namespace core
 } // namespace gpumimo
 } // namespace gr

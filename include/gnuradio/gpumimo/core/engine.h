@@ -72,6 +72,14 @@ bool choose_backend(const std::string& backend,
 }
 
 /*!
+ * For tests of what follows a GPU failure mid-run: GPUMIMO_INJECT_GPU_FAILURE=N in the
+ * environment (when an engine is made) has the engine's GPU call number N (from 0) fail
+ * as a CUDA failure would (std::runtime_error), before it runs; -1 (never) when unset or
+ * not a number >= 0. docs/reliability.md.
+ */
+long injected_gpu_failure();
+
+/*!
  * \brief The one fallback policy for a GPU failure mid-run, shared by every engine with
  * a GPU path (make_detector_engine, make_ofdm_fft_engine, make_apsm_engine,
  * make_ldpc_decoder_engine, make_fused_receiver_engine, make_frame_sync_engine,
@@ -90,7 +98,7 @@ class gpu_fallback
 public:
     using reporter = std::function<void(const std::string& what)>;
 
-    explicit gpu_fallback(bool gpu = false) : d_gpu(gpu) {}
+    explicit gpu_fallback(bool gpu = false) : d_gpu(gpu), d_fail_at(injected_gpu_failure()) {}
     bool on_gpu() const { return d_gpu; }
     /*! Why the GPU was left (empty while it is in use or was never). */
     const std::string& reason() const { return d_reason; }
@@ -103,6 +111,9 @@ public:
     {
         if (d_gpu) {
             try {
+                if (d_gpu_calls++ == d_fail_at)
+                    throw std::runtime_error("injected GPU failure (GPUMIMO_INJECT_GPU_FAILURE=" +
+                                             std::to_string(d_fail_at) + ")");
                 return on_gpu();
             } catch (const std::invalid_argument&) {
                 throw;
@@ -123,6 +134,8 @@ private:
     }
 
     bool d_gpu;
+    long d_gpu_calls = 0;
+    long d_fail_at; // the GPU call that fails by request (tests), or -1
     std::string d_reason;
     reporter d_report;
 };

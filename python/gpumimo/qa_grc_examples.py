@@ -195,7 +195,7 @@ def test_radio_flowgraphs_build_up_to_the_radios(tmp_path, name):
 
 
 @pytest.mark.parametrize("name", ["n310_rx_16ch", "n310_rx_array_link"])
-def test_radio_receivers_give_the_radio_source_a_buffer_of_many_frames(tmp_path, name):
+def test_radio_flowgraphs_give_the_usrp_source_a_buffer_of_many_frames(tmp_path, name):
     """GNU Radio sizes a source's buffer from its reader (about two frames here), and a
     GPU receiver fed that way gets one frame a call (docs/performance.md: the chain at
     84 against 200 Msample/s a channel): the receiver flowgraphs set the USRP source's

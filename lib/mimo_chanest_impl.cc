@@ -16,6 +16,7 @@
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/chanest_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimate_items.h>
 #include <gnuradio/gpumimo/core/frame/equalizer.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -60,7 +61,9 @@ public:
           d_training(std::size_t(1 + format.streams)),
           d_frame_key(pmt::intern("frame_start")),
           d_est_key(pmt::intern("mimo_chan_est")),
-          d_data(core::data_carriers(format.num))
+          d_data(core::data_carriers(format.num)),
+          d_equalized(equalized_outputs),
+          d_items(core::estimate_items_of(format, antennas))
     {
         d_engine = adopt_engine(d_logger, std::move(engine));
         set_output_multiple(format.payload_symbols);
@@ -77,6 +80,7 @@ public:
             d_eq_in[std::size_t(r)] = d_eq_rx.data() + std::size_t(r) * d_data.size();
         d_eq_out.resize(std::size_t(format.streams));
         d_eq_scratch.resize(d_data.size());
+        d_records.reserve(kFramesPerEstimate * d_items.item_bytes() * d_items.payload_symbols);
         set_tag_propagation_policy(TPP_DONT);
     }
 
@@ -104,12 +108,15 @@ public:
                                                    bool on_device)
     {
         // The antennas' payload carriers (every used carrier), then optionally one
-        // equalised output per stream (its data carriers).
+        // equalised output per stream (its data carriers), or else optionally the
+        // estimates as a stream (core::estimate_items) beside the payload.
         std::vector<int> sizes(std::size_t(antennas),
                                int(sizeof(gr_complex)) * format.num.used_carriers);
         if (equalized_outputs)
             sizes.insert(sizes.end(), std::size_t(format.streams),
                          int(sizeof(gr_complex)) * format.data_carrier_count());
+        else
+            sizes.push_back(int(core::estimate_items_of(format, antennas).item_bytes()));
         gr_vector_buffer_type types;
         for (std::size_t i = 0; i < sizes.size(); i++)
             types.push_back(on_device ? device_stream_buffer::type : gr::buffer_double_mapped::type);
@@ -177,6 +184,8 @@ public:
             std::size_t passed = 0;
             try {
                 estimate(input_items, output_items, produced);
+                if (writes_records(output_items))
+                    write_records(output_items, produced);
                 for (; passed < d_batch.size(); passed++) {
                     pass(d_batch[passed], d_estimates[passed], output_items, produced);
                     produced += payload;
@@ -191,6 +200,33 @@ public:
     }
 
 private:
+    // Whether the estimates go out as a stream (the optional output after the
+    // antennas', where there are no equalised outputs), not in the tags.
+    bool writes_records(const gr_vector_void_star& out) const
+    {
+        return !d_equalized && out.size() > std::size_t(d_antennas);
+    }
+
+    // The batch's estimates as records (core::estimate_items) into the estimate output
+    // from item `produced` on, in one copy (to the device where that output lies there).
+    void write_records(gr_vector_void_star& out, std::size_t produced)
+    {
+        const std::size_t record = d_items.item_bytes() * d_items.payload_symbols;
+        d_records.resize(d_batch.size() * record); // within the batch's most: no growth
+        for (std::size_t f = 0; f < d_batch.size(); f++) {
+            const core::channel_estimate& e = d_estimates[f];
+            unsigned char* r = d_records.data() + f * record;
+            std::memcpy(r, e.h.data(), d_items.h_values() * sizeof(gr_complex));
+            float* noise = reinterpret_cast<float*>(r + d_items.noise_offset());
+            if (e.noise_eff.size() == d_carriers)
+                std::copy(e.noise_eff.begin(), e.noise_eff.end(), noise);
+            else
+                std::fill_n(noise, d_carriers, float(e.noise_var));
+        }
+        core::copy_bytes(static_cast<unsigned char*>(out[d_antennas]) + produced * d_items.item_bytes(),
+                         d_records.data(), d_records.size());
+    }
+
     // Offset from `from` of the next frame_start tag on input 0 before `to`, or -1;
     // its value into *info when asked.
     long next_frame_tag(std::size_t from, std::size_t to, pmt::pmt_t* info = nullptr)
@@ -281,14 +317,19 @@ private:
         for (int r = 0; r < d_antennas; r++)
             add_item_tag(r, nitems_written(r) + produced, d_frame_key, found.info,
                          alias_pmt());
+        // H and the noise per carrier in the tag, unless the estimate output carries
+        // them (then the tag marks where the frame's record starts).
         pmt::pmt_t est = pmt::make_dict();
-        est = pmt::dict_add(est, pmt::intern("h"), pmt::init_c32vector(e.h.size(), e.h));
+        if (!writes_records(out)) {
+            est = pmt::dict_add(est, pmt::intern("h"), pmt::init_c32vector(e.h.size(), e.h));
+            est = pmt::dict_add(
+                est, pmt::intern("noise_eff"), pmt::init_f32vector(e.noise_eff.size(), e.noise_eff));
+        }
         est = pmt::dict_add(est, pmt::intern("noise_var"), pmt::from_double(e.noise_var));
-        est = pmt::dict_add(
-            est, pmt::intern("noise_eff"), pmt::init_f32vector(e.noise_eff.size(), e.noise_eff));
         est = pmt::dict_add(est, pmt::intern("frame"), pmt::from_uint64(d_frames));
-        // Outputs past the antennas: stream k's equalised payload symbols.
-        const int streams = int(out.size()) - d_antennas;
+        // Outputs past the antennas: stream k's equalised payload symbols (or the
+        // estimate output, written already).
+        const int streams = d_equalized ? int(out.size()) - d_antennas : 0;
         if (streams > 0) { // the data carriers only: what a constellation shows
             core::data_carrier_estimate(d_data, e, d_eq_h, d_eq_noise);
             const std::size_t D = d_data.size();
@@ -331,6 +372,9 @@ private:
     const pmt::pmt_t d_frame_key, d_est_key;
     std::unique_ptr<core::chanest_engine> d_engine;
     const std::vector<int> d_data;                            // data carriers (indices)
+    const bool d_equalized;                                   // equalised outputs made
+    const core::estimate_items d_items;                       // the estimate output's
+    std::vector<unsigned char> d_records;                     // a batch's records, staged
     std::vector<found_frame> d_batch;                         // frames estimated together
     std::vector<core::channel_estimate> d_estimates;          // [batch frame], and more
     std::vector<std::size_t> d_frame_at;                      // [batch frame]: first symbol

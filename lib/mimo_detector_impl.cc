@@ -18,6 +18,7 @@
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/device_bytes.h>
+#include <gnuradio/gpumimo/core/frame/estimate_items.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/payload_detector.h>
 #include <gnuradio/gpumimo/mimo_detector.h>
@@ -51,14 +52,11 @@ public:
                        bool int8_output,
                        float int8_scale,
                        early_engine<core::payload_detector>&& first,
-                       bool device_buffers)
+                       bool device_buffers,
+                       int payload_symbols)
         : gr::sync_interpolator(
               "mimo_detector",
-              gr::io_signature::make(antennas, antennas,
-                                     sizeof(gr_complex) * format.num.used_carriers,
-                                     first.on_gpu() && device_buffers
-                                         ? device_stream_buffer::type
-                                         : gr::buffer_double_mapped::type),
+              input_signature(format, antennas, payload_symbols, first.on_gpu() && device_buffers),
               // Float LLRs on the device where the engine runs there, read there by a
               // GPU block (the LDPC decoder); int8 LLRs are quantised on the host.
               gr::io_signature::make(1, 1, int8_output ? sizeof(std::int8_t) : sizeof(float),
@@ -78,15 +76,47 @@ public:
           d_int8(int8_output),
           d_int8_scale(int8_scale),
           d_frame_key(pmt::intern("frame_start")),
-          d_est_key(pmt::intern("mimo_chan_est"))
+          d_est_key(pmt::intern("mimo_chan_est")),
+          d_payload_symbols(std::size_t(payload_symbols))
     {
         d_detector = checked(adopt_engine(d_logger, std::move(first)));
         set_tag_propagation_policy(TPP_DONT);
         // Room for runs of several frames a call (on the GPU one round trip for them
         // all): GNU Radio's default buffer holds about one symbol's LLRs (tens of
         // thousands of floats), so that each call would detect a single symbol.
-        set_min_output_buffer(long(kSymbolsPerCall * d_bits));
+        // A call detects a frame only with its whole estimate record in the input
+        // (payload_symbols items from its tag on): room for two frames at least.
+        set_min_output_buffer(
+            long(std::max(kSymbolsPerCall, 2 * d_payload_symbols) * d_bits));
+        if (d_payload_symbols > 0) {
+            // Calls of whole frames (mimo_chanest passes whole frames only, so frames
+            // start every payload_symbols symbols): a frame's record is always whole in
+            // the call that takes its tag. A call that could hold less than a frame
+            // would wait for room that a finished reader never gives (the flowgraph
+            // would not end); with whole frames GNU Radio sees the output as blocked.
+            set_output_multiple(int(d_payload_symbols * d_bits));
+        }
     }
+
+    // The antennas' used carriers, then, where payload_symbols is given, the optional
+    // estimate input (core::estimate_items); on the device where the engine runs there.
+    static gr::io_signature::sptr input_signature(const core::frame_format& format,
+                                                  int antennas,
+                                                  int payload_symbols,
+                                                  bool on_device)
+    {
+        std::vector<int> sizes(std::size_t(antennas),
+                               int(sizeof(gr_complex)) * format.num.used_carriers);
+        if (payload_symbols > 0)
+            sizes.push_back(int(core::estimate_items(std::size_t(format.num.used_carriers),
+                                                     std::size_t(antennas), std::size_t(format.streams),
+                                                     std::size_t(payload_symbols))
+                                    .item_bytes()));
+        const gr_vector_buffer_type types(
+            sizes.size(), on_device ? device_stream_buffer::type : gr::buffer_double_mapped::type);
+        return gr::io_signature::makev(antennas, int(sizes.size()), sizes, types);
+    }
+
 
     int bits_per_symbol() const override { return int(d_bits); }
     std::string backend() const override
@@ -137,17 +167,30 @@ private:
     {
         const std::size_t n = std::size_t(noutput_items) / d_bits;
         const std::uint64_t first = nitems_read(0);
+        const bool records = input_items.size() > std::size_t(d_nr);
         std::vector<tag_t> tags;
         get_tags_in_range(tags, 0, first, first + n, d_est_key);
         std::sort(tags.begin(), tags.end(), tag_t::offset_compare);
+        if (records) {
+            // Calls hold whole frames (the output multiple), each starting at its tag
+            // with its whole record in the call's estimate input. Symbols before a
+            // call's first tag (none from mimo_chanest) have no estimate: their record
+            // was consumed with the call before.
+            d_record_h = nullptr;
+            d_record_noise = nullptr;
+        }
         // Runs of symbols sharing a channel estimate (one a frame), detected together:
         // on the GPU one round trip for the call instead of one a run.
         d_runs.clear();
         std::size_t at = 0;
         for (const tag_t& t : tags) {
-            add_run(at, std::size_t(t.offset - first) - at);
-            at = std::size_t(t.offset - first);
-            take_estimate(t.value);
+            const std::size_t offset = std::size_t(t.offset - first);
+            add_run(at, offset - at);
+            at = offset;
+            if (records)
+                take_record(input_items[d_nr], at, n);
+            else
+                take_estimate(t.value);
         }
         add_run(at, n - at);
         detect_runs(input_items, output_items, n);
@@ -156,11 +199,36 @@ private:
         return noutput_items;
     }
 
+    core::estimate_items record_layout() const
+    {
+        return core::estimate_items(d_used, std::size_t(d_nr), std::size_t(d_nt), d_payload_symbols);
+    }
+
+    // The frame whose record starts at item `at` of the estimate input: its H and
+    // noise per carrier read where they lie (device memory between GPU blocks); none
+    // where the record would run past the call's n items (a tag off the frames' grid,
+    // which mimo_chanest never gives).
+    void take_record(const void* estimates, std::size_t at, std::size_t n)
+    {
+        const core::estimate_items items = record_layout();
+        if (at + d_payload_symbols > n) {
+            d_record_h = nullptr;
+            d_record_noise = nullptr;
+            return;
+        }
+        const auto* record = static_cast<const unsigned char*>(estimates) + at * items.item_bytes();
+        d_est_h = d_est_noise = pmt::PMT_NIL;
+        d_record_h = reinterpret_cast<const gr_complex*>(record);
+        d_record_noise = reinterpret_cast<const float*>(record + items.noise_offset());
+    }
+
     // The estimate's H and the detectors' noise per carrier, kept as the tag's own
     // vectors (no copy); no channel where the tag is of the wrong form.
     void take_estimate(const pmt::pmt_t& est)
     {
         d_est_h = d_est_noise = pmt::PMT_NIL;
+        d_record_h = nullptr;
+        d_record_noise = nullptr;
         const pmt::pmt_t h = pmt::dict_ref(est, pmt::intern("h"), pmt::PMT_NIL);
         const pmt::pmt_t nv = pmt::dict_ref(est, pmt::intern("noise_var"), pmt::PMT_NIL);
         if (!pmt::is_c32vector(h) || !pmt::is_number(nv) ||
@@ -182,13 +250,16 @@ private:
         // carrier, the detector checks on each run (on the GPU engine, on the device): a
         // run it refuses is erased, with the reason logged ("refused run").
         d_est_h = h;
+        std::size_t length = 0;
+        d_record_h = pmt::c32vector_elements(h, length);
+        d_record_noise = pmt::f32vector_elements(d_est_noise, length);
     }
 
     // Symbols [at, at + count) of this call, with the estimate taken last.
     void add_run(std::size_t at, std::size_t count)
     {
         if (count > 0)
-            d_runs.push_back({ at, count, d_est_h, d_est_noise });
+            d_runs.push_back({ at, count, d_est_h, d_est_noise, d_record_h, d_record_noise });
     }
 
     // The call's runs detected, LLRs into the output; runs without an estimate of the
@@ -204,8 +275,9 @@ private:
         // Buffers on the GPU and the engine on the CPU (a detector the GPU cannot run,
         // or a fallback after a GPU failure): through host memory.
         d_stand_in.begin();
-        if (std::string(d_detector->backend()) != "cuda" &&
-            (reads_device(*this, 0) || writes_device(*this, 0))) {
+        const bool staged = std::string(d_detector->backend()) != "cuda" &&
+                            (reads_device(*this, 0) || writes_device(*this, 0));
+        if (staged) {
             for (int r = 0; r < d_nr; r++)
                 d_run_in[std::size_t(r)] =
                     d_stand_in.input(std::size_t(r), d_run_in[std::size_t(r)], n * d_used);
@@ -217,19 +289,23 @@ private:
         d_run_erased.clear();
         for (std::size_t i = 0; i < d_runs.size(); i++) {
             const pending_run& r = d_runs[i];
-            if (pmt::is_null(r.h)) { // no estimate: zeros (the detector writes the others)
+            if (!r.h_at) { // no estimate: zeros (the detector writes the others)
                 core::zero_bytes(llr + r.at * d_bits, r.count * d_bits * sizeof(float));
                 continue;
             }
             const gr_complex** at = d_run_carriers.data() + d_run_args.size() * std::size_t(d_nr);
             for (int a = 0; a < d_nr; a++)
                 at[a] = d_run_in[std::size_t(a)] + r.at * d_used;
-            std::size_t length = 0;
             core::payload_run run;
             run.carriers = at;
             run.symbols = r.count;
-            run.h = pmt::c32vector_elements(r.h, length);
-            run.noise = pmt::f32vector_elements(r.noise, length);
+            run.h = r.h_at;
+            run.noise = r.noise_at;
+            if (staged) { // a record in device memory through host memory too
+                const std::size_t port = std::size_t(d_nr) + 1 + 2 * d_run_args.size();
+                run.h = d_stand_in.input(port, run.h, d_used * std::size_t(d_nr * d_nt));
+                run.noise = d_stand_in.input(port + 1, run.noise, d_used);
+            }
             d_run_args.push_back(run);
             d_run_llr.push_back(llr + r.at * d_bits);
             d_run_erased.push_back(d_erase.data() + r.at);
@@ -339,9 +415,16 @@ private:
     // The last estimate (NIL: none of the right form): its tag's H [used carrier][rx][tx]
     // and the detectors' noise [used carrier].
     pmt::pmt_t d_est_h = pmt::PMT_NIL, d_est_noise = pmt::PMT_NIL;
+    // Its H and noise: in those vectors or in a record of this call's estimate input
+    // (null: none).
+    const gr_complex* d_record_h = nullptr;
+    const float* d_record_noise = nullptr;
+    const std::size_t d_payload_symbols; // the estimate input's frames (0: none)
     struct pending_run {
-        std::size_t at, count; // symbols of the call
-        pmt::pmt_t h, noise;   // its estimate's (h NIL: none)
+        std::size_t at, count;  // symbols of the call
+        pmt::pmt_t h, noise;    // its estimate's tag vectors (NIL: none, or a record)
+        const gr_complex* h_at; // its H (null: no estimate), in h or a record
+        const float* noise_at;  // its noise per carrier, in noise or a record
     };
     std::vector<pending_run> d_runs;                      // the call's runs
     std::vector<core::payload_run> d_run_args;            // those with an estimate
@@ -365,13 +448,17 @@ mimo_detector::sptr mimo_detector::make(const std::string& preset,
                                         bool int8_output,
                                         float int8_scale,
                                         int device,
-                                        bool device_buffers)
+                                        bool device_buffers,
+                                        int payload_symbols)
 {
     const core::frame_format f = core::make_frame_format(preset, streams, modulation, 1);
     if (antennas < streams || antennas > core::max_nr)
         throw std::invalid_argument("mimo_detector: antennas must be from streams to 16");
     if (!(int8_scale > 0) || !std::isfinite(int8_scale))
         throw std::invalid_argument("mimo_detector: int8_scale must be finite and > 0");
+    if (payload_symbols < 0 || payload_symbols > core::max_payload_symbols)
+        throw std::invalid_argument("mimo_detector: payload_symbols must be 0 (no estimate "
+                                    "input) to " + std::to_string(core::max_payload_symbols));
     auto first = make_early_engine([&](std::string* why) {
         return core::make_payload_detector(
             mimo_detector_impl::payload_config(f.num, f.mod, f.streams, antennas, detector, device),
@@ -379,7 +466,7 @@ mimo_detector::sptr mimo_detector::make(const std::string& preset,
     });
     return gnuradio::make_block_sptr<mimo_detector_impl>(
         f, antennas, detector, backend, device, int8_output, int8_scale, std::move(first),
-        device_buffers);
+        device_buffers, payload_symbols);
 }
 
 } // namespace gpumimo

@@ -266,22 +266,31 @@ private:
         return true;
     }
 
-    // Run's H and N0 into channel slot k (through page-locked memory: the caller's may
-    // change once this returns), and the data carriers' ones selected from them.
+    // Run's H and N0 into channel slot k (from host memory through page-locked memory:
+    // the caller's may change once this returns; on the device, where mimo_chanest's
+    // estimate records lie between GPU blocks, device to device), and the data
+    // carriers' ones selected from them.
     void enqueue_channel(const payload_run& run, std::size_t k, cudaStream_t st)
     {
         const int D = int(d_data.size()), m = d_nr * d_nt;
         const std::size_t h_values = d_used * std::size_t(m);
-        float2* host_h = d_host_h.get() + k * h_values;
-        float* host_noise = d_host_noise.get() + k * d_used;
-        std::memcpy(host_h, run.h, h_values * sizeof(float2));
-        std::memcpy(host_noise, run.noise, d_used * sizeof(float));
         float2* h = d_h.get() + k * h_values;
         float* noise = d_noise.get() + k * d_used;
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(h, host_h, h_values * sizeof(float2),
-                                           cudaMemcpyHostToDevice, st));
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(noise, host_noise, d_used * sizeof(float),
-                                           cudaMemcpyHostToDevice, st));
+        if (gc::is_device(run.h)) {
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(h, run.h, h_values * sizeof(float2),
+                                               cudaMemcpyDefault, st));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(noise, run.noise, d_used * sizeof(float),
+                                               cudaMemcpyDefault, st));
+        } else {
+            float2* host_h = d_host_h.get() + k * h_values;
+            float* host_noise = d_host_noise.get() + k * d_used;
+            std::memcpy(host_h, run.h, h_values * sizeof(float2));
+            std::memcpy(host_noise, run.noise, d_used * sizeof(float));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(h, host_h, h_values * sizeof(float2),
+                                               cudaMemcpyHostToDevice, st));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(noise, host_noise, d_used * sizeof(float),
+                                               cudaMemcpyHostToDevice, st));
+        }
         select_data_carriers_kernel<<<blocks_for(std::size_t(D) * m), kThreads, 0, st>>>(
             h, noise, d_data_dev.get(), D, m, d_h_data.get() + k * std::size_t(D) * m,
             d_noise_data.get() + k * std::size_t(D));

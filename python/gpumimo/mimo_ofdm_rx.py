@@ -22,6 +22,9 @@ class mimo_ofdm_rx(gr.hier_block2):
     With the blocks on the GPU, the frames, carriers and payload between them stay in
     GPU memory (device-resident stream buffers: docs/frame.md); device_buffers=False
     keeps every port of the chain in host memory (for tapping one to a CPU block).
+    The channel estimates go from mimo_chanest to mimo_detector as a stream beside the
+    payload (estimate_stream=True, core::estimate_items: on the GPU they stay on the
+    device too), or, with estimate_stream=False, inside the mimo_chan_est tags.
 
     fused=True does it all in one stream_receiver instead (synchronisation, FFT,
     estimates and detection; on the GPU the frames never leave the device, samples in
@@ -37,7 +40,8 @@ class mimo_ofdm_rx(gr.hier_block2):
     def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
                  antennas=2, detector="mmse", backend="auto", fft_backend="auto",
                  int8_output=False, int8_scale=8.0, threshold=0.0, device=0, fused=False,
-                 estimator="lmmse", code="", sync_backend="auto", device_buffers=True):
+                 estimator="lmmse", code="", sync_backend="auto", device_buffers=True,
+                 estimate_stream=True):
         if code and not fused:
             raise ValueError("mimo_ofdm_rx: code (decoding in the receiver) needs "
                              "fused=True; llr_sink(code=...) decodes the separate blocks' LLRs")
@@ -80,12 +84,15 @@ class mimo_ofdm_rx(gr.hier_block2):
                                        device_buffers=device_buffers)
         self.detector = _b.mimo_detector(preset, streams, modulation, antennas, detector,
                                          backend, int8_output, int8_scale, device,
-                                         device_buffers=device_buffers)
+                                         device_buffers=device_buffers,
+                                         payload_symbols=payload_symbols)
         for a in range(antennas):
             self.connect((self, a), (self.sync, a))
             self.connect((self.sync, a), (self.fft, a))
             self.connect((self.fft, a), (self.chanest, a))
             self.connect((self.chanest, a), (self.detector, a))
+        if estimate_stream:
+            self.connect((self.chanest, antennas), (self.detector, antennas))
         self.connect(self.detector, self)
 
     def set_detector(self, detector):

@@ -6,9 +6,11 @@
 """Device-resident stream buffers between GPU blocks (lib/device_stream_buffer.h):
 mimo_ofdm_sync on the GPU writes its corrected frames into GPU memory, ofdm_fft on the
 GPU reads them there and writes its carriers there, mimo_chanest on the GPU reads them
-there and writes its payload there, and mimo_detector on the GPU reads it there. Every
-mix of the four blocks' backends gives the host chain's frames, tags and LLRs: all on
-the GPU (nothing but estimates and LLRs leaves the device after synchronisation), and
+there and writes its payload there (and, with the estimate stream, its channel
+estimates), and mimo_detector on the GPU reads them there and writes its LLRs there for
+the LDPC decoder on the GPU. Every mix of the blocks' backends gives the host chain's
+frames, tags and LLRs (or decoded bits): all on the GPU (nothing but the LLRs, or the
+decoded bits, leaves the device after synchronisation), and
 each block on the CPU between GPU ones (the buffer's page-locked host side then, which
 the GPU end copies by DMA); long enough that the single-mapped buffers wrap. Frames with
 NaN, Inf or out-of-range carriers are dropped by mimo_chanest on either backend (on the
@@ -50,11 +52,12 @@ def make_fft(backend):
 
 
 def chain(x, chanest_backend, detector_backend, tap_payload=False, fft_backend="cpu",
-          sync_backend="cpu", device_buffers=True, ldpc_backend=None):
+          sync_backend="cpu", device_buffers=True, ldpc_backend=None, estimate_stream=False):
     """x through mimo_ofdm_sync, ofdm_fft, mimo_chanest and mimo_detector on the backends
     given; tap_payload: mimo_chanest's antenna 0 also into a CPU sink; ldpc_backend: the
     LLRs through an ldpc_decoder (CODE) on that backend into a byte sink, the decoder
-    returned after the detector."""
+    returned after the detector; estimate_stream: the estimates from mimo_chanest's
+    estimate output into the detector's estimate input, not in the tags."""
     tb = gr.top_block()
     num = gpumimo.numerology("small")
     sync = gpumimo.mimo_ofdm_sync("small", STREAMS, MOD, NSYM, ANTENNAS, 0.0, sync_backend)
@@ -62,10 +65,12 @@ def chain(x, chanest_backend, detector_backend, tap_payload=False, fft_backend="
     chanest = gpumimo.mimo_chanest("small", STREAMS, MOD, NSYM, ANTENNAS, "lmmse", False,
                                    chanest_backend, device_buffers=device_buffers)
     detector = gpumimo.mimo_detector("small", STREAMS, MOD, ANTENNAS, "mmse", detector_backend,
-                                     device_buffers=device_buffers)
+                                     device_buffers=device_buffers, payload_symbols=NSYM)
     for a in range(ANTENNAS):
         tb.connect(blocks.vector_source_c(x[a].tolist()), (sync, a), (fft, a), (chanest, a),
                    (detector, a))
+    if estimate_stream:
+        tb.connect((chanest, ANTENNAS), (detector, ANTENNAS))
     if ldpc_backend is not None:
         # A few codewords a call, so that the decoder is called many times.
         decoder = gpumimo.ldpc_decoder(CODE, "min_sum", 10, ldpc_backend, 0, 4,
@@ -82,9 +87,11 @@ def chain(x, chanest_backend, detector_backend, tap_payload=False, fft_backend="
     return tb, chanest, detector, sink
 
 
-def run_chain(x, chanest_backend, detector_backend, fft_backend="cpu", sync_backend="cpu"):
+def run_chain(x, chanest_backend, detector_backend, fft_backend="cpu", sync_backend="cpu",
+              estimate_stream=False):
     tb, chanest, detector, sink = chain(x, chanest_backend, detector_backend,
-                                        fft_backend=fft_backend, sync_backend=sync_backend)
+                                        fft_backend=fft_backend, sync_backend=sync_backend,
+                                        estimate_stream=estimate_stream)
     tb.run()
     return np.array(sink.data(), dtype=np.float32), chanest, detector
 
@@ -122,12 +129,17 @@ MIXES = {"all-on-gpu": (GPU, GPU, GPU, GPU), "sync-on-cpu": ("cpu", GPU, GPU, GP
          "detector-only-on-gpu": ("cpu", "cpu", "cpu", GPU)}
 
 
+@pytest.mark.parametrize("estimates", ["tags", "stream"])
 @pytest.mark.parametrize("backends", list(MIXES.values()), ids=list(MIXES))
-def test_every_mix_of_backends_gives_the_host_chains_llrs(samples, host_chain, backends):
+def test_every_mix_of_backends_gives_the_host_chains_llrs(samples, host_chain, backends,
+                                                          estimates):
+    """The host chain (every block on the CPU, estimates in the tags) against every mix
+    of backends, the estimates in the tags or in mimo_chanest's estimate stream (on the
+    GPU between GPU blocks, device memory read by the detector's GPU engine in place)."""
     want, frames, symbols = host_chain
     sync_backend, fft_backend, chanest_backend, detector_backend = backends
     got, chanest, detector = run_chain(samples, chanest_backend, detector_backend, fft_backend,
-                                       sync_backend)
+                                       sync_backend, estimate_stream=estimates == "stream")
     on_gpu = [b != "cpu" and HAVE_GPU for b in backends]
     assert [chanest.backend() == "cuda", detector.backend() == "cuda"] == on_gpu[2:]
     # The same frames, symbols and tags' worth of LLRs: nothing lost or doubled in the
@@ -289,7 +301,7 @@ def test_llrs_into_the_ldpc_decoder_on_the_device_decode_as_on_the_host(coded, b
     assert len(want) >= 55 and all(want_ok)
     detector_backend, ldpc_backend = backends
     tb, made, sink = chain(x, GPU, detector_backend, fft_backend=GPU, sync_backend=GPU,
-                           ldpc_backend=ldpc_backend)
+                           ldpc_backend=ldpc_backend, estimate_stream=True)
     tb.run()
     detector, decoder = made[3], made[4]
     assert [detector.backend() == "cuda", decoder.backend() == "cuda"] == \
@@ -311,7 +323,8 @@ def test_a_gpu_failure_mid_run_moves_the_chain_to_the_cpu_through_host_memory(
     the word sent, none decodes wrongly, and the decoder's LLRs stay finite."""
     x, info = coded
     monkeypatch.setenv("GPUMIMO_INJECT_GPU_FAILURE", "0")
-    tb, made, sink = chain(x, GPU, GPU, fft_backend=GPU, sync_backend=GPU, ldpc_backend=GPU)
+    tb, made, sink = chain(x, GPU, GPU, fft_backend=GPU, sync_backend=GPU, ldpc_backend=GPU,
+                           estimate_stream=True)
     monkeypatch.delenv("GPUMIMO_INJECT_GPU_FAILURE")
     tb.run()
     assert [b.backend() for b in made] == ["cpu"] * 5
@@ -320,3 +333,55 @@ def test_a_gpu_failure_mid_run_moves_the_chain_to_the_cpu_through_host_memory(
     # Lost at most: the synchroniser's first call's frames, a batch of the estimator's,
     # the detector's first call's symbols, the decoder's first 4 codewords.
     assert sum(ok) >= 30 and all(ok[-20:]), ok
+
+
+@pytest.mark.parametrize("backend", ["cpu", GPU])
+def test_the_estimate_stream_carries_the_tags_estimates(samples, backend):
+    """mimo_chanest's estimate output (core::estimate_items, one item per payload
+    symbol, tapped to a CPU sink) holds at each frame's first payload symbol the H and
+    noise per carrier that its mimo_chan_est tag holds without the output, bit for bit
+    on the CPU (the same engine, the same frames; on the GPU within float rounding of
+    two runs); connected, the tags carry neither."""
+    U = gpumimo.numerology("small")["used_carriers"]
+    item = gpumimo.estimate_item_bytes("small", STREAMS, ANTENNAS, NSYM)
+    h_bytes = U * ANTENNAS * STREAMS * 8
+    assert item * NSYM >= h_bytes + 4 * U and item % 16 == 0
+
+    def run(with_stream):
+        tb = gr.top_block()
+        sync = gpumimo.mimo_ofdm_sync("small", STREAMS, MOD, NSYM, ANTENNAS, 0.0, "cpu")
+        fft = make_fft("cpu")
+        # Host buffers: the estimate output feeds a CPU sink.
+        est = gpumimo.mimo_chanest("small", STREAMS, MOD, NSYM, ANTENNAS, "lmmse", False,
+                                   backend, device_buffers=False)
+        payload = blocks.vector_sink_c(U)
+        for a in range(ANTENNAS):
+            tb.connect(blocks.vector_source_c(samples[a].tolist()), (sync, a), (fft, a),
+                       (est, a))
+            tb.connect((est, a), payload if a == 0 else blocks.null_sink(8 * U))
+        records = blocks.vector_sink_b(item)
+        if with_stream:
+            tb.connect((est, ANTENNAS), records)
+        tb.run()
+        tags = [t for t in payload.tags() if pmt.symbol_to_string(t.key) == "mimo_chan_est"]
+        return tags, np.array(records.data(), dtype=np.uint8), est
+
+    tags, _, est_tags = run(False)
+    stream_tags, records, est = run(True)
+    assert len(tags) == est.frames() == est_tags.frames() >= 55
+    assert [t.offset for t in stream_tags] == [t.offset for t in tags]
+    assert records.size == est.frames() * NSYM * item
+    for t, st in zip(tags, stream_tags):
+        assert pmt.is_null(pmt.dict_ref(st.value, pmt.intern("h"), pmt.PMT_NIL))
+        r = records[t.offset * item:(t.offset + NSYM) * item]
+        h = np.array(pmt.c32vector_elements(pmt.dict_ref(t.value, pmt.intern("h"), pmt.PMT_NIL)),
+                     dtype=np.complex64)
+        noise = np.array(pmt.f32vector_elements(
+            pmt.dict_ref(t.value, pmt.intern("noise_eff"), pmt.PMT_NIL)), dtype=np.float32)
+        if est.backend() == "cpu":
+            np.testing.assert_array_equal(r[:h_bytes].view(np.complex64), h)
+            np.testing.assert_array_equal(r[h_bytes:h_bytes + 4 * U].view(np.float32), noise)
+        else:  # two runs of the GPU engine, batched as each run's calls fell
+            np.testing.assert_allclose(r[:h_bytes].view(np.complex64), h, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(r[h_bytes:h_bytes + 4 * U].view(np.float32), noise,
+                                       rtol=1e-5, atol=1e-9)

@@ -45,6 +45,29 @@ def test_every_enum_parameter_has_a_label_and_attributes_per_option():
                 assert len(values) == n, (f.name, p["id"], name)
 
 
+def test_the_estimate_ports_item_size_in_grc_is_the_blocks():
+    """The Channel Estimator's est output and the MIMO Detector's est input give GRC the
+    item size (vlen bytes) the blocks make (core::estimate_items), so that GRC's port
+    check and GNU Radio's connect agree, for every preset and a spread of shapes."""
+    import types
+    import yaml
+    blocks_dir = grc_blocks_dir()
+    chanest = yaml.safe_load((blocks_dir / "gpumimo_mimo_chanest.block.yml").read_text())
+    detector = yaml.safe_load((blocks_dir / "gpumimo_mimo_detector.block.yml").read_text())
+    out = [p for p in chanest["outputs"] if p.get("label") == "eq/est"][0]["vlen"]
+    inp = [p for p in detector["inputs"] if p.get("label") == "est"][0]["vlen"]
+    presets = [p for p in chanest["parameters"] if p["id"] == "preset"][0]
+    carriers = dict(zip(presets["options"], presets["option_attributes"]["carriers"]))
+    for preset, used in carriers.items():
+        assert used == gpumimo.numerology(preset)["used_carriers"]
+        for streams, antennas, nsym in [(1, 1, 1), (2, 4, 3), (4, 4, 9), (8, 16, 40), (3, 7, 1000)]:
+            ns = {"preset": types.SimpleNamespace(carriers=used), "streams": streams,
+                  "antennas": antennas, "payload_symbols": nsym, "equalized": "False"}
+            want = gpumimo.estimate_item_bytes(preset, streams, antennas, nsym)
+            for expr in (out, inp):
+                assert eval(expr.strip()[2:-1], {}, ns) == want, (expr, preset, streams, nsym)
+
+
 def test_every_example_has_a_test():
     examples = sorted(p.stem for p in (SOURCE / "examples").glob("*.grc"))
     assert examples == ["apsm_ota_replay", "n310_record_16ch", "n310_rx_16ch",

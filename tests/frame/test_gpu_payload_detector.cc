@@ -173,7 +173,10 @@ TEST_F(GpuPayloadDetector, RunsTogetherEqualRunsAloneOnTheCpu)
     }
     ASSERT_EQ(std::count(want_refused.begin(), want_refused.end(), 1), 1);
     for (const bool on_device : { true, false }) {
-        SCOPED_TRACE(on_device ? "carriers in device memory" : "carriers page-locked");
+        // On the device as in a chain of GPU blocks: the carriers, each run's H and
+        // noise (mimo_chanest's estimate records) and the LLRs (for the LDPC decoder).
+        SCOPED_TRACE(on_device ? "carriers, estimates and LLRs in device memory"
+                               : "carriers and LLRs page-locked, estimates pageable");
         std::vector<device_bytes> dev;
         std::vector<host_registration> locks;
         std::vector<const cf32*> base(4);
@@ -189,7 +192,15 @@ TEST_F(GpuPayloadDetector, RunsTogetherEqualRunsAloneOnTheCpu)
             }
         }
         std::vector<float> llr(total * per, NAN); // poisoned
-        locks.emplace_back(llr.data(), llr.size() * sizeof(float));
+        device_bytes llr_dev;
+        float* llr_out = llr.data();
+        if (on_device) {
+            llr_dev = device_bytes(llr.size() * sizeof(float), 0);
+            copy_bytes(llr_dev.get(), llr.data(), llr.size() * sizeof(float)); // poisoned
+            llr_out = reinterpret_cast<float*>(llr_dev.get());
+        } else {
+            locks.emplace_back(llr.data(), llr.size() * sizeof(float));
+        }
         std::vector<std::uint8_t> erased(total, 7), refused(nruns, 7);
         std::vector<payload_run> views(nruns);
         std::vector<const cf32*> starts(nruns * 4);
@@ -200,11 +211,22 @@ TEST_F(GpuPayloadDetector, RunsTogetherEqualRunsAloneOnTheCpu)
                 starts[i * 4 + a] = base[a] + at * runs[i].used;
             views[i] = runs[i].view();
             views[i].carriers = starts.data() + i * 4;
-            llr_at.push_back(llr.data() + at * per);
+            if (on_device) {
+                const std::size_t hb = runs[i].h.size() * sizeof(cf32),
+                                  nb = runs[i].noise.size() * sizeof(float);
+                dev.emplace_back(hb + nb, 0);
+                copy_bytes(dev.back().get(), runs[i].h.data(), hb);
+                copy_bytes(dev.back().get() + hb, runs[i].noise.data(), nb);
+                views[i].h = reinterpret_cast<const cf32*>(dev.back().get());
+                views[i].noise = reinterpret_cast<const float*>(dev.back().get() + hb);
+            }
+            llr_at.push_back(llr_out + at * per);
             erased_at.push_back(erased.data() + at);
         }
         std::string why;
         gpu->detect_runs(views.data(), nruns, llr_at.data(), erased_at.data(), refused.data(), &why);
+        if (on_device)
+            copy_bytes(llr.data(), llr_dev.get(), llr.size() * sizeof(float));
         EXPECT_EQ(refused, want_refused);
         EXPECT_FALSE(why.empty());
         for (std::size_t i = 0, at = 0; i < nruns; at += runs[i].symbols, i++) {

@@ -33,6 +33,14 @@ namespace gpumimo {
  * detector takes as noise) and frame (count from 0): one H for the frame's group of
  * payload symbols, as gr-digital's ofdm_chanest_vcvc tags its taps.
  *
+ * Without equalized_outputs, one optional output after the antennas': the estimates as
+ * a stream beside the payload (core::estimate_items: one item per payload symbol, the
+ * frame's record of H and noise_eff spread over its payload symbols' items, in one copy
+ * a batch), for mimo_detector's estimate input (make it with payload_symbols).
+ * Connected, the tags carry no h and noise_eff (noise_var and frame only): no 150 KB
+ * vector a frame on the host for lte20 4x4, and between two GPU blocks the estimates
+ * stay on the device.
+ *
  * equalized_outputs: up to `streams` more outputs after the antennas' (vectors of the
  * data carriers, one per payload symbol): stream k's MMSE-equalised payload symbols
  * (core::mmse_equalizer: the frame's filters, from the estimate and its effective

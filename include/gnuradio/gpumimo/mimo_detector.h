@@ -30,7 +30,10 @@ namespace gpumimo {
  * per carrier for the frame's group of symbols: the core's mimo_batch with group = the
  * symbols of the frame in the call) and, as each carrier's N0, the tag's noise_eff (the
  * noise plus the estimate's error; its noise_var for every carrier when the tag has no
- * noise_eff); "frame_start" tags move to the symbol's first LLR.
+ * noise_eff); "frame_start" tags move to the symbol's first LLR. With payload_symbols
+ * given and mimo_chanest's estimate output connected to the input after the antennas',
+ * H and the noise per carrier come from there instead (the record at each tag, read
+ * where it lies: device memory between GPU blocks), and each call holds whole frames.
  *
  * detector: a core::detector_spec, any detector of the registry (docs/detectors/) with
  * all its parameters (Python: gpumimo.detector_spec("kbest", kbest_k=32), or just the
@@ -47,7 +50,12 @@ public:
     /*! device_buffers: where the engine runs on the GPU, this block's ports
      *  in the receiver chain are device-resident stream buffers, docs/frame.md; false:
      *  host buffers, so that such a port can also feed a CPU block such as a display,
-     *  which GNU Radio refuses for a device buffer, at the cost of the copies. */
+     *  which GNU Radio refuses for a device buffer, at the cost of the copies.
+     *  payload_symbols: the frames' payload symbols; where given (> 0) the block has an
+     *  optional input after the antennas' for mimo_chanest's estimate output
+     *  (core::estimate_items, one item per payload symbol): connected, each frame's H
+     *  and noise per carrier come from there (in device memory between GPU blocks) and
+     *  the mimo_chan_est tags only mark where frames start. */
     static sptr make(const std::string& preset,
                      int streams,
                      const std::string& modulation,
@@ -57,7 +65,8 @@ public:
                      bool int8_output = false,
                      float int8_scale = 8.0f,
                      int device = 0,
-                     bool device_buffers = true);
+                     bool device_buffers = true,
+                     int payload_symbols = 0);
 
     /*! The detector and its parameters. */
     virtual core::detector_spec detector() const = 0;

@@ -28,7 +28,13 @@ device_bytes::~device_bytes() { cuda::device_free(d_ptr); }
 bool is_device_memory(const void* p) { return p && cuda::is_device_memory(p); }
 void copy_bytes(void* dst, const void* src, std::size_t bytes)
 {
-    if (bytes)
+    if (!bytes)
+        return;
+    // Host to host without the runtime: it may have no driver to ask (a machine
+    // without a GPU), and memcpy is what it would do.
+    if (!is_device_memory(dst) && !is_device_memory(src))
+        std::memcpy(dst, src, bytes);
+    else
         cuda::copy_bytes(dst, src, bytes);
 }
 void zero_bytes(void* dst, std::size_t bytes)

@@ -163,7 +163,7 @@ public:
             [&] {
                 for (std::size_t i = 0; i < count; i++)
                     if (any_device_memory(runs[i].carriers, std::size_t(d_nr)) ||
-                        is_device_memory(llr[i]))
+                        is_device_memory(llr[i]) || is_device_memory(runs[i].h))
                         return true;
                 return false;
             },
@@ -178,7 +178,7 @@ public:
             "payload_detector",
             [&] {
                 return any_device_memory(payload.carriers, std::size_t(d_nr)) ||
-                       is_device_memory(llr);
+                       is_device_memory(llr) || is_device_memory(payload.h);
             },
             [&](payload_detector& gpu) { return gpu.detect(payload, llr, erased); },
             [&] { return d_cpu->detect(payload, llr, erased); });

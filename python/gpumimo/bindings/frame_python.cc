@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <gnuradio/gpumimo/core/frame/estimate_items.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/mimo_ofdm_tx.h>
 
@@ -102,6 +103,20 @@ void bind_frame(py::module& m)
         "tracking_carriers and data_carriers (indices into the used carriers: the "
         "payload symbols' pilots and payload), sample_rate, scale (the OFDM FFT's, each "
         "way).");
+
+    m.def(
+        "estimate_item_bytes",
+        [](const std::string& preset, int streams, int antennas, int payload_symbols) {
+            if (streams < 1 || antennas < 1 || payload_symbols < 1)
+                throw std::invalid_argument("estimate_item_bytes: sizes must be >= 1");
+            const core::numerology n = core::numerology_preset(preset);
+            return core::estimate_items(std::size_t(n.used_carriers), std::size_t(antennas),
+                                        std::size_t(streams), std::size_t(payload_symbols))
+                .item_bytes();
+        },
+        py::arg("preset"), py::arg("streams"), py::arg("antennas"), py::arg("payload_symbols"),
+        "Bytes of one item of mimo_chanest's estimate output and mimo_detector's estimate "
+        "input (core::estimate_items): a frame's record over its payload symbols.");
 
     m.def(
         "frame_info",

@@ -130,7 +130,8 @@ void bind_receiver(py::module& m)
                          bool int8_output,
                          float int8_scale,
                          int device,
-                         bool device_buffers) {
+                         bool device_buffers,
+                         int payload_symbols) {
                  return mimo_detector::make(preset,
                                             streams,
                                             modulation,
@@ -140,7 +141,8 @@ void bind_receiver(py::module& m)
                                             int8_output,
                                             int8_scale,
                                             device,
-                                            device_buffers);
+                                            device_buffers,
+                                            payload_symbols);
              }),
              py::arg("preset"),
              py::arg("streams"),
@@ -151,7 +153,8 @@ void bind_receiver(py::module& m)
              py::arg("int8_output") = false,
              py::arg("int8_scale") = 8.0f,
              py::arg("device") = 0,
-             py::arg("device_buffers") = true)
+             py::arg("device_buffers") = true,
+             py::arg("payload_symbols") = 0)
         .def("detector", &mimo_detector::detector)
         .def(
             "set_detector",

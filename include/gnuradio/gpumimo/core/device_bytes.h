@@ -57,8 +57,8 @@ bool any_device_memory(T const* const* p, std::size_t n)
 
 /*! Copies `bytes` from src to dst, each in host or device memory (CUDA's unified
  *  addressing), synchronously; the ranges must not overlap. std::runtime_error naming
- *  the call and CUDA's error. In a build without CUDA (no device memory exists) a
- *  memcpy. */
+ *  the call and CUDA's error. Host to host (and in a build without CUDA, where no
+ *  device memory exists) a memcpy. */
 void copy_bytes(void* dst, const void* src, std::size_t bytes);
 
 /*! Sets `bytes` at dst, in host or device memory, to zero, synchronously (a stream

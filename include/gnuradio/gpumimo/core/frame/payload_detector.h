@@ -30,7 +30,8 @@ namespace core {
 struct payload_run {
     const std::complex<float>* const* carriers = nullptr; // [rx] -> [symbol][used carrier]
     std::size_t symbols = 0;
-    const std::complex<float>* h = nullptr; // [used carrier][rx][tx]
+    const std::complex<float>* h = nullptr; // [used carrier][rx][tx]; host or device
+    // memory on the GPU engine (an estimate record between GPU blocks), host on the CPU
     const float* noise = nullptr;           // [used carrier]
 };
 

@@ -1,0 +1,65 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Part of the algorithm core: no GNU Radio, Boost or Python dependency.
+ */
+#ifndef INCLUDED_GPUMIMO_CORE_ESTIMATE_ITEMS_H
+#define INCLUDED_GPUMIMO_CORE_ESTIMATE_ITEMS_H
+
+#include <gnuradio/gpumimo/core/frame/frame.h>
+
+#include <cstddef>
+#include <stdexcept>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+/*!
+ * \brief A frame's channel estimate as a stream beside its payload (mimo_chanest's
+ * estimate output into mimo_detector's estimate input, docs/frame.md): one item per
+ * payload symbol, so that the stream runs at the payload's rate, and the frame's record
+ * spread over its first item and those after it, P items in all:
+ *
+ *   bytes [0, 8 U R T):             H [used carrier][rx][tx], complex float
+ *   bytes [8 U R T, 8 U R T + 4 U): the detectors' noise per used carrier, float
+ *
+ * (U used carriers, R antennas, T streams, P payload symbols). An item holds the
+ * record's bytes over P, rounded up to 16 bytes (so H and the noise stay aligned in
+ * every record); the rest of the last items is padding. The frame's first payload
+ * symbol carries the record's first item, so a reader finds the whole record at the
+ * frame's mimo_chan_est tag, in device memory where both blocks run on the GPU.
+ */
+struct estimate_items {
+    std::size_t used = 0, rx = 0, tx = 0, payload_symbols = 0;
+
+    estimate_items(std::size_t used_, std::size_t rx_, std::size_t tx_, std::size_t payload_symbols_)
+        : used(used_), rx(rx_), tx(tx_), payload_symbols(payload_symbols_)
+    {
+        if (used == 0 || rx == 0 || tx == 0 || payload_symbols == 0)
+            throw std::invalid_argument("estimate_items: every size must be > 0");
+    }
+    std::size_t h_values() const { return used * rx * tx; }
+    std::size_t noise_offset() const { return h_values() * 8; }
+    std::size_t record_bytes() const { return noise_offset() + used * 4; }
+    std::size_t item_bytes() const
+    {
+        const std::size_t unit = 16 * payload_symbols;
+        return (record_bytes() + unit - 1) / unit * 16;
+    }
+};
+
+/*! The estimate items of `format`'s frames received on `antennas` antennas. */
+inline estimate_items estimate_items_of(const frame_format& format, int antennas)
+{
+    return estimate_items(std::size_t(format.num.used_carriers), std::size_t(antennas),
+                          std::size_t(format.streams), std::size_t(format.payload_symbols));
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr
+
+#endif

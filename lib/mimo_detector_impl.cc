@@ -84,18 +84,41 @@ public:
         // Room for runs of several frames a call (on the GPU one round trip for them
         // all): GNU Radio's default buffer holds about one symbol's LLRs (tens of
         // thousands of floats), so that each call would detect a single symbol.
-        // A call detects a frame only with its whole estimate record in the input
-        // (payload_symbols items from its tag on): room for two frames at least.
-        set_min_output_buffer(
-            long(std::max(kSymbolsPerCall, 2 * d_payload_symbols) * d_bits));
-        if (d_payload_symbols > 0) {
-            // Calls of whole frames (mimo_chanest passes whole frames only, so frames
-            // start every payload_symbols symbols): a frame's record is always whole in
-            // the call that takes its tag. A call that could hold less than a frame
-            // would wait for room that a finished reader never gives (the flowgraph
-            // would not end); with whole frames GNU Radio sees the output as blocked.
-            set_output_multiple(int(d_payload_symbols * d_bits));
-        }
+        set_min_output_buffer(long(kSymbolsPerCall * d_bits));
+        // The last record kept across calls (a frame's symbols may span two calls):
+        // on the host here; on the device made at the first call that needs it.
+        if (d_payload_symbols > 0)
+            d_current_host.resize(record_layout().item_bytes() * d_payload_symbols);
+    }
+
+    // With the estimate input connected, a call that starts a frame needs its whole
+    // record: payload_symbols items of the input at least (mimo_chanest passes whole
+    // frames, so the input holds them once the frame's first does, and GNU Radio moves
+    // a record that the end of a single-mapped buffer cut in two). A call in the middle
+    // of a frame (its record kept) needs no more than it detects, so the last frame's
+    // symbols are all detected when the input ends. (No output multiple of whole
+    // frames instead: GNU Radio sizes a single-mapped (device) input buffer to four
+    // times a reader's output multiple counted in the reader's output items, 6 GB for
+    // lte20 4x4.)
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
+    {
+        gr::sync_interpolator::forecast(noutput_items, ninput_items_required);
+        if (d_payload_symbols > 0 && d_frame_left == 0 &&
+            ninput_items_required.size() > std::size_t(d_nr))
+            ninput_items_required[d_nr] =
+                std::max(ninput_items_required[d_nr], int(d_payload_symbols));
+    }
+
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override
+    {
+        // How far records may be read in this call (past its own items).
+        d_records_readable =
+            ninput_items.size() > std::size_t(d_nr) ? std::size_t(ninput_items[d_nr]) : 0;
+        return gr::sync_interpolator::general_work(noutput_items, ninput_items, input_items,
+                                                   output_items);
     }
 
     // The antennas' used carriers, then, where payload_symbols is given, the optional
@@ -165,38 +188,44 @@ private:
                        gr_vector_const_void_star& input_items,
                        gr_vector_void_star& output_items)
     {
-        const std::size_t n = std::size_t(noutput_items) / d_bits;
+        std::size_t n = std::size_t(noutput_items) / d_bits;
         const std::uint64_t first = nitems_read(0);
         const bool records = input_items.size() > std::size_t(d_nr);
         std::vector<tag_t> tags;
         get_tags_in_range(tags, 0, first, first + n, d_est_key);
         std::sort(tags.begin(), tags.end(), tag_t::offset_compare);
-        if (records) {
-            // Calls hold whole frames (the output multiple), each starting at its tag
-            // with its whole record in the call's estimate input. Symbols before a
-            // call's first tag (none from mimo_chanest) have no estimate: their record
-            // was consumed with the call before.
-            d_record_h = nullptr;
-            d_record_noise = nullptr;
-        }
+        if (records) // up to the first frame whose record is not all readable yet
+            for (const tag_t& t : tags) {
+                const std::size_t at = std::size_t(t.offset - first);
+                if (at > 0 && at + d_payload_symbols > d_records_readable) {
+                    n = at;
+                    break;
+                }
+            }
         // Runs of symbols sharing a channel estimate (one a frame), detected together:
         // on the GPU one round trip for the call instead of one a run.
         d_runs.clear();
         std::size_t at = 0;
+        d_frame_left -= std::min(d_frame_left, n);
         for (const tag_t& t : tags) {
             const std::size_t offset = std::size_t(t.offset - first);
+            if (offset >= n)
+                break;
             add_run(at, offset - at);
             at = offset;
             if (records)
-                take_record(input_items[d_nr], at, n);
+                take_record(input_items[d_nr], at);
             else
                 take_estimate(t.value);
+            d_frame_left = d_payload_symbols - std::min(d_payload_symbols, n - offset);
         }
         add_run(at, n - at);
         detect_runs(input_items, output_items, n);
+        if (records)
+            keep_current_record();
         move_frame_tags(first, n);
         d_symbols += n;
-        return noutput_items;
+        return int(n * d_bits);
     }
 
     core::estimate_items record_layout() const
@@ -204,22 +233,44 @@ private:
         return core::estimate_items(d_used, std::size_t(d_nr), std::size_t(d_nt), d_payload_symbols);
     }
 
-    // The frame whose record starts at item `at` of the estimate input: its H and
-    // noise per carrier read where they lie (device memory between GPU blocks); none
-    // where the record would run past the call's n items (a tag off the frames' grid,
-    // which mimo_chanest never gives).
-    void take_record(const void* estimates, std::size_t at, std::size_t n)
+    // The frame whose record starts at item `at` of the estimate input (all of it
+    // readable: forecast() and detect_symbols() see to it for frames on the grid of
+    // mimo_chanest's whole frames): its H and noise per carrier read where they lie
+    // (device memory between GPU blocks).
+    void take_record(const void* estimates, std::size_t at)
     {
         const core::estimate_items items = record_layout();
-        if (at + d_payload_symbols > n) {
-            d_record_h = nullptr;
+        d_est_h = d_est_noise = pmt::PMT_NIL;
+        if (at + d_payload_symbols > d_records_readable) { // off the frames' grid
+            d_record_h = nullptr; // its symbols leave as zeros, counted
             d_record_noise = nullptr;
+            d_record_in_input = false;
             return;
         }
         const auto* record = static_cast<const unsigned char*>(estimates) + at * items.item_bytes();
-        d_est_h = d_est_noise = pmt::PMT_NIL;
         d_record_h = reinterpret_cast<const gr_complex*>(record);
         d_record_noise = reinterpret_cast<const float*>(record + items.noise_offset());
+        d_record_in_input = true;
+    }
+
+    // The last frame's record, read from this call's input, which the call consumes
+    // (in part or whole): copied for that frame's symbols in the next call, into
+    // memory of the same kind (device to device between GPU blocks).
+    void keep_current_record()
+    {
+        if (!d_record_in_input || !d_record_h)
+            return;
+        const std::size_t bytes = d_current_host.size();
+        unsigned char* to = d_current_host.data();
+        if (core::is_device_memory(d_record_h)) {
+            if (!d_current_device.get()) // once
+                d_current_device = core::device_bytes(bytes, d_device);
+            to = reinterpret_cast<unsigned char*>(d_current_device.get());
+        }
+        core::copy_bytes(to, d_record_h, bytes);
+        d_record_h = reinterpret_cast<const gr_complex*>(to);
+        d_record_noise = reinterpret_cast<const float*>(to + record_layout().noise_offset());
+        d_record_in_input = false;
     }
 
     // The estimate's H and the detectors' noise per carrier, kept as the tag's own
@@ -227,6 +278,7 @@ private:
     void take_estimate(const pmt::pmt_t& est)
     {
         d_est_h = d_est_noise = pmt::PMT_NIL;
+        d_record_in_input = false;
         d_record_h = nullptr;
         d_record_noise = nullptr;
         const pmt::pmt_t h = pmt::dict_ref(est, pmt::intern("h"), pmt::PMT_NIL);
@@ -276,7 +328,8 @@ private:
         // or a fallback after a GPU failure): through host memory.
         d_stand_in.begin();
         const bool staged = std::string(d_detector->backend()) != "cuda" &&
-                            (reads_device(*this, 0) || writes_device(*this, 0));
+                            (reads_device(*this, 0) || writes_device(*this, 0) ||
+                             d_current_device.get() != nullptr);
         if (staged) {
             for (int r = 0; r < d_nr; r++)
                 d_run_in[std::size_t(r)] =
@@ -420,6 +473,11 @@ private:
     const gr_complex* d_record_h = nullptr;
     const float* d_record_noise = nullptr;
     const std::size_t d_payload_symbols; // the estimate input's frames (0: none)
+    std::size_t d_records_readable = 0;  // estimate input items this call may read
+    std::size_t d_frame_left = 0;        // symbols of the last frame not detected yet
+    bool d_record_in_input = false;      // the last estimate is in this call's input
+    std::vector<unsigned char> d_current_host; // the last record kept (host input)
+    core::device_bytes d_current_device;       // the last record kept (device input)
     struct pending_run {
         std::size_t at, count;  // symbols of the call
         pmt::pmt_t h, noise;    // its estimate's tag vectors (NIL: none, or a record)

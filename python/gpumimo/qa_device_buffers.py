@@ -385,3 +385,26 @@ def test_the_estimate_stream_carries_the_tags_estimates(samples, backend):
             np.testing.assert_allclose(r[:h_bytes].view(np.complex64), h, rtol=1e-5, atol=1e-6)
             np.testing.assert_allclose(r[h_bytes:h_bytes + 4 * U].view(np.float32), noise,
                                        rtol=1e-5, atol=1e-9)
+
+
+@pytest.mark.parametrize("estimates", ["tags", "stream"])
+@pytest.mark.parametrize("backend", ["cpu", GPU])
+def test_frames_split_across_detector_calls_keep_their_estimate(samples, host_chain, backend,
+                                                                estimates):
+    """mimo_detector's output buffer cut to about two symbols' LLRs: each call detects a
+    symbol or two, so every frame (3 payload symbols) spans calls and its later symbols
+    use the estimate of a record (or tag) the call before consumed (kept by the block,
+    on the device where the stream lies there). The LLRs are the host chain's."""
+    want, frames, symbols = host_chain
+    tb, chanest, detector, sink = chain(samples, backend, backend, fft_backend=backend,
+                                        sync_backend=backend,
+                                        estimate_stream=estimates == "stream")
+    detector.set_max_output_buffer(0, 2 * 44 * BITS)
+    tb.run()
+    got = np.array(sink.data(), dtype=np.float32)
+    assert chanest.frames() == frames and detector.symbols() == symbols
+    assert detector.erased_symbols() == 0 and got.size == want.size
+    if detector.backend() == "cpu" and chanest.backend() == "cpu":
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert_llrs_close(got, want)

@@ -33,7 +33,8 @@ namespace gpumimo {
  * noise_eff); "frame_start" tags move to the symbol's first LLR. With payload_symbols
  * given and mimo_chanest's estimate output connected to the input after the antennas',
  * H and the noise per carrier come from there instead (the record at each tag, read
- * where it lies: device memory between GPU blocks), and each call holds whole frames.
+ * where it lies: device memory between GPU blocks; a frame that spans two calls keeps
+ * its record in the block).
  *
  * detector: a core::detector_spec, any detector of the registry (docs/detectors/) with
  * all its parameters (Python: gpumimo.detector_spec("kbest", kbest_k=32), or just the

@@ -253,13 +253,19 @@ private:
         d_record_in_input = true;
     }
 
-    // The last frame's record, read from this call's input, which the call consumes
-    // (in part or whole): copied for that frame's symbols in the next call, into
-    // memory of the same kind (device to device between GPU blocks).
+    // The last frame's record, read from this call's input, which the call consumes:
+    // where the frame goes on past the call, copied for its symbols in the next call,
+    // into memory of the same kind (device to device between GPU blocks).
     void keep_current_record()
     {
         if (!d_record_in_input || !d_record_h)
             return;
+        if (d_frame_left == 0) { // the frame ended in this call: nothing to keep
+            d_record_h = nullptr;
+            d_record_noise = nullptr;
+            d_record_in_input = false;
+            return;
+        }
         const std::size_t bytes = d_current_host.size();
         unsigned char* to = d_current_host.data();
         if (core::is_device_memory(d_record_h)) {

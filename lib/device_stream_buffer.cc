@@ -145,5 +145,10 @@ bool writes_device(gr::block& block, int port)
     return b && b->on_device();
 }
 
+bool cpu_engine_on_device_ports(gr::block& block, const std::string& backend)
+{
+    return backend != "cuda" && (reads_device(block, 0) || writes_device(block, 0));
+}
+
 } // namespace gpumimo
 } // namespace gr

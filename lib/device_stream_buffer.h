@@ -15,6 +15,7 @@
 #include <gnuradio/gpumimo/core/device_bytes.h>
 
 #include <cstddef>
+#include <string>
 
 namespace gr {
 namespace gpumimo {
@@ -95,6 +96,12 @@ private:
  *  they must copy for an engine on the CPU. */
 bool reads_device(gr::block& block, int port);
 bool writes_device(gr::block& block, int port);
+
+/*! Whether `block`, its engine on `backend`, must reach its device-resident ports
+ *  through host memory (host_stand_in.h): an engine on the CPU (a fallback after a GPU
+ *  failure, or a configuration the GPU cannot run) with input or output 0 on the
+ *  device (a block's ports are all of one kind). */
+bool cpu_engine_on_device_ports(gr::block& block, const std::string& backend);
 
 } // namespace gpumimo
 } // namespace gr

@@ -292,8 +292,7 @@ private:
         // Buffers on the GPU and the engine on the CPU (it fell back after a GPU
         // failure): through host memory.
         d_stand_in.begin();
-        if (std::string(d_engine->backend()) != "cuda" &&
-            (reads_device(*this, 0) || writes_device(*this, 0))) {
+        if (cpu_engine_on_device_ports(*this, d_engine->backend())) {
             const std::size_t in_items = (d_batch.back().at + d_symbols) * d_carriers;
             const std::size_t out_items = d_batch.size() * (d_symbols - d_training) * d_carriers;
             for (int r = 0; r < d_antennas; r++) {

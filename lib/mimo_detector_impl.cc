@@ -140,7 +140,6 @@ public:
         return gr::io_signature::makev(antennas, int(sizes.size()), sizes, types);
     }
 
-
     int bits_per_symbol() const override { return int(d_bits); }
     std::string backend() const override
     {
@@ -333,9 +332,10 @@ private:
         // Buffers on the GPU and the engine on the CPU (a detector the GPU cannot run,
         // or a fallback after a GPU failure): through host memory.
         d_stand_in.begin();
-        const bool staged = std::string(d_detector->backend()) != "cuda" &&
-                            (reads_device(*this, 0) || writes_device(*this, 0) ||
-                             d_current_device.get() != nullptr);
+        // (A record kept on the device, too, after the engine left the GPU.)
+        const bool staged =
+            cpu_engine_on_device_ports(*this, d_detector->backend()) ||
+            (std::string(d_detector->backend()) != "cuda" && d_current_device.get() != nullptr);
         if (staged) {
             for (int r = 0; r < d_nr; r++)
                 d_run_in[std::size_t(r)] =

@@ -210,8 +210,7 @@ std::size_t ofdm_fft_impl::run_engine(const core::ofdm_fft_io& io,
 {
     // Buffers on the GPU and the engine on the CPU (it fell back after a GPU failure):
     // through host memory.
-    if (std::string(d_engine->backend()) == "cuda" ||
-        (!reads_device(*this, 0) && !writes_device(*this, 0)))
+    if (!cpu_engine_on_device_ports(*this, d_engine->backend()))
         return d_engine->process(io);
     const std::size_t C = std::size_t(d_config.channels);
     const std::size_t in_bytes = in_items * input_signature()->sizeof_stream_item(0);

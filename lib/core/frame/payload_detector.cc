@@ -162,8 +162,7 @@ public:
             "payload_detector",
             [&] {
                 for (std::size_t i = 0; i < count; i++)
-                    if (any_device_memory(runs[i].carriers, std::size_t(d_nr)) ||
-                        is_device_memory(llr[i]) || is_device_memory(runs[i].h))
+                    if (on_device(runs[i], llr[i]))
                         return true;
                 return false;
             },
@@ -176,15 +175,20 @@ public:
         // can reach the carriers.
         return run_in_place(
             "payload_detector",
-            [&] {
-                return any_device_memory(payload.carriers, std::size_t(d_nr)) ||
-                       is_device_memory(llr) || is_device_memory(payload.h);
-            },
+            [&] { return on_device(payload, llr); },
             [&](payload_detector& gpu) { return gpu.detect(payload, llr, erased); },
             [&] { return d_cpu->detect(payload, llr, erased); });
     }
 
 private:
+    // Whether a run's carriers, LLRs or estimate lie in device memory, which the CPU
+    // engine cannot reach.
+    bool on_device(const payload_run& run, const float* llr) const
+    {
+        return any_device_memory(run.carriers, std::size_t(d_nr)) || is_device_memory(llr) ||
+               is_device_memory(run.h);
+    }
+
     std::unique_ptr<payload_detector> d_cpu;
     const int d_nr;
 };

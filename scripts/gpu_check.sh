@@ -4,7 +4,15 @@
 # label included), compute-sanitizer memcheck and racecheck on small runs, then the
 # benchmark; print a short table last. Logs go to $OUT when it is set.
 #
-#   scripts/gpu_check.sh [--full]     (--full: the benchmark at full size, 2^20 vectors)
+#   scripts/gpu_check.sh [--full] [--part core|gr]
+#     --full       the benchmark at full size, 2^20 vectors
+#     --part core  the core only: build, tests, sanitizers, benchmarks
+#     --part gr    the GNU Radio module only (carried in .device-gr): Python QA, rates
+#
+# All of it takes about ten minutes on an H200, the device tool's limit for one command:
+# run it as two calls (--part core, then --part gr) under `timeout 580`. Every log goes
+# into one archive ($OUT/gpu-check-logs.tgz, the summary beside it) also when the run is
+# cut short: a TERM ends the script through the same exit.
 #
 # What it reads from .deps (GoogleTest's sources, the recordings, the codes):
 # scripts/gpu_common.sh.
@@ -13,118 +21,143 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/build-gpu/out}
 mkdir -p "$OUT"
 bench_arg=--quick
-[ "${1:-}" = "--full" ] && bench_arg=
+part=all
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --full) bench_arg= ;;
+        --part) part=${2:?--part needs core or gr}; shift ;;
+        *) echo "gpu_check.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+case "$part" in all|core|gr) ;; *) echo "gpu_check.sh: --part is core or gr" >&2; exit 2 ;; esac
+run_core() { [ "$part" != gr ]; }
+run_gr() { [ "$part" != core ]; }
+
+# Only a few files come back from the GPU machine (8): every log in one archive, the
+# summary beside it. (The archive is written outside $OUT first: tar fails on a file
+# that grows as it reads.)
+archive_logs() {
+    local archive
+    archive=$(mktemp -d)/gpu-check-logs.tgz
+    (cd "$OUT" && tar czf "$archive" --exclude=./summary.txt --exclude=./gpu-check-logs.tgz . &&
+        find . -type f ! -name summary.txt -delete && mv "$archive" .)
+}
+trap archive_logs EXIT
+trap 'status "cut short" "by a signal (the time limit?)"; exit 124' TERM INT
 
 source scripts/gpu_common.sh
 : > "$OUT/summary.txt"
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/device.txt"
 
-if build_gpu_core; then
-    status build ok
-else
-    status build FAILED; tail -40 "$OUT/configure.log" "$OUT/build.log"; cat "$OUT/summary.txt"; exit 1
-fi
-# Resource report: registers, shared memory, spills per kernel.
-grep -E "Compiling entry|Used [0-9]+ registers|spill" "$OUT/build.log" > "$OUT/ptxas.txt" || true
+if run_core; then
+    if build_gpu_core; then
+        status build ok
+    else
+        status build FAILED; tail -40 "$OUT/configure.log" "$OUT/build.log"; cat "$OUT/summary.txt"; exit 1
+    fi
+    # Resource report: registers, shared memory, spills per kernel.
+    grep -E "Compiling entry|Used [0-9]+ registers|spill" "$OUT/build.log" > "$OUT/ptxas.txt" || true
 
-ctest --test-dir build-gpu -j 4 --output-on-failure -L core > "$OUT/core-tests.log" 2>&1
-status "core tests (CPU)" "$(grep -E 'tests passed' "$OUT/core-tests.log" || echo FAILED)"
-ctest --test-dir build-gpu --output-on-failure -L gpu -V > "$OUT/gpu-tests.log" 2>&1
-status "gpu tests" "$(grep -E 'tests passed' "$OUT/gpu-tests.log" || echo FAILED)"
-grep -E "\[ float" "$OUT/gpu-tests.log" | sed 's/^[0-9]*: //' > "$OUT/float-precision.txt" || true
+    ctest --test-dir build-gpu -j 4 --output-on-failure -L core > "$OUT/core-tests.log" 2>&1
+    status "core tests (CPU)" "$(grep -E 'tests passed' "$OUT/core-tests.log" || echo FAILED)"
+    ctest --test-dir build-gpu --output-on-failure -L gpu -V > "$OUT/gpu-tests.log" 2>&1
+    status "gpu tests" "$(grep -E 'tests passed' "$OUT/gpu-tests.log" || echo FAILED)"
+    grep -E "\[ float" "$OUT/gpu-tests.log" | sed 's/^[0-9]*: //' > "$OUT/float-precision.txt" || true
 
-san=build-gpu/tests/test_gpu_detectors
-if command -v compute-sanitizer > /dev/null; then
-    compute-sanitizer --tool memcheck --error-exitcode 9 $san --gtest_filter='Gpu.Pipeline*:Gpu.BadInput*:Gpu.DeviceResident*:Gpu.PsdAtLowSnr*' > "$OUT/memcheck.log" 2>&1
-    status memcheck "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    compute-sanitizer --tool racecheck --error-exitcode 9 $san --gtest_filter='Gpu.BadInput*:Gpu.PsdAtLowSnr*' > "$OUT/racecheck.log" 2>&1
-    status racecheck "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    # The streaming ring under every pipeline: its own test, abandon included.
-    compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/test_gpu_slot_ring >> "$OUT/memcheck.log" 2>&1
-    status "memcheck (slot ring)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    ofdm=build-gpu/tests/test_gpu_ofdm_fft
-    compute-sanitizer --tool memcheck --error-exitcode 9 $ofdm --gtest_filter='*Chunks*:*NonFinite*:*Window*:*Pinned*:*Separate*:*DeviceResident*:*Registered*' >> "$OUT/memcheck.log" 2>&1
-    status "memcheck (ofdm_fft)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    compute-sanitizer --tool racecheck --error-exitcode 9 $ofdm --gtest_filter='*NonFinite*' >> "$OUT/racecheck.log" 2>&1
-    status "racecheck (ofdm_fft)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    fused=build-gpu/tests/test_gpu_fused_receiver
-    compute-sanitizer --tool memcheck --error-exitcode 9 $fused --gtest_filter='*Damaged*:*Chunking*:*Decodes*' >> "$OUT/memcheck.log" 2>&1 &&
-    compute-sanitizer --tool racecheck --error-exitcode 9 $fused --gtest_filter='*Damaged*' >> "$OUT/racecheck.log" 2>&1
-    status "sanitizers (fused rx)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    sync=build-gpu/tests/test_gpu_frame_sync
-    compute-sanitizer --tool memcheck --error-exitcode 9 $sync --gtest_filter='*Small*:*Noise*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
-    compute-sanitizer --tool racecheck --error-exitcode 9 $sync --gtest_filter='*Small*' >> "$OUT/racecheck.log" 2>&1 &&
-    compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/test_gpu_stream_receiver --gtest_filter='*Small*' >> "$OUT/memcheck.log" 2>&1
-    status "sanitizers (sync, stream rx)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    smoother=build-gpu/tests/test_gpu_channel_smoother
-    compute-sanitizer --tool memcheck --error-exitcode 9 $smoother --gtest_filter='*Alone*:*Engine*' >> "$OUT/memcheck.log" 2>&1 &&
-    compute-sanitizer --tool racecheck --error-exitcode 9 $smoother --gtest_filter='*Alone*' >> "$OUT/racecheck.log" 2>&1
-    status "sanitizers (channel smoother)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    chanest=build-gpu/tests/test_gpu_chanest_engine
-    compute-sanitizer --tool memcheck --error-exitcode 9 $chanest >> "$OUT/memcheck.log" 2>&1 &&
-    compute-sanitizer --tool racecheck --error-exitcode 9 $chanest --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1
-    status "sanitizers (chanest engine)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    payload=build-gpu/tests/test_gpu_payload_detector
-    compute-sanitizer --tool memcheck --error-exitcode 9 $payload >> "$OUT/memcheck.log" 2>&1 &&
-    compute-sanitizer --tool racecheck --error-exitcode 9 $payload --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1
-    status "sanitizers (payload detector)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    apsm=build-gpu/tests/test_gpu_apsm
-    compute-sanitizer --tool memcheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refused*:*Refuses*:*OutOfPairs*:*Streamed*' >> "$OUT/memcheck.log" 2>&1 &&
-    compute-sanitizer --tool racecheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refuses*:*OutOfPairs*' >> "$OUT/racecheck.log" 2>&1
-    status "sanitizers (apsm)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    ldpc=build-gpu/tests/test_gpu_ldpc
-    compute-sanitizer --tool memcheck --error-exitcode 9 $ldpc --gtest_filter='*DeviceResident*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
-    compute-sanitizer --tool racecheck --error-exitcode 9 $ldpc --gtest_filter='*DeviceResident*:*Refuses*' >> "$OUT/racecheck.log" 2>&1
-    status "sanitizers (ldpc)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-    link=build-gpu/tests/test_gpu_link_simulator
-    compute-sanitizer --tool memcheck --error-exitcode 9 $link --gtest_filter='*FramesEqual*:*Refusals*' >> "$OUT/memcheck.log" 2>&1 &&
-    compute-sanitizer --tool racecheck --error-exitcode 9 $link --gtest_filter='*FramesEqual*' >> "$OUT/racecheck.log" 2>&1
-    status "sanitizers (link sim)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-else
-    status sanitizers "compute-sanitizer not found"
-fi
+    san=build-gpu/tests/test_gpu_detectors
+    if command -v compute-sanitizer > /dev/null; then
+        compute-sanitizer --tool memcheck --error-exitcode 9 $san --gtest_filter='Gpu.Pipeline*:Gpu.BadInput*:Gpu.DeviceResident*:Gpu.PsdAtLowSnr*' > "$OUT/memcheck.log" 2>&1
+        status memcheck "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        compute-sanitizer --tool racecheck --error-exitcode 9 $san --gtest_filter='Gpu.BadInput*:Gpu.PsdAtLowSnr*' > "$OUT/racecheck.log" 2>&1
+        status racecheck "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        # The streaming ring under every pipeline: its own test, abandon included.
+        compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/test_gpu_slot_ring >> "$OUT/memcheck.log" 2>&1
+        status "memcheck (slot ring)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        ofdm=build-gpu/tests/test_gpu_ofdm_fft
+        compute-sanitizer --tool memcheck --error-exitcode 9 $ofdm --gtest_filter='*Chunks*:*NonFinite*:*Window*:*Pinned*:*Separate*:*DeviceResident*:*Registered*' >> "$OUT/memcheck.log" 2>&1
+        status "memcheck (ofdm_fft)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        compute-sanitizer --tool racecheck --error-exitcode 9 $ofdm --gtest_filter='*NonFinite*' >> "$OUT/racecheck.log" 2>&1
+        status "racecheck (ofdm_fft)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        fused=build-gpu/tests/test_gpu_fused_receiver
+        compute-sanitizer --tool memcheck --error-exitcode 9 $fused --gtest_filter='*Damaged*:*Chunking*:*Decodes*' >> "$OUT/memcheck.log" 2>&1 &&
+        compute-sanitizer --tool racecheck --error-exitcode 9 $fused --gtest_filter='*Damaged*' >> "$OUT/racecheck.log" 2>&1
+        status "sanitizers (fused rx)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        sync=build-gpu/tests/test_gpu_frame_sync
+        compute-sanitizer --tool memcheck --error-exitcode 9 $sync --gtest_filter='*Small*:*Noise*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
+        compute-sanitizer --tool racecheck --error-exitcode 9 $sync --gtest_filter='*Small*' >> "$OUT/racecheck.log" 2>&1 &&
+        compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/test_gpu_stream_receiver --gtest_filter='*Small*' >> "$OUT/memcheck.log" 2>&1
+        status "sanitizers (sync, stream rx)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        smoother=build-gpu/tests/test_gpu_channel_smoother
+        compute-sanitizer --tool memcheck --error-exitcode 9 $smoother --gtest_filter='*Alone*:*Engine*' >> "$OUT/memcheck.log" 2>&1 &&
+        compute-sanitizer --tool racecheck --error-exitcode 9 $smoother --gtest_filter='*Alone*' >> "$OUT/racecheck.log" 2>&1
+        status "sanitizers (channel smoother)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        chanest=build-gpu/tests/test_gpu_chanest_engine
+        compute-sanitizer --tool memcheck --error-exitcode 9 $chanest >> "$OUT/memcheck.log" 2>&1 &&
+        compute-sanitizer --tool racecheck --error-exitcode 9 $chanest --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1
+        status "sanitizers (chanest engine)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        payload=build-gpu/tests/test_gpu_payload_detector
+        compute-sanitizer --tool memcheck --error-exitcode 9 $payload >> "$OUT/memcheck.log" 2>&1 &&
+        compute-sanitizer --tool racecheck --error-exitcode 9 $payload --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1
+        status "sanitizers (payload detector)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        apsm=build-gpu/tests/test_gpu_apsm
+        compute-sanitizer --tool memcheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refused*:*Refuses*:*OutOfPairs*:*Streamed*' >> "$OUT/memcheck.log" 2>&1 &&
+        compute-sanitizer --tool racecheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refuses*:*OutOfPairs*' >> "$OUT/racecheck.log" 2>&1
+        status "sanitizers (apsm)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        ldpc=build-gpu/tests/test_gpu_ldpc
+        compute-sanitizer --tool memcheck --error-exitcode 9 $ldpc --gtest_filter='*DeviceResident*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
+        compute-sanitizer --tool racecheck --error-exitcode 9 $ldpc --gtest_filter='*DeviceResident*:*Refuses*' >> "$OUT/racecheck.log" 2>&1
+        status "sanitizers (ldpc)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        link=build-gpu/tests/test_gpu_link_simulator
+        compute-sanitizer --tool memcheck --error-exitcode 9 $link --gtest_filter='*FramesEqual*:*Refusals*' >> "$OUT/memcheck.log" 2>&1 &&
+        compute-sanitizer --tool racecheck --error-exitcode 9 $link --gtest_filter='*FramesEqual*' >> "$OUT/racecheck.log" 2>&1
+        status "sanitizers (link sim)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+    else
+        status sanitizers "compute-sanitizer not found"
+    fi
 
-build-gpu/apps/bench/gpumimo_bench $bench_arg > "$OUT/bench.log" 2>&1
-status benchmark "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-build-gpu/apps/bench/gpumimo_fft_bench $bench_arg > "$OUT/fft-bench.log" 2>&1
-status "fft benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-# The pipelines' copies alone (the best their chunking allows), appended to the FFT log:
-# only a few files come back.
-{ echo; build-gpu/apps/bench/gpumimo_copy_bench; } > "$OUT/copy-bench.log" 2>&1
-status "copy benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-cat "$OUT/copy-bench.log" >> "$OUT/fft-bench.log"; rm -f "$OUT/copy-bench.log"
-# The receiver chain: synchronisation (CPU and GPU) and the fused GPU receiver for 16 channels
-# (4 links of 4x4 16-QAM, lte20) against 30.72 Msample/s per channel.
-build-gpu/apps/bench/gpumimo_rx_bench $bench_arg > "$OUT/rx-bench.log" 2>&1
-status "rx chain benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-# What the chain loses against perfect channel knowledge, the fused receiver on the GPU
-# (appended to rx-bench.log: only a few files come back).
-{ echo; build-gpu/apps/quality/gpumimo_rx_quality --backend cuda --frames 200 --snr 10:1:22; } >> "$OUT/rx-bench.log" 2>&1
-status "rx quality (GPU)" "$(grep -c 'implementation loss' "$OUT/rx-bench.log") curves"
-# LDPC decoding: 802.16e n = 2304 at 10 iterations, GPU beside the CPU on all cores.
-build-gpu/apps/bench/gpumimo_ldpc_bench $bench_arg > "$OUT/ldpc-bench.log" 2>&1
-status "ldpc benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-# The link simulator: frames/s of the whole chain, 4x4 16-QAM mtt, GPU beside the CPU.
-build-gpu/apps/bench/gpumimo_link_bench $bench_arg > "$OUT/link-bench.log" 2>&1
-status "link sim benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-# APSM on the over-the-air recordings: SER per user and the GPU's detection time for
-# all users at once, with gr-gpumimo's and the library's defaults.
-if [ -n "${GPUMIMO_APSM_OTA_DIR:-}" ]; then
-    { build-gpu/apps/apsm/gpumimo_apsm_ota --data "$GPUMIMO_APSM_OTA_DIR" --backend cuda &&
-      build-gpu/apps/apsm/gpumimo_apsm_ota --data "$GPUMIMO_APSM_OTA_DIR" --backend cuda --library-defaults; } > "$OUT/apsm.log" 2>&1
-    status "apsm (recordings, GPU)" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+    build-gpu/apps/bench/gpumimo_bench $bench_arg > "$OUT/bench.log" 2>&1
+    status benchmark "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+    build-gpu/apps/bench/gpumimo_fft_bench $bench_arg > "$OUT/fft-bench.log" 2>&1
+    status "fft benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+    # The pipelines' copies alone (the best their chunking allows), appended to the FFT log:
+    # only a few files come back.
+    { echo; build-gpu/apps/bench/gpumimo_copy_bench; } > "$OUT/copy-bench.log" 2>&1
+    status "copy benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+    cat "$OUT/copy-bench.log" >> "$OUT/fft-bench.log"; rm -f "$OUT/copy-bench.log"
+    # The receiver chain: synchronisation (CPU and GPU) and the fused GPU receiver for 16 channels
+    # (4 links of 4x4 16-QAM, lte20) against 30.72 Msample/s per channel.
+    build-gpu/apps/bench/gpumimo_rx_bench $bench_arg > "$OUT/rx-bench.log" 2>&1
+    status "rx chain benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+    # What the chain loses against perfect channel knowledge, the fused receiver on the GPU
+    # (appended to rx-bench.log: only a few files come back).
+    { echo; build-gpu/apps/quality/gpumimo_rx_quality --backend cuda --frames 200 --snr 10:1:22; } >> "$OUT/rx-bench.log" 2>&1
+    status "rx quality (GPU)" "$(grep -c 'implementation loss' "$OUT/rx-bench.log") curves"
+    # LDPC decoding: 802.16e n = 2304 at 10 iterations, GPU beside the CPU on all cores.
+    build-gpu/apps/bench/gpumimo_ldpc_bench $bench_arg > "$OUT/ldpc-bench.log" 2>&1
+    status "ldpc benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+    # The link simulator: frames/s of the whole chain, 4x4 16-QAM mtt, GPU beside the CPU.
+    build-gpu/apps/bench/gpumimo_link_bench $bench_arg > "$OUT/link-bench.log" 2>&1
+    status "link sim benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+    # APSM on the over-the-air recordings: SER per user and the GPU's detection time for
+    # all users at once, with gr-gpumimo's and the library's defaults.
+    if [ -n "${GPUMIMO_APSM_OTA_DIR:-}" ]; then
+        { build-gpu/apps/apsm/gpumimo_apsm_ota --data "$GPUMIMO_APSM_OTA_DIR" --backend cuda &&
+          build-gpu/apps/apsm/gpumimo_apsm_ota --data "$GPUMIMO_APSM_OTA_DIR" --backend cuda --library-defaults; } > "$OUT/apsm.log" 2>&1
+        status "apsm (recordings, GPU)" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+    fi
+    # APSM training and detection of all users, GPU beside the CPU reference (appended to
+    # apsm.log: only a few files come back).
+    build-gpu/apps/bench/gpumimo_apsm_bench ${GPUMIMO_APSM_OTA_DIR:+--data "$GPUMIMO_APSM_OTA_DIR"} > "$OUT/apsm-bench.log" 2>&1
+    status "apsm benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+    cat "$OUT/apsm-bench.log" >> "$OUT/apsm.log"
 fi
-# APSM training and detection of all users, GPU beside the CPU reference (appended to
-# apsm.log: only a few files come back).
-build-gpu/apps/bench/gpumimo_apsm_bench ${GPUMIMO_APSM_OTA_DIR:+--data "$GPUMIMO_APSM_OTA_DIR"} > "$OUT/apsm-bench.log" 2>&1
-status "apsm benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-cat "$OUT/apsm-bench.log" >> "$OUT/apsm.log"
 
 # The GNU Radio module, where its install prefix and Debian's GNU Radio runtime were
 # carried (.device-gr, ../shared/tools/device-gr): the Python QA with the GPU required,
 # and the block's rate in a flowgraph.
-if [ -f .device-gr/env.sh ]; then
+if run_gr && [ -f .device-gr/env.sh ]; then
     # The bundle carries no gr-uhd and no matplotlib: the radio flowgraphs' tests (and
     # the comparison of every example's script, which compiles them) and the main job's
     # figure and the link figure tool's PNG run in CI only. The SigMF reference library
@@ -156,22 +189,16 @@ if [ -f .device-gr/env.sh ]; then
     status "latency (mmse, paced)" "$(grep -o 'all links: median.*' "$OUT/rx-flowgraph-rate.log" || echo none)"
 fi
 
-echo; echo "=== gpu tests (failures) ==="; grep -E "Failure|FAILED" "$OUT/gpu-tests.log" | head -20
-echo; echo "=== link simulator tests: GPU against CPU ==="; grep -E "largest H difference|frame errors, |Q\(sqrt" "$OUT/gpu-tests.log" | sed 's/^[0-9]*: //'
-echo; echo "=== float precision: largest error/bound ==="; awk '{print $NF, $0}' "$OUT/float-precision.txt" | sort -g | tail -5 | cut -d' ' -f2-
-echo; echo "=== benchmark ==="; cat "$OUT/bench.log"
-echo; echo "=== fft benchmark ==="; cat "$OUT/fft-bench.log"
-echo; echo "=== rx chain benchmark ==="; cat "$OUT/rx-bench.log"
-echo; echo "=== ldpc benchmark ==="; cat "$OUT/ldpc-bench.log"
-echo; echo "=== link simulator benchmark ==="; cat "$OUT/link-bench.log"
-[ -f "$OUT/apsm.log" ] && { echo; echo "=== apsm (recordings) ==="; grep -E "^detector|^Q|GPU detection|GPU training" "$OUT/apsm.log" | cut -c1-110; }
-echo; echo "=== apsm benchmark ==="; cat "$OUT/apsm-bench.log"
+if run_core; then
+    echo; echo "=== gpu tests (failures) ==="; grep -E "Failure|FAILED" "$OUT/gpu-tests.log" | head -20
+    echo; echo "=== link simulator tests: GPU against CPU ==="; grep -E "largest H difference|frame errors, |Q\(sqrt" "$OUT/gpu-tests.log" | sed 's/^[0-9]*: //'
+    echo; echo "=== float precision: largest error/bound ==="; awk '{print $NF, $0}' "$OUT/float-precision.txt" | sort -g | tail -5 | cut -d' ' -f2-
+    for log in bench fft-bench rx-bench ldpc-bench link-bench; do
+        [ -f "$OUT/$log.log" ] && { echo; echo "=== $log ==="; cat "$OUT/$log.log"; }
+    done
+    [ -f "$OUT/apsm.log" ] && { echo; echo "=== apsm (recordings) ==="; grep -E "^detector|^Q|GPU detection|GPU training" "$OUT/apsm.log" | cut -c1-110; }
+    [ -f "$OUT/apsm-bench.log" ] && { echo; echo "=== apsm benchmark ==="; cat "$OUT/apsm-bench.log"; }
+fi
 [ -f "$OUT/flowgraph-rate.log" ] && { echo; echo "=== flowgraph rate ==="; cat "$OUT/flowgraph-rate.log"; grep -E "passed|failed|FAILED|Error" "$OUT/python-qa.log" | tail -8; }
 [ -f "$OUT/rx-flowgraph-rate.log" ] && { echo; echo "=== rx flowgraph rate ==="; cat "$OUT/rx-flowgraph-rate.log"; }
 echo; echo "=== summary ==="; cat "$OUT/summary.txt"
-# Only a few files come back from the GPU machine (8): every log in one archive, the
-# summary beside it.
-# (The archive is written outside $OUT first: tar fails on a file that grows as it reads.)
-archive=$(mktemp -d)/gpu-check-logs.tgz
-(cd "$OUT" && tar czf "$archive" --exclude=./summary.txt . &&
-    find . -type f ! -name summary.txt -delete && mv "$archive" .)

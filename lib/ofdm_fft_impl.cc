@@ -61,7 +61,8 @@ ofdm_fft::sptr ofdm_fft::make(int fft_len,
                               const std::vector<int>& devices,
                               int batch,
                               const std::string& sync_tag,
-                              bool device_buffers)
+                              bool device_buffers,
+                              bool streamed)
 {
     core::ofdm_fft_config c;
     c.fft_len = fft_len;
@@ -87,7 +88,7 @@ ofdm_fft::sptr ofdm_fft::make(int fft_len,
     });
     const int device = devices.empty() ? 0 : devices.front();
     return gnuradio::make_block_sptr<ofdm_fft_impl>(c, std::move(engine), device, symbols, sync_tag,
-                                                    device_buffers);
+                                                    device_buffers, streamed);
 }
 
 namespace {
@@ -95,9 +96,14 @@ namespace {
 // The forward transform's samples and carriers stay on the GPU (device-resident stream
 // buffers, from a GPU mimo_ofdm_sync and to a GPU mimo_chanest) where the engine runs
 // there; the inverse's ports (for a transmitter: a radio or a file) in host memory.
+bool ports_on_device(const core::ofdm_fft_config& c, bool on_device_gpu)
+{
+    return on_device_gpu && c.direction == core::fft_direction::forward;
+}
+
 gr::io_signature::sptr fft_signature(const core::ofdm_fft_config& c, bool input, bool on_device_gpu)
 {
-    const bool on_device = on_device_gpu && c.direction == core::fft_direction::forward;
+    const bool on_device = ports_on_device(c, on_device_gpu);
     return gr::io_signature::make(c.channels, c.channels, item_size(c, input),
                                   on_device ? device_stream_buffer::type
                                             : gr::buffer_double_mapped::type);
@@ -110,7 +116,8 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
                              int device,
                              std::size_t batch,
                              const std::string& sync_tag,
-                             bool device_buffers)
+                             bool device_buffers,
+                             bool streamed)
     : gr::block("ofdm_fft",
                 fft_signature(config, true, engine.on_gpu() && device_buffers),
                 fft_signature(config, false, engine.on_gpu() && device_buffers)),
@@ -119,6 +126,8 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
       d_layout(config),
       d_forward(config.direction == core::fft_direction::forward),
       d_batch(batch),
+      d_streamed(streamed),
+      d_device_ports(ports_on_device(config, engine.on_gpu() && device_buffers)),
       d_sync_key(sync_tag.empty() ? pmt::PMT_NIL : pmt::intern(sync_tag)),
       d_aligned(sync_tag.empty() || !d_forward),
       d_held_tags(config.channels)
@@ -149,6 +158,29 @@ bool ofdm_fft_impl::start()
     return pinned_while_on_gpu::start(); // the stream buffers page-locked on the GPU
 }
 
+bool ofdm_fft_impl::stop()
+{
+    // A transform still in flight writes into the stream buffers: wait for it (its
+    // symbols are not produced, the flowgraph being stopped) before they are unpinned.
+    if (d_in_flight && d_in_flight->submitted) {
+        try {
+            d_engine->finish();
+        } catch (...) {
+            d_faults.caught("the transform in flight at stop() failed");
+        }
+    }
+    d_in_flight.reset();
+    return pinned_while_on_gpu::stop();
+}
+
+bool ofdm_fft_impl::streaming() const
+{
+    // A device-resident (single-mapped) stream buffer moves its unread items to its
+    // front when a writer or reader runs short of room: the memory of a call in flight
+    // could move under it. A double-mapped host buffer never moves.
+    return d_streamed && !d_device_ports;
+}
+
 std::size_t ofdm_fft_impl::symbols_fitting(std::size_t samples, std::size_t most) const
 {
     std::size_t n = 0, used = 0;
@@ -164,7 +196,9 @@ std::size_t ofdm_fft_impl::symbols_fitting(std::size_t samples, std::size_t most
 void ofdm_fft_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
 {
     int need;
-    if (!d_aligned)
+    if (d_in_flight) // its input, unconsumed, is at hand: the next call lands it
+        need = int(d_in_flight->in_items);
+    else if (!d_aligned)
         need = 1; // dropping until the first sync tag
     else if (d_forward)
         need = int(d_layout.time_samples(d_phase, noutput_items));
@@ -230,39 +264,72 @@ std::size_t ofdm_fft_impl::run_engine(const core::ofdm_fft_io& io,
     return zeroed;
 }
 
-void ofdm_fft_impl::zero_outputs(gr_vector_void_star& output_items, std::size_t items)
+void ofdm_fft_impl::zero_outputs(const std::vector<void*>& outputs, std::size_t items)
 {
     const std::size_t bytes = items * output_signature()->sizeof_stream_item(0);
-    for (int c = 0; c < d_config.channels; c++)
-        core::zero_bytes(output_items[c], bytes);
+    for (void* out : outputs)
+        core::zero_bytes(out, bytes);
 }
 
 void ofdm_fft_impl::transform(std::size_t nsym,
                               gr_vector_const_void_star& input_items,
                               gr_vector_void_star& output_items)
 {
-    const int C = d_config.channels;
-    const std::size_t in_items = d_forward ? d_layout.time_samples(d_phase, nsym) : nsym;
+    fft_call call;
+    call.phase = d_phase;
+    call.nsym = nsym;
+    call.in_items = d_forward ? d_layout.time_samples(d_phase, nsym) : nsym;
+    call.out_items = d_forward ? nsym : d_layout.time_samples(d_phase, nsym);
+    call.in.assign(input_items.begin(), input_items.end());
+    call.out.assign(output_items.begin(), output_items.end());
+    launch(call);
+    d_phase = (d_phase + nsym) % d_layout.cp_period();
+    if (call.submitted) // landed by the next general_work, which the input calls for
+        d_in_flight = std::move(call);
+    else
+        land(call);
+}
+
+void ofdm_fft_impl::launch(fft_call& call)
+{
     core::ofdm_fft_io io;
-    io.in_channels = input_items.data();
-    io.out_channels = output_items.data();
-    io.first_symbol = d_phase;
-    io.nsym = nsym;
-    const std::size_t out_items = d_forward ? nsym : d_layout.time_samples(d_phase, nsym);
-    std::size_t zeroed = 0;
+    io.in_channels = call.in.data();
+    io.out_channels = call.out.data();
+    io.first_symbol = call.phase;
+    io.nsym = call.nsym;
     try { // a GPU failure is redone on the CPU by the engine (core/engine.h)
-        zeroed = run_engine(io, in_items, out_items);
+        if (streaming() && !cpu_engine_on_device_ports(*this, d_engine->backend())) {
+            d_engine->submit(io);
+            call.submitted = true;
+        } else {
+            call.zeroed = run_engine(io, call.in_items, call.out_items);
+        }
     } catch (...) { // the symbols leave as zeros, counted: the stream stays aligned
-        d_faults.caught("its " + std::to_string(nsym) + " symbols leave as zeros");
+        d_faults.caught("its " + std::to_string(call.nsym) + " symbols leave as zeros");
+        call.submitted = false;
         try {
-            zero_outputs(output_items, out_items);
+            zero_outputs(call.out, call.out_items);
         } catch (...) { // device memory out of reach: what it holds goes on
             d_faults.caught("its outputs could not be zeroed");
         }
-        zeroed = nsym;
+        call.zeroed = call.nsym;
     }
-    if (zeroed) {
-        d_zeroed += zeroed;
+}
+
+void ofdm_fft_impl::land(fft_call& call)
+{
+    if (call.submitted) {
+        call.submitted = false;
+        try {
+            call.zeroed = d_engine->finish();
+        } catch (...) { // as launch()'s failure
+            d_faults.caught("its " + std::to_string(call.nsym) + " symbols leave as zeros");
+            zero_outputs(call.out, call.out_items); // host buffers (streaming())
+            call.zeroed = call.nsym;
+        }
+    }
+    if (call.zeroed) {
+        d_zeroed += call.zeroed;
         d_log.warn("zeroed symbols", [&] {
             return "symbols with NaN, Inf or out-of-range samples (beyond +-1e15) come out "
                    "as zeros (" + std::to_string(d_zeroed) + " so far; zeroed_symbols() "
@@ -272,37 +339,39 @@ void ofdm_fft_impl::transform(std::size_t nsym,
 
     // Each tag to the output of the symbol it arrived in: forward, symbol k holds input
     // [time_offset(k), time_offset(k + 1)); inverse, vector k starts at time_offset(k).
-    for (int c = 0; c < C; c++) {
-        const std::uint64_t in0 = nitems_read(c), out0 = nitems_written(c);
+    // The call's input starts where this block reads now (what came before it is
+    // consumed), its output after what this general_work landed before it.
+    for (int c = 0; c < d_config.channels; c++) {
+        const std::uint64_t in0 = nitems_read(c), out0 = nitems_written(c) + d_unproduced;
         for (const tag_t& t : d_held_tags[c])
             add_item_tag(c, out0, t.key, t.value, t.srcid);
         d_held_tags[c].clear();
-        get_tags_in_range(d_tags, c, in0, in0 + in_items);
+        get_tags_in_range(d_tags, c, in0, in0 + call.in_items);
         for (const tag_t& t : d_tags) {
             const std::size_t rel = t.offset - in0;
             std::uint64_t at;
             if (d_forward) {
-                std::size_t lo = 0, hi = nsym - 1; // last k with time_offset(k) <= rel
+                std::size_t lo = 0, hi = call.nsym - 1; // last k with time_offset(k) <= rel
                 while (lo < hi) {
                     const std::size_t mid = (lo + hi + 1) / 2;
-                    if (d_layout.time_offset(d_phase, mid) <= rel)
+                    if (d_layout.time_offset(call.phase, mid) <= rel)
                         lo = mid;
                     else
                         hi = mid - 1;
                 }
                 at = out0 + lo;
             } else {
-                at = out0 + d_layout.time_offset(d_phase, rel);
+                at = out0 + d_layout.time_offset(call.phase, rel);
             }
             add_item_tag(c, at, t.key, t.value, t.srcid);
         }
     }
-    consume_each(int(in_items));
-    d_phase = (d_phase + nsym) % d_layout.cp_period();
-    d_symbols += nsym;
+    consume_each(int(call.in_items)); // GNU Radio moves the read pointers at once
+    d_unproduced += call.out_items;
+    d_symbols += call.nsym;
 }
 
-int ofdm_fft_impl::work_forward(int noutput_items,
+void ofdm_fft_impl::work_forward(int noutput_items,
                                 std::size_t available,
                                 gr_vector_const_void_star& input_items,
                                 gr_vector_void_star& output_items)
@@ -314,7 +383,7 @@ int ofdm_fft_impl::work_forward(int noutput_items,
             const std::size_t n = tag < 0 ? available : std::size_t(tag);
             if (n > 0)
                 drop(n);
-            return 0;
+            return;
         }
     }
     if (tag == 0) { // a frame starts here: the prefix pattern starts over
@@ -345,13 +414,12 @@ int ofdm_fft_impl::work_forward(int noutput_items,
                        std::to_string(d_dropped_symbols) + " dropped so far)";
             });
         }
-        return 0;
+        return;
     }
     transform(nsym, input_items, output_items);
-    return int(nsym);
 }
 
-int ofdm_fft_impl::work_inverse(int noutput_items,
+void ofdm_fft_impl::work_inverse(int noutput_items,
                                 std::size_t available,
                                 gr_vector_const_void_star& input_items,
                                 gr_vector_void_star& output_items)
@@ -367,10 +435,8 @@ int ofdm_fft_impl::work_inverse(int noutput_items,
     const std::size_t nsym =
         symbols_fitting(noutput_items, std::min<std::size_t>(limit, d_batch));
     if (nsym == 0)
-        return 0;
-    const std::size_t produced = d_layout.time_samples(d_phase, nsym);
+        return;
     transform(nsym, input_items, output_items);
-    return int(produced);
 }
 
 int ofdm_fft_impl::general_work(int noutput_items,
@@ -378,16 +444,48 @@ int ofdm_fft_impl::general_work(int noutput_items,
                                 gr_vector_const_void_star& input_items,
                                 gr_vector_void_star& output_items)
 {
-    const std::size_t available =
+    std::size_t available =
         std::size_t(*std::min_element(ninput_items.begin(), ninput_items.end()));
+    d_unproduced = 0;
+    // The transform the last call left in flight lands first; this call's own work
+    // starts after its items, on both sides. (The room offered now is at least what
+    // was offered then: readers only free items, and forecast() asks no more input.)
+    if (d_in_flight) {
+        fft_call call = std::move(*d_in_flight);
+        d_in_flight.reset();
+        land(call);
+        available -= call.in_items;
+        noutput_items -= int(call.out_items);
+        const std::size_t in_bytes = call.in_items * input_signature()->sizeof_stream_item(0);
+        const std::size_t out_bytes = call.out_items * output_signature()->sizeof_stream_item(0);
+        for (auto& in : input_items)
+            in = static_cast<const unsigned char*>(in) + in_bytes;
+        for (auto& out : output_items)
+            out = static_cast<unsigned char*>(out) + out_bytes;
+    }
     try {
-        return d_forward ? work_forward(noutput_items, available, input_items, output_items)
-                         : work_inverse(noutput_items, available, input_items, output_items);
+        if (noutput_items <= 0) // the landed call took the room offered
+            return int(d_unproduced);
+        if (d_forward)
+            work_forward(noutput_items, available, input_items, output_items);
+        else
+            work_inverse(noutput_items, available, input_items, output_items);
+        return int(d_unproduced);
     } catch (...) { // what is at hand is dropped, counted, and the pattern waits to realign
         d_faults.caught("its " + std::to_string(available) + " input items are dropped");
+        if (d_in_flight) { // launched before the failure: waited for, dropped with the rest
+            fft_call call = std::move(*d_in_flight);
+            d_in_flight.reset();
+            if (call.submitted) {
+                try {
+                    d_engine->finish();
+                } catch (...) {
+                }
+            }
+        }
         drop(available);
         d_aligned = pmt::is_null(d_sync_key) || !d_forward; // a sync tag realigns
-        return 0;
+        return int(d_unproduced);
     }
 }
 

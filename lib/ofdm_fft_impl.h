@@ -19,6 +19,7 @@
 #include <pmt/pmt.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace gr {
@@ -34,7 +35,8 @@ public:
                   int device,
                   std::size_t batch,
                   const std::string& sync_tag,
-                  bool device_buffers);
+                  bool device_buffers,
+                  bool streamed);
 
     int buffer_device() const override { return d_device; }
 
@@ -47,6 +49,7 @@ public:
     std::uint64_t work_failures() const override { return d_faults.count(); }
 
     bool start() override;
+    bool stop() override;
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
                      gr_vector_int& ninput_items,
@@ -69,16 +72,36 @@ private:
     // back after a GPU failure).
     std::size_t run_engine(const core::ofdm_fft_io& io, std::size_t in_items, std::size_t out_items);
     // Every output's first `items` items zero.
-    void zero_outputs(gr_vector_void_star& output_items, std::size_t items);
-    // Transforms nsym symbols of every channel and moves their tags.
+    void zero_outputs(const std::vector<void*>& outputs, std::size_t items);
+
+    // A transform handed to the engine: what land() needs once it is done.
+    struct fft_call {
+        std::size_t phase = 0; // pattern position of its first symbol
+        std::size_t nsym = 0, in_items = 0, out_items = 0;
+        std::vector<const void*> in; // [channel]; io points here until finish()
+        std::vector<void*> out;
+        bool submitted = false;  // in the engine: finish() it
+        std::size_t zeroed = 0;  // done at once: the symbols it zeroed
+    };
+    // Whether a transform stays in flight across calls (streamed, host ports).
+    bool streaming() const;
+    // Transforms nsym symbols of every channel: in flight (streaming()) or landed.
     void transform(std::size_t nsym,
-                   gr_vector_const_void_star& input_items,
-                   gr_vector_void_star& output_items);
-    int work_forward(int noutput_items,
+                          gr_vector_const_void_star& input_items,
+                          gr_vector_void_star& output_items);
+    // Hands a call to the engine (submit() or, not streaming, run_engine()); a failure
+    // leaves its symbols as zeros.
+    void launch(fft_call& call);
+    // Waits for a submitted call, then its zeroed count, its tags to the output, its
+    // input consumed: it is produced with this general_work's return (d_unproduced).
+    void land(fft_call& call);
+    // What is at hand: dropped, transformed or left in flight (general_work returns
+    // what landed).
+    void work_forward(int noutput_items,
                      std::size_t available,
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items);
-    int work_inverse(int noutput_items,
+    void work_inverse(int noutput_items,
                      std::size_t available,
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items);
@@ -88,6 +111,8 @@ private:
     const core::ofdm_fft_layout d_layout;
     const bool d_forward;
     const std::size_t d_batch;
+    const bool d_streamed;     // one transform in flight (on host ports)
+    const bool d_device_ports; // the ports are device-resident stream buffers
     const pmt::pmt_t d_sync_key; // PMT_NIL: no sync tag
     std::unique_ptr<core::ofdm_fft_engine> d_engine; // FFTW or the GPU (make_ofdm_fft_engine)
     bool on_gpu() const { return std::string(d_engine->backend()) == "cuda"; }
@@ -97,6 +122,8 @@ private:
     std::uint64_t d_sync_used = ~0ull; // offset of the sync tag the pattern started at
     std::vector<std::vector<tag_t>> d_held_tags; // from dropped input, per channel
     std::vector<tag_t> d_tags;                   // scratch
+    std::optional<fft_call> d_in_flight;         // submitted by the last general_work
+    std::size_t d_unproduced = 0; // items landed in this general_work, not yet produced
     host_stand_in d_stand_in;                    // device buffers, engine on the CPU
     std::vector<const void*> d_staged_in_at;     // [channel], through d_stand_in
     std::vector<void*> d_staged_out_at;          // [channel], through d_stand_in

@@ -4,9 +4,10 @@
 # label included), compute-sanitizer memcheck and racecheck on small runs, then the
 # benchmark; print a short table last. Logs go to $OUT when it is set.
 #
-#   scripts/gpu_check.sh [--full] [--part core|gr]
+#   scripts/gpu_check.sh [--full] [--part core|tests|gr]
 #     --full       the benchmark at full size, 2^20 vectors
 #     --part core  the core only: build, tests, sanitizers, benchmarks
+#     --part tests the core's build, tests and sanitizers, no benchmark
 #     --part gr    the GNU Radio module only (carried in .device-gr): Python QA, rates
 #
 # All of it takes about ten minutes on an H200, the device tool's limit for one command:
@@ -25,13 +26,14 @@ part=all
 while [ $# -gt 0 ]; do
     case "$1" in
         --full) bench_arg= ;;
-        --part) part=${2:?--part needs core or gr}; shift ;;
+        --part) part=${2:?--part needs core, tests or gr}; shift ;;
         *) echo "gpu_check.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
 done
-case "$part" in all|core|gr) ;; *) echo "gpu_check.sh: --part is core or gr" >&2; exit 2 ;; esac
+case "$part" in all|core|tests|gr) ;; *) echo "gpu_check.sh: --part is core, tests or gr" >&2; exit 2 ;; esac
 run_core() { [ "$part" != gr ]; }
+run_bench() { [ "$part" = all ] || [ "$part" = core ]; }
 run_gr() { [ "$part" != core ]; }
 
 # Only a few files come back from the GPU machine (8): every log in one archive, the
@@ -117,41 +119,43 @@ if run_core; then
         status sanitizers "compute-sanitizer not found"
     fi
 
-    build-gpu/apps/bench/gpumimo_bench $bench_arg > "$OUT/bench.log" 2>&1
-    status benchmark "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-    build-gpu/apps/bench/gpumimo_fft_bench $bench_arg > "$OUT/fft-bench.log" 2>&1
-    status "fft benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-    # The pipelines' copies alone (the best their chunking allows), appended to the FFT log:
-    # only a few files come back.
-    { echo; build-gpu/apps/bench/gpumimo_copy_bench; } > "$OUT/copy-bench.log" 2>&1
-    status "copy benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-    cat "$OUT/copy-bench.log" >> "$OUT/fft-bench.log"; rm -f "$OUT/copy-bench.log"
-    # The receiver chain: synchronisation (CPU and GPU) and the fused GPU receiver for 16 channels
-    # (4 links of 4x4 16-QAM, lte20) against 30.72 Msample/s per channel.
-    build-gpu/apps/bench/gpumimo_rx_bench $bench_arg > "$OUT/rx-bench.log" 2>&1
-    status "rx chain benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-    # What the chain loses against perfect channel knowledge, the fused receiver on the GPU
-    # (appended to rx-bench.log: only a few files come back).
-    { echo; build-gpu/apps/quality/gpumimo_rx_quality --backend cuda --frames 200 --snr 10:1:22; } >> "$OUT/rx-bench.log" 2>&1
-    status "rx quality (GPU)" "$(grep -c 'implementation loss' "$OUT/rx-bench.log") curves"
-    # LDPC decoding: 802.16e n = 2304 at 10 iterations, GPU beside the CPU on all cores.
-    build-gpu/apps/bench/gpumimo_ldpc_bench $bench_arg > "$OUT/ldpc-bench.log" 2>&1
-    status "ldpc benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-    # The link simulator: frames/s of the whole chain, 4x4 16-QAM mtt, GPU beside the CPU.
-    build-gpu/apps/bench/gpumimo_link_bench $bench_arg > "$OUT/link-bench.log" 2>&1
-    status "link sim benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-    # APSM on the over-the-air recordings: SER per user and the GPU's detection time for
-    # all users at once, with gr-gpumimo's and the library's defaults.
-    if [ -n "${GPUMIMO_APSM_OTA_DIR:-}" ]; then
-        { build-gpu/apps/apsm/gpumimo_apsm_ota --data "$GPUMIMO_APSM_OTA_DIR" --backend cuda &&
-          build-gpu/apps/apsm/gpumimo_apsm_ota --data "$GPUMIMO_APSM_OTA_DIR" --backend cuda --library-defaults; } > "$OUT/apsm.log" 2>&1
-        status "apsm (recordings, GPU)" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+    if run_bench; then
+        build-gpu/apps/bench/gpumimo_bench $bench_arg > "$OUT/bench.log" 2>&1
+        status benchmark "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+        build-gpu/apps/bench/gpumimo_fft_bench $bench_arg > "$OUT/fft-bench.log" 2>&1
+        status "fft benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+        # The pipelines' copies alone (the best their chunking allows), appended to the FFT log:
+        # only a few files come back.
+        { echo; build-gpu/apps/bench/gpumimo_copy_bench; } > "$OUT/copy-bench.log" 2>&1
+        status "copy benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+        cat "$OUT/copy-bench.log" >> "$OUT/fft-bench.log"; rm -f "$OUT/copy-bench.log"
+        # The receiver chain: synchronisation (CPU and GPU) and the fused GPU receiver for 16 channels
+        # (4 links of 4x4 16-QAM, lte20) against 30.72 Msample/s per channel.
+        build-gpu/apps/bench/gpumimo_rx_bench $bench_arg > "$OUT/rx-bench.log" 2>&1
+        status "rx chain benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+        # What the chain loses against perfect channel knowledge, the fused receiver on the GPU
+        # (appended to rx-bench.log: only a few files come back).
+        { echo; build-gpu/apps/quality/gpumimo_rx_quality --backend cuda --frames 200 --snr 10:1:22; } >> "$OUT/rx-bench.log" 2>&1
+        status "rx quality (GPU)" "$(grep -c 'implementation loss' "$OUT/rx-bench.log") curves"
+        # LDPC decoding: 802.16e n = 2304 at 10 iterations, GPU beside the CPU on all cores.
+        build-gpu/apps/bench/gpumimo_ldpc_bench $bench_arg > "$OUT/ldpc-bench.log" 2>&1
+        status "ldpc benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+        # The link simulator: frames/s of the whole chain, 4x4 16-QAM mtt, GPU beside the CPU.
+        build-gpu/apps/bench/gpumimo_link_bench $bench_arg > "$OUT/link-bench.log" 2>&1
+        status "link sim benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+        # APSM on the over-the-air recordings: SER per user and the GPU's detection time for
+        # all users at once, with gr-gpumimo's and the library's defaults.
+        if [ -n "${GPUMIMO_APSM_OTA_DIR:-}" ]; then
+            { build-gpu/apps/apsm/gpumimo_apsm_ota --data "$GPUMIMO_APSM_OTA_DIR" --backend cuda &&
+              build-gpu/apps/apsm/gpumimo_apsm_ota --data "$GPUMIMO_APSM_OTA_DIR" --backend cuda --library-defaults; } > "$OUT/apsm.log" 2>&1
+            status "apsm (recordings, GPU)" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+        fi
+        # APSM training and detection of all users, GPU beside the CPU reference (appended to
+        # apsm.log: only a few files come back).
+        build-gpu/apps/bench/gpumimo_apsm_bench ${GPUMIMO_APSM_OTA_DIR:+--data "$GPUMIMO_APSM_OTA_DIR"} > "$OUT/apsm-bench.log" 2>&1
+        status "apsm benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
+        cat "$OUT/apsm-bench.log" >> "$OUT/apsm.log"
     fi
-    # APSM training and detection of all users, GPU beside the CPU reference (appended to
-    # apsm.log: only a few files come back).
-    build-gpu/apps/bench/gpumimo_apsm_bench ${GPUMIMO_APSM_OTA_DIR:+--data "$GPUMIMO_APSM_OTA_DIR"} > "$OUT/apsm-bench.log" 2>&1
-    status "apsm benchmark" "$([ $? -eq 0 ] && echo ok || echo FAILED)"
-    cat "$OUT/apsm-bench.log" >> "$OUT/apsm.log"
 fi
 
 # The GNU Radio module, where its install prefix and Debian's GNU Radio runtime were
@@ -169,7 +173,8 @@ if run_gr && [ -f .device-gr/env.sh ]; then
     status "python QA (GPU required)" "$(tail -1 "$OUT/python-qa.log")"
     ( set -- && source .device-gr/env.sh &&
       for fmt in fc16 sc8; do grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --output-format $fmt --seconds 8 --batch 1024; done &&
-      grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --output-format fc16 --seconds 8 &&
+      for round in 1 2; do for streaming in "" --unstreamed; do
+          grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --output-format fc16 --seconds 8 $streaming; done; done &&
       grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --channels 16 --seconds 5 --backend cpu ) 2>&1 |
         awk '!/:info:/ || /page-locked/ || /cuFFT/ || /single-pass/' > "$OUT/flowgraph-rate.log"
     status "flowgraph rate" "$(grep -c 'Msample/s' "$OUT/flowgraph-rate.log") runs"

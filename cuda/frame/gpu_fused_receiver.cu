@@ -141,7 +141,6 @@ __global__ void scatter_llr_kernel(const float* detected,
 
 using gc::upload;
 using gc::upload_as;
-gc::device_buffer<float2> upload(const std::vector<std::complex<float>>& v) { return upload_as<float2>(v); }
 
 std::size_t default_frames(int rx)
 {

@@ -918,6 +918,8 @@ public:
         }
     }
     std::size_t process(const ofdm_fft_io& io) override { return d_fft.process(io); }
+    void submit(const ofdm_fft_io& io) override { d_fft.submit(io); }
+    std::size_t finish() override { return d_fft.finish(); }
 
 private:
     gpu_ofdm_fft d_fft;

@@ -248,6 +248,74 @@ def test_nan_symbols_come_out_zero_and_are_counted(backend):
     assert np.linalg.norm(got[keep] - want[keep]) / np.linalg.norm(want[keep]) < 1e-5
 
 
+def run_small_calls(srcs, blk, sink_type, vlen):
+    """run_forward with every block's output held to a few hundred items a call, so that
+    the block works in many calls and a streamed transform is in flight across most."""
+    tb = gr.top_block()
+    sinks = []
+    for c, src in enumerate(srcs):
+        snk = sink_type(vlen)
+        tb.connect(src, (blk, c))
+        tb.connect((blk, c), snk)
+        sinks.append(snk)
+    tb.run(300)
+    return sinks
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("forward", [True, False])
+def test_streamed_calls_equal_unstreamed(backend, forward):
+    """One transform in flight across calls (streamed, the default on host buffers) and
+    every call finished before it returns: the same output, the same tags at the same
+    items, the same counts, over many small calls with frames cut short by sync tags,
+    stray tags on every channel and a NaN symbol."""
+    rng = seeded_rng(27)
+    n, cps, C = 64, [12, 8, 8], 2
+    if forward:
+        total = 9000
+        x = [(rng.standard_normal(total) + 1j * rng.standard_normal(total)).astype(np.complex64)
+             for _ in range(C)]
+        x[1][4321] = np.nan
+        starts = np.sort(rng.choice(np.arange(50, total - 200), 12, replace=False))
+        src_tags = [[tag(int(a), "frame_start", i) for i, a in enumerate(starts)],
+                    []]
+    else:
+        total = 140                      # carrier vectors
+        x = [(rng.standard_normal(total * n) + 1j * rng.standard_normal(total * n))
+             .astype(np.complex64) for _ in range(C)]
+        starts = np.sort(rng.choice(np.arange(1, total - 1), 9, replace=False))
+        src_tags = [[tag(int(a), "frame_start", i) for i, a in enumerate(starts)], []]
+    strays = 400 if forward else 60  # near symbol boundaries too, where the pattern counts
+    for c in range(C):
+        src_tags[c] += [tag(int(o), "stray", c)
+                        for o in rng.choice(total - 1, strays, replace=False)]
+    runs = []
+    for streamed in (True, False):
+        blk = gpumimo.ofdm_fft(n, cps, [], forward, "fc32", "fc32", True, 0.5, channels=C,
+                               backend=backend, batch=5, sync_tag="frame_start",
+                               streamed=streamed)
+        vlen = n if forward else 1
+        srcs = [blocks.vector_source_c(x[c].tolist(), False, 1 if forward else n, src_tags[c])
+                for c in range(C)]
+        sinks = run_small_calls(srcs, blk, blocks.vector_sink_c, vlen)
+        runs.append(dict(
+            data=[np.array(s.data()) for s in sinks],
+            tags=[sorted((t.offset, pmt.symbol_to_string(t.key), pmt.to_long(t.value))
+                         for t in s.tags()) for s in sinks],
+            counts=(blk.symbols(), blk.dropped_samples(), blk.dropped_symbols(),
+                    blk.zeroed_symbols(), blk.work_failures())))
+    streamed, unstreamed = runs
+    assert streamed["counts"] == unstreamed["counts"]
+    assert streamed["counts"][0] > 0 and streamed["counts"][4] == 0
+    if forward:
+        assert streamed["counts"][2] > 0 and streamed["counts"][3] == 1  # cut and NaN symbols
+    for c in range(C):
+        assert len(streamed["data"][c]) == len(unstreamed["data"][c]) > 0
+        np.testing.assert_array_equal(streamed["data"][c], unstreamed["data"][c])
+        assert streamed["tags"][c] == unstreamed["tags"][c]
+        assert len(streamed["tags"][c]) >= strays // 2
+
+
 @pytest.mark.parametrize("kwargs, error", [
     (dict(fft_len=7, cp_lengths=[0]), ValueError),
     (dict(fft_len=64, cp_lengths=[-1]), ValueError),

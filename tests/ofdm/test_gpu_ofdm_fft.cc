@@ -20,6 +20,7 @@
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/ofdm/gpu_ofdm_fft.h>
+#include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -631,6 +633,30 @@ TEST_F(GpuOfdm, StreamedCallsEqualSeparateCalls)
         cudaFree(d_in);
         cudaFree(d_out);
         cudaFreeHost(pinned_out);
+    }
+}
+
+TEST_F(GpuOfdm, EngineSubmitFinishEqualsReferenceAndAFailedFinishIsRedoneOnTheCpu)
+{
+    // The factory's engine with one call in flight (the streamed block's use): submit()
+    // then finish() against the CPU reference; then with the GPU failing in finish()
+    // (GPUMIMO_INJECT_GPU_FAILURE=1: call 0 is the submit, 1 the finish), the submitted
+    // call redone on the CPU from the buffers the caller kept, and the engine on the CPU
+    // for the calls after it.
+    auto rng = make_rng(514);
+    ofdm_fft_config c = lte_like(512, fft_direction::forward);
+    c.channels = 3;
+    for (const char* inject : { "", "1" }) {
+        if (*inject)
+            ASSERT_EQ(setenv("GPUMIMO_INJECT_GPU_FAILURE", inject, 1), 0);
+        auto engine = make_ofdm_fft_engine(c, "cuda");
+        ASSERT_EQ(unsetenv("GPUMIMO_INJECT_GPU_FAILURE"), 0);
+        ASSERT_STREQ(engine->backend(), "cuda");
+        gpumimo_test::compare_with_reference(c, 3, 20, rng, [&](const ofdm_fft_io& io) {
+            engine->submit(io);
+            return engine->finish();
+        });
+        EXPECT_STREQ(engine->backend(), *inject ? "cpu" : "cuda") << "inject '" << inject << "'";
     }
 }
 

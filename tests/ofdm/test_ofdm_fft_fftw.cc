@@ -12,6 +12,7 @@
 #include "common/test_util.h"
 
 #include <gnuradio/gpumimo/core/ofdm/fftw_ofdm_fft.h>
+#include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
 
 #include <gtest/gtest.h>
 
@@ -65,6 +66,21 @@ TEST_F(Fftw, ForwardEqualsReferenceAcrossSizesAndChannels)
             c.input = sample_format::sc16;
             compare(c, 1, channels == 16 ? 3 : 5, rng);
         }
+}
+
+TEST_F(Fftw, EngineSubmitThenFinishEqualsTheReference)
+{
+    // The CPU engine's one call in flight (the streamed block's use): done in submit(),
+    // its zeroed count from finish(), then nothing until the next submit().
+    auto rng = make_rng(604);
+    ofdm_fft_config c = lte_like(256, fft_direction::forward);
+    c.channels = 2;
+    auto engine = make_ofdm_fft_engine(c, "cpu");
+    gpumimo_test::compare_with_reference(c, 2, 9, rng, [&](const ofdm_fft_io& io) {
+        engine->submit(io);
+        return engine->finish();
+    });
+    EXPECT_EQ(engine->finish(), 0u);
 }
 
 TEST_F(Fftw, EveryFormatBothDirections)

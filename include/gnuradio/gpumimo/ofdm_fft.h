@@ -59,7 +59,12 @@ public:
     /*! device_buffers: where the engine runs on the GPU, this block's ports
      *  in the receiver chain are device-resident stream buffers, docs/frame.md; false:
      *  host buffers, so that such a port can also feed a CPU block such as a display,
-     *  which GNU Radio refuses for a device buffer, at the cost of the copies. */
+     *  which GNU Radio refuses for a device buffer, at the cost of the copies.
+     *  streamed: on host buffers, one transform stays in flight while the block returns
+     *  (its symbols, tags and counts come out with the next call, which the block asks
+     *  for), so that the GPU's copies and transforms overlap the flowgraph's handing
+     *  over of buffers; on the CPU the work is done at once and only its output waits
+     *  for the next call. Device-resident ports are never streamed (docs/ofdm_fft.md). */
     static sptr make(int fft_len,
                      const std::vector<int>& cp_lengths,
                      const std::vector<int>& occupied_carriers = std::vector<int>(),
@@ -74,7 +79,8 @@ public:
                      const std::vector<int>& devices = std::vector<int>{ 0 },
                      int batch = 0,
                      const std::string& sync_tag = "",
-                     bool device_buffers = true);
+                     bool device_buffers = true,
+                     bool streamed = true);
 
     /*! "cuda" or "cpu": where the transforms run now. */
     virtual std::string backend() const = 0;

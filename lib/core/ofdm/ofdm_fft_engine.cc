@@ -12,6 +12,7 @@
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>
 
 #include <stdexcept>
+#include <utility>
 
 namespace gr {
 namespace gpumimo {
@@ -64,6 +65,30 @@ public:
             [&](ofdm_fft_engine& gpu) { return gpu.process(io); },
             [&] { return d_cpu->process(io); });
     }
+    // The GPU's submitted call is redone on the CPU if the GPU fails in either half.
+    void submit(const ofdm_fft_io& io) override
+    {
+        d_submitted = io;
+        d_submitted_on_gpu = false;
+        d_done_zeroed = run_in_place(
+            "ofdm_fft", [&] { return touches_device(io); },
+            [&](ofdm_fft_engine& gpu) {
+                gpu.submit(io);
+                d_submitted_on_gpu = true;
+                return std::size_t(0);
+            },
+            [&] { return d_cpu->process(io); });
+    }
+    std::size_t finish() override
+    {
+        if (!d_submitted_on_gpu)
+            return std::exchange(d_done_zeroed, 0);
+        d_submitted_on_gpu = false;
+        return run_in_place(
+            "ofdm_fft", [&] { return touches_device(d_submitted); },
+            [&](ofdm_fft_engine& gpu) { return gpu.finish(); },
+            [&] { return d_cpu->process(d_submitted); });
+    }
 
 private:
     bool touches_device(const ofdm_fft_io& io) const
@@ -78,6 +103,9 @@ private:
 
     std::unique_ptr<ofdm_fft_engine> d_cpu;
     const int d_channels;
+    ofdm_fft_io d_submitted;          // the call between submit() and finish()
+    bool d_submitted_on_gpu = false;  // finish() waits for the GPU
+    std::size_t d_done_zeroed = 0;    // the CPU did it in submit()
 };
 
 } // namespace

@@ -32,7 +32,8 @@ void bind_ofdm_fft(py::module& m)
              py::arg("devices") = std::vector<int>{ 0 },
              py::arg("batch") = 0,
              py::arg("sync_tag") = "",
-             py::arg("device_buffers") = true)
+             py::arg("device_buffers") = true,
+             py::arg("streamed") = true)
         .def("backend", &ofdm_fft::backend)
         .def("carriers", &ofdm_fft::carriers)
         .def("symbols", &ofdm_fft::symbols)

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -40,7 +41,18 @@ public:
     /*! As cpu_ofdm_fft::process(): the (channel, symbol) pairs zeroed for unusable
      *  input. */
     virtual std::size_t process(const ofdm_fft_io& io) = 0;
+    /*! One call in flight, for a caller that fills its next call meanwhile (the
+     *  streamed ofdm_fft block): submit() starts process(io) and may return before it
+     *  is done; until finish() the buffers must stay valid (io's channel arrays
+     *  included) and the outputs are not final. finish() waits for it and returns what
+     *  process() would have. One submit() a finish(). The CPU engines do the work in
+     *  submit(); the GPU's copies and transforms run while the caller goes on. */
+    virtual void submit(const ofdm_fft_io& io) { d_submitted_zeroed = process(io); }
+    virtual std::size_t finish() { return std::exchange(d_submitted_zeroed, 0); }
     virtual gpu_fallback* fallback() { return nullptr; }
+
+private:
+    std::size_t d_submitted_zeroed = 0; // the CPU's submitted call, done in submit()
 };
 
 /*!

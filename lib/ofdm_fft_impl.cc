@@ -96,14 +96,9 @@ namespace {
 // The forward transform's samples and carriers stay on the GPU (device-resident stream
 // buffers, from a GPU mimo_ofdm_sync and to a GPU mimo_chanest) where the engine runs
 // there; the inverse's ports (for a transmitter: a radio or a file) in host memory.
-bool ports_on_device(const core::ofdm_fft_config& c, bool on_device_gpu)
-{
-    return on_device_gpu && c.direction == core::fft_direction::forward;
-}
-
 gr::io_signature::sptr fft_signature(const core::ofdm_fft_config& c, bool input, bool on_device_gpu)
 {
-    const bool on_device = ports_on_device(c, on_device_gpu);
+    const bool on_device = on_device_gpu && c.direction == core::fft_direction::forward;
     return gr::io_signature::make(c.channels, c.channels, item_size(c, input),
                                   on_device ? device_stream_buffer::type
                                             : gr::buffer_double_mapped::type);
@@ -127,7 +122,6 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
       d_forward(config.direction == core::fft_direction::forward),
       d_batch(batch),
       d_streamed(streamed),
-      d_device_ports(ports_on_device(config, engine.on_gpu() && device_buffers)),
       d_sync_key(sync_tag.empty() ? pmt::PMT_NIL : pmt::intern(sync_tag)),
       d_aligned(sync_tag.empty() || !d_forward),
       d_held_tags(config.channels)
@@ -149,6 +143,14 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
 
 bool ofdm_fft_impl::start()
 {
+    // A port's buffer is the neighbour's type where that block asks for a custom one (a
+    // GPU mimo_chanest after this block on the CPU): what GNU Radio made is what counts.
+    d_buffers_stay = true;
+    for (int c = 0; c < d_config.channels; c++)
+        d_buffers_stay &= detail()->input(c)->buffer()->get_mapping_type() ==
+                              gr::buffer_mapping_type::double_mapped &&
+                          detail()->output(c)->get_mapping_type() ==
+                              gr::buffer_mapping_type::double_mapped;
     // Small upstream buffers mean small batches: fine on the CPU, slow on the GPU.
     if (on_gpu())
         log_small_input_buffer(*this,
@@ -175,10 +177,11 @@ bool ofdm_fft_impl::stop()
 
 bool ofdm_fft_impl::streaming() const
 {
-    // A device-resident (single-mapped) stream buffer moves its unread items to its
-    // front when a writer or reader runs short of room: the memory of a call in flight
-    // could move under it. A double-mapped host buffer never moves.
-    return d_streamed && !d_device_ports;
+    // A single-mapped stream buffer (device-resident, or a host-side one made for a
+    // neighbour's custom type) moves its unread items to its front when a writer or
+    // reader runs short of room: the memory of a call in flight could move under it.
+    // A double-mapped buffer never moves.
+    return d_streamed && d_buffers_stay;
 }
 
 std::size_t ofdm_fft_impl::symbols_fitting(std::size_t samples, std::size_t most) const

@@ -83,7 +83,7 @@ private:
         bool submitted = false;  // in the engine: finish() it
         std::size_t zeroed = 0;  // done at once: the symbols it zeroed
     };
-    // Whether a transform stays in flight across calls (streamed, host ports).
+    // Whether a transform stays in flight across calls (streamed, buffers that stay).
     bool streaming() const;
     // Transforms nsym symbols of every channel: in flight (streaming()) or landed.
     void transform(std::size_t nsym,
@@ -111,8 +111,8 @@ private:
     const core::ofdm_fft_layout d_layout;
     const bool d_forward;
     const std::size_t d_batch;
-    const bool d_streamed;     // one transform in flight (on host ports)
-    const bool d_device_ports; // the ports are device-resident stream buffers
+    const bool d_streamed;        // one transform in flight (on double-mapped buffers)
+    bool d_buffers_stay = false;  // every port's buffer double-mapped (start())
     const pmt::pmt_t d_sync_key; // PMT_NIL: no sync tag
     std::unique_ptr<core::ofdm_fft_engine> d_engine; // FFTW or the GPU (make_ofdm_fft_engine)
     bool on_gpu() const { return std::string(d_engine->backend()) == "cuda"; }

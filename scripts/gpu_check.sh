@@ -173,8 +173,10 @@ if run_gr && [ -f .device-gr/env.sh ]; then
     status "python QA (GPU required)" "$(tail -1 "$OUT/python-qa.log")"
     ( set -- && source .device-gr/env.sh &&
       for fmt in fc16 sc8; do grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --output-format $fmt --seconds 8 --batch 1024; done &&
+      grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --output-format fc16 --seconds 8 &&
       for round in 1 2; do for streaming in "" --unstreamed; do
-          grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --output-format fc16 --seconds 8 $streaming; done; done &&
+          grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --output-format fc16 --seconds 8 --host-buffers $streaming
+      done; done &&
       grpython .device-gr/prefix/bin/gpumimo_ofdm_rate --channels 16 --seconds 5 --backend cpu ) 2>&1 |
         awk '!/:info:/ || /page-locked/ || /cuFFT/ || /single-pass/' > "$OUT/flowgraph-rate.log"
     status "flowgraph rate" "$(grep -c 'Msample/s' "$OUT/flowgraph-rate.log") runs"

@@ -64,7 +64,8 @@ public:
      *  (its symbols, tags and counts come out with the next call, which the block asks
      *  for), so that the GPU's copies and transforms overlap the flowgraph's handing
      *  over of buffers; on the CPU the work is done at once and only its output waits
-     *  for the next call. Device-resident ports are never streamed (docs/ofdm_fft.md). */
+     *  for the next call. Single-mapped buffers (device-resident ports, or a port whose
+     *  neighbour asks for a custom buffer) are never streamed (docs/ofdm_fft.md). */
     static sptr make(int fft_len,
                      const std::vector<int>& cp_lengths,
                      const std::vector<int>& occupied_carriers = std::vector<int>(),

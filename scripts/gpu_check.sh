@@ -34,7 +34,7 @@ done
 case "$part" in all|core|tests|gr) ;; *) echo "gpu_check.sh: --part is core, tests or gr" >&2; exit 2 ;; esac
 run_core() { [ "$part" != gr ]; }
 run_bench() { [ "$part" = all ] || [ "$part" = core ]; }
-run_gr() { [ "$part" != core ]; }
+run_gr() { [ "$part" = all ] || [ "$part" = gr ]; }
 
 # Only a few files come back from the GPU machine (8): every log in one archive, the
 # summary beside it. (The archive is written outside $OUT first: tar fails on a file

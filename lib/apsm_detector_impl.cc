@@ -113,7 +113,8 @@ apsm_detector::sptr apsm_detector::make(int antennas,
                                         int passes,
                                         bool ls_init,
                                         bool normalize_input,
-                                        const std::vector<int>& antenna_subset)
+                                        const std::vector<int>& antenna_subset,
+                                        bool ls_guard)
 {
     if (antennas < 1 || users < 1)
         throw std::invalid_argument("apsm_detector: antennas and users must be >= 1");
@@ -159,6 +160,7 @@ apsm_detector::sptr apsm_detector::make(int antennas,
     params.passes = passes;
     params.ls_init = ls_init;
     params.normalize_input = normalize_input;
+    params.ls_guard = ls_guard;
     core::validate(params);
     return gnuradio::make_block_sptr<apsm_detector_impl>(antennas,
                                                          users,

@@ -13,6 +13,7 @@
 #include <gnuradio/gpumimo/core/apsm/apsm.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_guard.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,12 +43,16 @@ void usage()
         "  --antennas N | a,b,c  N antennas of the array (--antenna-pattern), or these ports\n"
         "  --antenna-pattern first|equidistant   which N (default equidistant: spread evenly)\n"
         "  --sweep-antennas N1,N2,...  per recording, SER and BER per user for each count\n"
+        "  --ls-guard | --no-ls-guard  least squares for a user where it matches a held-out\n"
+        "                      quarter of the pilots better (default on; off with the\n"
+        "                      library's defaults)\n"
         "  --track             APSM tracking on the data symbols (decision-directed, CPU)\n"
         "  --tracking-linear-weight WT  its projections' linear weight (default 1)\n");
 }
 
 struct run_result {
     std::vector<double> ser, ber, library_ser, train_ms, detect_ms;
+    apsm_guard_report guard; // the CPU's guarded training: who got least squares
     double gpu_kernel_ms = -1, gpu_total_ms = -1; // all users at once (--backend cuda)
     double gpu_train_kernel_ms = -1, gpu_train_total_ms = -1;
 };
@@ -87,6 +92,15 @@ run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls, boo
         gpu->train(rec.rx_training.data(), rec.training_symbols, sent.data(), filters);
         out.gpu_train_total_ms = ms_since(t0);
         out.gpu_train_kernel_ms = gpu->last_kernel_ms();
+    }
+    if (filters.empty() && !use_ls && p.ls_guard) { // the CPU engine's guarded training
+        std::vector<std::complex<float>> sent;
+        for (int u = 0; u < rec.users(); u++)
+            sent.insert(sent.end(), rec.sent_training[u].begin(), rec.sent_training[u].end());
+        const auto t0 = std::chrono::steady_clock::now();
+        filters = apsm_train_guarded(p, rec.rx_training.data(), rec.training_symbols,
+                                     rec.antennas, rec.users(), sent.data(), &out.guard);
+        out.train_ms.assign(rec.users(), ms_since(t0) / rec.users()); // all users at once
     }
     for (int u = int(filters.size()); u < rec.users(); u++) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -159,7 +173,14 @@ std::vector<int> chosen_antennas(const std::string& spec, const std::string& pat
     return spec.find(',') == std::string::npos ? antenna_subset(pattern, v[0], total) : v;
 }
 
-// SER and BER per user against the number of antennas (the pattern's subsets).
+// Whether the guard gave user u the least-squares filter (the CPU's guarded training).
+bool least_squares(const run_result& r, int u)
+{
+    return std::size_t(u) < r.guard.least_squares.size() && r.guard.least_squares[std::size_t(u)];
+}
+
+// SER and BER per user against the number of antennas (the pattern's subsets); L marks
+// a user the least-squares guard gave least squares.
 void sweep(const std::string& name,
            const apsm_recording& rec,
            const std::vector<int>& counts,
@@ -178,13 +199,18 @@ void sweep(const std::string& name,
             run(select_antennas(rec, antenna_subset(pattern, n, rec.antennas)), p, use_ls, false);
         std::printf("  %8d", n);
         for (int u = 0; u < rec.users(); u++)
-            std::printf("  %7.3f/%7.3f", r.ser[std::size_t(u)], r.ber[std::size_t(u)]);
+            std::printf("  %7.3f/%7.3f%s", r.ser[std::size_t(u)], r.ber[std::size_t(u)],
+                        least_squares(r, u) ? "L" : " ");
         std::printf("\n");
     }
 }
 
 void print(const std::string& name, const apsm_recording& rec, const run_result& r)
 {
+    std::string guarded;
+    for (int u = 0; u < rec.users(); u++)
+        if (least_squares(r, u))
+            guarded += " " + std::to_string(rec.user_slots[u]);
     std::printf("%s: %s, %d antennas, %zu training and %zu data symbols\n",
                 name.c_str(),
                 to_string(rec.mod).c_str(),
@@ -200,6 +226,12 @@ void print(const std::string& name, const apsm_recording& rec, const run_result&
                     r.library_ser[u],
                     r.train_ms.empty() ? 0.0 : r.train_ms[u],
                     r.detect_ms.empty() ? 0.0 : r.detect_ms[u]);
+    if (!r.guard.least_squares.empty())
+        std::printf("  least-squares guard (%zu pilots fitted, %zu held out): least squares "
+                    "for users%s\n",
+                    r.guard.fitted,
+                    r.guard.held_out,
+                    guarded.empty() ? " none" : guarded.c_str());
     if (r.gpu_train_kernel_ms >= 0)
         std::printf("  GPU training, all %d users at once: kernel %.3f ms, host to host %.3f ms\n",
                     rec.users(),
@@ -282,6 +314,10 @@ int main(int argc, char** argv)
             p.normalize_input = false;
         else if (a == "--track")
             track = true;
+        else if (a == "--ls-guard")
+            p.ls_guard = true;
+        else if (a == "--no-ls-guard")
+            p.ls_guard = false;
         else if (a == "--tracking-linear-weight")
             p.tracking_linear_weight = std::strtof(value().c_str(), nullptr);
         else if (a == "--antennas")
@@ -318,7 +354,8 @@ int main(int argc, char** argv)
         std::printf("detector: %s", use_ls ? "least squares\n" : track ? "APSM, tracking on the data" : "APSM");
         if (!use_ls)
             std::printf(" (wL %g, wG %g, sigma^2 %g%s, W %d, step %d, passes %d, dictionary "
-                        "%d, epsilon %g, LS init %s, norm bound %g, normalized input %s)\n",
+                        "%d, epsilon %g, LS init %s, norm bound %g, normalized input %s, "
+                        "least-squares guard %s)\n",
                         p.linear_weight,
                         p.gaussian_weight,
                         p.gaussian_variance,
@@ -330,7 +367,8 @@ int main(int argc, char** argv)
                         p.epsilon,
                         p.ls_init ? "yes" : "no",
                         p.norm_bound,
-                        p.normalize_input ? "yes" : "no");
+                        p.normalize_input ? "yes" : "no",
+                        p.ls_guard ? "on" : "off");
         for (const apsm_ota_file& f : runs) {
             apsm_recording rec = load_apsm_recording(f.rx_path, f.tx_path);
             if (!sweep_counts.empty()) {

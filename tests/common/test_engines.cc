@@ -12,6 +12,7 @@
 #include "detail/gpu_engines.h"
 
 #include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_guard.h>
 #include <gnuradio/gpumimo/core/detect/detector_engine.h>
 #include <gnuradio/gpumimo/core/engine.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
@@ -231,10 +232,11 @@ TEST(Factories, CpuApsmEngineIsTheReference)
     engine->set_filters(filters);
     std::vector<std::complex<float>> got(users * n), want(users * n);
     engine->detect(rx.data(), n, got.data());
-    for (int u = 0; u < users; u++) {
-        const apsm_filter f = apsm_train(c.params, rx.data(), n, antennas, &sent[u * n]);
-        apsm_detect(f, rx.data(), n, &want[u * n]);
-    }
+    // The reference's guarded training (the least-squares guard is on by default).
+    const std::vector<apsm_filter> ref =
+        apsm_train_guarded(c.params, rx.data(), n, antennas, users, sent.data());
+    for (int u = 0; u < users; u++)
+        apsm_detect(ref[u], rx.data(), n, &want[u * n]);
     EXPECT_EQ(got, want);
 }
 

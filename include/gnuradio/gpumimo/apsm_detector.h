@@ -36,6 +36,12 @@ namespace gpumimo {
  * Outputs at pilot positions come from the filters of the previous training; before
  * the first training every output is 0 (soft symbols and LLRs: erasures), counted.
  *
+ * ls_guard: each training also holds out the last quarter of the pilots and gives a user
+ * the least-squares filter where that matches them better than APSM (docs/apsm.md,
+ * "The least-squares guard"), so that the default does no worse than a linear detector
+ * where the pilots are too poor a sample for the kernel's corrections (one or two
+ * antennas). It trains twice.
+ *
  * antenna_subset: the input ports (0..antennas-1, distinct) the detector uses, as
  * gpumimo_apsm_ota --antennas does on the recordings (docs/apsm.md, "BER against receive
  * antennas"); empty (the default): every port. The other ports are read and dropped.
@@ -77,7 +83,8 @@ public:
                      int passes = 1,
                      bool ls_init = true,
                      bool normalize_input = true,
-                     const std::vector<int>& antenna_subset = std::vector<int>());
+                     const std::vector<int>& antenna_subset = std::vector<int>(),
+                     bool ls_guard = true);
 
     /*! "cuda" or "cpu": where training and detection run now. */
     virtual std::string backend() const = 0;

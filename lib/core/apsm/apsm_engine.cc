@@ -8,6 +8,9 @@
 #include "detail/gpu_engines.h"
 
 #include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_guard.h>
+
+#include <algorithm>
 
 namespace gr {
 namespace gpumimo {
@@ -30,6 +33,7 @@ public:
             out.push_back(apsm_train(d_config.params, rx, n, d_config.antennas, sent + u * n));
     }
     void set_filters(const std::vector<apsm_filter>& f) override { d_filters = f; }
+    const std::vector<apsm_filter>& filters() const { return d_filters; }
     void detect(const cf* rx, std::size_t n, cf* soft) override
     {
         for (std::size_t u = 0; u < d_filters.size(); u++)
@@ -45,13 +49,33 @@ class apsm_with_fallback : public with_gpu_fallback<apsm_engine>
 {
 public:
     apsm_with_fallback(const apsm_engine_config& c, std::unique_ptr<apsm_engine> gpu)
-        : with_gpu_fallback(std::move(gpu)), d_cpu(c)
+        : with_gpu_fallback(std::move(gpu)), d_config(c), d_cpu(c)
     {
     }
+    // APSM on the backend in use, then the least-squares guard (apsm_guard.h) through
+    // the same backend's training and detection; detect() keeps the filters it had.
     void train(const cf* rx, std::size_t n, const cf* sent, std::vector<apsm_filter>& out) override
     {
-        run([&](apsm_engine& gpu) { gpu.train(rx, n, sent, out); },
-            [&] { d_cpu.train(rx, n, sent, out); });
+        train_unguarded(rx, n, sent, out);
+        if (!d_config.params.ls_guard)
+            return;
+        const std::vector<apsm_filter> in_use = d_cpu.filters();
+        const apsm_trainer fit = [&](const cf* r, std::size_t m, const cf* s) {
+            std::vector<apsm_filter> f;
+            train_unguarded(r, m, s, f);
+            return f;
+        };
+        const apsm_detector_fn held_out = [&](const std::vector<apsm_filter>& f,
+                                              const cf* r,
+                                              std::size_t m,
+                                              cf* soft) {
+            set_filters(f);
+            detect_in_chunks(r, m, soft);
+        };
+        const apsm_guard_report report = guard_with_least_squares(
+            d_config.params, rx, n, d_config.antennas, d_config.users, sent, out, fit, held_out);
+        if (report.held_out > 0 && !in_use.empty())
+            set_filters(in_use);
     }
     void set_filters(const std::vector<apsm_filter>& f) override
     {
@@ -69,6 +93,30 @@ public:
     }
 
 private:
+    void train_unguarded(const cf* rx, std::size_t n, const cf* sent, std::vector<apsm_filter>& out)
+    {
+        run([&](apsm_engine& gpu) { gpu.train(rx, n, sent, out); },
+            [&] { d_cpu.train(rx, n, sent, out); });
+    }
+    // detect() over n vectors in calls of at most max_symbols, soft users x n.
+    void detect_in_chunks(const cf* rx, std::size_t n, cf* soft)
+    {
+        const std::size_t step = std::max<std::size_t>(1, d_config.max_symbols);
+        if (n <= step) {
+            detect(rx, n, soft);
+            return;
+        }
+        const std::size_t U = std::size_t(d_config.users);
+        std::vector<cf> part(U * step);
+        for (std::size_t t0 = 0; t0 < n; t0 += step) {
+            const std::size_t m = std::min(step, n - t0);
+            detect(rx + t0 * std::size_t(d_config.antennas), m, part.data());
+            for (std::size_t u = 0; u < U; u++)
+                std::copy(&part[u * m], &part[u * m] + m, soft + u * n + t0);
+        }
+    }
+
+    apsm_engine_config d_config;
     cpu_apsm_engine d_cpu;
 };
 

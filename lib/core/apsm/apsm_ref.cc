@@ -36,6 +36,7 @@ apsm_params apsm_params::library_defaults()
     p.epsilon = 0.001f;
     p.ls_init = false;
     p.norm_bound = 0.0f;
+    p.ls_guard = false;
     return p;
 }
 

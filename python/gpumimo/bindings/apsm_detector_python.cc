@@ -12,6 +12,7 @@
 
 #include <gnuradio/gpumimo/apsm_detector.h>
 #include <gnuradio/gpumimo/core/apsm/apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_guard.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
 
 #include <stdexcept>
@@ -49,6 +50,8 @@ core::apsm_params params_from(py::dict kw)
             p.ls_init = v.cast<bool>();
         else if (k == "normalize_input")
             p.normalize_input = v.cast<bool>();
+        else if (k == "ls_guard")
+            p.ls_guard = v.cast<bool>();
         else
             throw std::invalid_argument("unknown APSM parameter '" + k + "'");
     }
@@ -92,7 +95,8 @@ void bind_apsm_detector(py::module& m)
              py::arg("passes") = 1,
              py::arg("ls_init") = true,
              py::arg("normalize_input") = true,
-             py::arg("antenna_subset") = std::vector<int>())
+             py::arg("antenna_subset") = std::vector<int>(),
+             py::arg("ls_guard") = true)
         .def("backend", &apsm_detector::backend)
         .def("training_len", &apsm_detector::training_len)
         .def("trainings", &apsm_detector::trainings)
@@ -120,9 +124,12 @@ void bind_apsm_detector(py::module& m)
             py::array_t<cf> soft({ K, N });
             py::array_t<float> llr({ K, N * bits });
             std::vector<double> noise;
+            // Every user at once: the least-squares guard (on unless ls_guard=False)
+            // decides user by user on a held-out quarter of the pilots, as the block.
+            const std::vector<core::apsm_filter> filters = core::apsm_train_guarded(
+                p, rx_train.data(), n, int(M), int(K), sent.data());
             for (std::size_t u = 0; u < K; u++) {
-                const core::apsm_filter f =
-                    core::apsm_train(p, rx_train.data(), n, int(M), sent.data() + u * n);
+                const core::apsm_filter& f = filters[u];
                 core::apsm_detect(f, rx.data(), N, soft.mutable_data() + u * N);
                 core::soft_to_llr(c, soft.data() + u * N, N, f.noise_variance,
                                   llr.mutable_data() + u * N * bits);
@@ -135,7 +142,8 @@ void bind_apsm_detector(py::module& m)
         py::arg("rx"),
         py::arg("modulation"),
         "(soft [users, symbols], llr [users, symbols x bits], noise variances): the CPU "
-        "reference of the APSM detector, parameters as the block's keyword arguments.");
+        "reference of the APSM detector, parameters as the block's keyword arguments "
+        "(the least-squares guard included: ls_guard=False leaves it out).");
 
     m.def(
         "load_apsm_recording",

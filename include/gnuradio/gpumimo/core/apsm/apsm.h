@@ -76,6 +76,13 @@ struct apsm_params {
      *  linear part, which acts everywhere, and not only Gaussian corrections local to
      *  past symbols (training's wL = 0.01 leaves it almost still). */
     float tracking_linear_weight = 1.0f;
+    /*! The least-squares guard (apsm_guard.h): training also holds out the last quarter
+     *  of the pilots, trains APSM and least squares on the rest, and gives a user the
+     *  least-squares filter of all pilots where it matches the held-out symbols better,
+     *  so that the default never does worse than a linear detector where the training
+     *  set is too poor a sample for the kernel's corrections (one or two antennas). The
+     *  engines (make_apsm_engine) apply it; apsm_train() alone does not. */
+    bool ls_guard = true;
 
     /*! The public library's (libapsm v0.5.0) and the paper's defaults. */
     static apsm_params library_defaults();

@@ -64,8 +64,19 @@ TEST(ApsmGuard, LeastSquaresReplacesAUserWhoseHeldOutSymbolsItMatchesBetter)
     const std::size_t n = 200;
     const pilots_link l = random_link(rng, n, 0.1f);
     const std::size_t held = n / 4, fit = n - held;
+    // A stand-in APSM filter with a dictionary, an input scale and weights, which the
+    // least-squares filter must take the shape of.
     apsm_filter stand_in;
     stand_in.antennas = M;
+    stand_in.input_scale = 2.0;
+    stand_in.linear_weight = 0.5;
+    stand_in.gaussian_weight = 1.0;
+    stand_in.variance = 0.1;
+    stand_in.lin.assign(2 * M, 0.3);
+    std::normal_distribution<float> g;
+    for (int i = 0; i < 3 * 2 * M; i++)
+        stand_in.dict.push_back(g(rng));
+    stand_in.gauss = { 0.5, -0.2, 0.1 };
     stand_in.noise_variance = 0.5;
     std::vector<apsm_filter> filters(K, stand_in);
     std::size_t trained_on = 0;
@@ -99,15 +110,26 @@ TEST(ApsmGuard, LeastSquaresReplacesAUserWhoseHeldOutSymbolsItMatchesBetter)
     EXPECT_EQ(r.apsm_mse[0], 0.0);
     EXPECT_NEAR(r.apsm_mse[1], 1.0, 1e-6); // unit-energy QPSK against zeros
     EXPECT_LT(r.ls_mse[1], 0.1);
-    EXPECT_EQ(filters[0].noise_variance, 0.5); // untouched
-    // User 1's filter is least squares of all n pilots.
+    EXPECT_EQ(filters[0].gauss, stand_in.gauss); // untouched
+    EXPECT_EQ(filters[0].noise_variance, 0.5);
+    // User 1's filter is least squares of all n pilots in the stand-in's shape: its
+    // dictionary, scale and weights kept (the GPU detector takes the users' filters
+    // only from one training), the Gaussian part zero, the same soft symbols as
+    // ls_train's filter.
     const apsm_filter want = ls_train(l.rx.data(), n, M, l.sent.data() + n);
-    EXPECT_EQ(filters[1].lin, want.lin);
-    EXPECT_EQ(filters[1].entries(), 0u);
+    EXPECT_EQ(filters[1].dict, stand_in.dict);
+    EXPECT_EQ(filters[1].input_scale, stand_in.input_scale);
+    EXPECT_EQ(filters[1].linear_weight, stand_in.linear_weight);
+    EXPECT_EQ(filters[1].gauss, std::vector<double>(3, 0.0));
     EXPECT_EQ(filters[1].noise_variance, want.noise_variance);
+    std::vector<cf> got_soft(n), want_soft(n);
+    apsm_detect(filters[1], l.rx.data(), n, got_soft.data());
+    apsm_detect(want, l.rx.data(), n, want_soft.data());
+    for (std::size_t t = 0; t < n; t++)
+        EXPECT_NEAR(std::abs(got_soft[t] - want_soft[t]), 0.0, 1e-5) << "symbol " << t;
 }
 
-TEST(ApsmGuard, StaysOutWhenOffTooFewPilotsOrLeastSquaresIsSingular)
+TEST(ApsmGuard, StaysOutWhenOffWithoutALinearPartTooFewPilotsOrLeastSquaresIsSingular)
 {
     auto rng = make_rng(911);
     int trainings = 0;
@@ -131,6 +153,16 @@ TEST(ApsmGuard, StaysOutWhenOffTooFewPilotsOrLeastSquaresIsSingular)
         EXPECT_TRUE(r.least_squares.empty()) << n;
         EXPECT_EQ(r.held_out, 0u);
         EXPECT_EQ(filters[1].noise_variance, 0.25);
+    }
+    // No linear part to carry least squares (linear weight 0): the guard stays out.
+    {
+        const pilots_link l = random_link(rng, 200, 0.1f);
+        apsm_params no_linear;
+        no_linear.linear_weight = 0;
+        std::vector<apsm_filter> filters(K, stand_in);
+        const apsm_guard_report r = guard_with_least_squares(
+            no_linear, l.rx.data(), 200, M, K, l.sent.data(), filters, train, zeros);
+        EXPECT_TRUE(r.least_squares.empty());
     }
     EXPECT_EQ(trainings, 0);
     // 16 pilots on 16 antennas: the 12 fitted cannot give least squares (singular), so

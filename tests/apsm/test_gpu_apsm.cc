@@ -10,6 +10,7 @@
 #include "common/test_util.h"
 
 #include <gnuradio/gpumimo/core/apsm/apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_guard.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
 #include <gnuradio/gpumimo/core/apsm/gpu_apsm.h>
 
@@ -580,4 +581,42 @@ TEST_F(GpuApsm, TrainingOnTheRecordingsGivesTheReferenceErrorCounts)
             }
         }
     }
+}
+
+TEST_F(GpuApsm, LeastSquaresFromTheGuardBesideApsmFiltersDetectsAsTheReference)
+{
+    // The least-squares guard gives some users least squares in the shape of their APSM
+    // filter (apsm_guard.h): the GPU detector takes filters from one training only, and
+    // refused least squares' own (no dictionary) beside APSM's (gpumimo_apsm_ota with 2
+    // antennas on the H200, before the shape). Here user 1's held-out output is made
+    // useless so that it surely gets least squares, users 0 and 2 keep APSM; the GPU
+    // then detects the mix as the reference does.
+    auto rng = make_rng(806);
+    const constellation c(modulation::qam16);
+    const int M = 4, K = 3;
+    const std::size_t n = 200, extra = 120;
+    std::vector<cf> rx, sent;
+    random_mixture(rng, c, M, K, n + extra, 0.3f, rx, sent);
+    std::vector<cf> train_sent(K * n);
+    for (int u = 0; u < K; u++)
+        std::copy(&sent[u * (n + extra)], &sent[u * (n + extra)] + n, &train_sent[u * n]);
+    const apsm_params p;
+    const apsm_trainer train = [&](const cf* r, std::size_t m, const cf* s) {
+        std::vector<apsm_filter> f;
+        for (int u = 0; u < K; u++)
+            f.push_back(apsm_train(p, r, m, M, s + u * m));
+        return f;
+    };
+    const std::size_t fit = n - n / 4;
+    const apsm_detector_fn held_out = [&](const std::vector<apsm_filter>&, const cf*,
+                                          std::size_t m, cf* soft) {
+        for (int u = 0; u < K; u++)
+            for (std::size_t t = 0; t < m; t++)
+                soft[u * m + t] = u == 1 ? cf(0) : train_sent[u * n + fit + t];
+    };
+    std::vector<apsm_filter> filters = train(rx.data(), n, train_sent.data());
+    const apsm_guard_report r = guard_with_least_squares(p, rx.data(), n, M, K, train_sent.data(),
+                                                         filters, train, held_out);
+    ASSERT_EQ(r.least_squares, (std::vector<bool>{ false, true, false }));
+    compare(filters, rx, n + extra, "guarded mix of APSM and least squares");
 }

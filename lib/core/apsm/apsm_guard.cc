@@ -7,6 +7,7 @@
  */
 #include <gnuradio/gpumimo/core/apsm/apsm_guard.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -28,6 +29,22 @@ double mean_squared_error(const cf* soft, const cf* sent, std::size_t n)
     return sum / double(n);
 }
 
+// The least-squares filter in the shape of the user's APSM filter: its dictionary,
+// input scale and weights, the Gaussian coefficients zero and the linear part scaled so
+// that wL lin.(s r) is least squares' lin.r. Every user's filter then still comes from
+// one training, as the GPU detector needs (it computes the kernel values once for all
+// users).
+apsm_filter least_squares_in_shape_of(const apsm_filter& apsm, const apsm_filter& ls)
+{
+    apsm_filter f = apsm;
+    std::fill(f.gauss.begin(), f.gauss.end(), 0.0);
+    const double to_apsm = 1.0 / (apsm.linear_weight * apsm.input_scale);
+    for (std::size_t i = 0; i < f.lin.size(); i++)
+        f.lin[i] = ls.lin[i] * to_apsm;
+    f.noise_variance = ls.noise_variance;
+    return f;
+}
+
 } // namespace
 
 apsm_guard_report guard_with_least_squares(const apsm_params& p,
@@ -42,7 +59,8 @@ apsm_guard_report guard_with_least_squares(const apsm_params& p,
 {
     apsm_guard_report report;
     const std::size_t held = n / 4, fit = n - held;
-    if (!p.ls_guard || n < 16 || fit < std::size_t(antennas) || filters.size() != std::size_t(users))
+    if (!p.ls_guard || p.linear_weight <= 0 || n < 16 || fit < std::size_t(antennas) ||
+        filters.size() != std::size_t(users))
         return report;
     // Each user's fitted part of the sent symbols, user-major as the trainers take them.
     std::vector<cf> sent_fit(std::size_t(users) * fit);
@@ -67,7 +85,7 @@ apsm_guard_report guard_with_least_squares(const apsm_params& p,
         }
         const bool take_ls = ls_mse < apsm_mse / (1.0 - apsm_guard_margin);
         if (take_ls)
-            filters[u] = ls_train(rx, n, antennas, sent + u * n);
+            filters[u] = least_squares_in_shape_of(filters[u], ls_train(rx, n, antennas, sent + u * n));
         report.least_squares.push_back(take_ls);
         report.apsm_mse.push_back(apsm_mse);
         report.ls_mse.push_back(ls_mse);

@@ -50,11 +50,14 @@ constexpr double apsm_guard_margin = 0.07;
  * APSM again on the first n - n/4 pilots (`train`, the engine's own trainer) and least
  * squares (ls_train) on the same ones, runs both on the held-out last n/4 (`detect` for
  * APSM), and unless APSM's mean squared error to the sent symbols is at least
- * apsm_guard_margin below least squares', replaces the user's filter by the
- * least-squares filter of all n pilots. The held-out
- * pilots come last, as data symbols come after the training in time. Nothing changes
- * where the guard is off, n < 16, or the fitted pilots cannot give least squares
- * (fewer than the antennas: singular). Returns what it decided (empty when it did
+ * apsm_guard_margin below least squares', gives the user the least-squares filter of
+ * all n pilots, in the shape of its APSM filter (the same dictionary, input scale and
+ * weights, the Gaussian coefficients zero, the linear part scaled to match), so that
+ * every user's filter still comes from one training as the GPU detector requires. The
+ * held-out pilots come last, as data symbols come after the training in time. Nothing
+ * changes where the guard is off, the linear weight is 0 (no linear part to carry least
+ * squares), n < 16, or the fitted pilots cannot give least squares (fewer than the
+ * antennas: singular). Returns what it decided (empty when it did
  * nothing).
  */
 apsm_guard_report guard_with_least_squares(const apsm_params& p,

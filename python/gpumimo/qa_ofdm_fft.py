@@ -44,8 +44,9 @@ def numpy_forward(x, n, cps, first, nsym, carriers, shift, scale, window=None):
     return np.array(out), t
 
 
-def run_forward(inputs, block, sink_type, vlen):
-    """Connects inputs (per channel: (source block)) through block into sinks."""
+def run_forward(inputs, block, sink_type, vlen, max_items=None):
+    """Connects inputs (per channel: (source block)) through block into sinks; max_items:
+    every block's output held to that many items a call."""
     tb = gr.top_block()
     sinks = []
     for c, src in enumerate(inputs):
@@ -53,7 +54,10 @@ def run_forward(inputs, block, sink_type, vlen):
         tb.connect(src, (block, c))
         tb.connect((block, c), snk)
         sinks.append(snk)
-    tb.run()
+    if max_items:
+        tb.run(max_items)
+    else:
+        tb.run()
     return sinks
 
 
@@ -248,20 +252,6 @@ def test_nan_symbols_come_out_zero_and_are_counted(backend):
     assert np.linalg.norm(got[keep] - want[keep]) / np.linalg.norm(want[keep]) < 1e-5
 
 
-def run_small_calls(srcs, blk, sink_type, vlen):
-    """run_forward with every block's output held to a few hundred items a call, so that
-    the block works in many calls and a streamed transform is in flight across most."""
-    tb = gr.top_block()
-    sinks = []
-    for c, src in enumerate(srcs):
-        snk = sink_type(vlen)
-        tb.connect(src, (blk, c))
-        tb.connect((blk, c), snk)
-        sinks.append(snk)
-    tb.run(300)
-    return sinks
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("forward", [True, False])
 def test_streamed_calls_equal_unstreamed(backend, forward):
@@ -298,7 +288,9 @@ def test_streamed_calls_equal_unstreamed(backend, forward):
         vlen = n if forward else 1
         srcs = [blocks.vector_source_c(x[c].tolist(), False, 1 if forward else n, src_tags[c])
                 for c in range(C)]
-        sinks = run_small_calls(srcs, blk, blocks.vector_sink_c, vlen)
+        # Every block's output held to 300 items a call: the block works in many calls,
+        # a streamed transform in flight across most of them.
+        sinks = run_forward(srcs, blk, blocks.vector_sink_c, vlen, max_items=300)
         runs.append(dict(
             data=[np.array(s.data()) for s in sinks],
             tags=[sorted((t.offset, pmt.symbol_to_string(t.key), pmt.to_long(t.value))

@@ -162,16 +162,20 @@ bool ofdm_fft_impl::start()
 
 bool ofdm_fft_impl::stop()
 {
-    // A transform still in flight writes into the stream buffers: wait for it (its
-    // symbols are not produced, the flowgraph being stopped) before they are unpinned.
-    if (d_in_flight && d_in_flight->submitted) {
-        try {
-            d_engine->finish();
-        } catch (...) {
-            d_faults.caught("the transform in flight at stop() failed");
+    // A transform still in flight writes into the stream buffers: wait for it before
+    // they are unpinned. Its input stays unconsumed and its output unproduced, so the
+    // pattern goes back to its first symbol: a restarted flowgraph transforms it again.
+    if (d_in_flight) {
+        if (d_in_flight->submitted) {
+            try {
+                d_engine->finish();
+            } catch (...) {
+                d_faults.caught("the transform in flight at stop() failed");
+            }
         }
+        d_phase = d_in_flight->phase;
+        d_in_flight.reset();
     }
-    d_in_flight.reset();
     return pinned_while_on_gpu::stop();
 }
 

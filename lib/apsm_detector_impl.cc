@@ -114,7 +114,8 @@ apsm_detector::sptr apsm_detector::make(int antennas,
                                         bool ls_init,
                                         bool normalize_input,
                                         const std::vector<int>& antenna_subset,
-                                        bool ls_guard)
+                                        bool ls_guard,
+                                        bool track)
 {
     if (antennas < 1 || users < 1)
         throw std::invalid_argument("apsm_detector: antennas and users must be >= 1");
@@ -162,6 +163,9 @@ apsm_detector::sptr apsm_detector::make(int antennas,
     params.normalize_input = normalize_input;
     params.ls_guard = ls_guard;
     core::validate(params);
+    if (track && !(linear_weight > 0))
+        throw std::invalid_argument("apsm_detector: track needs linear_weight > 0 (its "
+                                    "projections move the linear part)");
     return gnuradio::make_block_sptr<apsm_detector_impl>(antennas,
                                                          users,
                                                          modulation,
@@ -171,7 +175,8 @@ apsm_detector::sptr apsm_detector::make(int antennas,
                                                          device,
                                                          params,
                                                          training_tag,
-                                                         std::move(ports));
+                                                         std::move(ports),
+                                                         track);
 }
 
 apsm_detector_impl::apsm_detector_impl(int antennas,
@@ -183,7 +188,8 @@ apsm_detector_impl::apsm_detector_impl(int antennas,
                                        int device,
                                        const core::apsm_params& params,
                                        const std::string& training_tag,
-                                       std::vector<int> ports)
+                                       std::vector<int> ports,
+                                       bool track)
     : gr::sync_block(
           "apsm_detector",
           gr::io_signature::make(antennas, antennas, sizeof(gr_complex)),
@@ -199,6 +205,7 @@ apsm_detector_impl::apsm_detector_impl(int antennas,
       d_training_len(training_len),
       d_constellation(core::parse_modulation(modulation)),
       d_params(params),
+      d_track(track),
       d_pilots(std::move(pilots)),
       d_training_key(pmt::intern(training_tag)),
       d_pilot_rx(std::size_t(training_len) * std::size_t(d_antennas)),
@@ -270,7 +277,12 @@ void apsm_detector_impl::detect(std::size_t pos,
     for (std::size_t done = 0; done < n; done += chunk) {
         const std::size_t c = std::min(chunk, n - done), at = pos + done;
         gather_vectors(input_items, d_ports, at, c, d_rx.data());
-        d_engine->detect(d_rx.data(), c, d_soft.data()); // GPU failures: as in train()
+        if (d_track) // the filters follow the data symbols (the CPU reference)
+            for (int u = 0; u < d_users; u++)
+                core::apsm_track(d_params, d_constellation, d_filters[u], d_rx.data(), c,
+                                 &d_soft[u * c]);
+        else
+            d_engine->detect(d_rx.data(), c, d_soft.data()); // GPU failures: as in train()
         std::size_t erased = 0;
         for (int u = 0; u < d_users; u++) {
             gr_complex* soft = static_cast<gr_complex*>(output_items[u]) + at;

@@ -33,7 +33,8 @@ public:
                        int device,
                        const core::apsm_params& params,
                        const std::string& training_tag,
-                       std::vector<int> ports);
+                       std::vector<int> ports,
+                       bool track);
 
     std::string backend() const override { return d_engine->backend(); }
     int training_len() const override { return d_training_len; }
@@ -67,6 +68,7 @@ private:
     const int d_antennas, d_users, d_training_len; // d_antennas: those used
     const core::constellation d_constellation;
     const core::apsm_params d_params;
+    const bool d_track; // detection by core::apsm_track, the filters following the data
     const std::vector<gr_complex> d_pilots; // users x training_len, user-major
     const pmt::pmt_t d_training_key;
     std::unique_ptr<core::apsm_engine> d_engine; // make_apsm_engine

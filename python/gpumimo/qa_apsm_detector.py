@@ -25,6 +25,7 @@ from qa_common import seeded_rng, ts38211_points  # noqa: E402
 from gnuradio import blocks, gr, gpumimo  # noqa: E402
 
 HAVE_GPU = gpumimo.cuda_device_count()[0] > 0
+BACKENDS = ["cpu", "cuda"] if HAVE_GPU else ["cpu"]
 BITS = {"bpsk": 1, "qpsk": 2, "16qam": 4}
 TAG = "apsm_train"
 
@@ -101,6 +102,32 @@ def test_outputs_after_the_tag_equal_the_reference_and_decide_the_sent_symbols()
     assert np.array_equal(nearest(soft[:, pre + L:], "16qam"), nearest(sent[:, pre + L:], "16qam"))
     _, labels = ts38211_points(4)
     assert np.array_equal(llr[:, pre + L:] > 0, labels[nearest(sent[:, pre + L:], "16qam")] == 1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tracking_follows_a_drifting_channel_as_the_reference(backend):
+    """track=True: after the training the filters follow the data symbols (apsm_track,
+    on the CPU reference whatever the backend), in the block's many calls exactly as the
+    reference in one call; on a channel whose phase drifts by 2e-3 rad a symbol after
+    the training the tracked block decides what the untracked one loses."""
+    rng = seeded_rng(905)
+    antennas, users, L, data = 4, 2, 200, 1500
+    rx, sent = mixture(rng, antennas, users, L + data, "qpsk")
+    rx[L:] *= np.exp(1j * 2e-3 * np.arange(data))[:, None].astype(np.complex64)
+    pilots = sent[:, :L]
+    soft, llr, det = run_block(rx, users, "qpsk", pilots, tags=[0], backend=backend,
+                               track=True)
+    want_soft, want_llr, _ = gpumimo.apsm_reference(rx[:L], pilots, rx[L:], "qpsk", track=True)
+    if det.backend() == "cpu":  # training on the GPU rounds differently: decisions only
+        np.testing.assert_array_equal(soft[:, L:], want_soft)
+    assert np.array_equal(nearest(soft[:, L:], "qpsk"), nearest(want_soft, "qpsk"))
+    still, _, _ = run_block(rx, users, "qpsk", pilots, tags=[0], backend=backend)
+    wrong = lambda s: int(np.sum(nearest(s[:, L:], "qpsk") != nearest(sent[:, L:], "qpsk")))
+    assert wrong(still) > data // 4
+    assert wrong(soft) <= data // 100
+    with pytest.raises(ValueError, match="linear_weight"):
+        gpumimo.apsm_detector(antennas, users, "qpsk", pilots=list(pilots.ravel()),
+                              linear_weight=0.0, track=True)
 
 
 def test_a_second_tag_retrains_on_a_new_channel():

@@ -161,6 +161,17 @@ TEST(Apsm, TrackingFollowsADriftingChannel)
         const auto errors = [&](const std::vector<cf>& soft) {
             return count_symbol_errors(c, soft.data(), users[0].data() + n_train, n_data).symbols;
         };
+        // In pieces (the block's calls): the same soft symbols and the same filter, the
+        // dictionary bounded as in one call.
+        apsm_filter g = trained;
+        std::vector<cf> pieces(n_data);
+        for (std::size_t t0 = 0, step = 1; t0 < n_data; t0 += step, step = step * 3 + 1)
+            apsm_track(p, c, g, rx.data() + (n_train + t0) * M, std::min(step, n_data - t0),
+                       pieces.data() + t0);
+        EXPECT_EQ(pieces, tracked);
+        EXPECT_EQ(g.gauss, f.gauss);
+        EXPECT_EQ(g.lin, f.lin);
+        EXPECT_LE(f.entries(), trained.entries() + 2 * std::size_t(p.dictionary_size));
         if (drift == 0) {
             EXPECT_EQ(errors(still), 0u);
             EXPECT_LE(errors(tracked), 2u);

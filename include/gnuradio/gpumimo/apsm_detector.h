@@ -42,6 +42,12 @@ namespace gpumimo {
  * where the pilots are too poor a sample for the kernel's corrections (one or two
  * antennas). It trains twice.
  *
+ * track: after each training the filters follow the channel through the data symbols
+ * (the paper's Remark 2, core::apsm_track: each vector's nearest point taken as sent
+ * and the filter projected on it), on the CPU reference whatever the backend (training
+ * stays on the GPU where it runs); about 1 to 2 ms a vector a user, so for slow links
+ * or replays. A new training starts again from its own filters.
+ *
  * antenna_subset: the input ports (0..antennas-1, distinct) the detector uses, as
  * gpumimo_apsm_ota --antennas does on the recordings (docs/apsm.md, "BER against receive
  * antennas"); empty (the default): every port. The other ports are read and dropped.
@@ -84,7 +90,8 @@ public:
                      bool ls_init = true,
                      bool normalize_input = true,
                      const std::vector<int>& antenna_subset = std::vector<int>(),
-                     bool ls_guard = true);
+                     bool ls_guard = true,
+                     bool track = false);
 
     /*! "cuda" or "cpu": where training and detection run now. */
     virtual std::string backend() const = 0;

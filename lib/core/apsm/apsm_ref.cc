@@ -338,10 +338,14 @@ void apsm_track(const apsm_params& p,
     if (n > 0 && (!rx || !soft))
         throw std::invalid_argument("apsm_track: null buffers");
     const std::size_t dim = 2 * std::size_t(f.antennas);
-    const std::size_t trained = f.entries(); // kept; tracked entries come after them
+    if (f.trained_entries == apsm_filter::no_tracking || f.trained_entries > f.entries()) {
+        f.trained_entries = f.entries(); // the first call: what training left is kept
+        f.tracking_targets.clear();
+    }
+    const std::size_t trained = f.trained_entries; // tracked entries come after them
     const std::size_t capacity = 2 * std::size_t(p.dictionary_size);
     const std::size_t span = 2 * std::size_t(p.window);
-    std::vector<double> target; // the window's real samples' targets, oldest first
+    std::vector<double>& target = f.tracking_targets; // the window's, oldest first
     std::vector<double> beta;
     std::vector<float> x1(dim), x2(dim);
     for (std::size_t t = 0; t < n; t++) {

@@ -96,7 +96,8 @@ void bind_apsm_detector(py::module& m)
              py::arg("ls_init") = true,
              py::arg("normalize_input") = true,
              py::arg("antenna_subset") = std::vector<int>(),
-             py::arg("ls_guard") = true)
+             py::arg("ls_guard") = true,
+             py::arg("track") = false)
         .def("backend", &apsm_detector::backend)
         .def("training_len", &apsm_detector::training_len)
         .def("trainings", &apsm_detector::trainings)
@@ -116,6 +117,11 @@ void bind_apsm_detector(py::module& m)
                 sent.shape(1) != rx_train.shape(0) || rx.shape(1) != rx_train.shape(1))
                 throw std::invalid_argument("apsm_reference: rx_train [n, antennas], sent "
                                             "[users, n], rx [symbols, antennas]");
+            // track: detection by apsm_track (the filters follow the data), not a parameter
+            // of core::apsm_params.
+            const bool track = kw.contains("track") && kw["track"].cast<bool>();
+            if (kw.contains("track"))
+                PyDict_DelItemString(kw.ptr(), "track");
             const core::apsm_params p = params_from(kw);
             const core::constellation c(core::parse_modulation(modulation));
             const std::size_t n = rx_train.shape(0), M = rx_train.shape(1),
@@ -129,8 +135,11 @@ void bind_apsm_detector(py::module& m)
             const std::vector<core::apsm_filter> filters = core::apsm_train_guarded(
                 p, rx_train.data(), n, int(M), int(K), sent.data());
             for (std::size_t u = 0; u < K; u++) {
-                const core::apsm_filter& f = filters[u];
-                core::apsm_detect(f, rx.data(), N, soft.mutable_data() + u * N);
+                core::apsm_filter f = filters[u];
+                if (track)
+                    core::apsm_track(p, c, f, rx.data(), N, soft.mutable_data() + u * N);
+                else
+                    core::apsm_detect(f, rx.data(), N, soft.mutable_data() + u * N);
                 core::soft_to_llr(c, soft.data() + u * N, N, f.noise_variance,
                                   llr.mutable_data() + u * N * bits);
                 noise.push_back(f.noise_variance);
@@ -143,7 +152,8 @@ void bind_apsm_detector(py::module& m)
         py::arg("modulation"),
         "(soft [users, symbols], llr [users, symbols x bits], noise variances): the CPU "
         "reference of the APSM detector, parameters as the block's keyword arguments "
-        "(the least-squares guard included: ls_guard=False leaves it out).");
+        "(the least-squares guard included: ls_guard=False leaves it out; track=True detects "
+        "with the filters following the data, as the block's track).");
 
     m.def(
         "load_apsm_recording",

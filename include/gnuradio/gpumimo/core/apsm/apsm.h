@@ -113,6 +113,13 @@ struct apsm_filter {
     /*! Mean |soft - sent|^2 over the training symbols, after training (the LLRs' noise
      *  variance; never below 1e-6). */
     double noise_variance = 1;
+    /*! apsm_track's state, carried from call to call so that tracking in pieces equals
+     *  tracking in one call: the entries training left (tracked entries come after them
+     *  and only they leave a full dictionary; no_tracking until the first call), and
+     *  the targets of the window's tracked real samples, oldest first. */
+    static constexpr std::size_t no_tracking = ~std::size_t(0);
+    std::size_t trained_entries = no_tracking;
+    std::vector<double> tracking_targets;
 
     std::size_t entries() const { return gauss.size(); }
     /*! f at one real vector x of dimension 2M, already multiplied by input_scale. */
@@ -161,8 +168,9 @@ void apsm_detect(const apsm_filter& f,
  * against p.gaussian_weight; the tracked symbols join the
  * dictionary, which keeps at most p.dictionary_size symbols beyond the trained ones, the
  * oldest tracked one leaving). The trained part of the dictionary stays. A non-finite
- * vector gives a NaN soft symbol and no update. f keeps what it learned, for the next
- * call. Wrong decisions teach the filter wrong symbols: tracking helps where the channel
+ * vector gives a NaN soft symbol and no update. f keeps what it learned and its window
+ * (trained_entries, tracking_targets) for the next call: n vectors in pieces give what
+ * they give in one call. Wrong decisions teach the filter wrong symbols: tracking helps where the channel
  * drifts and the decisions are mostly right, and costs a little where it does not.
  */
 void apsm_track(const apsm_params& p,

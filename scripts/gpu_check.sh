@@ -51,6 +51,15 @@ trap 'status "cut short" "by a signal (the time limit?)"; exit 124' TERM INT
 source scripts/gpu_common.sh
 : > "$OUT/summary.txt"
 
+# memcheck then racecheck on one GPU test program (their gtest filters; an empty memcheck
+# filter runs every test), one summary line for both.
+sanitize() { # label program memcheck-filter racecheck-filter
+    local prog=build-gpu/tests/$2
+    compute-sanitizer --tool memcheck --error-exitcode 9 $prog ${3:+"--gtest_filter=$3"} >> "$OUT/memcheck.log" 2>&1 &&
+        compute-sanitizer --tool racecheck --error-exitcode 9 $prog --gtest_filter="$4" >> "$OUT/racecheck.log" 2>&1
+    status "sanitizers ($1)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+}
+
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/device.txt"
 
 if run_core; then
@@ -82,39 +91,18 @@ if run_core; then
         status "memcheck (ofdm_fft)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
         compute-sanitizer --tool racecheck --error-exitcode 9 $ofdm --gtest_filter='*NonFinite*' >> "$OUT/racecheck.log" 2>&1
         status "racecheck (ofdm_fft)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-        fused=build-gpu/tests/test_gpu_fused_receiver
-        compute-sanitizer --tool memcheck --error-exitcode 9 $fused --gtest_filter='*Damaged*:*Chunking*:*Decodes*' >> "$OUT/memcheck.log" 2>&1 &&
-        compute-sanitizer --tool racecheck --error-exitcode 9 $fused --gtest_filter='*Damaged*' >> "$OUT/racecheck.log" 2>&1
-        status "sanitizers (fused rx)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        sanitize 'fused rx' test_gpu_fused_receiver '*Damaged*:*Chunking*:*Decodes*' '*Damaged*'
         sync=build-gpu/tests/test_gpu_frame_sync
         compute-sanitizer --tool memcheck --error-exitcode 9 $sync --gtest_filter='*Small*:*Noise*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
         compute-sanitizer --tool racecheck --error-exitcode 9 $sync --gtest_filter='*Small*' >> "$OUT/racecheck.log" 2>&1 &&
         compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/test_gpu_stream_receiver --gtest_filter='*Small*' >> "$OUT/memcheck.log" 2>&1
         status "sanitizers (sync, stream rx)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-        smoother=build-gpu/tests/test_gpu_channel_smoother
-        compute-sanitizer --tool memcheck --error-exitcode 9 $smoother --gtest_filter='*Alone*:*Engine*' >> "$OUT/memcheck.log" 2>&1 &&
-        compute-sanitizer --tool racecheck --error-exitcode 9 $smoother --gtest_filter='*Alone*' >> "$OUT/racecheck.log" 2>&1
-        status "sanitizers (channel smoother)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-        chanest=build-gpu/tests/test_gpu_chanest_engine
-        compute-sanitizer --tool memcheck --error-exitcode 9 $chanest >> "$OUT/memcheck.log" 2>&1 &&
-        compute-sanitizer --tool racecheck --error-exitcode 9 $chanest --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1
-        status "sanitizers (chanest engine)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-        payload=build-gpu/tests/test_gpu_payload_detector
-        compute-sanitizer --tool memcheck --error-exitcode 9 $payload >> "$OUT/memcheck.log" 2>&1 &&
-        compute-sanitizer --tool racecheck --error-exitcode 9 $payload --gtest_filter='*Refuses*' >> "$OUT/racecheck.log" 2>&1
-        status "sanitizers (payload detector)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-        apsm=build-gpu/tests/test_gpu_apsm
-        compute-sanitizer --tool memcheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refused*:*Refuses*:*OutOfPairs*:*Streamed*' >> "$OUT/memcheck.log" 2>&1 &&
-        compute-sanitizer --tool racecheck --error-exitcode 9 $apsm --gtest_filter='*NonFinite*:*Refuses*:*OutOfPairs*' >> "$OUT/racecheck.log" 2>&1
-        status "sanitizers (apsm)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-        ldpc=build-gpu/tests/test_gpu_ldpc
-        compute-sanitizer --tool memcheck --error-exitcode 9 $ldpc --gtest_filter='*DeviceResident*:*Refuses*' >> "$OUT/memcheck.log" 2>&1 &&
-        compute-sanitizer --tool racecheck --error-exitcode 9 $ldpc --gtest_filter='*DeviceResident*:*Refuses*' >> "$OUT/racecheck.log" 2>&1
-        status "sanitizers (ldpc)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
-        link=build-gpu/tests/test_gpu_link_simulator
-        compute-sanitizer --tool memcheck --error-exitcode 9 $link --gtest_filter='*FramesEqual*:*Refusals*' >> "$OUT/memcheck.log" 2>&1 &&
-        compute-sanitizer --tool racecheck --error-exitcode 9 $link --gtest_filter='*FramesEqual*' >> "$OUT/racecheck.log" 2>&1
-        status "sanitizers (link sim)" "$([ $? -eq 0 ] && echo clean || echo ERRORS)"
+        sanitize 'channel smoother' test_gpu_channel_smoother '*Alone*:*Engine*' '*Alone*'
+        sanitize 'chanest engine' test_gpu_chanest_engine '' '*Refuses*'
+        sanitize 'payload detector' test_gpu_payload_detector '' '*Refuses*'
+        sanitize 'apsm' test_gpu_apsm '*NonFinite*:*Refused*:*Refuses*:*OutOfPairs*:*Streamed*' '*NonFinite*:*Refuses*:*OutOfPairs*'
+        sanitize 'ldpc' test_gpu_ldpc '*DeviceResident*:*Refuses*' '*DeviceResident*:*Refuses*'
+        sanitize 'link sim' test_gpu_link_simulator '*FramesEqual*:*Refusals*' '*FramesEqual*'
     else
         status sanitizers "compute-sanitizer not found"
     fi

@@ -18,6 +18,7 @@
  * rounding) can send the float kernel down another path, so 99% of their vectors must
  * meet it and 99% of their hard decisions agree.
  */
+#include "common/conditioning.h"
 #include "common/cuda_check.cuh"
 #include "common/gpu_test.h"
 #include "common/test_util.h"
@@ -65,51 +66,10 @@ double scale_s(const problems& p, std::size_t v, double pmax2)
     return s;
 }
 
-// ||G||_F ||G^-1||_F for the Gram matrix G = H^H H of channel c: an upper bound on its
-// 2-norm condition number kappa(H)^2 (Gauss-Jordan with partial pivoting, in double).
+// The Gram condition of channel c (the group's channel).
 double gram_condition(const problems& p, std::size_t c)
 {
-    using cd = std::complex<double>;
-    const int nt = p.nt, nr = p.nr;
-    const cf32* h = &p.h[c * nr * nt];
-    std::vector<cd> g(nt * nt), inv(nt * nt);
-    double g2 = 0;
-    for (int i = 0; i < nt; i++)
-        for (int j = 0; j < nt; j++) {
-            cd s = 0;
-            for (int r = 0; r < nr; r++)
-                s += std::conj(cd(h[r * nt + i])) * cd(h[r * nt + j]);
-            g[i * nt + j] = s;
-            inv[i * nt + j] = i == j ? 1.0 : 0.0;
-            g2 += std::norm(s);
-        }
-    for (int k = 0; k < nt; k++) {
-        int piv = k;
-        for (int i = k + 1; i < nt; i++)
-            if (std::abs(g[i * nt + k]) > std::abs(g[piv * nt + k]))
-                piv = i;
-        for (int j = 0; j < nt; j++) {
-            std::swap(g[k * nt + j], g[piv * nt + j]);
-            std::swap(inv[k * nt + j], inv[piv * nt + j]);
-        }
-        const cd d = g[k * nt + k];
-        for (int j = 0; j < nt; j++) {
-            g[k * nt + j] /= d;
-            inv[k * nt + j] /= d;
-        }
-        for (int i = 0; i < nt; i++)
-            if (i != k) {
-                const cd f = g[i * nt + k];
-                for (int j = 0; j < nt; j++) {
-                    g[i * nt + j] -= f * g[k * nt + j];
-                    inv[i * nt + j] -= f * inv[k * nt + j];
-                }
-            }
-    }
-    double i2 = 0;
-    for (const cd& x : inv)
-        i2 += std::norm(x);
-    return std::sqrt(g2 * i2);
+    return gpumimo_test::gram_condition(&p.h[c * p.nr * p.nt], p.nt, p.nr);
 }
 
 std::vector<float> run_gpu(gpu_detector& det, const problems& p)

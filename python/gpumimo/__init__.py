@@ -26,4 +26,5 @@ else:
                             constellation, detect, simulate)
     from .link import link_simulate, plot_link_results, read_link_csv, snr_at_fer
     from .mimo_ofdm_rx import mimo_ofdm_rx
+    from .apsm_ofdm_rx import apsm_ofdm_rx
     from .loopback import free_port_range

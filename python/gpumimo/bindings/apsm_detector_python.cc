@@ -2,8 +2,9 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The APSM detector block, and the core's APSM reference and recording reader on numpy
- * arrays (to check the block against, and to replay the over-the-air recordings).
+ * The APSM detector block and the frame demultiplexer before it (the live chain), and
+ * the core's APSM reference, frame layout and recording reader on numpy arrays (to
+ * check the blocks against, and to replay the over-the-air recordings).
  */
 #include <pybind11/complex.h>
 #include <pybind11/numpy.h>
@@ -11,7 +12,9 @@
 #include <pybind11/stl.h>
 
 #include <gnuradio/gpumimo/apsm_detector.h>
+#include <gnuradio/gpumimo/apsm_frame_demux.h>
 #include <gnuradio/gpumimo/core/apsm/apsm.h>
+#include <gnuradio/gpumimo/core/apsm/apsm_frame.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_guard.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
 
@@ -108,6 +111,40 @@ void bind_apsm_detector(py::module& m)
         .def("noise_variances", &apsm_detector::noise_variances)
         .def("last_training_ms", &apsm_detector::last_training_ms)
         .def("work_failures", &apsm_detector::work_failures);
+
+    py::class_<apsm_frame_demux, gr::block, gr::basic_block, std::shared_ptr<apsm_frame_demux>>(
+        m,
+        "apsm_frame_demux",
+        "mimo_ofdm_tx's frames (ofdm_fft's symbols) as apsm_detector takes them: per frame "
+        "the users' pilot REs (training, tagged where a training is due), then the payload's "
+        "data REs (see apsm_frame_demux.h).")
+        .def(py::init(&apsm_frame_demux::make),
+             py::arg("preset"),
+             py::arg("users"),
+             py::arg("modulation"),
+             py::arg("payload_symbols"),
+             py::arg("antennas"),
+             py::arg("train_every") = 0,
+             py::arg("training_tag") = "apsm_train")
+        .def("training_len", &apsm_frame_demux::training_len)
+        .def("data_len", &apsm_frame_demux::data_len)
+        .def("frames", &apsm_frame_demux::frames)
+        .def("trainings_tagged", &apsm_frame_demux::trainings_tagged)
+        .def("dropped_symbols", &apsm_frame_demux::dropped_symbols);
+
+    m.def(
+        "apsm_frame_training",
+        [](const std::string& preset, int users, const std::string& modulation, int payload_symbols) {
+            const core::apsm_frame_layout layout(
+                core::make_frame_format(preset, users, modulation, payload_symbols));
+            return complex_matrix(layout.training_symbols(), std::size_t(users), layout.training_len());
+        },
+        py::arg("preset"),
+        py::arg("users"),
+        py::arg("modulation"),
+        py::arg("payload_symbols"),
+        "What the users of mimo_ofdm_tx's frame (one a stream) send on apsm_frame_demux's "
+        "training REs, [users, training_len]: apsm_detector's pilots.");
 
     m.def(
         "apsm_reference",

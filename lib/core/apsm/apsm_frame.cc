@@ -1,0 +1,158 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpumimo authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * mimo_ofdm_tx's frame laid out for the APSM detector: training from the pilot
+ * symbols, data from the payload's data carriers.
+ */
+#include <gnuradio/gpumimo/core/apsm/apsm_frame.h>
+
+#include <algorithm>
+#include <complex>
+#include <stdexcept>
+
+namespace gr {
+namespace gpumimo {
+namespace core {
+
+apsm_frame_layout::apsm_frame_layout(const frame_format& frame)
+    : d_frame(frame)
+{
+    d_frame.validate();
+    const std::size_t used = std::size_t(frame.num.used_carriers);
+    d_data_carriers = data_carriers(frame.num);
+    d_training_len = std::size_t(frame.streams) * used;
+    d_data_len = std::size_t(frame.payload_symbols) * d_data_carriers.size();
+    for (std::size_t d = 0; d < d_data_carriers.size(); d++)
+        d_turn_back.push_back(payload_turn_back(frame.mod, d));
+    for (int b : frame.num.carriers())
+        d_bins.push_back(b - frame.num.fft_len / 2);
+    d_sent = training_symbols();
+}
+
+std::vector<std::complex<float>> apsm_frame_layout::training_symbols() const
+{
+    const int K = d_frame.streams;
+    const std::size_t used = std::size_t(d_frame.num.used_carriers);
+    std::vector<std::complex<float>> sent(std::size_t(K) * d_training_len);
+    for (int k = 0; k < K; k++) {
+        const std::vector<std::complex<float>> pilots = pilot_carriers(d_frame.num, k);
+        std::complex<float>* user = sent.data() + std::size_t(k) * d_training_len;
+        for (int s = 0; s < K; s++) {
+            const std::complex<float> cover = pilot_cover(K, s, k);
+            for (std::size_t i = 0; i < used; i++)
+                user[std::size_t(s) * used + i] = cover * pilots[i];
+        }
+    }
+    return sent;
+}
+
+std::vector<std::complex<double>> apsm_frame_layout::pilot_channel(
+    const std::complex<float>* const* frames, int antennas) const
+{
+    using cd = std::complex<double>;
+    const int K = d_frame.streams;
+    const std::size_t used = std::size_t(d_frame.num.used_carriers);
+    std::vector<cd> h(std::size_t(antennas) * std::size_t(K) * used, cd(0));
+    for (int a = 0; a < antennas; a++)
+        for (int k = 0; k < K; k++) {
+            // The pilot symbols against what user k sent there (unit-energy values: the
+            // conjugate divides).
+            const std::complex<float>* sent = d_sent.data() + std::size_t(k) * d_training_len;
+            cd* hk = h.data() + (std::size_t(a) * std::size_t(K) + std::size_t(k)) * used;
+            for (int s = 0; s < K; s++) {
+                const std::complex<float>* rx = frames[a] + (1 + std::size_t(s)) * used;
+                for (std::size_t i = 0; i < used; i++)
+                    hk[i] += cd(rx[i]) * std::conj(cd(sent[std::size_t(s) * used + i]));
+            }
+        }
+    return h;
+}
+
+double apsm_frame_layout::timing_slope(const std::vector<std::complex<double>>& h, int antennas) const
+{
+    const std::size_t used = std::size_t(d_frame.num.used_carriers);
+    std::complex<double> sum = 0;
+    for (std::size_t row = 0; row < std::size_t(antennas) * std::size_t(d_frame.streams); row++)
+        for (std::size_t i = 0; i + 1 < used; i++)
+            if (d_bins[i + 1] - d_bins[i] == 1) // not across DC
+                sum += h[row * used + i + 1] * std::conj(h[row * used + i]);
+    return sum == std::complex<double>(0) ? 0.0 : std::arg(sum);
+}
+
+apsm_frame_splitter::apsm_frame_splitter(const frame_format& frame, int antennas)
+    : d_layout(frame), d_antennas(antennas), d_tracking(tracking_carriers(frame.num))
+{
+    if (antennas < 1)
+        throw std::invalid_argument("apsm_frame_splitter: antennas must be >= 1");
+    for (int k = 0; k < frame.streams; k++) {
+        const std::vector<std::complex<float>> p = pilot_carriers(frame.num, k);
+        for (int i : d_tracking)
+            d_track_sent.push_back(p[std::size_t(i)]);
+    }
+    d_untwist.resize(std::size_t(frame.num.used_carriers));
+}
+
+void apsm_frame_splitter::split(const std::complex<float>* const* frames,
+                                std::complex<float>* const* res,
+                                bool reference)
+{
+    using cd = std::complex<double>;
+    const frame_format& f = d_layout.frame();
+    const int K = f.streams;
+    const std::size_t used = std::size_t(f.num.used_carriers), T = d_tracking.size();
+    const std::vector<int>& bins = d_layout.bins();
+    std::vector<cd> h = d_layout.pilot_channel(frames, d_antennas);
+    d_slope = d_layout.timing_slope(h, d_antennas);
+    for (std::size_t n = 0; n < h.size(); n++)
+        h[n] *= std::polar(1.0, -d_slope * bins[n % used]);
+    if (reference || d_reference.empty())
+        d_reference = h;
+    cd against = 0;
+    for (std::size_t n = 0; n < h.size(); n++)
+        against += h[n] * std::conj(d_reference[n]);
+    d_frame_phase = against == cd(0) ? 0.0 : std::arg(against);
+    for (std::size_t i = 0; i < used; i++)
+        d_untwist[i] = std::complex<float>(std::polar(1.0, -d_slope * bins[i] - d_frame_phase));
+
+    // Each payload symbol's phase against the pilots: its tracking carriers against
+    // what the pilot channel (times K) predicts there.
+    d_symbol_phases.assign(std::size_t(f.payload_symbols), 0.0);
+    for (int s = 0; s < f.payload_symbols; s++) {
+        cd sum = 0;
+        for (int a = 0; a < d_antennas; a++) {
+            const std::complex<float>* y = frames[a] + (1 + std::size_t(K) + std::size_t(s)) * used;
+            for (std::size_t t = 0; t < T; t++) {
+                const std::size_t i = std::size_t(d_tracking[t]);
+                cd predicted = 0;
+                for (int k = 0; k < K; k++)
+                    predicted += h[(std::size_t(a) * std::size_t(K) + std::size_t(k)) * used + i] *
+                                 d_track_sent[std::size_t(k) * T + t];
+                sum += cd(y[i]) * std::polar(1.0, -d_slope * bins[i]) * std::conj(predicted);
+            }
+        }
+        d_symbol_phases[std::size_t(s)] = sum == cd(0) ? 0.0 : std::arg(sum);
+    }
+
+    const std::vector<int>& data = d_layout.data_carrier_indices();
+    const std::vector<std::complex<float>>& turn = d_layout.turn_back();
+    for (int a = 0; a < d_antennas; a++) {
+        std::complex<float>* out = res[a];
+        const std::complex<float>* symbol = frames[a] + used; // the pilots follow the preamble
+        for (int s = 0; s < K; s++, symbol += used)
+            for (std::size_t i = 0; i < used; i++)
+                *out++ = symbol[i] * d_untwist[i];
+        for (int s = 0; s < f.payload_symbols; s++, symbol += used) {
+            const std::complex<float> drift(std::polar(1.0, -d_symbol_phases[std::size_t(s)]));
+            for (std::size_t d = 0; d < data.size(); d++) {
+                const std::size_t i = std::size_t(data[d]);
+                *out++ = symbol[i] * d_untwist[i] * drift * turn[d];
+            }
+        }
+    }
+}
+
+} // namespace core
+} // namespace gpumimo
+} // namespace gr

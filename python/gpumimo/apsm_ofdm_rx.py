@@ -1,0 +1,84 @@
+#
+# Copyright 2026 gr-gpumimo authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The APSM multiuser receiver of mimo_ofdm_tx's frames, as one hierarchical block."""
+
+from gnuradio import blocks, gr
+
+from . import gpumimo_python as _b
+from .detection import constellation
+
+
+def detected_modulation(modulation):
+    """The modulation the APSM detector decides: pi/2-BPSK comes out of
+    apsm_frame_demux turned back to BPSK; every other modulation is itself."""
+    return "bpsk" if modulation.lower() in ("pi/2-bpsk", "pi2bpsk", "pi2-bpsk") else modulation
+
+
+class apsm_ofdm_rx(gr.hier_block2):
+    """APSM multiuser receiver (docs/apsm.md, "A live chain"): several single-antenna
+    users, each one stream of mimo_ofdm_tx's frame (all on the same resource elements),
+    received on `antennas` ports.
+
+    Inputs: `antennas` streams of complex samples. Output: the users' LLRs in the
+    frame's bit order (float, positive means bit 1), whole frames of the payload bits:
+    llr_sink(preset, users, modulation, payload_symbols) scores them.
+
+    Inside: mimo_ofdm_sync (frames found on the preamble over all antennas) -> ofdm_fft
+    -> apsm_frame_demux (each frame's pilot REs, then its data REs) -> apsm_detector
+    (trained on the pilots of frame 0 and of every `train_every`-th frame, 0: the first
+    only; a message to .demux's "train" port retrains at the next frame) -> each user's
+    data REs (blocks.keep_m_in_n) -> the users interleaved RE by RE
+    (blocks.interleave). Every user's soft symbols of the data REs are on .soft_taps[u]
+    (a blocks.copy each, for a constellation sink). The blocks are .sync, .fft, .demux
+    and .detector. `apsm` passes keyword arguments on to apsm_detector (window,
+    gaussian_variance, ...); backend runs the detector, fft_backend and sync_backend
+    the others.
+    """
+
+    def __init__(self, preset="small", users=2, modulation="qpsk", payload_symbols=4,
+                 antennas=4, backend="auto", device=0, train_every=0, threshold=0.0,
+                 sync_backend="auto", fft_backend="auto", ls_guard=True, track=False,
+                 antenna_subset=(), **apsm):
+        gr.hier_block2.__init__(self, "apsm_ofdm_rx",
+                                gr.io_signature(antennas, antennas, gr.sizeof_gr_complex),
+                                gr.io_signature(1, 1, gr.sizeof_float))
+        num = _b.numerology(preset)
+        self.sync = _b.mimo_ofdm_sync(preset, users, modulation, payload_symbols, antennas,
+                                      threshold, sync_backend, device)
+        self.fft = _b.ofdm_fft(num["fft_len"], num["cp_lengths"], num["carriers"],
+                               forward=True, scale=num["scale"], channels=antennas,
+                               backend=fft_backend, devices=[device], sync_tag="frame_start")
+        self.demux = _b.apsm_frame_demux(preset, users, modulation, payload_symbols,
+                                         antennas, train_every)
+        pilots = _b.apsm_frame_training(preset, users, modulation, payload_symbols)
+        mod = detected_modulation(modulation)
+        self.detector = _b.apsm_detector(antennas, users, mod, pilots.ravel().tolist(),
+                                         backend=backend, device=device, ls_guard=ls_guard,
+                                         track=track, antenna_subset=list(antenna_subset),
+                                         **apsm)
+        bits = constellation(mod).bits_per_symbol
+        training, data = self.demux.training_len(), self.demux.data_len()
+        frame = training + data
+        for a in range(antennas):
+            self.connect((self, a), (self.sync, a))
+            self.connect((self.sync, a), (self.fft, a))
+            self.connect((self.fft, a), (self.demux, a))
+            self.connect((self.demux, a), (self.detector, a))
+        llr_item = gr.sizeof_float * bits
+        self.interleave = blocks.interleave(llr_item, 1)
+        self.soft_taps = []
+        for u in range(users):
+            data_soft = blocks.keep_m_in_n(gr.sizeof_gr_complex, data, frame, training)
+            tap = blocks.copy(gr.sizeof_gr_complex)
+            self.connect((self.detector, u), data_soft, tap, blocks.null_sink(gr.sizeof_gr_complex))
+            self.soft_taps.append(tap)
+            data_llr = blocks.keep_m_in_n(llr_item, data, frame, training)
+            self.connect((self.detector, users + u), data_llr, (self.interleave, u))
+        self.connect(self.interleave, blocks.vector_to_stream(gr.sizeof_float, bits), self)
+
+    def set_threshold(self, threshold):
+        """The synchroniser's detection threshold (0: automatic), while running."""
+        self.sync.set_threshold(threshold)

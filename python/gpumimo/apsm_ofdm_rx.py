@@ -29,10 +29,11 @@ class apsm_ofdm_rx(gr.hier_block2):
     Inside: mimo_ofdm_sync (frames found on the preamble over all antennas) -> ofdm_fft
     -> apsm_frame_demux (each frame's pilot REs, then its data REs) -> apsm_detector
     (trained on the pilots of frame 0 and of every `train_every`-th frame, 0: the first
-    only; a message to .demux's "train" port retrains at the next frame) -> each user's
+    only) -> each user's
     data REs (blocks.keep_m_in_n) -> the users interleaved RE by RE
     (blocks.interleave). Every user's soft symbols of the data REs are on .soft_taps[u]
-    (a blocks.copy each, for a constellation sink). The blocks are .sync, .fft, .demux
+    (a blocks.copy each, for a constellation sink). A message on the "train" port
+    retrains at the next frame. The blocks are .sync, .fft, .demux
     and .detector. `apsm` passes keyword arguments on to apsm_detector (window,
     gaussian_variance, ...); backend runs the detector, fft_backend and sync_backend
     the others.
@@ -78,6 +79,9 @@ class apsm_ofdm_rx(gr.hier_block2):
             data_llr = blocks.keep_m_in_n(llr_item, data, frame, training)
             self.connect((self.detector, users + u), data_llr, (self.interleave, u))
         self.connect(self.interleave, blocks.vector_to_stream(gr.sizeof_float, bits), self)
+        # A message on "train": the demultiplexer tags the next frame's pilots.
+        self.message_port_register_hier_in("train")
+        self.msg_connect(self, "train", self.demux, "train")
 
     def set_threshold(self, threshold):
         """The synchroniser's detection threshold (0: automatic), while running."""

@@ -70,7 +70,8 @@ def test_the_estimate_ports_item_size_in_grc_is_the_blocks():
 
 def test_every_example_has_a_test():
     examples = sorted(p.stem for p in (SOURCE / "examples").glob("*.grc"))
-    assert examples == ["apsm_ota_replay", "n310_record_16ch", "n310_rx_16ch",
+    assert examples == ["apsm_ota_replay", "apsm_sim_loopback", "n310_apsm_rx", "n310_apsm_tx",
+                        "n310_record_16ch", "n310_rx_16ch",
                         "n310_rx_array_link", "n310_tx", "n310_zmq_frontend", "ofdm_fft_loopback", "replay_sigmf",
                         "replay_sigmf_qt", "sim_loopback", "sim_loopback_qt", "zmq_array_sim",
                         "zmq_link_rx"], \
@@ -89,6 +90,21 @@ def test_sim_loopback(tmp_path, algorithm):
     assert tb.sink.bits() == 20 * tb.frame["payload_bits"]
     assert tb.sink.bit_errors() == 0, tb.sink.ber()
     assert tb.sink.non_finite_llrs() == 0 and tb.sink.zero_llrs() == 0
+
+
+def test_apsm_sim_loopback(tmp_path):
+    """Four single-antenna users through the channel simulator into the APSM receiver:
+    every frame asked for is found and scored, one training (on the first frame's
+    pilots), and at 30 dB with a carrier offset every payload bit is right."""
+    module = compile_example("apsm_sim_loopback", tmp_path)
+    tb = module.apsm_sim_loopback(frames=40, snr_db=30, seed=4)
+    tb.start()
+    tb.wait()
+    assert tb.sink.frames() == 40 and tb.sink.partial_frames() == 0
+    assert tb.sink.bits() == 40 * tb.frame["payload_bits"]
+    assert tb.rx.detector.trainings() == 1 and tb.rx.demux.dropped_symbols() == 0
+    assert tb.sink.bit_errors() == 0, tb.sink.ber()
+    assert tb.sink.non_finite_llrs() == 0
 
 
 def test_replay_sigmf(tmp_path):
@@ -194,6 +210,8 @@ def test_sim_loopback_qt(tmp_path, qt_app):
 # defaults name the N310s' usual private addresses, so the tests give them these instead
 # (nothing answers there, and UHD's probes never leave the machine).
 LOOPBACK_RADIOS = {
+    "n310_apsm_rx": "addr0=127.0.0.2,addr1=127.0.0.3,addr2=127.0.0.4,addr3=127.0.0.5",
+    "n310_apsm_tx": "addr=127.0.0.2",
     "n310_rx_16ch": "addr0=127.0.0.2,addr1=127.0.0.3,addr2=127.0.0.4,addr3=127.0.0.5",
     "n310_record_16ch": "addr0=127.0.0.2,addr1=127.0.0.3,addr2=127.0.0.4,addr3=127.0.0.5",
     "n310_rx_array_link": "addr0=127.0.0.2,addr1=127.0.0.3,addr2=127.0.0.4,addr3=127.0.0.5",
@@ -217,7 +235,7 @@ def test_radio_flowgraphs_build_up_to_the_radios(tmp_path, name):
         getattr(module, name)(**kwargs)
 
 
-@pytest.mark.parametrize("name", ["n310_rx_16ch", "n310_rx_array_link"])
+@pytest.mark.parametrize("name", ["n310_rx_16ch", "n310_rx_array_link", "n310_apsm_rx"])
 def test_radio_flowgraphs_give_the_usrp_source_a_buffer_of_many_frames(tmp_path, name):
     """GNU Radio sizes a source's buffer from its reader (about two frames here), and a
     GPU receiver fed that way gets one frame a call (docs/performance.md: the chain at

@@ -92,6 +92,7 @@ apsm_frame_splitter::apsm_frame_splitter(const frame_format& frame, int antennas
             d_track_sent.push_back(p[std::size_t(i)]);
     }
     d_untwist.resize(std::size_t(frame.num.used_carriers));
+    d_deslope.resize(std::size_t(frame.num.used_carriers));
 }
 
 void apsm_frame_splitter::split(const std::complex<float>* const* frames,
@@ -105,8 +106,10 @@ void apsm_frame_splitter::split(const std::complex<float>* const* frames,
     const std::vector<int>& bins = d_layout.bins();
     std::vector<cd> h = d_layout.pilot_channel(frames, d_antennas);
     d_slope = d_layout.timing_slope(h, d_antennas);
+    for (std::size_t i = 0; i < used; i++)
+        d_deslope[i] = std::polar(1.0, -d_slope * bins[i]);
     for (std::size_t n = 0; n < h.size(); n++)
-        h[n] *= std::polar(1.0, -d_slope * bins[n % used]);
+        h[n] *= d_deslope[n % used];
     if (reference || d_reference.empty())
         d_reference = h;
     cd against = 0;
@@ -114,7 +117,7 @@ void apsm_frame_splitter::split(const std::complex<float>* const* frames,
         against += h[n] * std::conj(d_reference[n]);
     d_frame_phase = against == cd(0) ? 0.0 : std::arg(against);
     for (std::size_t i = 0; i < used; i++)
-        d_untwist[i] = std::complex<float>(std::polar(1.0, -d_slope * bins[i] - d_frame_phase));
+        d_untwist[i] = std::complex<float>(d_deslope[i] * std::polar(1.0, -d_frame_phase));
 
     // Each payload symbol's phase against the pilots: its tracking carriers against
     // what the pilot channel (times K) predicts there.
@@ -129,7 +132,7 @@ void apsm_frame_splitter::split(const std::complex<float>* const* frames,
                 for (int k = 0; k < K; k++)
                     predicted += h[(std::size_t(a) * std::size_t(K) + std::size_t(k)) * used + i] *
                                  d_track_sent[std::size_t(k) * T + t];
-                sum += cd(y[i]) * std::polar(1.0, -d_slope * bins[i]) * std::conj(predicted);
+                sum += cd(y[i]) * d_deslope[i] * std::conj(predicted);
             }
         }
         d_symbol_phases[std::size_t(s)] = sum == cd(0) ? 0.0 : std::arg(sum);

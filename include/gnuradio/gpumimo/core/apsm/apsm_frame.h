@@ -126,6 +126,7 @@ private:
     std::vector<std::complex<double>> d_reference;     // pilot channel, slope taken off
     double d_slope = 0, d_frame_phase = 0;
     std::vector<double> d_symbol_phases;
+    std::vector<std::complex<double>> d_deslope;       // per used carrier: e^{-i slope b}
     std::vector<std::complex<float>> d_untwist;        // per used carrier
 };
 

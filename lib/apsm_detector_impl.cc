@@ -204,6 +204,7 @@ apsm_detector_impl::apsm_detector_impl(int antennas,
       d_users(users),
       d_training_len(training_len),
       d_constellation(core::parse_modulation(modulation)),
+      d_llr_mapper(d_constellation.mod()),
       d_params(params),
       d_track(track),
       d_pilots(std::move(pilots)),
@@ -288,8 +289,7 @@ void apsm_detector_impl::detect(std::size_t pos,
             gr_complex* soft = static_cast<gr_complex*>(output_items[u]) + at;
             float* llr = static_cast<float*>(output_items[d_users + u]) + at * bits;
             // NaN soft symbols (from NaN or Inf input) give zero LLRs here...
-            erased = core::soft_to_llr(
-                d_constellation, &d_soft[u * c], c, d_filters[u].noise_variance, llr);
+            erased = d_llr_mapper.map(&d_soft[u * c], c, d_filters[u].noise_variance, llr);
             for (std::size_t t = 0; t < c; t++) { // ...and zero soft symbols
                 const gr_complex s = d_soft[u * c + t];
                 soft[t] = std::isfinite(s.real()) && std::isfinite(s.imag()) ? s

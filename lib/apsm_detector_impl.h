@@ -67,6 +67,7 @@ private:
     const std::vector<int> d_ports; // the input ports used
     const int d_antennas, d_users, d_training_len; // d_antennas: those used
     const core::constellation d_constellation;
+    const core::soft_llr_mapper d_llr_mapper; // soft_to_llr one dimension at a time
     const core::apsm_params d_params;
     const bool d_track; // detection by core::apsm_track, the filters following the data
     const std::vector<gr_complex> d_pilots; // users x training_len, user-major

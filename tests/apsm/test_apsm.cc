@@ -335,6 +335,39 @@ std::vector<char> container(const std::vector<std::int32_t>& dims, std::size_t c
 
 } // namespace
 
+// The blocks' fast LLRs (one dimension at a time) against the exhaustive search, for
+// every modulation, on soft symbols near and far from the points, NaN among them.
+TEST(SoftSymbols, TheMapperEqualsTheExhaustiveSearch)
+{
+    auto rng = make_rng(131);
+    for (modulation mod : { modulation::bpsk, modulation::pi2_bpsk, modulation::qpsk, modulation::qam16,
+                            modulation::qam64, modulation::qam256, modulation::qam1024 }) {
+        SCOPED_TRACE(to_string(mod));
+        const constellation c(mod);
+        const soft_llr_mapper mapper(mod);
+        std::uniform_int_distribution<int> pick(0, c.size() - 1);
+        std::normal_distribution<double> g(0.0, 1.0);
+        const std::size_t n = 3000;
+        std::vector<cf> soft(n);
+        for (std::size_t t = 0; t < n; t++) {
+            const double spread = t % 3 == 0 ? 0.02 : (t % 3 == 1 ? 0.3 : 3.0);
+            soft[t] = cf(c.point(pick(rng)) + spread * std::complex<double>(g(rng), g(rng)));
+        }
+        soft[17] = cf(std::nanf(""), 0.0f);
+        soft[18] = cf(0.0f, std::numeric_limits<float>::infinity());
+        for (double noise : { 1e-3, 0.1, 2.0 }) {
+            const int m = c.bits_per_symbol();
+            std::vector<float> want(n * m, 7.0f), got(n * m, -7.0f);
+            const std::size_t erased_want = soft_to_llr(c, soft.data(), n, noise, want.data());
+            EXPECT_EQ(mapper.map(soft.data(), n, noise, got.data()), erased_want);
+            EXPECT_EQ(erased_want, 2u);
+            for (std::size_t i = 0; i < want.size(); i++)
+                ASSERT_NEAR(got[i], want[i], 1e-5f * std::max(1.0f, std::abs(want[i])))
+                    << "LLR " << i << " (symbol " << i / m << ", bit " << i % m << "), N0 " << noise;
+        }
+    }
+}
+
 TEST(ApsmRecording, CorruptContainersAreRefusedWithTheFileName)
 {
     const std::string path = ::testing::TempDir() + "gpumimo_container_test.bin";

@@ -12,6 +12,7 @@
 
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace gr {
@@ -207,6 +208,36 @@ std::size_t soft_to_llr(const constellation& c,
                         std::size_t n,
                         double noise_variance,
                         float* llr);
+
+/*!
+ * \brief soft_to_llr one dimension at a time: the same LLRs (to float rounding) in
+ * O(m sqrt(Q)) a symbol instead of soft_to_llr's O(m Q), for the blocks (16-QAM about
+ * 10x, 1024-QAM about 300x fewer distances).
+ *
+ * A square QAM's in-phase part carries the even bits and its quadrature part the odd
+ * ones (constellation.h), and |z - s|^2 is the sum of the two parts' squared distances:
+ * the minimum over the points with b_k = 0 is the minimum over bit k's own dimension's
+ * levels with b_k = 0 plus the other dimension's unconstrained minimum, which cancels
+ * in the LLR. BPSK and pi/2-BPSK (two points) go through soft_to_llr itself. Tested
+ * against soft_to_llr (tests/apsm/test_apsm.cc).
+ */
+class soft_llr_mapper
+{
+public:
+    explicit soft_llr_mapper(modulation mod);
+    /*! As soft_to_llr(constellation(mod), soft, n, noise_variance, llr). */
+    std::size_t map(const std::complex<float>* soft,
+                    std::size_t n,
+                    double noise_variance,
+                    float* llr) const;
+
+private:
+    constellation d_c;
+    int d_levels = 0, d_half = 0;  // PAM levels a dimension, bits a dimension
+    std::vector<double> d_amplitude; // [level]
+    // Bit j of a dimension (in-phase: b_2j; quadrature: b_2j+1) at each level: [j][level].
+    std::vector<std::uint8_t> d_in_phase_bit, d_quadrature_bit;
+};
 
 } // namespace core
 } // namespace gpumimo

@@ -68,10 +68,10 @@ public:
         const std::size_t avail = std::size_t(*std::min_element(ninput_items.begin(), ninput_items.end()));
         const std::size_t S = d_layout.symbols_in(), R = d_layout.res_out();
         const std::uint64_t first = nitems_read(0);
-        std::vector<tag_t> tags;
-        get_tags_in_range(tags, 0, first, first + avail, d_frame_key);
-        std::vector<std::size_t> starts; // frame_start offsets in this call, ascending
-        for (const tag_t& t : tags)
+        get_tags_in_range(d_tags, 0, first, first + avail, d_frame_key);
+        std::vector<std::size_t>& starts = d_starts; // frame_start offsets, ascending
+        starts.clear();
+        for (const tag_t& t : d_tags)
             starts.push_back(std::size_t(t.offset - first));
         std::sort(starts.begin(), starts.end());
 
@@ -148,6 +148,8 @@ private:
     std::vector<gr_complex*> d_res_out = std::vector<gr_complex*>(std::size_t(d_antennas));
     const pmt::pmt_t d_frame_key, d_training_key, d_train_port;
     std::atomic<bool> d_train_requested{ false };
+    std::vector<tag_t> d_tags;        // scratch: a call's frame_start tags
+    std::vector<std::size_t> d_starts; // and their offsets in the call
     // Whether a frame may start untagged where the last ended: from the start and after
     // each whole frame; not after a drop, where only a tag starts the next.
     bool d_back_to_back = true;

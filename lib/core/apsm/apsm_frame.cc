@@ -16,6 +16,24 @@ namespace gr {
 namespace gpumimo {
 namespace core {
 
+namespace {
+
+// a b and a conj(b) without the C99 Annex G infinity checks std::complex's operator*
+// makes (a library call a product: most of the splitter's time). A non-finite sample
+// gives non-finite REs either way, which the detector erases.
+template <typename T>
+inline std::complex<T> times(std::complex<T> a, std::complex<T> b)
+{
+    return { a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real() };
+}
+template <typename T>
+inline std::complex<T> times_conj(std::complex<T> a, std::complex<T> b)
+{
+    return { a.real() * b.real() + a.imag() * b.imag(), a.imag() * b.real() - a.real() * b.imag() };
+}
+
+} // namespace
+
 apsm_frame_layout::apsm_frame_layout(const frame_format& frame)
     : d_frame(frame)
 {
@@ -48,36 +66,36 @@ std::vector<std::complex<float>> apsm_frame_layout::training_symbols() const
     return sent;
 }
 
-std::vector<std::complex<double>> apsm_frame_layout::pilot_channel(
-    const std::complex<float>* const* frames, int antennas) const
+void apsm_frame_layout::pilot_channel(const std::complex<float>* const* frames,
+                                      int antennas,
+                                      std::complex<double>* h) const
 {
     using cd = std::complex<double>;
     const int K = d_frame.streams;
     const std::size_t used = std::size_t(d_frame.num.used_carriers);
-    std::vector<cd> h(std::size_t(antennas) * std::size_t(K) * used, cd(0));
+    std::fill_n(h, std::size_t(antennas) * std::size_t(K) * used, cd(0));
     for (int a = 0; a < antennas; a++)
         for (int k = 0; k < K; k++) {
             // The pilot symbols against what user k sent there (unit-energy values: the
             // conjugate divides).
             const std::complex<float>* sent = d_sent.data() + std::size_t(k) * d_training_len;
-            cd* hk = h.data() + (std::size_t(a) * std::size_t(K) + std::size_t(k)) * used;
+            cd* hk = h + (std::size_t(a) * std::size_t(K) + std::size_t(k)) * used;
             for (int s = 0; s < K; s++) {
                 const std::complex<float>* rx = frames[a] + (1 + std::size_t(s)) * used;
                 for (std::size_t i = 0; i < used; i++)
-                    hk[i] += cd(rx[i]) * std::conj(cd(sent[std::size_t(s) * used + i]));
+                    hk[i] += times_conj(cd(rx[i]), cd(sent[std::size_t(s) * used + i]));
             }
         }
-    return h;
 }
 
-double apsm_frame_layout::timing_slope(const std::vector<std::complex<double>>& h, int antennas) const
+double apsm_frame_layout::timing_slope(const std::complex<double>* h, int antennas) const
 {
     const std::size_t used = std::size_t(d_frame.num.used_carriers);
     std::complex<double> sum = 0;
     for (std::size_t row = 0; row < std::size_t(antennas) * std::size_t(d_frame.streams); row++)
         for (std::size_t i = 0; i + 1 < used; i++)
             if (d_bins[i + 1] - d_bins[i] == 1) // not across DC
-                sum += h[row * used + i + 1] * std::conj(h[row * used + i]);
+                sum += times_conj(h[row * used + i + 1], h[row * used + i]);
     return sum == std::complex<double>(0) ? 0.0 : std::arg(sum);
 }
 
@@ -92,6 +110,12 @@ apsm_frame_splitter::apsm_frame_splitter(const frame_format& frame, int antennas
             d_track_sent.push_back(p[std::size_t(i)]);
     }
     d_untwist.resize(std::size_t(frame.num.used_carriers));
+    const std::size_t channel = std::size_t(antennas) * std::size_t(frame.streams) *
+                                std::size_t(frame.num.used_carriers);
+    d_channel.resize(channel);
+    d_reference.resize(channel);
+    d_symbol_phases.resize(std::size_t(frame.payload_symbols));
+    d_data_factor.resize(std::size_t(frame.payload_symbols) * data_carriers(frame.num).size());
     d_deslope.resize(std::size_t(frame.num.used_carriers));
 }
 
@@ -104,24 +128,28 @@ void apsm_frame_splitter::split(const std::complex<float>* const* frames,
     const int K = f.streams;
     const std::size_t used = std::size_t(f.num.used_carriers), T = d_tracking.size();
     const std::vector<int>& bins = d_layout.bins();
-    std::vector<cd> h = d_layout.pilot_channel(frames, d_antennas);
-    d_slope = d_layout.timing_slope(h, d_antennas);
+    std::vector<cd>& h = d_channel;
+    d_layout.pilot_channel(frames, d_antennas, h.data());
+    d_slope = d_layout.timing_slope(h.data(), d_antennas);
     for (std::size_t i = 0; i < used; i++)
         d_deslope[i] = std::polar(1.0, -d_slope * bins[i]);
-    for (std::size_t n = 0; n < h.size(); n++)
-        h[n] *= d_deslope[n % used];
-    if (reference || d_reference.empty())
-        d_reference = h;
+    for (std::size_t row = 0; row < h.size(); row += used)
+        for (std::size_t i = 0; i < used; i++)
+            h[row + i] = times(h[row + i], d_deslope[i]);
+    if (reference || !d_have_reference) {
+        std::copy(h.begin(), h.end(), d_reference.begin());
+        d_have_reference = true;
+    }
     cd against = 0;
     for (std::size_t n = 0; n < h.size(); n++)
-        against += h[n] * std::conj(d_reference[n]);
+        against += times_conj(h[n], d_reference[n]);
     d_frame_phase = against == cd(0) ? 0.0 : std::arg(against);
+    const cd unturn = std::polar(1.0, -d_frame_phase);
     for (std::size_t i = 0; i < used; i++)
-        d_untwist[i] = std::complex<float>(d_deslope[i] * std::polar(1.0, -d_frame_phase));
+        d_untwist[i] = std::complex<float>(times(d_deslope[i], unturn));
 
     // Each payload symbol's phase against the pilots: its tracking carriers against
     // what the pilot channel (times K) predicts there.
-    d_symbol_phases.assign(std::size_t(f.payload_symbols), 0.0);
     for (int s = 0; s < f.payload_symbols; s++) {
         cd sum = 0;
         for (int a = 0; a < d_antennas; a++) {
@@ -130,28 +158,34 @@ void apsm_frame_splitter::split(const std::complex<float>* const* frames,
                 const std::size_t i = std::size_t(d_tracking[t]);
                 cd predicted = 0;
                 for (int k = 0; k < K; k++)
-                    predicted += h[(std::size_t(a) * std::size_t(K) + std::size_t(k)) * used + i] *
-                                 d_track_sent[std::size_t(k) * T + t];
-                sum += cd(y[i]) * d_deslope[i] * std::conj(predicted);
+                    predicted += times(h[(std::size_t(a) * std::size_t(K) + std::size_t(k)) * used + i],
+                                       d_track_sent[std::size_t(k) * T + t]);
+                sum += times_conj(times(cd(y[i]), d_deslope[i]), predicted);
             }
         }
         d_symbol_phases[std::size_t(s)] = sum == cd(0) ? 0.0 : std::arg(sum);
     }
 
+    // Each payload symbol's factor per data carrier: the untwist, its drift, the turn.
     const std::vector<int>& data = d_layout.data_carrier_indices();
     const std::vector<std::complex<float>>& turn = d_layout.turn_back();
+    const std::size_t D = data.size();
+    for (int s = 0; s < f.payload_symbols; s++) {
+        const std::complex<float> drift(std::polar(1.0, -d_symbol_phases[std::size_t(s)]));
+        for (std::size_t d = 0; d < D; d++)
+            d_data_factor[std::size_t(s) * D + d] =
+                times(times(d_untwist[std::size_t(data[d])], drift), turn[d]);
+    }
     for (int a = 0; a < d_antennas; a++) {
         std::complex<float>* out = res[a];
         const std::complex<float>* symbol = frames[a] + used; // the pilots follow the preamble
         for (int s = 0; s < K; s++, symbol += used)
             for (std::size_t i = 0; i < used; i++)
-                *out++ = symbol[i] * d_untwist[i];
+                *out++ = times(symbol[i], d_untwist[i]);
         for (int s = 0; s < f.payload_symbols; s++, symbol += used) {
-            const std::complex<float> drift(std::polar(1.0, -d_symbol_phases[std::size_t(s)]));
-            for (std::size_t d = 0; d < data.size(); d++) {
-                const std::size_t i = std::size_t(data[d]);
-                *out++ = symbol[i] * d_untwist[i] * drift * turn[d];
-            }
+            const std::complex<float>* factor = d_data_factor.data() + std::size_t(s) * D;
+            for (std::size_t d = 0; d < D; d++)
+                *out++ = times(symbol[std::size_t(data[d])], factor[d]);
         }
     }
 }

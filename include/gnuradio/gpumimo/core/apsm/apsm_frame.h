@@ -68,16 +68,18 @@ public:
     const std::vector<std::complex<float>>& turn_back() const { return d_turn_back; }
 
     /*! The least-squares channel of a frame's pilot symbols (their orthogonal cover
-     *  undone, as mimo_chanest's first estimate), [antenna][user][used carrier], times
-     *  the number of pilot symbols. frames[a]: antenna a's frame, symbols_in() x used
-     *  carriers (the OFDM FFT's output from the preamble on). */
-    std::vector<std::complex<double>> pilot_channel(const std::complex<float>* const* frames,
-                                                    int antennas) const;
+     *  undone, as mimo_chanest's first estimate), times the number of pilot symbols,
+     *  into h[antenna][user][used carrier] (antennas x users x used carriers values).
+     *  frames[a]: antenna a's frame, symbols_in() x used carriers (the OFDM FFT's output
+     *  from the preamble on). */
+    void pilot_channel(const std::complex<float>* const* frames,
+                       int antennas,
+                       std::complex<double>* h) const;
 
     /*! The phase slope common to a frame's carriers, radians per FFT bin: the argument
      *  of the sum over antennas, users and neighbouring carriers b, b + 1 of
-     *  H(b + 1) conj(H(b)), H = pilot_channel(). 0 where the pilots carry nothing. */
-    double timing_slope(const std::vector<std::complex<double>>& h, int antennas) const;
+     *  H(b + 1) conj(H(b)), H = pilot_channel()'s h. 0 where the pilots carry nothing. */
+    double timing_slope(const std::complex<double>* h, int antennas) const;
 
 private:
     frame_format d_frame;
@@ -123,11 +125,14 @@ private:
     int d_antennas;
     std::vector<int> d_tracking;                       // tracking carriers (used indices)
     std::vector<std::complex<double>> d_track_sent;    // [user][tracking carrier]
+    std::vector<std::complex<double>> d_channel;       // this frame's pilot channel
     std::vector<std::complex<double>> d_reference;     // pilot channel, slope taken off
+    bool d_have_reference = false;
     double d_slope = 0, d_frame_phase = 0;
     std::vector<double> d_symbol_phases;
     std::vector<std::complex<double>> d_deslope;       // per used carrier: e^{-i slope b}
     std::vector<std::complex<float>> d_untwist;        // per used carrier
+    std::vector<std::complex<float>> d_data_factor;    // [payload symbol][data carrier]
 };
 
 } // namespace core

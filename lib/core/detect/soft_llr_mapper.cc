@@ -24,14 +24,12 @@ soft_llr_mapper::soft_llr_mapper(modulation mod) : d_c(mod)
     d_half = d_c.bits_per_symbol() / 2;
     for (int l = 0; l < d_levels; l++)
         d_amplitude.push_back(d_c.pam_amplitude(l));
-    d_in_phase_bit.resize(std::size_t(d_half * d_levels));
-    d_quadrature_bit.resize(std::size_t(d_half * d_levels));
-    for (int j = 0; j < d_half; j++)
-        for (int l = 0; l < d_levels; l++) {
-            const std::size_t at = std::size_t(j * d_levels + l);
-            d_in_phase_bit[at] = std::uint8_t(d_c.bit(d_c.point_from_levels(l, 0), 2 * j));
-            d_quadrature_bit[at] = std::uint8_t(d_c.bit(d_c.point_from_levels(0, l), 2 * j + 1));
-        }
+    for (int d = 0; d < 2; d++)
+        for (int j = 0; j < d_half; j++)
+            for (int l = 0; l < d_levels; l++) {
+                const int point = d == 0 ? d_c.point_from_levels(l, 0) : d_c.point_from_levels(0, l);
+                (d_c.bit(point, 2 * j + d) ? d_one_levels : d_zero_levels).push_back(std::uint8_t(l));
+            }
 }
 
 std::size_t soft_llr_mapper::map(const std::complex<float>* soft,
@@ -58,16 +56,17 @@ std::size_t soft_llr_mapper::map(const std::complex<float>* soft,
                 const double e = x[d] - d_amplitude[std::size_t(l)];
                 dist[d][l] = e * e;
             }
-        for (int j = 0; j < d_half; j++)
-            for (int d = 0; d < 2; d++) {
-                const std::uint8_t* bit = (d == 0 ? d_in_phase_bit : d_quadrature_bit).data() +
-                                          std::size_t(j * d_levels);
+        const std::size_t half = std::size_t(d_levels / 2);
+        for (int d = 0; d < 2; d++)
+            for (int j = 0; j < d_half; j++) {
+                const std::size_t at = std::size_t(d * d_half + j) * half;
+                const std::uint8_t* zero = d_zero_levels.data() + at;
+                const std::uint8_t* one = d_one_levels.data() + at;
                 double min0 = inf, min1 = inf;
-                for (int l = 0; l < d_levels; l++)
-                    if (bit[l])
-                        min1 = std::min(min1, dist[d][l]);
-                    else
-                        min0 = std::min(min0, dist[d][l]);
+                for (std::size_t l = 0; l < half; l++) {
+                    min0 = std::min(min0, dist[d][zero[l]]);
+                    min1 = std::min(min1, dist[d][one[l]]);
+                }
                 // b_2j on the in-phase part, b_2j+1 on the quadrature part.
                 out[2 * j + d] = saturate_llr((min0 - min1) / noise_variance);
             }

@@ -235,8 +235,9 @@ private:
     constellation d_c;
     int d_levels = 0, d_half = 0;  // PAM levels a dimension, bits a dimension
     std::vector<double> d_amplitude; // [level]
-    // Bit j of a dimension (in-phase: b_2j; quadrature: b_2j+1) at each level: [j][level].
-    std::vector<std::uint8_t> d_in_phase_bit, d_quadrature_bit;
+    // The levels where bit j of a dimension (in-phase: b_2j; quadrature: b_2j+1) is 0,
+    // then those where it is 1, half of the levels each: [dimension][j][levels / 2].
+    std::vector<std::uint8_t> d_zero_levels, d_one_levels;
 };
 
 } // namespace core

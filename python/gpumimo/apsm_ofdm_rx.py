@@ -36,22 +36,29 @@ class apsm_ofdm_rx(gr.hier_block2):
     retrains at the next frame. The blocks are .sync, .fft, .demux
     and .detector. `apsm` passes keyword arguments on to apsm_detector (window,
     gaussian_variance, ...); backend runs the detector, fft_backend and sync_backend
-    the others.
+    the others; device_buffers puts the synchroniser's and the FFT's ports in device
+    memory (off by default: the demultiplexer after them reads on the host).
     """
 
     def __init__(self, preset="small", users=2, modulation="qpsk", payload_symbols=4,
                  antennas=4, backend="auto", device=0, train_every=0, threshold=0.0,
                  sync_backend="auto", fft_backend="auto", ls_guard=True, track=False,
-                 antenna_subset=(), **apsm):
+                 antenna_subset=(), device_buffers=False, **apsm):
         gr.hier_block2.__init__(self, "apsm_ofdm_rx",
                                 gr.io_signature(antennas, antennas, gr.sizeof_gr_complex),
                                 gr.io_signature(1, 1, gr.sizeof_float))
         num = _b.numerology(preset)
+        # The demultiplexer reads the FFT's output on the host: in host buffers
+        # (device_buffers False) it gets double-mapped memory, and the FFT keeps a batch
+        # in flight (streamed); a device buffer's host side is single-mapped, where GNU
+        # Radio moves the unread items at its end and the FFT waits for each batch.
         self.sync = _b.mimo_ofdm_sync(preset, users, modulation, payload_symbols, antennas,
-                                      threshold, sync_backend, device)
+                                      threshold, sync_backend, device,
+                                      device_buffers=device_buffers)
         self.fft = _b.ofdm_fft(num["fft_len"], num["cp_lengths"], num["carriers"],
                                forward=True, scale=num["scale"], channels=antennas,
-                               backend=fft_backend, devices=[device], sync_tag="frame_start")
+                               backend=fft_backend, devices=[device], sync_tag="frame_start",
+                               device_buffers=device_buffers)
         self.demux = _b.apsm_frame_demux(preset, users, modulation, payload_symbols,
                                          antennas, train_every)
         pilots = _b.apsm_frame_training(preset, users, modulation, payload_symbols)

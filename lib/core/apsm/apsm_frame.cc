@@ -6,6 +6,8 @@
  * mimo_ofdm_tx's frame laid out for the APSM detector: training from the pilot
  * symbols, data from the payload's data carriers.
  */
+#include "common/complex_product.h"
+
 #include <gnuradio/gpumimo/core/apsm/apsm_frame.h>
 
 #include <algorithm>
@@ -16,23 +18,6 @@ namespace gr {
 namespace gpumimo {
 namespace core {
 
-namespace {
-
-// a b and a conj(b) without the C99 Annex G infinity checks std::complex's operator*
-// makes (a library call a product: most of the splitter's time). A non-finite sample
-// gives non-finite REs either way, which the detector erases.
-template <typename T>
-inline std::complex<T> times(std::complex<T> a, std::complex<T> b)
-{
-    return { a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real() };
-}
-template <typename T>
-inline std::complex<T> times_conj(std::complex<T> a, std::complex<T> b)
-{
-    return { a.real() * b.real() + a.imag() * b.imag(), a.imag() * b.real() - a.real() * b.imag() };
-}
-
-} // namespace
 
 apsm_frame_layout::apsm_frame_layout(const frame_format& frame)
     : d_frame(frame)
@@ -83,7 +68,7 @@ void apsm_frame_layout::pilot_channel(const std::complex<float>* const* frames,
             for (int s = 0; s < K; s++) {
                 const std::complex<float>* rx = frames[a] + (1 + std::size_t(s)) * used;
                 for (std::size_t i = 0; i < used; i++)
-                    hk[i] += times_conj(cd(rx[i]), cd(sent[std::size_t(s) * used + i]));
+                    hk[i] += conj_mul(cd(sent[std::size_t(s) * used + i]), cd(rx[i]));
             }
         }
 }
@@ -95,7 +80,7 @@ double apsm_frame_layout::timing_slope(const std::complex<double>* h, int antenn
     for (std::size_t row = 0; row < std::size_t(antennas) * std::size_t(d_frame.streams); row++)
         for (std::size_t i = 0; i + 1 < used; i++)
             if (d_bins[i + 1] - d_bins[i] == 1) // not across DC
-                sum += times_conj(h[row * used + i + 1], h[row * used + i]);
+                sum += conj_mul(h[row * used + i], h[row * used + i + 1]);
     return sum == std::complex<double>(0) ? 0.0 : std::arg(sum);
 }
 
@@ -135,18 +120,18 @@ void apsm_frame_splitter::split(const std::complex<float>* const* frames,
         d_deslope[i] = std::polar(1.0, -d_slope * bins[i]);
     for (std::size_t row = 0; row < h.size(); row += used)
         for (std::size_t i = 0; i < used; i++)
-            h[row + i] = times(h[row + i], d_deslope[i]);
+            h[row + i] = mul(h[row + i], d_deslope[i]);
     if (reference || !d_have_reference) {
         std::copy(h.begin(), h.end(), d_reference.begin());
         d_have_reference = true;
     }
     cd against = 0;
     for (std::size_t n = 0; n < h.size(); n++)
-        against += times_conj(h[n], d_reference[n]);
+        against += conj_mul(d_reference[n], h[n]);
     d_frame_phase = against == cd(0) ? 0.0 : std::arg(against);
     const cd unturn = std::polar(1.0, -d_frame_phase);
     for (std::size_t i = 0; i < used; i++)
-        d_untwist[i] = std::complex<float>(times(d_deslope[i], unturn));
+        d_untwist[i] = std::complex<float>(mul(d_deslope[i], unturn));
 
     // Each payload symbol's phase against the pilots: its tracking carriers against
     // what the pilot channel (times K) predicts there.
@@ -158,9 +143,9 @@ void apsm_frame_splitter::split(const std::complex<float>* const* frames,
                 const std::size_t i = std::size_t(d_tracking[t]);
                 cd predicted = 0;
                 for (int k = 0; k < K; k++)
-                    predicted += times(h[(std::size_t(a) * std::size_t(K) + std::size_t(k)) * used + i],
+                    predicted += mul(h[(std::size_t(a) * std::size_t(K) + std::size_t(k)) * used + i],
                                        d_track_sent[std::size_t(k) * T + t]);
-                sum += times_conj(times(cd(y[i]), d_deslope[i]), predicted);
+                sum += conj_mul(predicted, mul(cd(y[i]), d_deslope[i]));
             }
         }
         d_symbol_phases[std::size_t(s)] = sum == cd(0) ? 0.0 : std::arg(sum);
@@ -174,18 +159,18 @@ void apsm_frame_splitter::split(const std::complex<float>* const* frames,
         const std::complex<float> drift(std::polar(1.0, -d_symbol_phases[std::size_t(s)]));
         for (std::size_t d = 0; d < D; d++)
             d_data_factor[std::size_t(s) * D + d] =
-                times(times(d_untwist[std::size_t(data[d])], drift), turn[d]);
+                mul(mul(d_untwist[std::size_t(data[d])], drift), turn[d]);
     }
     for (int a = 0; a < d_antennas; a++) {
         std::complex<float>* out = res[a];
         const std::complex<float>* symbol = frames[a] + used; // the pilots follow the preamble
         for (int s = 0; s < K; s++, symbol += used)
             for (std::size_t i = 0; i < used; i++)
-                *out++ = times(symbol[i], d_untwist[i]);
+                *out++ = mul(symbol[i], d_untwist[i]);
         for (int s = 0; s < f.payload_symbols; s++, symbol += used) {
             const std::complex<float>* factor = d_data_factor.data() + std::size_t(s) * D;
             for (std::size_t d = 0; d < D; d++)
-                *out++ = times(symbol[std::size_t(data[d])], factor[d]);
+                *out++ = mul(symbol[std::size_t(data[d])], factor[d]);
         }
     }
 }

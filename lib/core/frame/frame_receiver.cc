@@ -5,6 +5,8 @@
  * The receiver side of the frame format: Schmidl-Cox synchronisation and least-squares
  * channel estimation (docs/frame.md).
  */
+#include "common/complex_product.h"
+
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/limits.h>
 
@@ -17,24 +19,6 @@
 namespace gr {
 namespace gpumimo {
 namespace core {
-
-namespace {
-// Complex products spelled out: std::complex's operator* goes through the C99 Annex G
-// routine (__mulsc3/__muldc3) for its Inf/NaN cases, a call per product that made the
-// frame correction 4x slower than everything else in synchronisation. The samples here
-// are finite (the synchroniser zeroes what is not), where both give the same value.
-template <typename T>
-inline std::complex<T> mul(std::complex<T> a, std::complex<T> b)
-{
-    return { a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real() };
-}
-// conj(a) * b
-template <typename T>
-inline std::complex<T> conj_mul(std::complex<T> a, std::complex<T> b)
-{
-    return { a.real() * b.real() + a.imag() * b.imag(), a.real() * b.imag() - a.imag() * b.real() };
-}
-} // namespace
 
 namespace {
 // Antenna a's samples at rx + a * n, as find_frame's pointer form takes them.

@@ -52,6 +52,7 @@ public:
     std::uint64_t frames() const override { return d_frames; }
     std::uint64_t trainings_tagged() const override { return d_trainings; }
     std::uint64_t dropped_symbols() const override { return d_dropped; }
+    std::uint64_t damaged_frames() const override { return d_damaged; }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
@@ -128,12 +129,22 @@ private:
             d_res_out[std::size_t(a)] = static_cast<gr_complex*>(out[std::size_t(a)]) + produced;
         }
         const bool due = d_frames == 0 || (d_train_every > 0 && d_frames % d_train_every == 0);
-        const bool train = due || d_train_requested.exchange(false);
+        const bool train = due || d_train_requested.exchange(false) || d_training_pending;
         // A training frame is the reference the later frames' phases are taken against.
-        d_splitter.split(d_frames_in.data(), d_res_out.data(), train);
-        if (train) {
+        if (!d_splitter.split(d_frames_in.data(), d_res_out.data(), train)) {
+            // NaN or Inf in its pilots: it goes out as NaN REs (erasures at the
+            // detector), and a training due on it waits for the next frame.
+            d_damaged++;
+            d_training_pending = train;
+            d_log.warn("damaged frame", [&] {
+                return "frame " + std::to_string(d_frames) + " has NaN or Inf in its pilot "
+                       "symbols: its REs leave as NaN" + (train ? ", its training moves to "
+                       "the next frame" : "") + " (" + std::to_string(d_damaged) + " in all)";
+            });
+        } else if (train) {
             add_item_tag(0, nitems_written(0) + produced, d_training_key, pmt::from_uint64(d_frames));
             d_trainings++;
+            d_training_pending = false;
         }
         d_frames++;
         d_back_to_back = true;
@@ -153,7 +164,8 @@ private:
     // Whether a frame may start untagged where the last ended: from the start and after
     // each whole frame; not after a drop, where only a tag starts the next.
     bool d_back_to_back = true;
-    std::uint64_t d_frames = 0, d_trainings = 0, d_dropped = 0;
+    bool d_training_pending = false; // a training was due on a damaged frame
+    std::uint64_t d_frames = 0, d_trainings = 0, d_dropped = 0, d_damaged = 0;
     rate_limited_log d_log{ d_logger };
 };
 

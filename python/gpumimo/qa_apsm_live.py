@@ -154,6 +154,38 @@ def test_training_tags_every_nth_frame_and_on_a_message():
     assert demux.frames() == n_frames
 
 
+def test_a_frame_with_nan_pilots_leaves_as_nan_and_its_training_moves_on():
+    """NaN in frame 0's pilot symbols: its REs leave as NaN (the detector erases them),
+    counted; the training due on it is tagged on frame 1 instead; frame 1 onwards equal
+    the reference with frame 1 as the reference frame."""
+    rng = seeded_rng(2804)
+    users, antennas, nsym = 2, 3, 2
+    used = gpumimo.numerology(PRESET)["used_carriers"]
+    S = 1 + users + nsym
+    frames = [(rng.standard_normal((antennas, S, used)) +
+               1j * rng.standard_normal((antennas, S, used))).astype(np.complex64)
+              for _ in range(3)]
+    frames[0][1, 2, 7] = np.nan
+    stream = np.concatenate(frames, axis=1)
+    tb = gr.top_block()
+    demux = gpumimo.apsm_frame_demux(PRESET, users, MOD, nsym, antennas)
+    sinks = []
+    for a in range(antennas):
+        src = blocks.vector_source_c(stream[a].ravel().tolist(), False, used)
+        sinks.append(blocks.vector_sink_c())
+        tb.connect(src, (demux, a), sinks[-1])
+    tb.run()
+    R = demux.training_len() + demux.data_len()
+    got = np.array([s.data() for s in sinks])
+    assert demux.frames() == 3 and demux.damaged_frames() == 1
+    assert np.all(np.isnan(got[:, :R]))
+    ref = SplitReference(users, nsym)
+    want = np.concatenate([ref.split(frames[1], True), ref.split(frames[2], False)], axis=1)
+    np.testing.assert_allclose(got[:, R:], want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    assert [(t.offset, pmt.to_uint64(t.value)) for t in sinks[0].tags()] == [(R, 1)]
+    assert demux.trainings_tagged() == 1
+
+
 def test_bad_parameters_are_refused():
     for args in [("nope", 2, MOD, 1, 2), (PRESET, 0, MOD, 1, 2), (PRESET, 9, MOD, 1, 2),
                  (PRESET, 2, "17qam", 1, 2), (PRESET, 2, MOD, 0, 2), (PRESET, 2, MOD, 1, 0)]:

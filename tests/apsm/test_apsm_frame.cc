@@ -188,8 +188,20 @@ TEST(ApsmFrame, TakesACarrierOffsetsPhasesOffAgainstTheReferenceFrame)
             ASSERT_LT(std::abs(got[a][n] - want[a][n]), 1e-4f * (1 + std::abs(want[a][n])))
                 << "antenna " << a << ", RE " << n;
     // A new reference: the turned frame is then its own, phase 0.
-    offset.split(pointers(turned).data(), got_p.data(), true);
+    EXPECT_TRUE(offset.split(pointers(turned).data(), got_p.data(), true));
     EXPECT_NEAR(offset.last_frame_phase(), 0.0, 1e-9);
+
+    // A NaN in a pilot symbol: nothing measured, every RE NaN, and the frame does not
+    // become the reference even when asked (the next frame's phase is still against
+    // the turned one).
+    auto broken = second;
+    broken[2][(1 + users - 1) * used + 5] = cf(std::nanf(""), 0.0f);
+    EXPECT_FALSE(offset.split(pointers(broken).data(), got_p.data(), true));
+    for (int a = 0; a < antennas; a++)
+        for (const cf& x : got[a])
+            ASSERT_TRUE(std::isnan(x.real())) << "antenna " << a;
+    EXPECT_TRUE(offset.split(pointers(second).data(), got_p.data(), false));
+    EXPECT_NEAR(std::remainder(offset.last_frame_phase() + whole, 2 * M_PI), 0.0, 1e-5);
 }
 
 TEST(ApsmFrame, RefusesAnInvalidFrame)

@@ -35,7 +35,10 @@ namespace gpumimo {
  * none. A frame cut short by the next tag is dropped, as are symbols before a frame's
  * tag; both are counted (dropped_symbols()) and logged, and no partial frame goes
  * out: each user's data REs stay whole frames, in the payload bits' order, so that
- * interleaving the users' detected REs gives llr_sink the frame's LLRs.
+ * interleaving the users' detected REs gives llr_sink the frame's LLRs. A frame with
+ * NaN or Inf in its pilot symbols cannot be measured: it goes out as NaN REs (the
+ * detector erases them), counted (damaged_frames()) and logged, and a training due
+ * on it moves to the next frame.
  */
 class GPUMIMO_API apsm_frame_demux : virtual public gr::block
 {
@@ -59,6 +62,8 @@ public:
     virtual std::uint64_t trainings_tagged() const = 0;
     /*! Input symbols dropped: before a frame's tag, or in a frame cut short. */
     virtual std::uint64_t dropped_symbols() const = 0;
+    /*! Frames passed on as NaN REs: NaN or Inf in their pilot symbols. */
+    virtual std::uint64_t damaged_frames() const = 0;
 };
 
 } // namespace gpumimo

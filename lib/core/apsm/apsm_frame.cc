@@ -11,7 +11,9 @@
 #include <gnuradio/gpumimo/core/apsm/apsm_frame.h>
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
+#include <limits>
 #include <stdexcept>
 
 namespace gr {
@@ -104,7 +106,7 @@ apsm_frame_splitter::apsm_frame_splitter(const frame_format& frame, int antennas
     d_deslope.resize(std::size_t(frame.num.used_carriers));
 }
 
-void apsm_frame_splitter::split(const std::complex<float>* const* frames,
+bool apsm_frame_splitter::split(const std::complex<float>* const* frames,
                                 std::complex<float>* const* res,
                                 bool reference)
 {
@@ -115,6 +117,15 @@ void apsm_frame_splitter::split(const std::complex<float>* const* frames,
     const std::vector<int>& bins = d_layout.bins();
     std::vector<cd>& h = d_channel;
     d_layout.pilot_channel(frames, d_antennas, h.data());
+    bool finite = true;
+    for (const cd& x : h)
+        finite &= std::isfinite(x.real()) && std::isfinite(x.imag());
+    if (!finite) { // nothing to measure: the whole frame goes out as NaN
+        const std::complex<float> nan(std::numeric_limits<float>::quiet_NaN(), 0.0f);
+        for (int a = 0; a < d_antennas; a++)
+            std::fill_n(res[a], d_layout.res_out(), nan);
+        return false;
+    }
     d_slope = d_layout.timing_slope(h.data(), d_antennas);
     for (std::size_t i = 0; i < used; i++)
         d_deslope[i] = std::polar(1.0, -d_slope * bins[i]);
@@ -173,6 +184,7 @@ void apsm_frame_splitter::split(const std::complex<float>* const* frames,
                 *out++ = mul(symbol[std::size_t(data[d])], factor[d]);
         }
     }
+    return true;
 }
 
 } // namespace core

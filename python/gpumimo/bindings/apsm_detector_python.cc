@@ -130,7 +130,8 @@ void bind_apsm_detector(py::module& m)
         .def("data_len", &apsm_frame_demux::data_len)
         .def("frames", &apsm_frame_demux::frames)
         .def("trainings_tagged", &apsm_frame_demux::trainings_tagged)
-        .def("dropped_symbols", &apsm_frame_demux::dropped_symbols);
+        .def("dropped_symbols", &apsm_frame_demux::dropped_symbols)
+        .def("damaged_frames", &apsm_frame_demux::damaged_frames);
 
     m.def(
         "apsm_frame_training",

@@ -111,8 +111,11 @@ public:
 
     /*! Every antenna's frame (frames[a]: symbols_in() x used carriers) into res_out()
      *  REs each (res[a]): training, then data. `reference`: this frame becomes the
-     *  reference (its own phase is then 0); the first frame always does. */
-    void split(const std::complex<float>* const* frames, std::complex<float>* const* res, bool reference);
+     *  reference (its own phase is then 0); the first frame always does. A frame whose
+     *  pilot symbols hold a NaN or Inf cannot be measured: all its REs are NaN (the
+     *  detector erases them), it never becomes the reference, and split() returns
+     *  false; otherwise true. */
+    bool split(const std::complex<float>* const* frames, std::complex<float>* const* res, bool reference);
 
     /*! The last frame's timing slope (radians per bin), its phase against the reference
      *  (radians) and each payload symbol's against its pilots. */

@@ -29,15 +29,14 @@ class apsm_ofdm_rx(gr.hier_block2):
     Inside: mimo_ofdm_sync (frames found on the preamble over all antennas) -> ofdm_fft
     -> apsm_frame_demux (each frame's pilot REs, then its data REs) -> apsm_detector
     (trained on the pilots of frame 0 and of every `train_every`-th frame, 0: the first
-    only) -> each user's
-    data REs (blocks.keep_m_in_n) -> the users interleaved RE by RE
-    (blocks.interleave). Every user's soft symbols of the data REs are on .soft_taps[u]
-    (a blocks.copy each, for a constellation sink). A message on the "train" port
-    retrains at the next frame. The blocks are .sync, .fft, .demux
-    and .detector. `apsm` passes keyword arguments on to apsm_detector (window,
-    gaussian_variance, ...); backend runs the detector, fft_backend and sync_backend
-    the others; device_buffers puts the synchroniser's and the FFT's ports in device
-    memory (off by default: the demultiplexer after them reads on the host).
+    only; a message on the "train" port retrains at the next frame) -> each user's data
+    REs (blocks.keep_m_in_n) -> the users interleaved RE by RE (blocks.interleave).
+    Every user's soft symbols of the data REs are on .soft_taps[u] (a blocks.copy each:
+    connect a constellation sink there). The blocks are .sync, .fft, .demux and
+    .detector. `apsm` passes keyword arguments on to apsm_detector (window,
+    gaussian_variance, ...); backend runs the detector, fft_backend and sync_backend the
+    others; device_buffers puts the synchroniser's and the FFT's ports in device memory
+    (off by default: the demultiplexer after them reads on the host).
     """
 
     def __init__(self, preset="small", users=2, modulation="qpsk", payload_symbols=4,

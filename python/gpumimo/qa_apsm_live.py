@@ -20,7 +20,7 @@ import pmt
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qa_common import seeded_rng  # noqa: E402
+from qa_common import compile_flowgraph, seeded_rng  # noqa: E402
 
 from gnuradio import blocks, gr, gpumimo  # noqa: E402
 
@@ -184,6 +184,45 @@ def test_a_frame_with_nan_pilots_leaves_as_nan_and_its_training_moves_on():
     np.testing.assert_allclose(got[:, R:], want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
     assert [(t.offset, pmt.to_uint64(t.value)) for t in sinks[0].tags()] == [(R, 1)]
     assert demux.trainings_tagged() == 1
+
+
+def test_the_grc_block_makes_the_block(tmp_path):
+    """The APSM Frame Demux as GNU Radio Companion builds it (its .block.yml compiled by
+    grcc in a small flowgraph, no example uses it alone): frames of vectors in, each
+    frame's training and data REs out, a training tag on frame 0."""
+    import yaml
+    users, nsym = 2, 4
+    used = gpumimo.numerology(PRESET)["used_carriers"]
+    frames = 3
+    state = {"coordinate": [8, 8], "rotation": 0, "state": "enabled"}
+    flowgraph = {
+        "options": {"parameters": {"author": "qa", "category": "[GRC Hier Blocks]",
+                                   "generate_options": "no_gui", "id": "demux_grc",
+                                   "output_language": "python", "run": "True",
+                                   "run_options": "run", "title": "demux"}, "states": state},
+        "blocks": [
+            {"name": "src", "id": "blocks_vector_source_x", "states": state,
+             "parameters": {"type": "complex", "vlen": str(used), "repeat": "False",
+                            "tags": "[]",
+                            "vector": f"[1 + 1j] * {used * (1 + users + nsym) * frames}"}},
+            {"name": "demux", "id": "gpumimo_apsm_frame_demux", "states": state,
+             "parameters": {"preset": PRESET, "users": str(users), "modulation": MOD,
+                            "payload_symbols": str(nsym), "antennas": "1",
+                            "train_every": "0", "training_tag": "'apsm_train'"}},
+            {"name": "sink", "id": "blocks_vector_sink_x", "states": state,
+             "parameters": {"type": "complex", "vlen": "1", "reserve_items": "1024"}},
+        ],
+        "connections": [["src", "0", "demux", "0"], ["demux", "0", "sink", "0"]],
+        "metadata": {"file_format": 1},
+    }
+    grc = tmp_path / "demux_grc.grc"
+    grc.write_text(yaml.safe_dump(flowgraph, sort_keys=False))
+    tb = compile_flowgraph(grc, tmp_path).demux_grc()
+    tb.run()
+    R = tb.demux.training_len() + tb.demux.data_len()
+    assert R == users * used + nsym * len(gpumimo.numerology(PRESET)["data_carriers"])
+    assert tb.demux.frames() == frames and len(tb.sink.data()) == frames * R
+    assert [t.offset for t in tb.sink.tags()] == [0]
 
 
 def test_bad_parameters_are_refused():

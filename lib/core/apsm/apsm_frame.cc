@@ -20,7 +20,6 @@ namespace gr {
 namespace gpumimo {
 namespace core {
 
-
 apsm_frame_layout::apsm_frame_layout(const frame_format& frame)
     : d_frame(frame)
 {
@@ -102,7 +101,8 @@ apsm_frame_splitter::apsm_frame_splitter(const frame_format& frame, int antennas
     d_channel.resize(channel);
     d_reference.resize(channel);
     d_symbol_phases.resize(std::size_t(frame.payload_symbols));
-    d_data_factor.resize(std::size_t(frame.payload_symbols) * data_carriers(frame.num).size());
+    d_data_factor.resize(std::size_t(frame.payload_symbols) * d_layout.data_carrier_indices().size());
+    d_predicted.resize(std::size_t(antennas) * d_tracking.size());
     d_deslope.resize(std::size_t(frame.num.used_carriers));
 }
 
@@ -145,18 +145,23 @@ bool apsm_frame_splitter::split(const std::complex<float>* const* frames,
         d_untwist[i] = std::complex<float>(mul(d_deslope[i], unturn));
 
     // Each payload symbol's phase against the pilots: its tracking carriers against
-    // what the pilot channel (times K) predicts there.
+    // what the pilot channel (times K) predicts there, the same for every symbol.
+    for (int a = 0; a < d_antennas; a++)
+        for (std::size_t t = 0; t < T; t++) {
+            const std::size_t i = std::size_t(d_tracking[t]);
+            cd predicted = 0;
+            for (int k = 0; k < K; k++)
+                predicted += mul(h[(std::size_t(a) * std::size_t(K) + std::size_t(k)) * used + i],
+                                 d_track_sent[std::size_t(k) * T + t]);
+            d_predicted[std::size_t(a) * T + t] = predicted;
+        }
     for (int s = 0; s < f.payload_symbols; s++) {
         cd sum = 0;
         for (int a = 0; a < d_antennas; a++) {
             const std::complex<float>* y = frames[a] + (1 + std::size_t(K) + std::size_t(s)) * used;
             for (std::size_t t = 0; t < T; t++) {
                 const std::size_t i = std::size_t(d_tracking[t]);
-                cd predicted = 0;
-                for (int k = 0; k < K; k++)
-                    predicted += mul(h[(std::size_t(a) * std::size_t(K) + std::size_t(k)) * used + i],
-                                       d_track_sent[std::size_t(k) * T + t]);
-                sum += conj_mul(predicted, mul(cd(y[i]), d_deslope[i]));
+                sum += conj_mul(d_predicted[std::size_t(a) * T + t], mul(cd(y[i]), d_deslope[i]));
             }
         }
         d_symbol_phases[std::size_t(s)] = sum == cd(0) ? 0.0 : std::arg(sum);

@@ -128,6 +128,7 @@ private:
     int d_antennas;
     std::vector<int> d_tracking;                       // tracking carriers (used indices)
     std::vector<std::complex<double>> d_track_sent;    // [user][tracking carrier]
+    std::vector<std::complex<double>> d_predicted;     // [antenna][tracking carrier]
     std::vector<std::complex<double>> d_channel;       // this frame's pilot channel
     std::vector<std::complex<double>> d_reference;     // pilot channel, slope taken off
     bool d_have_reference = false;

@@ -8,13 +8,6 @@
 from gnuradio import blocks, gr
 
 from . import gpumimo_python as _b
-from .detection import constellation
-
-
-def detected_modulation(modulation):
-    """The modulation the APSM detector decides: pi/2-BPSK comes out of
-    apsm_frame_demux turned back to BPSK; every other modulation is itself."""
-    return "bpsk" if modulation.lower() in ("pi/2-bpsk", "pi2bpsk", "pi2-bpsk") else modulation
 
 
 class apsm_ofdm_rx(gr.hier_block2):
@@ -61,14 +54,15 @@ class apsm_ofdm_rx(gr.hier_block2):
         self.demux = _b.apsm_frame_demux(preset, users, modulation, payload_symbols,
                                          antennas, train_every)
         pilots = _b.apsm_frame_training(preset, users, modulation, payload_symbols)
-        mod = detected_modulation(modulation)
+        # pi/2-BPSK leaves apsm_frame_demux turned back to BPSK.
+        frame = _b.frame_info(preset, users, modulation, payload_symbols)
+        mod, bits = frame["detected_modulation"], frame["bits_per_symbol"]
         self.detector = _b.apsm_detector(antennas, users, mod, pilots.ravel().tolist(),
                                          backend=backend, device=device, ls_guard=ls_guard,
                                          track=track, antenna_subset=list(antenna_subset),
                                          **apsm)
-        bits = constellation(mod).bits_per_symbol
         training, data = self.demux.training_len(), self.demux.data_len()
-        frame = training + data
+        res = training + data
         for a in range(antennas):
             self.connect((self, a), (self.sync, a))
             self.connect((self.sync, a), (self.fft, a))
@@ -78,11 +72,11 @@ class apsm_ofdm_rx(gr.hier_block2):
         self.interleave = blocks.interleave(llr_item, 1)
         self.soft_taps = []
         for u in range(users):
-            data_soft = blocks.keep_m_in_n(gr.sizeof_gr_complex, data, frame, training)
+            data_soft = blocks.keep_m_in_n(gr.sizeof_gr_complex, data, res, training)
             tap = blocks.copy(gr.sizeof_gr_complex)
             self.connect((self.detector, u), data_soft, tap, blocks.null_sink(gr.sizeof_gr_complex))
             self.soft_taps.append(tap)
-            data_llr = blocks.keep_m_in_n(llr_item, data, frame, training)
+            data_llr = blocks.keep_m_in_n(llr_item, data, res, training)
             self.connect((self.detector, users + u), data_llr, (self.interleave, u))
         self.connect(self.interleave, blocks.vector_to_stream(gr.sizeof_float, bits), self)
         # A message on "train": the demultiplexer tags the next frame's pilots.

@@ -130,6 +130,8 @@ void bind_frame(py::module& m)
             d["payload_bits"] = f.payload_bits();
             d["data_carriers"] = f.data_carrier_count();
             d["bits_per_symbol"] = core::constellation(f.mod).bits_per_symbol();
+            // What a detector decides: pi/2-BPSK's payload turned back is BPSK.
+            d["detected_modulation"] = core::to_string(core::detected_modulation(f.mod));
             // Mean power per sample of a stream's payload symbols: the used carriers'
             // share of the FFT (unit-energy carriers, scale 1/sqrt(N) each way).
             d["payload_power"] = double(f.num.used_carriers) / double(f.num.fft_len);
@@ -140,7 +142,8 @@ void bind_frame(py::module& m)
         py::arg("modulation"),
         py::arg("payload_symbols"),
         "A frame's sizes as a dict: samples, symbols, payload_bits, data_carriers (per "
-        "payload symbol), bits_per_symbol, payload_power.");
+        "payload symbol), bits_per_symbol, detected_modulation (what a detector decides: "
+        "bpsk for pi/2-bpsk), payload_power.");
 
     m.def(
         "prbs_bits",

@@ -956,12 +956,13 @@ def test_sink_error_rates_follow_each_window():
         assert values[1] == pytest.approx(np.count_nonzero(window) / 2), w
 
 
-@pytest.mark.parametrize("transport", ["", "--zmq", "--zmq --transport-only"])
+@pytest.mark.parametrize("transport", ["", "--zmq", "--zmq --transport-only", "--apsm --profile"])
 def test_rx_rate_tool_reports_every_link(transport):
     """gpumimo_rx_rate, small and short on the CPU: a line per link with a rate above 0,
     the slowest link, and the host CPU it used; links spread over --devices in turn;
     with --zmq each link's samples cross ZeroMQ on 127.0.0.1 first (--transport-only:
-    no receiver). Bad --devices is refused."""
+    no receiver); --apsm the APSM receiver, its blocks profiled. Bad --devices is
+    refused."""
     root = pathlib.Path(__file__).resolve().parents[2]
     tool = [sys.executable, str(root / "apps" / "gpumimo_rx_rate")]
     args = ["--preset", "small", "--links", "2", "--antennas", "2", "--streams", "2",
@@ -980,6 +981,10 @@ def test_rx_rate_tool_reports_every_link(transport):
     if "--zmq" in transport:
         assert ("ZeroMQ transport alone" in out.stdout) == ("--transport-only" in transport)
         assert "--transport-only" in transport or "over ZeroMQ" in out.stdout
+    if "--apsm" in transport:
+        assert "APSM receiver on cpu" in out.stdout, out.stdout
+        assert re.search(r"apsm_frame_demux +[\d.]+%  on cpu", out.stdout), out.stdout
+        assert re.search(r"apsm_detector +[\d.]+%  on cpu", out.stdout), out.stdout
     bad = subprocess.run(tool + ["--devices", "x"], capture_output=True, text=True)
     assert bad.returncode != 0 and "--devices" in bad.stderr
 

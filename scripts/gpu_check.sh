@@ -182,6 +182,24 @@ if run_gr && [ -f .device-gr/env.sh ]; then
         awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"
     status "rx flowgraph rate" "$(grep -c 'slowest link' "$OUT/rx-flowgraph-rate.log") runs"
     status "latency (mmse, paced)" "$(grep -o 'all links: median.*' "$OUT/rx-flowgraph-rate.log" || echo none)"
+    # The GPU's timeline under the 4-link chain and under the stream receiver (CUPTI's
+    # records through apps/bench/gpu_trace; no Nsight Systems there): how much of the
+    # time the GPU runs anything, the kernels, the idle gaps, each block's waits.
+    trace_lib=/tmp/libgpumimo_gpu_trace.so
+    if c++ -std=c++17 -O2 -shared -fPIC apps/bench/gpu_trace/gpu_trace.cc -I/usr/local/cuda/include \
+           -L/usr/local/cuda/lib64 -lcupti -Wl,-rpath,/usr/local/cuda/lib64 -o $trace_lib 2> "$OUT/gpu-timeline.log"; then
+        for mode in "--chain --links 4" "--links 4" "--chain --links 1"; do
+            echo "=== gpumimo_rx_rate --algorithm mmse $mode --seconds 3 --warmup 1, traced" >> "$OUT/gpu-timeline.log"
+            ( set -- && source .device-gr/env.sh &&
+              CUDA_INJECTION64_PATH=$trace_lib GPUMIMO_TRACE_FILE=/tmp/trace.csv \
+              grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse $mode --seconds 3 --warmup 1 ) 2>&1 |
+                grep -E 'frames/s|slowest|host CPU|gpu_trace' >> "$OUT/gpu-timeline.log"
+            python3 scripts/gpu_timeline.py /tmp/trace.csv --end-margin 0.7 --span 1.5 >> "$OUT/gpu-timeline.log" 2>&1
+        done
+        status "gpu timeline" "$(grep -c 'GPU running a kernel or a copy' "$OUT/gpu-timeline.log") traces"
+    else
+        status "gpu timeline" "the tracer did not build"
+    fi
 fi
 
 if run_core; then

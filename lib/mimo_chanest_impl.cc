@@ -80,7 +80,6 @@ public:
             d_eq_in[std::size_t(r)] = d_eq_rx.data() + std::size_t(r) * d_data.size();
         d_eq_out.resize(std::size_t(format.streams));
         d_eq_scratch.resize(d_data.size());
-        d_records.reserve(kFramesPerEstimate * d_items.item_bytes() * d_items.payload_symbols);
         set_tag_propagation_policy(TPP_DONT);
     }
 
@@ -184,8 +183,6 @@ public:
             std::size_t passed = 0;
             try {
                 estimate(input_items, output_items, produced);
-                if (writes_records(output_items))
-                    write_records(output_items, produced);
                 for (; passed < d_batch.size(); passed++) {
                     pass(d_batch[passed], d_estimates[passed], output_items, produced);
                     produced += payload;
@@ -205,26 +202,6 @@ private:
     bool writes_records(const gr_vector_void_star& out) const
     {
         return !d_equalized && out.size() > std::size_t(d_antennas);
-    }
-
-    // The batch's estimates as records (core::estimate_items) into the estimate output
-    // from item `produced` on, in one copy (to the device where that output lies there).
-    void write_records(gr_vector_void_star& out, std::size_t produced)
-    {
-        const std::size_t record = d_items.item_bytes() * d_items.payload_symbols;
-        d_records.resize(d_batch.size() * record); // within the batch's most: no growth
-        for (std::size_t f = 0; f < d_batch.size(); f++) {
-            const core::channel_estimate& e = d_estimates[f];
-            unsigned char* r = d_records.data() + f * record;
-            std::memcpy(r, e.h.data(), d_items.h_values() * sizeof(gr_complex));
-            float* noise = reinterpret_cast<float*>(r + d_items.noise_offset());
-            if (e.noise_eff.size() == d_carriers)
-                std::copy(e.noise_eff.begin(), e.noise_eff.end(), noise);
-            else
-                std::fill_n(noise, d_carriers, float(e.noise_var));
-        }
-        core::copy_bytes(static_cast<unsigned char*>(out[d_antennas]) + produced * d_items.item_bytes(),
-                         d_records.data(), d_records.size());
     }
 
     // Offset from `from` of the next frame_start tag on input 0 before `to`, or -1;
@@ -289,6 +266,12 @@ private:
         b.frames = d_batch.size();
         b.payload = d_payload_out.data();
         b.usable = d_usable.data();
+        // The estimates as records into the estimate output from item `produced` on,
+        // written by the engine (on the device where that output lies there).
+        if (writes_records(out)) {
+            b.records = static_cast<unsigned char*>(out[d_antennas]) + produced * d_items.item_bytes();
+            b.record_stride = d_items.item_bytes() * d_items.payload_symbols;
+        }
         // Buffers on the GPU and the engine on the CPU (it fell back after a GPU
         // failure): through host memory.
         d_stand_in.begin();
@@ -373,7 +356,6 @@ private:
     const std::vector<int> d_data;                            // data carriers (indices)
     const bool d_equalized;                                   // equalised outputs made
     const core::estimate_items d_items;                       // the estimate output's
-    std::vector<unsigned char> d_records;                     // a batch's records, staged
     std::vector<found_frame> d_batch;                         // frames estimated together
     std::vector<core::channel_estimate> d_estimates;          // [batch frame], and more
     std::vector<std::size_t> d_frame_at;                      // [batch frame]: first symbol

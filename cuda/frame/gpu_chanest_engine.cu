@@ -57,7 +57,8 @@ public:
           d_U(std::size_t(frame.num.used_carriers)),
           d_symbols(std::size_t(frame.symbols())),
           d_first_payload(std::size_t(1 + frame.streams)),
-          d_payload(std::size_t(frame.payload_symbols))
+          d_payload(std::size_t(frame.payload_symbols)),
+          d_items(estimate_items_of(frame, rx))
     {
         detail::check_chanest_shape(rx, max_frames);
         const gc::device_guard keep;
@@ -90,7 +91,7 @@ public:
 
     void estimate(const chanest_batch& b, std::vector<channel_estimate>& estimates) override
     {
-        detail::check_chanest_batch(b, d_F, d_symbols);
+        detail::check_chanest_batch(b, d_F, d_symbols, d_items.record_bytes());
         const gc::device_guard keep;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d_device));
         const cudaStream_t st = d_stream->get();
@@ -177,7 +178,21 @@ private:
                                            nf * sizeof(float), cudaMemcpyDeviceToHost, st));
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_damaged.get(), d_damaged.get(), nf * sizeof(int),
                                            cudaMemcpyDeviceToHost, st));
+        if (b.records)
+            copy_records(b, st);
         return direct;
+    }
+
+    // Each frame's H and effective noise into its record, straight from the device (two
+    // strided copies for the batch).
+    void copy_records(const chanest_batch& b, cudaStream_t st)
+    {
+        const std::size_t h_bytes = d_items.noise_offset(), noise_bytes = d_U * sizeof(float);
+        GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(b.records, b.record_stride, d_h.get(), h_bytes, h_bytes,
+                                             b.frames, cudaMemcpyDefault, st));
+        GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(b.records + d_items.noise_offset(), b.record_stride,
+                                             d_noise.get(), noise_bytes, noise_bytes, b.frames,
+                                             cudaMemcpyDefault, st));
     }
 
     // The batch's results from the page-locked buffers into the caller's estimates (and
@@ -218,6 +233,7 @@ private:
     const frame_format d_frame;
     const int d_device, d_rx, d_tx;
     const std::size_t d_F, d_U, d_symbols, d_first_payload, d_payload;
+    const estimate_items d_items; // the records' layout
     std::unique_ptr<gc::stream> d_stream;
     ek::estimation_tables d_tables;
     gc::device_buffer<int> d_damaged;

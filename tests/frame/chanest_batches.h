@@ -18,13 +18,17 @@
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/frame/chanest_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimate_items.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/limits.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -133,18 +137,61 @@ enum class buffers { pageable, page_locked, device };
 struct engine_outputs {
     std::vector<std::vector<std::complex<float>>> payload; // [rx][frame][payload symbol][carrier]
     std::vector<gr::gpumimo::core::channel_estimate> estimates;
-    std::vector<unsigned char> usable; // [frame]
+    std::vector<unsigned char> usable;  // [frame]
+    std::vector<unsigned char> records; // [frame][record_stride], where asked for
+    std::size_t record_stride = 0;
 };
+
+/*! The poison byte of engine_outputs' records, left where nothing was to be written. */
+constexpr unsigned char record_poison = 0xA5;
+
+/*! Frame fr's record in `out` holds its estimate as docs/frame.md lays a record out (H
+ *  [carrier][rx][tx] as complex floats, then the noise per carrier: noise_eff, or
+ *  noise_var where the estimate has none), exactly, and the bytes after it up to the
+ *  next record are untouched. */
+inline ::testing::AssertionResult record_matches_estimate(const engine_outputs& out,
+                                                          const gr::gpumimo::core::estimate_items& items,
+                                                          std::size_t fr)
+{
+    const gr::gpumimo::core::channel_estimate& e = out.estimates[fr];
+    const unsigned char* record = out.records.data() + fr * out.record_stride;
+    const std::size_t h_values = items.used * items.rx * items.tx;
+    if (e.h.size() != h_values)
+        return ::testing::AssertionFailure() << "frame " << fr << ": the estimate has " << e.h.size()
+                                             << " values of H, the record " << h_values;
+    std::vector<std::complex<float>> h(h_values);
+    std::memcpy(h.data(), record, h_values * sizeof(h[0]));
+    for (std::size_t i = 0; i < h_values; i++)
+        if (h[i] != e.h[i])
+            return ::testing::AssertionFailure() << "frame " << fr << ": H value " << i << " is " << h[i]
+                                                 << ", the estimate's " << e.h[i];
+    std::vector<float> noise(items.used);
+    std::memcpy(noise.data(), record + h_values * sizeof(h[0]), items.used * sizeof(float));
+    for (std::size_t c = 0; c < items.used; c++) {
+        const float want = e.noise_eff.empty() ? e.noise_var : e.noise_eff[c];
+        if (noise[c] != want)
+            return ::testing::AssertionFailure() << "frame " << fr << ": noise on carrier " << c
+                                                 << " is " << noise[c] << ", the estimate's " << want;
+    }
+    for (std::size_t i = h_values * sizeof(h[0]) + items.used * sizeof(float); i < out.record_stride; i++)
+        if (record[i] != record_poison)
+            return ::testing::AssertionFailure() << "frame " << fr << ": byte " << i
+                                                 << " after the record was written";
+    return ::testing::AssertionSuccess();
+}
 
 /*! in's frames as one batch through `engine`, the payload and usable list poisoned
  *  first; the input and payload registered with CUDA for the call (page_locked) or
- *  copied to and from device memory (device: as two GPU blocks' stream buffer). */
+ *  copied to and from device memory (device: as two GPU blocks' stream buffer). With
+ *  `records`, the estimates also as records (16 bytes of padding after each, poisoned),
+ *  where the payload lies. */
 inline void run_chanest_engine(gr::gpumimo::core::chanest_engine& engine,
                                const chanest_input& in,
                                const gr::gpumimo::core::frame_format& f,
                                int rx,
                                buffers where,
-                               engine_outputs& out)
+                               engine_outputs& out,
+                               bool records = false)
 {
     using namespace gr::gpumimo::core;
     using cf = std::complex<float>;
@@ -152,6 +199,9 @@ inline void run_chanest_engine(gr::gpumimo::core::chanest_engine& engine,
     const std::size_t P = std::size_t(f.payload_symbols) * std::size_t(f.num.used_carriers);
     out.payload.assign(std::size_t(rx), std::vector<cf>(frames * P, cf(NAN, NAN)));
     out.usable.assign(frames, 7);
+    const estimate_items items = estimate_items_of(f, rx);
+    out.record_stride = records ? items.record_bytes() + 16 : 0;
+    out.records.assign(frames * out.record_stride, record_poison);
     std::vector<host_registration> locks;
     std::vector<device_bytes> on_device; // [rx] inputs, then [rx] payloads
     std::vector<const cf*> from = in.pointers();
@@ -176,6 +226,14 @@ inline void run_chanest_engine(gr::gpumimo::core::chanest_engine& engine,
         copy_bytes(on_device.back().get(), p.data(), p.size() * sizeof(cf)); // the poison
         to[std::size_t(r)] = reinterpret_cast<cf*>(on_device.back().get());
     }
+    unsigned char* records_at = out.records.data();
+    if (records && where == buffers::page_locked)
+        locks.emplace_back(out.records.data(), out.records.size());
+    else if (records && where == buffers::device) {
+        on_device.emplace_back(out.records.size(), 0);
+        copy_bytes(on_device.back().get(), out.records.data(), out.records.size());
+        records_at = reinterpret_cast<unsigned char*>(on_device.back().get());
+    }
     for (const host_registration& l : locks)
         if (!l.pinned())
             throw std::runtime_error("run_chanest_engine: cannot page-lock the buffers");
@@ -185,7 +243,13 @@ inline void run_chanest_engine(gr::gpumimo::core::chanest_engine& engine,
     b.frames = frames;
     b.payload = to.data();
     b.usable = out.usable.data();
+    if (records) {
+        b.records = records_at;
+        b.record_stride = out.record_stride;
+    }
     engine.estimate(b, out.estimates);
+    if (records && where == buffers::device)
+        copy_bytes(out.records.data(), records_at, out.records.size());
     for (int r = 0; where == buffers::device && r < rx; r++)
         copy_bytes(out.payload[std::size_t(r)].data(), to[std::size_t(r)],
                    out.payload[std::size_t(r)].size() * sizeof(cf));

@@ -59,7 +59,7 @@ TEST(ChanestEngine, HostEngineMatchesTheReferencesFrameByFrame)
         auto engine = make_chanest_engine(f, t.method, t.rx, "cpu", 0, nullptr, t.frames);
         ASSERT_STREQ(engine->backend(), "cpu");
         gpumimo_test::engine_outputs out;
-        run_chanest_engine(*engine, in, f, t.rx, gpumimo_test::buffers::pageable, out);
+        run_chanest_engine(*engine, in, f, t.rx, gpumimo_test::buffers::pageable, out, true);
         const auto& estimates = out.estimates;
         const auto& payload = out.payload;
         ASSERT_GE(estimates.size(), t.frames);
@@ -86,6 +86,7 @@ TEST(ChanestEngine, HostEngineMatchesTheReferencesFrameByFrame)
                     ASSERT_TRUE(close(payload[std::size_t(r)][fr * P * U + i],
                                       want_payload[std::size_t(r) * P * U + i], 1e-6))
                         << "antenna " << r << " value " << i;
+            EXPECT_TRUE(gpumimo_test::record_matches_estimate(out, estimate_items_of(f, t.rx), fr));
         }
     }
 }
@@ -120,6 +121,13 @@ TEST(ChanestEngine, RefusesBatchesOfTheWrongForm)
     b.usable = usable;
     b.payload = nullptr;
     EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
+    b.payload = out;
+    std::vector<unsigned char> records(2 * estimate_items_of(f, 2).record_bytes());
+    b.records = records.data();
+    b.record_stride = estimate_items_of(f, 2).record_bytes() - 4; // records overlapping
+    EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
+    b.record_stride += 4;
+    EXPECT_NO_THROW(engine->estimate(b, estimates));
     EXPECT_THROW(make_chanest_engine(f, channel_estimator::ls, 0, "cpu"), std::invalid_argument);
     EXPECT_THROW(make_chanest_engine(f, channel_estimator::ls, 2, "cpu", 0, nullptr, 0),
                  std::invalid_argument);

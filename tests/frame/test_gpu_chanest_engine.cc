@@ -70,10 +70,11 @@ TEST_F(GpuChanestEngine, MatchesTheHostEngine)
         ASSERT_STREQ(gpu->backend(), "cuda");
         engine_outputs g, c;
         run_chanest_engine(*cpu, in, f, t.rx, buffers::pageable, c);
-        // Twice on the GPU: the second batch must not lean on the first's leftovers.
+        // Twice on the GPU: the second batch must not lean on the first's leftovers. The
+        // first writes the estimates as records too (where the payload lies).
         for (int pass = 0; pass < 2; pass++) {
             SCOPED_TRACE("GPU pass " + std::to_string(pass));
-            run_chanest_engine(*gpu, in, f, t.rx, t.where, g);
+            run_chanest_engine(*gpu, in, f, t.rx, t.where, g, pass == 0);
             ASSERT_STREQ(gpu->backend(), "cuda"); // no fallback to the CPU happened
             for (std::size_t fr = 0; fr < t.frames; fr++) {
                 SCOPED_TRACE("frame " + std::to_string(fr));
@@ -90,6 +91,8 @@ TEST_F(GpuChanestEngine, MatchesTheHostEngine)
                     ASSERT_LT(std::abs(e.h[i] - want.h[i]), 1e-2 * std::sqrt(n0) + 3e-4) << "h " << i;
                 for (std::size_t k = 0; k < U; k++)
                     ASSERT_NEAR(e.noise_eff[k], want.noise_eff[k], 5e-3 * want.noise_eff[k] + 1e-30) << k;
+                if (pass == 0) // the records straight from the device, the estimates through the host
+                    ASSERT_TRUE(gpumimo_test::record_matches_estimate(g, estimate_items_of(f, t.rx), fr));
                 // The payload turned back by the phase of the smoothed estimates: float
                 // rounding in h moves the phase by about |dh| / |h|.
                 for (int r = 0; r < t.rx; r++)
@@ -129,6 +132,11 @@ TEST_F(GpuChanestEngine, RefusesBatchesOfTheWrongForm)
     b.frames = 3;
     EXPECT_THROW(gpu->estimate(b, estimates), std::invalid_argument);
     b.frames = 2;
+    std::vector<unsigned char> records(2 * estimate_items_of(f, 2).record_bytes());
+    b.records = records.data();
+    b.record_stride = estimate_items_of(f, 2).record_bytes() - 4; // records overlapping
+    EXPECT_THROW(gpu->estimate(b, estimates), std::invalid_argument);
+    b.record_stride += 4;
     EXPECT_NO_THROW(gpu->estimate(b, estimates));
     EXPECT_STREQ(gpu->backend(), "cuda");
 }

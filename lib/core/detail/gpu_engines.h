@@ -102,9 +102,16 @@ inline void check_chanest_shape(int rx, std::size_t max_frames)
 
 /*! chanest_engine::estimate()'s batch, the same on both backends (inline: the CUDA
  *  objects call it): std::invalid_argument for null pointers, a frame count outside
- *  1..max_frames or frames (of `symbols` symbols) out of order or overlapping. */
-inline void check_chanest_batch(const chanest_batch& b, std::size_t max_frames, std::size_t symbols)
+ *  1..max_frames, frames (of `symbols` symbols) out of order or overlapping, or
+ *  records closer together than a record's `record_bytes`. */
+inline void check_chanest_batch(const chanest_batch& b,
+                                std::size_t max_frames,
+                                std::size_t symbols,
+                                std::size_t record_bytes)
 {
+    if (b.records && b.record_stride < record_bytes)
+        throw std::invalid_argument("chanest_engine: records " + std::to_string(b.record_stride) +
+                                    " bytes apart, each of " + std::to_string(record_bytes));
     if (b.frames < 1 || b.frames > max_frames)
         throw std::invalid_argument("chanest_engine: " + std::to_string(b.frames) +
                                     " frames a call, made for 1 to " + std::to_string(max_frames));

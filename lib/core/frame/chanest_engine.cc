@@ -34,6 +34,7 @@ public:
           d_carriers(std::size_t(frame.num.used_carriers)),
           d_training(std::size_t(1 + frame.streams)),
           d_payload(std::size_t(frame.payload_symbols)),
+          d_items(estimate_items_of(frame, rx)),
           d_smoothing(make_smoothing_engine(
               frame.num, method, rx, frame.streams,
               double(preamble_empty_carriers(frame.num).size()) * rx, "cpu", 0, nullptr,
@@ -48,7 +49,7 @@ public:
 
     void estimate(const chanest_batch& b, std::vector<channel_estimate>& estimates) override
     {
-        detail::check_chanest_batch(b, max_frames(), d_frame.symbols());
+        detail::check_chanest_batch(b, max_frames(), d_frame.symbols(), d_items.record_bytes());
         // Each usable frame's training symbols of every antenna, [rx][symbol][carrier],
         // gathered for estimate_channels.
         const std::size_t per_frame = std::size_t(d_rx) * d_training * d_carriers;
@@ -81,9 +82,26 @@ public:
                 std::swap(estimates[d_kept[i]], d_kept_estimates[i]);
             derotate(b, d_kept[i], estimates[d_kept[i]]);
         }
+        if (b.records)
+            write_records(b, estimates);
     }
 
 private:
+    // The usable frames' records: straight into host memory; into device memory (this
+    // engine standing in for the GPU one on a device-resident estimate stream) staged,
+    // in one copy.
+    void write_records(const chanest_batch& b, const std::vector<channel_estimate>& estimates)
+    {
+        const bool on_device = is_device_memory(b.records);
+        if (on_device)
+            d_record_stage.resize(b.frames * b.record_stride);
+        unsigned char* to = on_device ? d_record_stage.data() : b.records;
+        for (std::size_t f : d_kept)
+            write_estimate_record(d_items, estimates[f], to + f * b.record_stride);
+        if (on_device)
+            copy_bytes(b.records, to, (b.frames - 1) * b.record_stride + d_items.record_bytes());
+    }
+
     bool usable(const chanest_batch& b, std::size_t f) const
     {
         for (int r = 0; r < d_rx; r++)
@@ -121,6 +139,7 @@ private:
     const frame_format d_frame;
     const int d_rx;
     const std::size_t d_carriers, d_training, d_payload;
+    const estimate_items d_items;                             // the records' layout
     std::unique_ptr<smoothing_engine> d_smoothing;
     phase_tracker d_tracker;
     std::vector<std::complex<float>> d_training_rx;           // [frame][rx][symbol][carrier]
@@ -129,6 +148,7 @@ private:
     std::vector<channel_estimate> d_kept_estimates;           // [usable frame], some unusable
     std::vector<std::complex<float>> d_derotation;            // [payload symbol]
     std::vector<const std::complex<float>*> d_payload_in;     // [rx]: a frame's payload
+    std::vector<unsigned char> d_record_stage;                // [frame][record_stride]
 };
 
 class chanest_with_fallback : public with_gpu_fallback<chanest_engine>

@@ -10,6 +10,7 @@
 
 #include <gnuradio/gpumimo/core/engine.h>
 #include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimate_items.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 
@@ -44,6 +45,15 @@ struct chanest_batch {
      *  frame's estimate is left as it was and its payload slot holds nothing of use.
      *  Host memory. */
     unsigned char* usable = nullptr;
+    /*! Where not null: frame f's estimate as mimo_chanest's estimate record
+     *  (core::estimate_items: H, then the detectors' noise per carrier) at
+     *  records + f * record_stride bytes, in host or device memory as `payload`. An
+     *  unusable frame's record holds nothing of use. The GPU engine writes the records
+     *  on the device, so that the estimates reach a device-resident estimate stream
+     *  without going through the host. */
+    unsigned char* records = nullptr;
+    /*! Bytes from one frame's record to the next's, at least the record's bytes. */
+    std::size_t record_stride = 0;
 };
 
 /*!

@@ -9,6 +9,10 @@
 #define INCLUDED_GPUMIMO_CORE_ESTIMATE_ITEMS_H
 
 #include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/frame/frame_receiver.h>
+
+#include <algorithm>
+#include <cstring>
 
 #include <cstddef>
 #include <stdexcept>
@@ -50,6 +54,23 @@ struct estimate_items {
         return (record_bytes() + unit - 1) / unit * 16;
     }
 };
+
+/*! Estimate e as a record at `record` (host memory, items.record_bytes()): its H, then
+ *  its noise_eff, or noise_var on every carrier where it has no noise_eff (least
+ *  squares told as exact). std::invalid_argument where e is not of the items' shape. */
+inline void write_estimate_record(const estimate_items& items,
+                                  const channel_estimate& e,
+                                  unsigned char* record)
+{
+    if (e.h.size() != items.h_values())
+        throw std::invalid_argument("write_estimate_record: the estimate is not of the records' shape");
+    std::memcpy(record, e.h.data(), items.noise_offset());
+    float* noise = reinterpret_cast<float*>(record + items.noise_offset());
+    if (e.noise_eff.size() == items.used)
+        std::copy(e.noise_eff.begin(), e.noise_eff.end(), noise);
+    else
+        std::fill_n(noise, items.used, e.noise_var);
+}
 
 /*! The estimate items of `format`'s frames received on `antennas` antennas. */
 inline estimate_items estimate_items_of(const frame_format& format, int antennas)

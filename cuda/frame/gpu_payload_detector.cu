@@ -6,12 +6,14 @@
  * engine does on the CPU, as kernels around gpu_detector::detect_device, so that a run's
  * carriers go in and its LLRs come out in the frame's order with one copy each way.
  *
- * Device layouts of a chunk of n <= max_symbols symbols:
- *   carriers [rx][symbol][used carrier]
- *   h_data   [data carrier][rx][tx],  noise_data [data carrier]
- *   bad      [symbol]                  (1: an unusable value on a data carrier)
- *   y        [data carrier][symbol][rx]   (carrier-major: group = n)
- *   detected [data carrier][symbol][bit], llr [symbol][data carrier][bit]
+ * A chunk is R pieces of n symbols each, R n <= kMaxSymbols: R runs of n symbols (whole
+ * frames, mostly: one launch of each kernel for several frames), or n symbols of one
+ * longer run. Device layouts of a chunk of N = R n symbols:
+ *   carriers [rx][symbol][used carrier]          (piece j's symbols at j n)
+ *   h_data   [piece][data carrier][rx][tx],  noise_data [piece][data carrier]
+ *   bad      [symbol]                          (1: an unusable value on a data carrier)
+ *   y        [piece][data carrier][symbol][rx]  (each piece carrier-major: group = n)
+ *   detected [piece][data carrier][symbol][bit], llr [symbol][data carrier][bit]
  */
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
@@ -37,9 +39,10 @@ namespace gc = gr::gpumimo::cuda;
 namespace {
 
 constexpr int kThreads = 256;
-// Symbols per chunk: the run's carriers of a chunk on the device at once (2.4 MB for
-// four antennas of 1200 carriers); longer runs go in several chunks.
-constexpr std::size_t kMaxSymbols = 64;
+// Symbols per chunk: the carriers of a chunk on the device at once (5.5 MB for four
+// antennas of 1200 carriers), 16 frames of lte20's 9 payload symbols; longer runs go in
+// several chunks.
+constexpr std::size_t kMaxSymbols = 144;
 
 unsigned blocks_for(std::size_t n)
 {
@@ -82,37 +85,43 @@ __global__ void mark_unusable_kernel(const float2* carriers,
         bad[rs % n] = 1;
 }
 
-// y[d][s][r] = data carrier d of symbol s on antenna r; an erased symbol's are 0.
+// y[j][d][s][r] = data carrier d of piece j's symbol s on antenna r; an erased
+// symbol's are 0. N = pieces n symbols.
 __global__ void gather_kernel(const float2* carriers,
                               const int* data,
                               const int* bad,
                               int rx,
                               int n,
+                              int pieces,
                               int D,
                               int U,
                               float2* y)
 {
     const core::carrier_major order{ std::size_t(D), std::size_t(n) };
     const std::size_t v = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (v >= order.vectors())
+    if (v >= order.vectors() * pieces)
         return;
-    const std::size_t s = v % order.symbols, d = v / order.symbols; // v = detector_vector(d, s)
+    const std::size_t j = v / order.vectors(), w = v % order.vectors();
+    const std::size_t s = j * n + w % order.symbols, d = w / order.symbols; // w = detector_vector(d, s)
+    const std::size_t N = std::size_t(pieces) * n;
     for (int r = 0; r < rx; r++)
         y[v * rx + r] = bad[s] ? make_float2(0, 0)
-                               : carriers[(std::size_t(r) * n + s) * U + data[d]];
+                               : carriers[(std::size_t(r) * N + s) * U + data[d]];
 }
 
-// Back to the frame's order; erased symbols and non-finite LLRs leave as 0.
-__global__ void scatter_kernel(const float* detected, const int* bad, int n, int D, int bits, float* llr)
+// Back to the frame's order (the pieces' symbols one after another); erased symbols and
+// non-finite LLRs leave as 0.
+__global__ void scatter_kernel(const float* detected, const int* bad, int n, int pieces, int D, int bits, float* llr)
 {
     const core::carrier_major order{ std::size_t(D), std::size_t(n) };
-    const std::size_t total = order.vectors() * bits;
+    const std::size_t total = order.vectors() * pieces * bits;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
          i += std::size_t(gridDim.x) * blockDim.x) {
         const int b = int(i % bits);
-        const std::size_t v = i / bits; // = order.frame_vector(d, s)
+        const std::size_t v = i / bits; // symbol-major over the chunk's symbols
         const std::size_t d = v % order.carriers, s = v / order.carriers;
-        const float x = detected[order.detector_vector(d, s) * bits + b];
+        const std::size_t j = s / n;
+        const float x = detected[(j * order.vectors() + order.detector_vector(d, s % n)) * bits + b];
         llr[i] = bad[s] || !isfinite(x) ? 0.0f : x;
     }
 }
@@ -150,6 +159,8 @@ public:
         d_detected = gc::device_buffer<float>(D * kMaxSymbols * d_bits);
         d_llr = gc::device_buffer<float>(D * kMaxSymbols * d_bits);
         d_host_llr = gc::pinned_buffer<float>(D * kMaxSymbols * d_bits);
+        d_pieces.reserve(kMaxRuns); // a wait's: no allocation in detect_runs()
+        d_landings.reserve(kMaxRuns + kMaxChunks);
     }
     const char* backend() const override { return "cuda"; }
     std::size_t llrs_per_symbol() const override { return d_data.size() * d_bits; }
@@ -170,20 +181,23 @@ public:
             float* out = llr + first * llrs_per_symbol();
             const std::size_t bytes = n * llrs_per_symbol() * sizeof(float);
             const bool direct = reaches_in_place(out, bytes);
-            enqueue_chunk(run, 0, first, n, direct ? out : d_host_llr.get(), 0, st);
+            d_landings.clear();
+            const piece p{ &run, 0, first, direct ? out : d_host_llr.get() };
+            enqueue_chunk(&p, 1, n, 0, 0, st);
             GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
             d_detector.check_device_errors(st); // a vector beyond its model: invalid_argument
             if (!direct)
                 std::memcpy(out, d_host_llr.get(), bytes);
-            count += land_erased(0, n, erased + first);
+            count += land_erased(d_landings[0], erased + first);
         }
         return count;
     }
 
     // Every run's chunks enqueued on the stream, one wait for them all (up to kMaxRuns
     // runs and kMaxChunks chunks a wait), where the caller's carriers and LLRs need no
-    // staging; a refusal among them has each run of that wait detected alone, to tell
-    // which.
+    // staging; runs of equal length one after another share a chunk (one launch of each
+    // kernel for up to kMaxSymbols symbols). A refusal among them has each run of that
+    // wait detected alone, to tell which.
     std::size_t detect_runs(const payload_run* runs,
                             std::size_t count,
                             float* const* llr,
@@ -210,16 +224,7 @@ public:
                 i0 = i1;
                 continue;
             }
-            std::size_t c = 0;
-            for (std::size_t i = i0; i < i1; i++) {
-                refused[i] = 0;
-                if (runs[i].symbols == 0)
-                    continue;
-                enqueue_channel(runs[i], i - i0, st);
-                for (std::size_t first = 0; first < runs[i].symbols; first += kMaxSymbols, c++)
-                    enqueue_chunk(runs[i], i - i0, first, std::min(kMaxSymbols, runs[i].symbols - first),
-                                  llr[i] + first * llrs_per_symbol(), c, st);
-            }
+            enqueue_wait(runs, i0, i1, llr, refused, st);
             GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
             try {
                 d_detector.check_device_errors(st);
@@ -229,17 +234,71 @@ public:
                 i0 = i1;
                 continue;
             }
-            c = 0;
-            for (std::size_t i = i0; i < i1; i++)
-                for (std::size_t first = 0; first < runs[i].symbols; first += kMaxSymbols, c++)
-                    erased_symbols += land_erased(c, std::min(kMaxSymbols, runs[i].symbols - first),
-                                                  erased[i] + first);
+            for (const landing& l : d_landings)
+                erased_symbols += land_erased(l, erased[i0 + l.run] + l.first);
             i0 = i1;
         }
         return erased_symbols;
     }
 
 private:
+    // n symbols of a run from its symbol `first`, their LLRs to `out`; `run` its index in
+    // the wait (its channel slot).
+    struct piece {
+        const payload_run* from;
+        std::size_t run, first;
+        float* out;
+    };
+    // Where a piece's erased flags lie after the wait: host slot `chunk`, from `at`.
+    struct landing {
+        std::size_t run, first, n, chunk, at;
+    };
+
+    // Runs [i0, i1) enqueued: each run's channel into slot i - i0, runs of equal length
+    // whose slots follow each other gathered into one chunk while it has room, longer
+    // runs in chunks of their own; d_landings says where each piece's erased flags land.
+    void enqueue_wait(const payload_run* runs,
+                      std::size_t i0,
+                      std::size_t i1,
+                      float* const* llr,
+                      std::uint8_t* refused,
+                      cudaStream_t st)
+    {
+        d_landings.clear();
+        d_pieces.clear();
+        std::size_t c = 0, n = 0; // the gathered pieces' chunk and length
+        const auto flush = [&] {
+            if (!d_pieces.empty())
+                enqueue_chunk(d_pieces.data(), d_pieces.size(), n, d_pieces[0].run, c++, st);
+            d_pieces.clear();
+        };
+        for (std::size_t i = i0; i < i1; i++) {
+            refused[i] = 0;
+            const payload_run& run = runs[i];
+            if (run.symbols == 0)
+                continue;
+            const std::size_t k = i - i0;
+            enqueue_channel(run, k, st);
+            if (run.symbols <= kMaxSymbols) {
+                const bool joins = !d_pieces.empty() && n == run.symbols &&
+                                   d_pieces.back().run + 1 == k &&
+                                   (d_pieces.size() + 1) * n <= kMaxSymbols;
+                if (!joins) {
+                    flush();
+                    n = run.symbols;
+                }
+                d_pieces.push_back({ &run, k, 0, llr[i] });
+                continue;
+            }
+            flush();
+            for (std::size_t first = 0; first < run.symbols; first += kMaxSymbols) {
+                const piece p{ &run, k, first, llr[i] + first * llrs_per_symbol() };
+                enqueue_chunk(&p, 1, std::min(kMaxSymbols, run.symbols - first), k, c++, st);
+            }
+        }
+        flush();
+    }
+
     static std::size_t chunks_of(const payload_run& run)
     {
         return (run.symbols + kMaxSymbols - 1) / kMaxSymbols;
@@ -266,30 +325,27 @@ private:
         return true;
     }
 
-    // Run's H and N0 into channel slot k (from host memory through page-locked memory:
-    // the caller's may change once this returns; on the device, where mimo_chanest's
-    // estimate records lie between GPU blocks, device to device), and the data
-    // carriers' ones selected from them.
+    // Run's data carriers' H and N0 into channel slot k: selected straight from the
+    // run's where they lie on the device (mimo_chanest's estimate records between GPU
+    // blocks), else from a copy through page-locked memory (the caller's may change once
+    // this returns).
     void enqueue_channel(const payload_run& run, std::size_t k, cudaStream_t st)
     {
         const int D = int(d_data.size()), m = d_nr * d_nt;
         const std::size_t h_values = d_used * std::size_t(m);
-        float2* h = d_h.get() + k * h_values;
-        float* noise = d_noise.get() + k * d_used;
-        if (gc::is_device(run.h)) {
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(h, run.h, h_values * sizeof(float2),
-                                               cudaMemcpyDefault, st));
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(noise, run.noise, d_used * sizeof(float),
-                                               cudaMemcpyDefault, st));
-        } else {
+        const float2* h = reinterpret_cast<const float2*>(run.h);
+        const float* noise = run.noise;
+        if (!gc::is_device(run.h)) {
             float2* host_h = d_host_h.get() + k * h_values;
             float* host_noise = d_host_noise.get() + k * d_used;
             std::memcpy(host_h, run.h, h_values * sizeof(float2));
             std::memcpy(host_noise, run.noise, d_used * sizeof(float));
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(h, host_h, h_values * sizeof(float2),
-                                               cudaMemcpyHostToDevice, st));
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(noise, host_noise, d_used * sizeof(float),
-                                               cudaMemcpyHostToDevice, st));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_h.get() + k * h_values, host_h,
+                                               h_values * sizeof(float2), cudaMemcpyHostToDevice, st));
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_noise.get() + k * d_used, host_noise,
+                                               d_used * sizeof(float), cudaMemcpyHostToDevice, st));
+            h = d_h.get() + k * h_values;
+            noise = d_noise.get() + k * d_used;
         }
         select_data_carriers_kernel<<<blocks_for(std::size_t(D) * m), kThreads, 0, st>>>(
             h, noise, d_data_dev.get(), D, m, d_h_data.get() + k * std::size_t(D) * m,
@@ -297,57 +353,71 @@ private:
         GPUMIMO_CUDA_CHECK_LAUNCH("select_data_carriers_kernel");
     }
 
-    // Symbols [first, first + n) of run, with the channel of slot k: their LLRs to `out`
-    // (device or page-locked), their erased flags to host slot c; nothing waited for.
-    // The chunk buffers are reused by the next chunk in stream order.
-    void enqueue_chunk(const payload_run& run,
-                       std::size_t k,
-                       std::size_t first,
+    // `pieces` pieces of n symbols each as one chunk (their channels in slots k0,
+    // k0 + 1, ...): their LLRs to each piece's `out` (device or page-locked), their
+    // erased flags to host slot c (d_landings says where); nothing waited for. The
+    // chunk buffers are reused by the next chunk in stream order.
+    void enqueue_chunk(const piece* pieces,
+                       std::size_t count,
                        std::size_t n,
-                       float* out,
+                       std::size_t k0,
                        std::size_t c,
                        cudaStream_t st)
     {
         const int D = int(d_data.size()), U = int(d_used), m = d_nr * d_nt;
-        const std::size_t per_antenna = n * d_used;
-        for (int r = 0; r < d_nr; r++)
-            gc::copy_to_device_async(d_carriers.get() + r * per_antenna,
-                                     run.carriers[r] + first * d_used,
-                                     per_antenna * sizeof(float2),
-                                     d_stage.get() + r * per_antenna, st);
+        const std::size_t N = count * n, per_antenna = N * d_used;
+        for (std::size_t j = 0; j < count; j++)
+            for (int r = 0; r < d_nr; r++) {
+                const std::size_t at = r * per_antenna + j * n * d_used;
+                gc::copy_to_device_async(d_carriers.get() + at,
+                                         pieces[j].from->carriers[r] + pieces[j].first * d_used,
+                                         n * d_used * sizeof(float2), d_stage.get() + at, st);
+            }
         int* bad = d_bad.get() + c * kMaxSymbols;
-        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(bad, 0, n * sizeof(int), st));
-        mark_unusable_kernel<<<blocks_for(std::size_t(d_nr) * n * D), kThreads, 0, st>>>(
-            d_carriers.get(), d_data_dev.get(), d_nr, int(n), D, U, bad);
+        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(bad, 0, N * sizeof(int), st));
+        mark_unusable_kernel<<<blocks_for(std::size_t(d_nr) * N * D), kThreads, 0, st>>>(
+            d_carriers.get(), d_data_dev.get(), d_nr, int(N), D, U, bad);
         GPUMIMO_CUDA_CHECK_LAUNCH("mark_unusable_kernel");
-        gather_kernel<<<blocks_for(std::size_t(D) * n), kThreads, 0, st>>>(
-            d_carriers.get(), d_data_dev.get(), bad, d_nr, int(n), D, U, d_y.get());
+        gather_kernel<<<blocks_for(std::size_t(D) * N), kThreads, 0, st>>>(
+            d_carriers.get(), d_data_dev.get(), bad, d_nr, int(n), int(count), D, U, d_y.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("gather_kernel");
         mimo_batch b;
         b.y = reinterpret_cast<const cf32*>(d_y.get());
-        b.h = reinterpret_cast<const cf32*>(d_h_data.get() + k * std::size_t(D) * m);
-        b.noise_var = d_noise_data.get() + k * std::size_t(D);
+        b.h = reinterpret_cast<const cf32*>(d_h_data.get() + k0 * std::size_t(D) * m);
+        b.noise_var = d_noise_data.get() + k0 * std::size_t(D);
         b.scalar_noise = false;
-        b.batch = std::size_t(D) * n;
+        b.batch = std::size_t(D) * N;
         b.nt = d_nt;
         b.nr = d_nr;
         b.group = n;
         d_detector.detect_device(b, d_detected.get(), st);
-        scatter_kernel<<<blocks_for(std::size_t(D) * n * d_bits), kThreads, 0, st>>>(
-            d_detected.get(), bad, int(n), D, int(d_bits), d_llr.get());
+        scatter_kernel<<<blocks_for(std::size_t(D) * N * d_bits), kThreads, 0, st>>>(
+            d_detected.get(), bad, int(n), int(count), D, int(d_bits), d_llr.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("scatter_kernel");
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(out, d_llr.get(), n * llrs_per_symbol() * sizeof(float),
-                                           cudaMemcpyDefault, st));
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_bad.get() + c * kMaxSymbols, bad, n * sizeof(int),
+        // The LLRs out, one copy for pieces whose outputs follow each other.
+        const std::size_t piece_llrs = n * llrs_per_symbol();
+        for (std::size_t j0 = 0; j0 < count;) {
+            std::size_t j1 = j0 + 1;
+            while (j1 < count && pieces[j1].out == pieces[j1 - 1].out + piece_llrs)
+                j1++;
+            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(pieces[j0].out, d_llr.get() + j0 * piece_llrs,
+                                               (j1 - j0) * piece_llrs * sizeof(float),
+                                               cudaMemcpyDefault, st));
+            j0 = j1;
+        }
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_bad.get() + c * kMaxSymbols, bad, N * sizeof(int),
                                            cudaMemcpyDeviceToHost, st));
+        for (std::size_t j = 0; j < count; j++)
+            d_landings.push_back({ pieces[j].run, pieces[j].first, n, c, j * n });
     }
 
-    // A waited-for chunk's erased flags (host slot c) to the caller; their count.
-    std::size_t land_erased(std::size_t c, std::size_t n, std::uint8_t* erased) const
+    // A waited-for piece's erased flags to the caller; their count.
+    std::size_t land_erased(const landing& l, std::uint8_t* erased) const
     {
         std::size_t count = 0;
-        for (std::size_t s = 0; s < n; s++) {
-            erased[s] = d_host_bad.get()[c * kMaxSymbols + s] ? 1 : 0;
+        const int* bad = d_host_bad.get() + l.chunk * kMaxSymbols + l.at;
+        for (std::size_t s = 0; s < l.n; s++) {
+            erased[s] = bad[s] ? 1 : 0;
             count += erased[s];
         }
         return count;
@@ -369,6 +439,8 @@ private:
     gc::pinned_buffer<float2> d_stage, d_host_h;
     gc::pinned_buffer<int> d_host_bad;
     gc::pinned_buffer<float> d_host_llr, d_host_noise;
+    std::vector<piece> d_pieces;       // a chunk's, being gathered
+    std::vector<landing> d_landings;   // a wait's pieces
 };
 
 } // namespace

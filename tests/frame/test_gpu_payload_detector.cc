@@ -5,10 +5,11 @@
  * The GPU payload detector (mimo_detector's GPU engine) held to the host engine over the
  * CPU reference (test_payload_detector holds that one to each vector detected alone) on
  * fresh random runs: 1x1 to 4x4, runs of 1 symbol up to longer than one device chunk
- * (64 symbols), the output pageable and page-locked (copied by DMA in place, as into a
+ * (144 symbols), the output pageable and page-locked (copied by DMA in place, as into a
  * block's registered stream buffer); the same erasures; a vector beyond its model
  * refused as on the CPU; many runs in one call (detect_runs: one wait for up to 16
- * runs) as each run alone on the CPU, carriers in device or page-locked memory, the run
+ * runs, runs of equal length detected together in one chunk) as each run alone on the
+ * CPU, carriers in device or page-locked memory, the run
  * the detector refuses told apart from the others. Float32 against float64: within
  * 1e-3 of the largest LLR of the vector, widened by the carrier's Gram condition number
  * (zf and mmse invert it in float32: a random channel now and then is near singular).
@@ -154,8 +155,10 @@ TEST_F(GpuPayloadDetector, RefusesAVectorBeyondItsModelAsTheCpuDoes)
 
 // mimo_detector's call: a run a frame, each with its own estimate, carriers where a
 // device-resident stream buffer (or a page-locked one) holds them, LLRs into a
-// page-locked output: 21 runs (two waits of at most 16), one of 70 symbols (two
-// chunks), one with an erased symbol, one the detector refuses.
+// page-locked output: 21 runs (two waits of at most 16), most of 9 symbols (detected
+// several to a chunk), one of 150 symbols (two chunks of its own), one of 5 and one of
+// none (each ends a chunk of 9-symbol runs), one with an erased symbol, one the
+// detector refuses.
 TEST_F(GpuPayloadDetector, RunsTogetherEqualRunsAloneOnTheCpu)
 {
     auto rng = make_rng(313);
@@ -167,7 +170,8 @@ TEST_F(GpuPayloadDetector, RunsTogetherEqualRunsAloneOnTheCpu)
     std::vector<random_run> runs;
     std::size_t total = 0;
     for (std::size_t i = 0; i < nruns; i++) {
-        runs.push_back(make_random_run(rng, num, modulation::qam16, 4, 4, i == 5 ? 70 : 9, 18.0));
+        const std::size_t symbols = i == 5 ? 150 : i == 9 ? 5 : i == 11 ? 0 : 9;
+        runs.push_back(make_random_run(rng, num, modulation::qam16, 4, 4, symbols, 18.0));
         total += runs.back().symbols;
     }
     runs[2].carriers[1][4 * runs[2].used + std::size_t(data_carriers(num)[7])] = cf32(0, NAN);

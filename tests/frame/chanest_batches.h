@@ -180,6 +180,24 @@ inline ::testing::AssertionResult record_matches_estimate(const engine_outputs& 
     return ::testing::AssertionSuccess();
 }
 
+/*! Batch b (valid, its records unset) refused with records closer together than a
+ *  record's bytes, and taken with records a record apart. */
+inline void expect_record_spacing_checked(gr::gpumimo::core::chanest_engine& engine,
+                                          gr::gpumimo::core::chanest_batch b,
+                                          const gr::gpumimo::core::frame_format& f,
+                                          int rx)
+{
+    using namespace gr::gpumimo::core;
+    const std::size_t bytes = estimate_items_of(f, rx).record_bytes();
+    std::vector<unsigned char> records(b.frames * bytes);
+    std::vector<channel_estimate> estimates;
+    b.records = records.data();
+    b.record_stride = bytes - 4; // records overlapping
+    EXPECT_THROW(engine.estimate(b, estimates), std::invalid_argument);
+    b.record_stride = bytes;
+    EXPECT_NO_THROW(engine.estimate(b, estimates));
+}
+
 /*! in's frames as one batch through `engine`, the payload and usable list poisoned
  *  first; the input and payload registered with CUDA for the call (page_locked) or
  *  copied to and from device memory (device: as two GPU blocks' stream buffer). With

@@ -122,12 +122,7 @@ TEST(ChanestEngine, RefusesBatchesOfTheWrongForm)
     b.payload = nullptr;
     EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
     b.payload = out;
-    std::vector<unsigned char> records(2 * estimate_items_of(f, 2).record_bytes());
-    b.records = records.data();
-    b.record_stride = estimate_items_of(f, 2).record_bytes() - 4; // records overlapping
-    EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
-    b.record_stride += 4;
-    EXPECT_NO_THROW(engine->estimate(b, estimates));
+    gpumimo_test::expect_record_spacing_checked(*engine, b, f, 2);
     EXPECT_THROW(make_chanest_engine(f, channel_estimator::ls, 0, "cpu"), std::invalid_argument);
     EXPECT_THROW(make_chanest_engine(f, channel_estimator::ls, 2, "cpu", 0, nullptr, 0),
                  std::invalid_argument);

@@ -132,11 +132,7 @@ TEST_F(GpuChanestEngine, RefusesBatchesOfTheWrongForm)
     b.frames = 3;
     EXPECT_THROW(gpu->estimate(b, estimates), std::invalid_argument);
     b.frames = 2;
-    std::vector<unsigned char> records(2 * estimate_items_of(f, 2).record_bytes());
-    b.records = records.data();
-    b.record_stride = estimate_items_of(f, 2).record_bytes() - 4; // records overlapping
-    EXPECT_THROW(gpu->estimate(b, estimates), std::invalid_argument);
-    b.record_stride += 4;
+    gpumimo_test::expect_record_spacing_checked(*gpu, b, f, 2);
     EXPECT_NO_THROW(gpu->estimate(b, estimates));
     EXPECT_STREQ(gpu->backend(), "cuda");
 }

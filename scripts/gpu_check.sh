@@ -193,8 +193,11 @@ if run_gr && [ -f .device-gr/env.sh ]; then
             ( set -- && source .device-gr/env.sh &&
               CUDA_INJECTION64_PATH=$trace_lib GPUMIMO_TRACE_FILE=/tmp/trace.csv \
               grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse $mode --seconds 3 --warmup 1 ) 2>&1 |
-                grep -E 'frames/s|slowest|host CPU|gpu_trace' >> "$OUT/gpu-timeline.log"
-            python3 scripts/gpu_timeline.py /tmp/trace.csv --end-margin 0.7 --span 1.5 >> "$OUT/gpu-timeline.log" 2>&1
+                grep -E 'frames/s|slowest|host CPU|gpu_trace' > /tmp/traced-rate.log
+            cat /tmp/traced-rate.log >> "$OUT/gpu-timeline.log"
+            # The frames of all links in the 1.5 s window, for the figures per frame.
+            frames=$(awk '/^ +link [0-9]+: .*frames\/s/ { s += $3 } END { print s * 1.5 }' /tmp/traced-rate.log)
+            python3 scripts/gpu_timeline.py /tmp/trace.csv --end-margin 0.7 --span 1.5 --frames "$frames" >> "$OUT/gpu-timeline.log" 2>&1
         done
         status "gpu timeline" "$(grep -c 'GPU running a kernel or a copy' "$OUT/gpu-timeline.log") traces"
     else

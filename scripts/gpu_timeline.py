@@ -119,7 +119,8 @@ def main(argv=None):
         by_kind[kind][2] += int(size or 0)
     print('\ncopies: kind, count, busy %, GB/s over the window')
     for kind, (n, t, b) in sorted(by_kind.items()):
-        print('  %-6s %8d %6.1f%% %8.2f%s' % (kind, n, share(t), b / window, per_frame(t)))
+        print('  %-6s %8d %6.1f%% %8.2f%s%s' % (kind, n, share(t), b / window, per_frame(t),
+                                            ', %.1f a frame' % (n / args.frames) if args.frames else ''))
 
     by_name = collections.defaultdict(lambda: [0, 0])
     for r, (s, e) in zip(kernels, k_iv):
@@ -128,9 +129,11 @@ def main(argv=None):
     print('\nkernels by time: count, share of the window, mean us')
     for name, (n, t) in sorted(by_name.items(), key=lambda x: -x[1][1])[:args.top]:
         print('  %6.1f%% %8d %8.1f%s  %s' % (share(t), n, t / 1e3 / n, per_frame(t), name[:90]))
+    total = sum(t for _, t in by_name.values())
     print('  (%d kernel names, %d launches%s)' %
           (len(by_name), len(kernels),
-           ', %.1f a frame' % (len(kernels) / args.frames) if args.frames else ''))
+           ', %.1f a frame, %.1f us of kernels a frame' % (len(kernels) / args.frames, total / 1e3 / args.frames)
+           if args.frames else ''))
 
     streams = collections.defaultdict(list)
     for r, iv in zip(kernels, k_iv):

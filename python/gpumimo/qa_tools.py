@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+# Copyright 2026 gr-gpumimo authors.
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The repository's measuring tools whose figures go into docs/performance.md:
+scripts/gpu_timeline.py (the GPU timeline's summary) on a trace whose answers are known
+by hand."""
+
+import pathlib
+import re
+import subprocess
+import sys
+
+SOURCE = pathlib.Path(__file__).resolve().parents[2]
+TIMELINE = SOURCE / "scripts" / "gpu_timeline.py"
+
+
+def summarise(tmp_path, lines, *args):
+    trace = tmp_path / "trace.csv"
+    trace.write_text("".join(line + "\n" for line in lines))
+    out = subprocess.run([sys.executable, str(TIMELINE), str(trace), *args],
+                         capture_output=True, text=True, check=True)
+    return out.stdout
+
+
+def percent(text, label):
+    found = re.search(re.escape(label) + r"\s+([0-9.]+)%", text)
+    assert found, (label, text)
+    return float(found.group(1))
+
+
+def us(t):
+    return str(int(t * 1000))  # the trace's nanoseconds
+
+
+def test_timeline_busy_gaps_and_waits(tmp_path):
+    """Over 0-50 us: kernels 0-10 (stream 1), 5-15 (stream 2), 30-40 (stream 1), a copy
+    45-50: a kernel runs 25 us (50%), summed 30 us, a kernel or a copy 30 us (60%);
+    idle 15-30 and 40-45 (two gaps of 5 us or more, 40%; none of 20 us); two threads of
+    one block wait 25 and 5 us in calls of 20 us or more (the 5 us one is the tracer's
+    business to leave out; here it is in the file, so it counts): 30% on average."""
+    text = summarise(tmp_path, [
+        f"kernel,{us(0)},{us(10)},1,detect_kernel",
+        f"kernel,{us(5)},{us(15)},2,detect_kernel",
+        f"kernel,{us(30)},{us(40)},1,fft_kernel",
+        f"memcpy,{us(45)},{us(50)},1,DtoD:4096",
+        f"api,{us(0)},{us(25)},mimo_detector12:101,cudaStreamSynchronize",
+        f"api,{us(0)},{us(5)},mimo_detector13:102,cudaStreamSynchronize",
+    ], "--frames", "2")
+    assert percent(text, "GPU running a kernel") == 50.0
+    assert percent(text, "GPU running a kernel or a copy") == 60.0
+    assert "kernel time summed: 60.0%" in text
+    assert re.search(r"idle gaps >= +5 us: +2, +40\.0%", text), text
+    assert re.search(r"idle gaps >= +20 us: +0, +0\.0%", text), text
+    assert re.search(r"DtoD +1 +10\.0% .*0\.5 a frame", text), text
+    assert re.search(r"40\.0% +2 +10\.0 +10\.0 us/frame +detect_kernel", text), text
+    assert "3 launches, 1.5 a frame, 15.0 us of kernels a frame" in text
+    assert re.search(r"mimo_detector +x2 +30\.0%", text), text
+
+
+def test_timeline_window_from_the_end(tmp_path):
+    """--end-margin and --span: the window ends that long before the last kernel's end
+    and is that long; a kernel crossing its start is clipped to it."""
+    text = summarise(tmp_path, [
+        f"kernel,{us(0)},{us(100)},1,a_kernel",
+        f"kernel,{us(150)},{us(200)},1,a_kernel",
+    ], "--end-margin", "0.00005", "--span", "0.0001")  # window 50-150 us
+    assert "window 0.000 s (0.000 s after the first record)" in text
+    assert percent(text, "GPU running a kernel") == 50.0  # 50-100 of 50-150

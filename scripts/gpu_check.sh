@@ -4,11 +4,13 @@
 # label included), compute-sanitizer memcheck and racecheck on small runs, then the
 # benchmark; print a short table last. Logs go to $OUT when it is set.
 #
-#   scripts/gpu_check.sh [--full] [--part core|tests|gr]
+#   scripts/gpu_check.sh [--full] [--part core|tests|gr|chain]
 #     --full       the benchmark at full size, 2^20 vectors
 #     --part core  the core only: build, tests, sanitizers, benchmarks
 #     --part tests the core's build, tests and sanitizers, no benchmark
 #     --part gr    the GNU Radio module only (carried in .device-gr): Python QA, rates
+#     --part chain the chain of blocks against the stream receiver only (.device-gr):
+#                  their rates, twice each, and their GPU timelines (about 3 minutes)
 #
 # All of it takes about ten minutes on an H200, the device tool's limit for one command:
 # run it as two calls (--part core, then --part gr) under `timeout 580`. Every log goes
@@ -26,15 +28,16 @@ part=all
 while [ $# -gt 0 ]; do
     case "$1" in
         --full) bench_arg= ;;
-        --part) part=${2:?--part needs core, tests or gr}; shift ;;
+        --part) part=${2:?--part needs core, tests, gr or chain}; shift ;;
         *) echo "gpu_check.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
 done
-case "$part" in all|core|tests|gr) ;; *) echo "gpu_check.sh: --part is core, tests or gr" >&2; exit 2 ;; esac
-run_core() { [ "$part" != gr ]; }
+case "$part" in all|core|tests|gr|chain) ;; *) echo "gpu_check.sh: --part is core, tests, gr or chain" >&2; exit 2 ;; esac
+run_core() { [ "$part" != gr ] && [ "$part" != chain ]; }
 run_bench() { [ "$part" = all ] || [ "$part" = core ]; }
 run_gr() { [ "$part" = all ] || [ "$part" = gr ]; }
+run_chain() { run_gr || [ "$part" = chain ]; }
 
 # Only a few files come back from the GPU machine (8): every log in one archive, the
 # summary beside it. (The archive is written outside $OUT first: tar fails on a file
@@ -149,6 +152,16 @@ fi
 # The GNU Radio module, where its install prefix and Debian's GNU Radio runtime were
 # carried (.device-gr, ../shared/tools/device-gr): the Python QA with the GPU required,
 # and the block's rate in a flowgraph.
+if [ "$part" = chain ] && [ -f .device-gr/env.sh ]; then
+    # The chain's comparison alone, for a change to the chain's blocks: the stream
+    # receiver and the chain of 1 and 4 links, alternated, twice.
+    ( set -- && source .device-gr/env.sh &&
+      for round in 1 2; do
+          grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 4 --warmup 1 &&
+          for links in 4 1; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --chain --profile --links $links --seconds 3 --warmup 1; done
+      done ) 2>&1 | awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"
+    status "rx flowgraph rate" "$(grep -c 'slowest link' "$OUT/rx-flowgraph-rate.log") runs"
+fi
 if run_gr && [ -f .device-gr/env.sh ]; then
     # The bundle carries no gr-uhd and no matplotlib: the radio flowgraphs' tests (and
     # the comparison of every example's script, which compiles them) and the main job's
@@ -182,6 +195,8 @@ if run_gr && [ -f .device-gr/env.sh ]; then
         awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"
     status "rx flowgraph rate" "$(grep -c 'slowest link' "$OUT/rx-flowgraph-rate.log") runs"
     status "latency (mmse, paced)" "$(grep -o 'all links: median.*' "$OUT/rx-flowgraph-rate.log" || echo none)"
+fi
+if run_chain && [ -f .device-gr/env.sh ]; then
     # The GPU's timeline under the 4-link chain and under the stream receiver (CUPTI's
     # records through apps/bench/gpu_trace; no Nsight Systems there): how much of the
     # time the GPU runs anything, the kernels, the idle gaps, each block's waits.

@@ -112,7 +112,7 @@ def main(argv=None):
               (floor / 1e3, len(long_gaps), share(sum(long_gaps))))
 
     by_kind = collections.defaultdict(lambda: [0, 0, 0])
-    for r, (s, e) in zip(copies, clip([(r[1], r[2]) for r in copies], lo, hi)):
+    for r, (s, e) in zip(copies, c_iv):
         kind, _, size = r[4].partition(':') if r[0] == 'memcpy' else ('memset', '', r[4])
         by_kind[kind][0] += 1
         by_kind[kind][1] += e - s

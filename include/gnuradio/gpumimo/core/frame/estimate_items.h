@@ -12,9 +12,8 @@
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 
 #include <algorithm>
-#include <cstring>
-
 #include <cstddef>
+#include <cstring>
 #include <stdexcept>
 
 namespace gr {

@@ -365,13 +365,21 @@ private:
                        cudaStream_t st)
     {
         const int D = int(d_data.size()), U = int(d_used), m = d_nr * d_nt;
-        const std::size_t N = count * n, per_antenna = N * d_used;
-        for (std::size_t j = 0; j < count; j++)
-            for (int r = 0; r < d_nr; r++) {
-                const std::size_t at = r * per_antenna + j * n * d_used;
-                gc::copy_to_device_async(d_carriers.get() + at,
-                                         pieces[j].from->carriers[r] + pieces[j].first * d_used,
-                                         n * d_used * sizeof(float2), d_stage.get() + at, st);
+        const std::size_t N = count * n, per_antenna = N * d_used, piece_values = n * d_used;
+        // Each antenna's carriers in, one copy for pieces that follow each other in the
+        // caller's buffer (a stream buffer's frames, mostly).
+        const auto source = [&](std::size_t j, int r) {
+            return pieces[j].from->carriers[r] + pieces[j].first * d_used;
+        };
+        for (int r = 0; r < d_nr; r++)
+            for (std::size_t j0 = 0; j0 < count;) {
+                std::size_t j1 = j0 + 1;
+                while (j1 < count && source(j1, r) == source(j1 - 1, r) + piece_values)
+                    j1++;
+                const std::size_t at = r * per_antenna + j0 * piece_values;
+                gc::copy_to_device_async(d_carriers.get() + at, source(j0, r),
+                                         (j1 - j0) * piece_values * sizeof(float2), d_stage.get() + at, st);
+                j0 = j1;
             }
         int* bad = d_bad.get() + c * kMaxSymbols;
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(bad, 0, N * sizeof(int), st));

@@ -176,11 +176,19 @@ TEST_F(GpuPayloadDetector, RunsTogetherEqualRunsAloneOnTheCpu)
     }
     runs[2].carriers[1][4 * runs[2].used + std::size_t(data_carriers(num)[7])] = cf32(0, NAN);
     runs[17].carriers[3][1 * runs[17].used + std::size_t(data_carriers(num)[0])] = cf32(1e6f, 0);
-    // The runs back to back per antenna, as in a stream buffer.
+    // The runs back to back per antenna, as in a stream buffer, but for 3 symbols of junk
+    // before run 14 (a dropped frame's leftovers): runs 12 to 15 share a chunk whose
+    // carriers then come in two copies per antenna.
+    const std::size_t junk_before = 14, junk = 3;
     std::vector<std::vector<cf32>> stream(4);
+    std::vector<std::size_t> pos(nruns); // run i's first symbol in the stream
     for (int a = 0; a < 4; a++)
-        for (const random_run& r : runs)
-            stream[a].insert(stream[a].end(), r.carriers[a].begin(), r.carriers[a].end());
+        for (std::size_t i = 0; i < nruns; i++) {
+            if (i == junk_before)
+                stream[a].insert(stream[a].end(), junk * runs[i].used, cf32(7.0f, -7.0f));
+            pos[i] = stream[a].size() / runs[i].used;
+            stream[a].insert(stream[a].end(), runs[i].carriers[a].begin(), runs[i].carriers[a].end());
+        }
     std::vector<float> want(total * per, NAN);
     std::vector<std::uint8_t> want_erased(total, 7), want_refused(nruns, 0);
     for (std::size_t i = 0, at = 0; i < nruns; at += runs[i].symbols, i++) {
@@ -227,7 +235,7 @@ TEST_F(GpuPayloadDetector, RunsTogetherEqualRunsAloneOnTheCpu)
         std::vector<std::uint8_t*> erased_at;
         for (std::size_t i = 0, at = 0; i < nruns; at += runs[i].symbols, i++) {
             for (int a = 0; a < 4; a++)
-                starts[i * 4 + a] = base[a] + at * runs[i].used;
+                starts[i * 4 + a] = base[a] + pos[i] * runs[i].used;
             views[i] = runs[i].view();
             views[i].carriers = starts.data() + i * 4;
             if (on_device) {

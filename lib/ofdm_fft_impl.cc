@@ -208,7 +208,12 @@ void ofdm_fft_impl::forecast(int noutput_items, gr_vector_int& ninput_items_requ
     else if (!d_aligned)
         need = 1; // dropping until the first sync tag
     else if (d_forward)
-        need = int(d_layout.time_samples(d_phase, noutput_items));
+        // One symbol's samples, not noutput_items': asked for more than is at hand,
+        // GNU Radio halves noutput_items until the input suffices, and a call then took
+        // about half of what an upstream block had just written (about 2 of the
+        // synchroniser's 5 frames a call in the chain of GPU blocks); work_forward()
+        // takes every whole symbol at hand, up to the room and the batch.
+        need = int(d_layout.time_samples(d_phase, 1));
     else
         need =
             int(std::max<std::size_t>(1, symbols_fitting(noutput_items, noutput_items)));

@@ -56,11 +56,11 @@ struct decode_params {
 
 using ldpc_device::channel_llr;
 
-// As ldpc_detail::phi: ln(1 + 2 / (e^x - 1)) for x clamped to [1e-6, 40].
+// As ldpc_detail::phi (ldpc_internal.h): ln(1 + 2 / (e^x - 1)) for x from 8e-18 (the
+// floor), 0 from 40 (the cap) on.
 __device__ float phi(float x)
 {
-    x = fminf(fmaxf(x, 1e-6f), 40.0f);
-    return log1pf(2.0f / expm1f(x));
+    return x >= 40.0f ? 0.0f : log1pf(2.0f / expm1f(fmaxf(x, 8e-18f)));
 }
 
 __device__ void min_sum_check(float* app, float* msg, const int* bits, int deg, const decode_params& p)
@@ -168,6 +168,13 @@ __global__ void ldpc_decode_kernel(const In* __restrict__ llr,
                 unsatisfied |= int(parity);
             }
             ok = !__syncthreads_or(unsatisfied);
+            if (ok) { // decoded only with no bit undecided (an LLR of exactly 0), as the
+                      // CPU reference; looked for once the checks hold (ok is the block's)
+                int undecided = 0;
+                for (int v = threadIdx.x; v < n; v += blockDim.x)
+                    undecided |= int(app[v] == 0.0f);
+                ok = !__syncthreads_or(undecided);
+            }
             if (ok && p.early_termination)
                 break;
         }

@@ -307,8 +307,21 @@ __global__ void __maxnreg__(D <= 8 ? 64 : 255) decode_kernel(const In* __restric
                 parity_failed |= parity & sign_bits;
             }
         }
-        const bool ok[2] = { !__syncthreads_or(parity_failed & 0x8000u),
-                             !__syncthreads_or(parity_failed & 0x80000000u) };
+        bool ok[2] = { !__syncthreads_or(parity_failed & 0x8000u),
+                       !__syncthreads_or(parity_failed & 0x80000000u) };
+        if ((ok[0] && !(done & 1u)) || (ok[1] && !(done & 2u))) {
+            // Decoded only with no bit undecided (a value of +0), as the CPU reference;
+            // looked for once a codeword's checks hold (ok and done are the block's).
+            unsigned undecided = 0;
+            for (int v = threadIdx.x; v < n; v += blockDim.x) {
+                const unsigned b = bits_of(app[v]);
+                undecided |= ((b & 0xffffu) == 0 ? 0x8000u : 0u) | ((b >> 16) == 0 ? 0x80000000u : 0u);
+            }
+            const bool undecided_0 = __syncthreads_or(undecided & 0x8000u);
+            const bool undecided_1 = __syncthreads_or(undecided & 0x80000000u);
+            ok[0] = ok[0] && !undecided_0;
+            ok[1] = ok[1] && !undecided_1;
+        }
         unsigned finish = 0;
         for (int cw = 0; cw < 2; cw++)
             if (!(done & (1u << cw)) && ((ok[cw] && p.early_termination) || last))

@@ -7,7 +7,8 @@
  * codewords satisfy H c = 0 checked row by row, for the whole 802.16e family and for a
  * matrix with dependent rows; the decoders against the README's reference points (BPSK
  * over AWGN, within binomial margins), int8 input equal to its float value, erasures
- * and bad files refused with clear errors; the half-precision rounding against binary16's
+ * filled in and a codeword of no information not counted as decoded, bad files refused
+ * with clear errors; the half-precision rounding against binary16's
  * definition on every finite half, and min_sum_half against min_sum on the same frames.
  */
 #include "common/test_util.h"
@@ -492,6 +493,74 @@ TEST(Ldpc, DecoderOutputsAgreeWithEachOtherAndTheInt8Path)
         cpu_ldpc_decoder full(code, cfg);
         full.decode(llr.data(), frames, { nullptr, nullptr, its.data(), nullptr });
         EXPECT_EQ(std::count(its.begin(), its.end(), 20), std::ptrdiff_t(frames));
+    }
+}
+
+// A codeword with no information (every LLR 0, as a detector writes for symbols it
+// refused, or not finite) decodes to nothing: not counted as decoded though its zero
+// decisions satisfy every check. One whose erased bits the checks fill in still decodes,
+// and a codeword of zeros beside good ones in one call leaves those as they were.
+TEST(Ldpc, AnErasedCodewordIsNotDecoded)
+{
+    auto rng = make_rng(2719);
+    const ldpc_code code = wimax_rate_half_code(576);
+    const ldpc_encoder enc(code);
+    const std::size_t n = std::size_t(code.n), frames = 4;
+    std::vector<std::uint8_t> sent(n);
+    enc.encode(random_bits(rng, std::size_t(enc.k())).data(), sent.data());
+    std::vector<float> llr(frames * n, 0.0f); // frame 0: zeros
+    std::fill(llr.begin() + std::ptrdiff_t(n), llr.begin() + std::ptrdiff_t(2 * n), NAN); // frame 1
+    bpsk_awgn(rng, sent, 4.0, 0.5, &llr[2 * n]); // frame 2: a tenth of its bits erased
+    for (std::size_t v = 0; v < n; v += 10)
+        llr[2 * n + v] = 0.0f;
+    bpsk_awgn(rng, sent, 4.0, 0.5, &llr[3 * n]); // frame 3: whole
+    for (auto algo : { ldpc_algorithm::min_sum, ldpc_algorithm::min_sum_half, ldpc_algorithm::sum_product }) {
+        ldpc_decoder_config cfg;
+        cfg.algorithm = algo;
+        cfg.max_iterations = 10;
+        for (const bool early : { true, false }) {
+            cfg.early_termination = early;
+            cpu_ldpc_decoder dec(code, cfg);
+            std::vector<float> app(frames * n);
+            std::vector<std::uint8_t> bits(frames * n), ok(frames, 0xAA);
+            std::vector<int> its(frames);
+            const std::string what = std::string(to_string(algo)) + (early ? ", early" : ", all iterations");
+            EXPECT_EQ(dec.decode(llr.data(), frames, { app.data(), bits.data(), its.data(), ok.data() }), 2u) << what;
+            EXPECT_EQ(ok, (std::vector<std::uint8_t>{ 0, 0, 1, 1 })) << what;
+            for (std::size_t f = 0; f < 2; f++) {
+                EXPECT_EQ(its[f], 10) << what << ", frame " << f; // never decided: every iteration
+                for (std::size_t v = 0; v < n; v++)
+                    ASSERT_EQ(app[f * n + v], 0.0f) << what << ", frame " << f << ", bit " << v;
+            }
+            for (std::size_t f = 2; f < frames; f++)
+                EXPECT_TRUE(std::equal(sent.begin(), sent.end(), bits.begin() + std::ptrdiff_t(f * n)))
+                    << what << ", frame " << f;
+            // int8 zeros: the same.
+            const std::vector<std::int8_t> q(n, 0);
+            std::uint8_t q_ok = 0xAA;
+            EXPECT_EQ(dec.decode(q.data(), 4.0f, 1, { nullptr, nullptr, nullptr, &q_ok }), 0u) << what;
+            EXPECT_EQ(q_ok, 0) << what;
+        }
+        // Checks of degree 3 (a 3 x 40 grid's columns): sum-product's message from two
+        // bits of no information is phi(2 phi(0)) = phi(80), which must be 0, not the
+        // 3.6e-35 that would give every bit an LLR and a decision.
+        ldpc_code grid;
+        grid.name = "grid 3x40";
+        grid.n = 120;
+        grid.m = 43;
+        grid.checks.resize(43);
+        for (int v = 0; v < grid.n; v++) {
+            grid.checks[std::size_t(v / 40)].push_back(v);
+            grid.checks[std::size_t(3 + v % 40)].push_back(v);
+        }
+        finish_ldpc_code(grid);
+        cpu_ldpc_decoder dec(grid, cfg);
+        std::vector<float> zeros(120, 0.0f), app(120, NAN);
+        std::uint8_t grid_ok = 0xAA;
+        EXPECT_EQ(dec.decode(zeros.data(), 1, { app.data(), nullptr, nullptr, &grid_ok }), 0u) << to_string(algo);
+        EXPECT_EQ(grid_ok, 0) << to_string(algo);
+        for (std::size_t v = 0; v < 120; v++)
+            ASSERT_EQ(app[v], 0.0f) << to_string(algo) << ", grid, bit " << v;
     }
 }
 

@@ -23,8 +23,9 @@ namespace gpumimo {
  * Input: float LLRs in the core's convention (positive means 1: the detectors' and the
  * LLR sink's), n per codeword, codeword after codeword. Output: the k information bits of
  * each codeword (unsigned char, 0 or 1), and on each codeword's first bit an "ldpc" tag,
- * a dict of codeword (count from 0), ok (the decisions satisfy every check: the
- * codeword's status) and iterations. Non-finite LLRs are erasures.
+ * a dict of codeword (count from 0), ok (decoded: the decisions satisfy every check and
+ * no a-posteriori LLR is exactly 0) and iterations. Non-finite LLRs are erasures; a
+ * codeword of no information (every LLR 0 or not finite) is never ok.
  *
  * code: "wimax_<n>" (IEEE 802.16e rate 1/2, n = 576 to 2304 in steps of 96),
  * "nr_bg<1|2>_z<Z>[_rows<r>]" (5G NR, core/ldpc/nr_ldpc.h) or the path of an alist file; algorithm "min_sum" (normalised, 0.75), "min_sum_half" (the same
@@ -60,7 +61,7 @@ public:
     /*! "cuda" or "cpu": where the next call runs. */
     virtual std::string backend() const = 0;
     virtual std::uint64_t codewords() const = 0;
-    /*! Codewords whose decisions do not satisfy every check after max_iterations. */
+    /*! Codewords not decoded after max_iterations (a check failing or a bit undecided). */
     virtual std::uint64_t failed_codewords() const = 0;
     /*! Mean iterations per codeword so far. */
     virtual double mean_iterations() const = 0;

@@ -108,7 +108,11 @@ std::size_t cpu_ldpc_decoder::decode(const std::int8_t* llr,
 }
 
 // The layered schedule both precisions share: every check of every layer in order
-// (update(check) does one), then the syndrome after the iterations that need it.
+// (update(check) does one), then the syndrome after the iterations that need it. A
+// codeword counts as decoded only when every check holds and no a-posteriori LLR is
+// exactly 0: a bit whose LLR is 0 was not decided but defaulted to 0, and a codeword of
+// zero LLRs (what a detector writes for symbols it refused) would otherwise pass as the
+// all-zero codeword.
 template <typename Update>
 std::pair<int, bool> cpu_ldpc_decoder::iterate(Update update)
 {
@@ -122,9 +126,12 @@ std::pair<int, bool> cpu_ldpc_decoder::iterate(Update update)
                 update(d_code.checks[std::size_t(c)], &d_msg[std::size_t(d_edge_offset[std::size_t(c)])]);
         iterations = it + 1;
         if (d_config.early_termination || it + 1 == d_config.max_iterations) {
-            for (std::size_t v = 0; v < n; v++)
+            bool undecided = false;
+            for (std::size_t v = 0; v < n; v++) {
                 d_hard[v] = d_app[v] < 0.0f;
-            ok = d_code.satisfied(d_hard.data());
+                undecided |= d_app[v] == 0.0f;
+            }
+            ok = !undecided && d_code.satisfied(d_hard.data());
             if (ok && d_config.early_termination)
                 break;
         }

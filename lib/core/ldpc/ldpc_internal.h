@@ -150,13 +150,15 @@ inline void min_sum_messages_half(const float* t, std::size_t deg, float normali
     }
 }
 
-/*! phi(x) = -ln tanh(x / 2) = ln(1 + 2 / (e^x - 1)), its own inverse, for x clamped to
- *  [1e-6, 40] (phi(1e-6) = 14.5, phi(40) = 8.5e-18: a message's magnitude stays
- *  finite and a sure bit's contribution vanishes). */
+/*! phi(x) = -ln tanh(x / 2) = ln(1 + 2 / (e^x - 1)), its own inverse, for x from
+ *  phi_floor (phi(phi_floor) = 40.06: a message's magnitude stays finite), and 0 from
+ *  phi_cap = 40 on (phi(40) would be 8.5e-18). So a sure bit's contribution vanishes, and
+ *  a bit whose t is 0 (no information) makes its check's messages to the others exactly
+ *  0, as the tanh rule's limit: not the 8.5e-18 that would decide a codeword of zeros. */
+constexpr float phi_floor = 8e-18f, phi_cap = 40.0f;
 inline float phi(float x)
 {
-    x = std::fmin(std::fmax(x, 1e-6f), 40.0f);
-    return std::log1p(2.0f / std::expm1(x));
+    return x >= phi_cap ? 0.0f : std::log1p(2.0f / std::expm1(std::fmax(x, phi_floor)));
 }
 
 /*!

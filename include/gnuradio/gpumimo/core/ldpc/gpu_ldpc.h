@@ -46,9 +46,9 @@ public:
     std::size_t max_frames() const;
 
     /*! Host to host, as cpu_ldpc_decoder::decode: frames <= max_frames codewords of n
-     *  LLRs; returns how many satisfy every check. A pipeline: the batch in chunks (a
-     *  quarter, at least 512 codewords) over two streams, copies overlapping kernels
-     *  when the host memory is pinned. */
+     *  LLRs; returns how many decoded (as cpu_ldpc_decoder). A pipeline: the batch in
+     *  chunks (a quarter, at least 512 codewords) over two streams, copies overlapping
+     *  kernels when the host memory is pinned. */
     std::size_t decode(const float* llr, std::size_t frames, const ldpc_outputs& out);
     std::size_t
     decode(const std::int8_t* llr, float scale, std::size_t frames, const ldpc_outputs& out);

@@ -187,7 +187,7 @@ struct ldpc_outputs {
     float* app = nullptr;            //!< a-posteriori LLRs, the input's convention
     std::uint8_t* bits = nullptr;    //!< hard decisions: 1 where app > 0
     int* iterations = nullptr;       //!< iterations run
-    std::uint8_t* satisfied = nullptr; //!< 1 when the decisions satisfy every check
+    std::uint8_t* satisfied = nullptr; //!< 1 when decoded: every check holds, no app exactly 0
 };
 
 /*!
@@ -210,7 +210,9 @@ public:
     const ldpc_code& code() const { return d_code; }
     const ldpc_decoder_config& config() const { return d_config; }
 
-    /*! frames codewords of n LLRs each. Returns how many satisfy every check. */
+    /*! frames codewords of n LLRs each. Returns how many decoded: their decisions satisfy
+     *  every check and no a-posteriori LLR is exactly 0 (a bit not decided; so a codeword
+     *  of zero LLRs is not decoded). */
     std::size_t decode(const float* llr, std::size_t frames, const ldpc_outputs& out);
     std::size_t
     decode(const std::int8_t* llr, float scale, std::size_t frames, const ldpc_outputs& out);

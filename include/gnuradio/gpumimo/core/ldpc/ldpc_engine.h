@@ -39,7 +39,7 @@ public:
     /*! n: the LLRs of one codeword. */
     virtual int codeword_bits() const = 0;
     /*! As cpu_ldpc_decoder::decode(): frames <= max_frames codewords of n LLRs; returns
-     *  how many satisfy every check. */
+     *  how many decoded (every check holds, no bit undecided). */
     virtual std::size_t decode(const float* llr, std::size_t frames, const ldpc_outputs& out) = 0;
     virtual std::size_t
     decode(const std::int8_t* llr, float scale, std::size_t frames, const ldpc_outputs& out) = 0;

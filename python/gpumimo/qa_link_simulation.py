@@ -150,8 +150,9 @@ def test_plot_tool_writes_png(tmp_path):
 def test_ldpc_decoder_block_decodes_a_stream(backend, algorithm):
     """The ldpc_decoder block: random codewords of the 802.16e n = 576 code with noisy
     LLRs in, every codeword's information bits out with an ok tag, against the core's
-    decoder on the same LLRs; a codeword of garbage comes out with ok false. In single
-    and half precision (the GPU's half decoder is the CPU's bit for bit)."""
+    decoder on the same LLRs; a codeword of garbage and one of zeros (no information,
+    though its zero decisions hold every check) come out with ok false. In single and
+    half precision (the GPU's half decoder is the CPU's bit for bit)."""
     from gnuradio import blocks, gr
     import pmt
     rng = seeded_rng(40)
@@ -162,6 +163,7 @@ def test_ldpc_decoder_block_decodes_a_stream(backend, algorithm):
     cw = enc.encode(info)
     llr = (2.0 * cw - 1.0) * 4.0 + rng.normal(0, 2.0, size=cw.shape)  # positive means 1
     llr[7] = rng.normal(0, 1.0, size=n)  # no information: fails its checks
+    llr[12] = 0.0  # no information at all: not decoded
     llr = llr.astype(np.float32)
     tb = gr.top_block()
     dec = gpumimo.ldpc_decoder("wimax_576", algorithm, 10, backend, 0, 16)
@@ -176,13 +178,14 @@ def test_ldpc_decoder_block_decodes_a_stream(backend, algorithm):
     bits, iterations, satisfied = gpumimo.cpu_ldpc_decoder(code, cfg).decode(llr)
     want = bits[:, enc.info_positions]
     np.testing.assert_array_equal(out, want)
-    good = [i for i in range(words) if i != 7]
+    good = [i for i in range(words) if i not in (7, 12)]
     np.testing.assert_array_equal(out[good], info[good])
     tags = [t for t in sink.tags() if pmt.symbol_to_string(t.key) == "ldpc"]
     assert [t.offset for t in tags] == [i * k for i in range(words)]
     ok = [pmt.to_bool(pmt.dict_ref(t.value, pmt.intern("ok"), pmt.PMT_NIL)) for t in tags]
-    assert ok == [bool(s) for s in satisfied] and not ok[7] and all(ok[i] for i in good)
-    assert dec.codewords() == words and dec.failed_codewords() == 1
+    assert ok == [bool(s) for s in satisfied] and not ok[7] and not ok[12]
+    assert all(ok[i] for i in good)
+    assert dec.codewords() == words and dec.failed_codewords() == 2
     its = [pmt.to_long(pmt.dict_ref(t.value, pmt.intern("iterations"), pmt.PMT_NIL)) for t in tags]
     assert its == list(iterations) and dec.mean_iterations() == pytest.approx(np.mean(iterations))
 

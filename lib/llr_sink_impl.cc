@@ -182,7 +182,7 @@ public:
         if (d_coded)
             s << "; " << d_coded->code_name() << " (" << d_decoder->backend() << "): "
               << codeword_errors() << " of " << codewords()
-              << " codewords failed their checks, mean iterations " << mean_iterations()
+              << " codewords not decoded, mean iterations " << mean_iterations()
               << ", raw BER " << raw_ber();
         if (d_counter) {
             s << "; " << (d_coded ? "decoded " : "") << "BER " << ber() << " (" << bit_errors()

@@ -265,8 +265,8 @@ def decoded(sink, info, erasures=False):
     """The decoder's codewords (rows of information bits) and their ok flags; each row
     that decoded is checked against the sent words, which follow each other in turn.
     erasures: codewords whose LLRs were all zero (symbols the detector erased) are
-    expected; they satisfy every check as the all-zero codeword (ok, every bit 0), and
-    count here as not decoded (a random word sent is never all zero)."""
+    expected; the decoder does not count them as decoded (ok false), and an all-zero row
+    is not taken as decoded here either (a random word sent is never all zero)."""
     k = info.shape[1]
     rows = np.array(sink.data(), dtype=np.uint8).reshape(-1, k)
     tags = [t for t in sink.tags() if pmt.symbol_to_string(t.key) == "ldpc"]

@@ -16,6 +16,7 @@
  */
 #include "common/gpu_test.h"
 #include "common/test_util.h"
+#include "ldpc/grid_code.h"
 
 #include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
@@ -29,6 +30,7 @@
 #include <iostream>
 
 using namespace gr::gpumimo::core;
+using gpumimo_test::grid_code;
 using gpumimo_test::make_rng;
 
 namespace {
@@ -107,23 +109,6 @@ ldpc_code irregular_code()
                 code.checks[std::size_t(c)].end())
                 code.checks[std::size_t(c)].push_back(v);
     code.checks[99] = code.checks[3];
-    finish_ldpc_code(code);
-    return code;
-}
-
-// A product code: bits on a rows x cols grid, a check per row (degree cols) and per
-// column (degree rows).
-ldpc_code grid_code(int rows, int cols)
-{
-    ldpc_code code;
-    code.name = "grid " + std::to_string(rows) + "x" + std::to_string(cols);
-    code.n = rows * cols;
-    code.m = rows + cols;
-    code.checks.resize(std::size_t(code.m));
-    for (int v = 0; v < code.n; v++) {
-        code.checks[std::size_t(v / cols)].push_back(v);
-        code.checks[std::size_t(rows + v % cols)].push_back(v);
-    }
     finish_ldpc_code(code);
     return code;
 }

@@ -12,6 +12,7 @@
  * definition on every finite half, and min_sum_half against min_sum on the same frames.
  */
 #include "common/test_util.h"
+#include "ldpc/grid_code.h"
 #include "ldpc/ldpc_internal.h"
 
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
@@ -24,6 +25,7 @@
 #include <sstream>
 
 using namespace gr::gpumimo::core;
+using gpumimo_test::grid_code;
 using gpumimo_test::make_rng;
 using gpumimo_test::random_bits;
 
@@ -514,6 +516,10 @@ TEST(Ldpc, AnErasedCodewordIsNotDecoded)
     for (std::size_t v = 0; v < n; v += 10)
         llr[2 * n + v] = 0.0f;
     bpsk_awgn(rng, sent, 4.0, 0.5, &llr[3 * n]); // frame 3: whole
+    // Checks of degree 3 (a 3 x 40 grid's columns): sum-product's message from two bits
+    // of no information is phi(2 phi(0)) = phi(80), which must be 0, not the 3.6e-35
+    // that would give every bit an LLR and a decision.
+    const ldpc_code grid = grid_code(3, 40);
     for (auto algo : { ldpc_algorithm::min_sum, ldpc_algorithm::min_sum_half, ldpc_algorithm::sum_product }) {
         ldpc_decoder_config cfg;
         cfg.algorithm = algo;
@@ -541,19 +547,7 @@ TEST(Ldpc, AnErasedCodewordIsNotDecoded)
             EXPECT_EQ(dec.decode(q.data(), 4.0f, 1, { nullptr, nullptr, nullptr, &q_ok }), 0u) << what;
             EXPECT_EQ(q_ok, 0) << what;
         }
-        // Checks of degree 3 (a 3 x 40 grid's columns): sum-product's message from two
-        // bits of no information is phi(2 phi(0)) = phi(80), which must be 0, not the
-        // 3.6e-35 that would give every bit an LLR and a decision.
-        ldpc_code grid;
-        grid.name = "grid 3x40";
-        grid.n = 120;
-        grid.m = 43;
-        grid.checks.resize(43);
-        for (int v = 0; v < grid.n; v++) {
-            grid.checks[std::size_t(v / 40)].push_back(v);
-            grid.checks[std::size_t(3 + v % 40)].push_back(v);
-        }
-        finish_ldpc_code(grid);
+        // The grid's zeros.
         cpu_ldpc_decoder dec(grid, cfg);
         std::vector<float> zeros(120, 0.0f), app(120, NAN);
         std::uint8_t grid_ok = 0xAA;

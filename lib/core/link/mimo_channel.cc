@@ -3,10 +3,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The Nt-to-Nr channel simulator: a tapped delay line, fixed or fading in time (sum of
- * sinusoids, Jakes' spectrum), carrier and timing offsets, AWGN at a set SNR.
+ * sinusoids, Jakes' spectrum), carrier and timing offsets, AWGN at a set SNR; the path
+ * models' taps (mimo_channel_paths.cc) and the radio's impairments.
  */
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/link/mimo_channel.h>
+
+#include "link/path_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +20,14 @@ namespace gr {
 namespace gpumimo {
 namespace core {
 
+std::vector<std::string> channel_model_names()
+{
+    std::vector<std::string> names{ "taps", "paths" };
+    for (const std::string& m : tdl_model_names())
+        names.push_back(m);
+    return names;
+}
+
 void validate(const channel_params& p)
 {
     auto bad = [](const std::string& what) {
@@ -24,16 +35,41 @@ void validate(const channel_params& p)
     };
     if (p.tx < 1 || p.rx < 1)
         bad("tx and rx must be >= 1");
-    if (p.tap_powers.empty())
-        bad("tap_powers must not be empty");
-    double sum = 0;
-    for (double w : p.tap_powers) {
-        if (!(w >= 0) || !std::isfinite(w))
-            bad("tap_powers must be finite and >= 0");
-        sum += w;
+    const std::vector<std::string> models = channel_model_names();
+    if (std::find(models.begin(), models.end(), p.model) == models.end())
+        bad("unknown model '" + p.model + "' (choose taps, paths, tdl-a, tdl-b, tdl-c, tdl-d or tdl-e)");
+    if (p.model == "taps") {
+        if (p.tap_powers.empty())
+            bad("tap_powers must not be empty");
+        double sum = 0;
+        for (double w : p.tap_powers) {
+            if (!(w >= 0) || !std::isfinite(w))
+                bad("tap_powers must be finite and >= 0");
+            sum += w;
+        }
+        if (!(sum > 0))
+            bad("tap_powers must not all be 0");
+        if (p.rx_correlation != 0 || p.tx_correlation != 0)
+            bad("antenna correlation needs a path model (tdl-a .. tdl-e or paths), not taps");
+        if (p.impairments.sco_ppm != 0)
+            bad("a sample clock offset needs a path model (tdl-a .. tdl-e or paths), not taps");
+    } else {
+        validate_paths(p);
     }
-    if (!(sum > 0))
-        bad("tap_powers must not all be 0");
+    if (!(p.rx_correlation >= 0 && p.rx_correlation < 1) ||
+        !(p.tx_correlation >= 0 && p.tx_correlation < 1))
+        bad("rx_correlation and tx_correlation must be in [0, 1)");
+    const radio_impairments& m = p.impairments;
+    if (!(std::abs(m.sco_ppm) <= max_sco_ppm))
+        bad("impairments.sco_ppm must be within +-" + std::to_string(int(max_sco_ppm)) + " ppm");
+    if (!(m.phase_noise_var >= 0 && m.phase_noise_var <= 1))
+        bad("impairments.phase_noise_var must be in [0, 1] rad^2 a sample");
+    if (!(std::abs(m.iq_gain_db) <= 10))
+        bad("impairments.iq_gain_db must be within +-10 dB");
+    if (!(std::abs(m.iq_phase_deg) <= 30))
+        bad("impairments.iq_phase_deg must be within +-30 degrees");
+    if (!(m.dc_dbc <= 20)) // -inf passes: no DC; NaN and +inf do not
+        bad("impairments.dc_dbc must be -inf (none) or at most 20 dB");
     if (!std::isfinite(p.snr_db))
         bad("snr_db must be finite");
     if (!std::isfinite(p.cfo))
@@ -47,10 +83,17 @@ void validate(const channel_params& p)
 mimo_channel::mimo_channel(const channel_params& p) : d_p(p), d_rng(p.seed)
 {
     validate(p);
+    setup_radio();
+    if (p.model != "taps") {
+        setup_paths();
+        restart();
+        return;
+    }
     double sum = 0;
     for (double w : p.tap_powers)
         sum += w;
     const int L = int(p.tap_powers.size());
+    d_L = L;
     d_taps.resize(std::size_t(p.rx) * p.tx * L);
     if (p.doppler > 0) {
         // Sum of sinusoids: arrival angle and phase uniform per sinusoid.
@@ -110,11 +153,14 @@ void mimo_channel::move_taps()
 
 void mimo_channel::restart()
 {
-    const std::size_t memory = std::size_t(d_p.delay) + d_p.tap_powers.size() - 1;
+    const std::size_t memory = std::size_t(d_p.delay) + std::size_t(d_L) - 1;
     d_history.assign(std::size_t(d_p.tx), std::vector<std::complex<float>>(memory));
     d_time = 0;
+    std::fill(d_phase.begin(), d_phase.end(), 0.0);
     if (!d_amplitude.empty())
         start_taps();
+    if (!d_paths.empty())
+        path_taps(0);
 }
 
 void mimo_channel::set_snr_db(double snr_db)
@@ -152,7 +198,7 @@ void mimo_channel::propagate(const std::complex<float>* const* in,
                              std::complex<float>* const* out,
                              std::size_t n)
 {
-    const int L = int(d_p.tap_powers.size());
+    const int L = d_L;
     const std::size_t memory = d_history.empty() ? 0 : d_history[0].size();
     // Stream k's samples as one array: the history, then this call's input; output t
     // reads x_k[t - delay - l], at index memory + t - delay - l.
@@ -176,6 +222,8 @@ void mimo_channel::propagate(const std::complex<float>* const* in,
         }
         if (!d_amplitude.empty())
             move_taps();
+        else if (d_paths_move && (d_time + t + 1) % std::uint64_t(d_update) == 0)
+            path_taps(d_time + t + 1);
     }
     for (int k = 0; k < d_p.tx; k++)
         d_history[k].assign(x[k].end() - memory, x[k].end());
@@ -203,6 +251,7 @@ void mimo_channel::process(const std::complex<float>* const* in,
     check_finite(in, n);
     propagate(in, out, n);
     add_noise(out, n, noise_var);
+    impair(out, n, noise_var * std::pow(10.0, d_p.snr_db / 10));
 }
 
 std::vector<std::complex<float>> mimo_channel::apply(const std::complex<float>* tx,
@@ -230,6 +279,8 @@ std::vector<std::complex<float>> mimo_channel::apply(const std::complex<float>* 
         power += std::norm(std::complex<double>(v));
     power /= double(std::max<std::size_t>(1, n * d_p.rx));
     add_noise(out.data(), out_len, power / std::pow(10.0, d_p.snr_db / 10));
+    impair(out.data(), out_len, power);
+    restart(); // the oscillators' phases too: each block starts as the first
     return y;
 }
 

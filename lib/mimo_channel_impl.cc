@@ -157,7 +157,15 @@ mimo_channel::sptr mimo_channel::make(int tx,
                                       double cfo,
                                       int delay,
                                       std::uint64_t seed,
-                                      double doppler)
+                                      double doppler,
+                                      const std::string& model,
+                                      double delay_spread,
+                                      double sample_rate,
+                                      const std::string& correlation,
+                                      double phase_noise_var,
+                                      double iq_gain_db,
+                                      double iq_phase_deg,
+                                      double dc_dbc)
 {
     core::channel_params p;
     p.tx = tx;
@@ -168,6 +176,20 @@ mimo_channel::sptr mimo_channel::make(int tx,
     p.delay = delay;
     p.seed = seed;
     p.doppler = doppler;
+    p.model = model;
+    p.delay_spread = delay_spread;
+    p.sample_rate = sample_rate;
+    const core::correlation_level c = core::parse_correlation_level(correlation);
+    if (model != "taps") { // the sample-spaced model has no correlation: none is none
+        p.rx_correlation = c.alpha;
+        p.tx_correlation = c.beta;
+    } else if (c.alpha != 0 || c.beta != 0) {
+        throw std::invalid_argument("mimo_channel: antenna correlation needs a TDL model");
+    }
+    p.impairments.phase_noise_var = phase_noise_var;
+    p.impairments.iq_gain_db = iq_gain_db;
+    p.impairments.iq_phase_deg = iq_phase_deg;
+    p.impairments.dc_dbc = dc_dbc;
     core::validate(p);
     if (!(signal_power > 0) || !std::isfinite(signal_power))
         throw std::invalid_argument("mimo_channel: signal_power must be finite and > 0");

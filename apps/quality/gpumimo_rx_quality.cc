@@ -50,6 +50,14 @@ struct options {
     std::vector<double> taps{ 0.7, 0.2, 0.1 };
     double cfo_spacings = 0.15;
     double doppler = 0; // cycles per sample
+    double doppler_hz = -1; // --doppler-hz: converted with the numerology's sample rate
+    // The propagation model and the radio (core::channel_params): --model, --delay-spread,
+    // --path-delays (with --taps as their powers), --k-factor, --correlation, and the
+    // impairments.
+    std::string model = "taps", correlation = "none";
+    double delay_spread = 0, k_factor_db = NAN;
+    std::vector<double> path_delays;
+    radio_impairments impairments;
     std::string code;   // --code: the payload LDPC-coded, decoded frames counted
     std::uint64_t seed = 0;
     bool seed_given = false;
@@ -72,6 +80,14 @@ void usage()
         "  --snr a,b,c | --snr lo:step:hi SNRs per antenna in dB (0:2:30)\n"
         "  --detectors a,b               detectors (mmse)\n"
         "  --estimators a,b              channel estimators (lmmse,dft,ls)\n"
+        "  --model M                     taps (sample-spaced --taps), paths (--path-delays,\n"
+        "                                --taps their powers) or a TR 38.901 TDL model:\n"
+        "                                tdl-a, tdl-b, tdl-c, tdl-d, tdl-e (taps)\n"
+        "  --delay-spread S              TDL: RMS delay spread in seconds (e.g. 300e-9)\n"
+        "  --path-delays d0,d1,...       paths: delays in samples, any real numbers\n"
+        "  --k-factor DB                 tdl-d/tdl-e: the LOS K-factor (the table's)\n"
+        "  --correlation C               antenna correlation (TS 36.101 Annex B): none,\n"
+        "                                low, medium, medium-a, high (none); path models\n"
         "  --taps p0,p1,...              power delay profile, sample spaced (0.7,0.2,0.1)\n"
         "  --cfo X                       carrier offset in carrier spacings (0.15)\n"
         "  --code NAME                   LDPC-code the payload (wimax_<n>, nr_bg<g>_z<Z>[_rows<r>] or an alist path)\n"
@@ -80,6 +96,11 @@ void usage()
         "  --doppler X                   maximum Doppler shift, cycles per sample (0: the\n"
         "                                taps fixed per frame); the genie then knows the\n"
         "                                taps at each payload symbol's middle\n"
+        "  --doppler-hz F                maximum Doppler shift in Hz (at the numerology's rate)\n"
+        "  --sco-ppm X                   transmitter-receiver sample clock offset, ppm; path models\n"
+        "  --phase-noise V               Wiener phase noise, rad^2 a sample (2 pi linewidth / rate)\n"
+        "  --iq-imbalance G,P            receive IQ imbalance: gain dB, phase degrees\n"
+        "  --dc DBC                      DC offset per antenna, dB against the signal\n"
         "  --backend auto|cpu|cuda       where the receiver runs (auto)\n"
         "  --seed N                      repeat a run (default: fresh, printed)\n"
         "  --csv FILE                    the curves as CSV\n"
@@ -142,6 +163,22 @@ options parse(int argc, char** argv)
         else if (a == "--taps") o.taps = parse_numbers(value());
         else if (a == "--cfo") o.cfo_spacings = std::stod(value());
         else if (a == "--doppler") o.doppler = std::stod(value());
+        else if (a == "--doppler-hz") o.doppler_hz = std::stod(value());
+        else if (a == "--model") o.model = value();
+        else if (a == "--delay-spread") o.delay_spread = std::stod(value());
+        else if (a == "--path-delays") o.path_delays = parse_numbers(value());
+        else if (a == "--k-factor") o.k_factor_db = std::stod(value());
+        else if (a == "--correlation") o.correlation = value();
+        else if (a == "--sco-ppm") o.impairments.sco_ppm = std::stod(value());
+        else if (a == "--phase-noise") o.impairments.phase_noise_var = std::stod(value());
+        else if (a == "--dc") o.impairments.dc_dbc = std::stod(value());
+        else if (a == "--iq-imbalance") {
+            const std::vector<double> v = parse_numbers(value());
+            if (v.size() != 2)
+                throw std::invalid_argument("--iq-imbalance takes gain_db,phase_deg");
+            o.impairments.iq_gain_db = v[0];
+            o.impairments.iq_phase_deg = v[1];
+        }
         else if (a == "--code") o.code = value();
         else if (a == "--backend") o.backend = value();
         else if (a == "--csv") o.csv = value();
@@ -166,6 +203,40 @@ options parse(int argc, char** argv)
     return o;
 }
 
+// The channel in words, for the first line of the output.
+std::string describe(const channel_params& cp, double sample_rate)
+{
+    std::ostringstream s;
+    s << "channel " << cp.model;
+    if (cp.model == "taps" || cp.model == "paths") {
+        s << (cp.model == "taps" ? " powers" : " delays");
+        for (double t : cp.model == "taps" ? cp.tap_powers : cp.path_delays)
+            s << " " << t;
+        if (cp.model == "paths") {
+            s << " powers";
+            for (double t : cp.path_powers)
+                s << " " << t;
+        }
+    } else {
+        s << " " << cp.delay_spread * 1e9 << " ns";
+        if (std::isfinite(cp.k_factor_db))
+            s << " K " << cp.k_factor_db << " dB";
+    }
+    s << ", Doppler " << cp.doppler * sample_rate << " Hz";
+    if (cp.rx_correlation > 0 || cp.tx_correlation > 0)
+        s << ", correlation alpha " << cp.rx_correlation << " beta " << cp.tx_correlation;
+    const radio_impairments& m = cp.impairments;
+    if (m.sco_ppm != 0)
+        s << ", clock offset " << m.sco_ppm << " ppm";
+    if (m.phase_noise_var > 0)
+        s << ", phase noise " << m.phase_noise_var << " rad^2/sample";
+    if (m.iq_gain_db != 0 || m.iq_phase_deg != 0)
+        s << ", IQ imbalance " << m.iq_gain_db << " dB " << m.iq_phase_deg << " deg";
+    if (std::isfinite(m.dc_dbc))
+        s << ", DC " << m.dc_dbc << " dBc";
+    return s.str();
+}
+
 // One frame through the channel: the transmitted bits, the received samples
 // (antenna-major, n each) and what the genie needs.
 struct received_frame {
@@ -174,9 +245,36 @@ struct received_frame {
     std::vector<cf> rx;
     std::size_t n = 0;
     std::vector<cf> taps; // [payload symbol][rx][tx][tap]: at each one's middle
-    int delay = 0;
+    int delay = 0;            // the channel's noise-only lead (its signal time's origin)
+    std::size_t start = 0;    // where the frame's first sample arrives: delay + latency
+    int latency = 0;          // the channel's path latency: tap l is delay l - latency
     double noise_var = 0;
 };
+
+// The channel the options describe (its SNR, delay and seed set per frame).
+channel_params channel_of(const frame_format& f, const options& o)
+{
+    channel_params cp;
+    cp.tx = f.streams;
+    cp.rx = o.rx;
+    cp.model = o.model;
+    if (o.model == "paths") {
+        cp.path_delays = o.path_delays;
+        cp.path_powers = o.taps;
+    } else {
+        cp.tap_powers = o.taps;
+    }
+    cp.delay_spread = o.delay_spread;
+    cp.sample_rate = f.num.sample_rate;
+    cp.k_factor_db = o.k_factor_db;
+    const correlation_level c = parse_correlation_level(o.correlation);
+    cp.rx_correlation = c.alpha;
+    cp.tx_correlation = c.beta;
+    cp.impairments = o.impairments;
+    cp.cfo = o.cfo_spacings / f.num.fft_len;
+    cp.doppler = o.doppler_hz >= 0 ? o.doppler_hz / f.num.sample_rate : o.doppler;
+    return cp;
+}
 
 received_frame make_frame(const frame_format& f,
                           const options& o,
@@ -198,14 +296,9 @@ received_frame make_frame(const frame_format& f,
     }
     const std::vector<cf> tx = frame_samples(f, out.bits.data());
     const int cp0 = f.num.cp_lengths[0];
-    channel_params cp;
-    cp.tx = f.streams;
-    cp.rx = o.rx;
-    cp.tap_powers = o.taps;
+    channel_params cp = channel_of(f, o);
     cp.snr_db = snr;
-    cp.cfo = o.cfo_spacings / f.num.fft_len;
     cp.delay = cp0 * 2 + int(rng() % std::uint64_t(f.num.fft_len)); // some noise first
-    cp.doppler = o.doppler;
     cp.seed = rng();
     mimo_channel ch(cp);
     const std::size_t len = f.samples(), margin = std::size_t(2 * (f.num.fft_len + cp0));
@@ -248,6 +341,8 @@ received_frame make_frame(const frame_format& f,
         p += at;
     ch.process(in.data(), to.data(), out.n - at, out.noise_var);
     out.delay = cp.delay;
+    out.start = std::size_t(cp.delay + ch.path_latency());
+    out.latency = ch.path_latency();
     return out;
 }
 
@@ -301,7 +396,7 @@ public:
         const frame_format& f = d_f;
         const std::size_t len = f.samples(), U = f.num.used_carriers, S = f.symbols();
         const int N = f.num.fft_len, K = f.streams, q = f.num.cp_lengths[0] / 4;
-        const std::size_t start = std::size_t(fr.delay - q); // as the synchroniser aims
+        const std::size_t start = fr.start - std::size_t(q); // as the synchroniser aims
         d_time.resize(std::size_t(d_rx) * len);
         for (int r = 0; r < d_rx; r++)
             for (std::size_t t = 0; t < len; t++) {
@@ -338,7 +433,8 @@ public:
                         cd h = 0;
                         for (std::size_t l = 0; l < ntaps; l++)
                             h += cd(taps[l]) *
-                                 std::polar(1.0, -2 * M_PI * double(d_freq[c]) * double(l + q) / N);
+                                 std::polar(1.0, -2 * M_PI * double(d_freq[c]) *
+                                                     double(int(l) - fr.latency + q) / N);
                         d_hd[((d * P + s) * d_rx + r) * K + k] = cf(h);
                     }
                 }
@@ -416,13 +512,12 @@ int main(int argc, char** argv)
         const frame_format f = make_frame_format(o.preset, o.streams, o.modulation, o.payload);
         const std::size_t bits = f.payload_bits(), len = f.samples();
         const int cp0 = f.num.cp_lengths[0];
+        const channel_params described = channel_of(f, o);
+        validate(described); // named errors before anything runs
         std::cout << "gpumimo_rx_quality: " << o.preset << " " << o.streams << "x" << o.rx << " "
                   << o.modulation << ", " << o.payload << " payload symbols, " << o.frames
-                  << " frames per SNR, taps";
-        for (double t : o.taps)
-            std::cout << " " << t;
-        std::cout << ", carrier offset " << o.cfo_spacings << " spacings, Doppler " << o.doppler
-                  << " cycles/sample, backend " << o.backend
+                  << " frames per SNR, " << describe(described, f.num.sample_rate)
+                  << ", carrier offset " << o.cfo_spacings << " spacings, backend " << o.backend
                   << ", seed " << o.seed << "\n";
         std::ofstream csv;
         if (!o.csv.empty()) {
@@ -486,7 +581,7 @@ int main(int argc, char** argv)
                     // The chain: one search over the frame's stretch of samples.
                     const frame_sync_result sync = find_frame(f.num, fr.rx.data(), o.rx, fr.n, threshold);
                     const bool ok = sync.found && sync.start + len <= fr.n &&
-                                    std::abs(double(sync.start) - fr.delay) <= cp0 / 2.0;
+                                    std::abs(double(sync.start) - double(fr.start)) <= cp0 / 2.0;
                     found += ok;
                     if (ok) {
                         std::vector<const cf*> in(std::size_t(o.rx));

@@ -807,6 +807,61 @@ def test_chanest_equalized_outputs_put_the_payload_on_the_constellation():
                                streams)
 
 
+def test_channel_tdl_model_is_its_taps_and_its_impairments_their_definitions():
+    """mimo_channel with a TR 38.901 TDL model: an impulse on each stream comes out as
+    the block's own taps (continuous delays as a windowed sinc behind a 16-sample
+    latency: tdl-c's 300 ns at 7.68 Msample/s spans 20 samples, so more than 36 taps),
+    each antenna pair its own; a tone through an IQ imbalance of 1 dB and 5 degrees
+    comes out with its image at the closed-form rejection ratio; bad values refused."""
+    tx, rx, n = 2, 3, 200
+    ch = gpumimo.mimo_channel(tx, rx, [1.0], 300.0, 1.0, 0.0, 0, SEED % 1000 + 1, 0.0,
+                              "tdl-c", 300e-9, 7.68e6, "medium")
+    taps = np.array(ch.taps()).reshape(rx, tx, -1)
+    assert taps.shape[2] > 36
+    assert np.argmax(np.abs(taps[0, 0])) >= 16  # the bulk latency
+    for k in range(tx):
+        tb = gr.top_block()
+        impulse = [0j] * n
+        impulse[0] = 1 + 0j
+        srcs = [blocks.vector_source_c(impulse if j == k else [0j] * n) for j in range(tx)]
+        sinks = [blocks.vector_sink_c() for _ in range(rx)]
+        fresh = gpumimo.mimo_channel(tx, rx, [1.0], 300.0, 1.0, 0.0, 0, SEED % 1000 + 1,
+                                     0.0, "tdl-c", 300e-9, 7.68e6, "medium")
+        for j in range(tx):
+            tb.connect(srcs[j], (fresh, j))
+        for r in range(rx):
+            tb.connect((fresh, r), sinks[r])
+        tb.run()
+        for r in range(rx):
+            got = np.array(sinks[r].data())[: taps.shape[2]]
+            np.testing.assert_allclose(got, taps[r, k], atol=1e-5)
+
+    nu, m = 1 / 16, 4096
+    tone = np.exp(2j * np.pi * nu * np.arange(m)).astype(np.complex64)
+    tb = gr.top_block()
+    iq = gpumimo.mimo_channel(1, 1, [1.0], 300.0, 1.0, 0.0, 0, 3, 0.0, "tdl-a", 1e-9, 1e6,
+                              "none", 0.0, 1.0, 5.0)
+    sink = blocks.vector_sink_c()
+    tb.connect(blocks.vector_source_c(tone.tolist()), iq, sink)
+    tb.run()
+    y = np.array(sink.data())[64:]
+    t = np.arange(64, m)
+    at_nu = abs(np.sum(y * np.exp(-2j * np.pi * nu * t))) ** 2
+    image = abs(np.sum(y * np.exp(2j * np.pi * nu * t))) ** 2
+    g, c = 10 ** 0.05, np.cos(np.radians(5))
+    irr = (1 + 2 * g * c + g * g) / (1 - 2 * g * c + g * g)
+    assert abs(10 * np.log10(at_nu / image) - 10 * np.log10(irr)) < 0.05
+
+    for kwargs in ({"model": "tdl-x"}, {"model": "tdl-a"},  # no delay spread
+                   {"correlation": "medium"},  # the sample-spaced model has none
+                   {"model": "tdl-a", "delay_spread": 1e-7, "sample_rate": 1e6,
+                    "correlation": "huge"},
+                   {"dc_dbc": float("nan")}, {"iq_gain_db": 40.0},
+                   {"phase_noise_var": -1.0}):
+        with pytest.raises(ValueError):
+            gpumimo.mimo_channel(1, 1, **kwargs)
+
+
 def test_channel_doppler_fades_the_taps_and_the_chain_follows():
     """mimo_channel's doppler: a constant input comes out as the fading tap itself
     (moving, with the profile's power on average), still with doppler 0; the receiver

@@ -10,6 +10,8 @@
 #include <gnuradio/sync_block.h>
 
 #include <cstdint>
+#include <cmath>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -25,7 +27,14 @@ namespace gpumimo {
  * CN(0, tap power) per antenna pair and tap (tap_powers {1}: flat i.i.d. Rayleigh),
  * once with doppler 0, fading in time with Jakes' spectrum for a maximum Doppler shift
  * of `doppler` cycles per sample otherwise (core::channel_params::doppler);
- * core::mimo_channel does the work (docs/frame.md, "Channel simulator"). The SNR is the
+ * core::mimo_channel does the work (docs/channel.md). `model` "tdl-a" .. "tdl-e" takes
+ * TR 38.901's TDL profiles instead of tap_powers (delay_spread seconds, sample_rate Hz;
+ * continuous path delays, a bulk latency of 16 samples), with antenna correlation
+ * (`correlation`: none, low, medium, medium-a, high of TS 36.101 Annex B) and the
+ * receiver's impairments: Wiener phase noise (rad^2 a sample), IQ imbalance (dB,
+ * degrees), a DC offset (dB against the received signal; -inf: none). A sample clock
+ * offset is not offered here: its drift grows without bound in a stream
+ * (gpumimo_rx_quality applies it per frame). The SNR is the
  * expected received power per antenna over the noise power, for inputs of mean power
  * signal_power per stream (mimo_ofdm_tx's payload: used carriers / FFT length).
  * Non-finite input samples are taken as 0, counted and logged, never passed on.
@@ -43,7 +52,15 @@ public:
                      double cfo = 0,
                      int delay = 0,
                      std::uint64_t seed = 1,
-                     double doppler = 0);
+                     double doppler = 0,
+                     const std::string& model = "taps",
+                     double delay_spread = 0,
+                     double sample_rate = 0,
+                     const std::string& correlation = "none",
+                     double phase_noise_var = 0,
+                     double iq_gain_db = 0,
+                     double iq_phase_deg = 0,
+                     double dc_dbc = -INFINITY);
 
     /*! The taps, [rx][tx][tap]. */
     virtual std::vector<gr_complex> taps() const = 0;

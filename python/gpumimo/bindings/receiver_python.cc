@@ -19,6 +19,8 @@
 #include <gnuradio/gpumimo/mimo_ofdm_sync.h>
 #include <gnuradio/gpumimo/stream_receiver.h>
 
+#include <cmath>
+
 namespace py = pybind11;
 using namespace gr::gpumimo;
 
@@ -46,7 +48,15 @@ void bind_receiver(py::module& m)
              py::arg("cfo") = 0.0,
              py::arg("delay") = 0,
              py::arg("seed") = 1,
-             py::arg("doppler") = 0.0)
+             py::arg("doppler") = 0.0,
+             py::arg("model") = "taps",
+             py::arg("delay_spread") = 0.0,
+             py::arg("sample_rate") = 0.0,
+             py::arg("correlation") = "none",
+             py::arg("phase_noise_var") = 0.0,
+             py::arg("iq_gain_db") = 0.0,
+             py::arg("iq_phase_deg") = 0.0,
+             py::arg("dc_dbc") = -INFINITY)
         .def("taps", &mimo_channel::taps)
         .def("doppler", &mimo_channel::doppler)
         .def("set_snr_db", &mimo_channel::set_snr_db, py::arg("snr_db"))

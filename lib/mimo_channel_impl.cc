@@ -70,6 +70,25 @@ public:
         p.seed = seed;
         replace_channel(p);
     }
+    void set_phase_noise_var(double v) override
+    {
+        change_impairments([&](core::radio_impairments& m) { m.phase_noise_var = v; });
+    }
+    void set_iq_imbalance(double gain_db, double phase_deg) override
+    {
+        change_impairments([&](core::radio_impairments& m) {
+            m.iq_gain_db = gain_db;
+            m.iq_phase_deg = phase_deg;
+        });
+    }
+    void set_dc_dbc(double dc_dbc) override
+    {
+        change_impairments([&](core::radio_impairments& m) { m.dc_dbc = dc_dbc; });
+    }
+    double phase_noise_var() const override { return params().impairments.phase_noise_var; }
+    double iq_gain_db() const override { return params().impairments.iq_gain_db; }
+    double iq_phase_deg() const override { return params().impairments.iq_phase_deg; }
+    double dc_dbc() const override { return params().impairments.dc_dbc; }
     double snr_db() const override { return params().snr_db; }
     double cfo() const override { return params().cfo; }
     double doppler() const override { return params().doppler; }
@@ -107,6 +126,16 @@ private:
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         return d_channel->params();
+    }
+    // The impairments with one change, validated before anything moves (the core
+    // validates and then sets; it allocates nothing for them).
+    template <typename Change>
+    void change_impairments(Change&& change)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        core::radio_impairments m = d_channel->params().impairments;
+        change(m);
+        d_channel->set_impairments(m);
     }
     // Made in the caller's thread (work() allocates nothing), then swapped in.
     void replace_channel(const core::channel_params& p)

@@ -852,6 +852,21 @@ def test_channel_tdl_model_is_its_taps_and_its_impairments_their_definitions():
     irr = (1 + 2 * g * c + g * g) / (1 - 2 * g * c + g * g)
     assert abs(10 * np.log10(at_nu / image) - 10 * np.log10(irr)) < 0.05
 
+    # The same imbalance set while running (a GRC callback) gives the same image.
+    tb = gr.top_block()
+    late = gpumimo.mimo_channel(1, 1, [1.0], 300.0, 1.0, 0.0, 0, 3, 0.0, "tdl-a", 1e-9, 1e6)
+    late.set_iq_imbalance(1.0, 5.0)
+    assert (late.iq_gain_db(), late.iq_phase_deg()) == (1.0, 5.0)
+    sink = blocks.vector_sink_c()
+    tb.connect(blocks.vector_source_c(tone.tolist()), late, sink)
+    tb.run()
+    np.testing.assert_allclose(np.array(sink.data())[64:], y, atol=1e-5)
+    for setter, value in ((late.set_iq_imbalance, (float("nan"), 0.0)),
+                          (late.set_phase_noise_var, (-1.0,)), (late.set_dc_dbc, (100.0,))):
+        with pytest.raises(ValueError):
+            setter(*value)
+    assert (late.iq_gain_db(), late.phase_noise_var(), late.dc_dbc()) == (1.0, 0.0, float("-inf"))
+
     for kwargs in ({"model": "tdl-x"}, {"model": "tdl-a"},  # no delay spread
                    {"correlation": "medium"},  # the sample-spaced model has none
                    {"model": "tdl-a", "delay_spread": 1e-7, "sample_rate": 1e6,
@@ -1011,13 +1026,14 @@ def test_sink_error_rates_follow_each_window():
         assert values[1] == pytest.approx(np.count_nonzero(window) / 2), w
 
 
-@pytest.mark.parametrize("transport", ["", "--zmq", "--zmq --transport-only", "--apsm --profile"])
+@pytest.mark.parametrize("transport", ["", "--zmq", "--zmq --transport-only", "--apsm --profile",
+                                       "--channel tdl-c --delay-spread 300e-9"])
 def test_rx_rate_tool_reports_every_link(transport):
     """gpumimo_rx_rate, small and short on the CPU: a line per link with a rate above 0,
     the slowest link, and the host CPU it used; links spread over --devices in turn;
     with --zmq each link's samples cross ZeroMQ on 127.0.0.1 first (--transport-only:
     no receiver); --apsm the APSM receiver, its blocks profiled. Bad --devices is
-    refused."""
+    refused; --channel a TR 38.901 TDL model, named in the first line."""
     root = pathlib.Path(__file__).resolve().parents[2]
     tool = [sys.executable, str(root / "apps" / "gpumimo_rx_rate")]
     args = ["--preset", "small", "--links", "2", "--antennas", "2", "--streams", "2",
@@ -1036,6 +1052,8 @@ def test_rx_rate_tool_reports_every_link(transport):
     if "--zmq" in transport:
         assert ("ZeroMQ transport alone" in out.stdout) == ("--transport-only" in transport)
         assert "--transport-only" in transport or "over ZeroMQ" in out.stdout
+    if "--channel" in transport:
+        assert "channel tdl-c 300 ns" in out.stdout, out.stdout
     if "--apsm" in transport:
         assert "APSM receiver on cpu" in out.stdout, out.stdout
         assert re.search(r"apsm_frame_demux +[\d.]+%  on cpu", out.stdout), out.stdout
@@ -1104,7 +1122,7 @@ def test_rx_rate_tool_reports_latency():
     frame's last sample to its LLRs, the median at least 0 (a frame's LLRs cannot come
     before its samples: frames matched wrongly by a frame or more would show it) and at
     most the 99th percentile, and frames timed on every link. --latency with --zmq is
-    refused."""
+    refused; --channel a TR 38.901 TDL model, named in the first line."""
     root = pathlib.Path(__file__).resolve().parents[2]
     tool = [sys.executable, str(root / "apps" / "gpumimo_rx_rate")]
     args = ["--preset", "small", "--links", "2", "--antennas", "2", "--streams", "2",

@@ -454,3 +454,38 @@ TEST(ChannelModels, BadPathModelsAndImpairmentsAreRefused)
     p.impairments.dc_dbc = -INFINITY; // none
     EXPECT_NO_THROW(mimo_channel{ p });
 }
+
+TEST(ChannelModels, ImpairmentsChangeWhileRunningAndBadOnesMoveNothing)
+{
+    channel_params p;
+    p.model = "paths";
+    p.path_delays = { 0.0 };
+    p.path_powers = { 1.0 };
+    p.snr_db = 300;
+    p.seed = 5;
+    mimo_channel ch(p);
+    const double nu = 0.0625;
+    auto image_db = [&] { // the tone's power over its image's
+        const std::vector<cf> y = stream_through(ch, tone(nu, 2048));
+        cd at_nu = 0, at_image = 0;
+        for (std::size_t t = 64; t < y.size(); t++) {
+            at_nu += cd(y[t]) * std::polar(1.0, -2 * M_PI * nu * double(t));
+            at_image += cd(y[t]) * std::polar(1.0, 2 * M_PI * nu * double(t));
+        }
+        return 10 * std::log10(std::norm(at_nu) / std::max(std::norm(at_image), 1e-300));
+    };
+    EXPECT_GT(image_db(), 100); // no imbalance: no image
+    radio_impairments m;
+    m.iq_gain_db = 1.0;
+    ch.set_impairments(m);
+    EXPECT_LT(image_db(), 30);
+    radio_impairments bad = m;
+    bad.iq_phase_deg = NAN;
+    EXPECT_THROW(ch.set_impairments(bad), std::invalid_argument);
+    bad = m;
+    bad.sco_ppm = 5; // the taps' layout depends on it
+    EXPECT_THROW(ch.set_impairments(bad), std::invalid_argument);
+    EXPECT_EQ(ch.params().impairments.iq_gain_db, 1.0);
+    EXPECT_TRUE(std::isnan(bad.iq_phase_deg) || ch.params().impairments.iq_phase_deg == 0);
+    EXPECT_LT(image_db(), 30);
+}

@@ -32,9 +32,10 @@ namespace gpumimo {
  * continuous path delays, a bulk latency of 16 samples), with antenna correlation
  * (`correlation`: none, low, medium, medium-a, high of TS 36.101 Annex B) and the
  * receiver's impairments: Wiener phase noise (rad^2 a sample), IQ imbalance (dB,
- * degrees), a DC offset (dB against the received signal; -inf: none). A sample clock
- * offset is not offered here: its drift grows without bound in a stream
- * (gpumimo_rx_quality applies it per frame). The SNR is the
+ * degrees), a DC offset (dB against the received signal; -inf: none), each with a
+ * setter. A sample clock offset is not offered here: its drift grows without bound in a
+ * stream (gpumimo_rx_quality applies it per frame; in a flowgraph, GNU Radio's MMSE
+ * Resampler before this block). The SNR is the
  * expected received power per antenna over the noise power, for inputs of mean power
  * signal_power per stream (mimo_ofdm_tx's payload: used carriers / FFT length).
  * Non-finite input samples are taken as 0, counted and logged, never passed on.
@@ -75,6 +76,14 @@ public:
     virtual void set_delay(int delay) = 0;
     /*! A new channel: the taps and the noise drawn from the seed, the stream over. */
     virtual void set_seed(std::uint64_t seed) = 0;
+    /*! The receiver's impairments (make()'s ranges); the oscillators start over. */
+    virtual void set_phase_noise_var(double phase_noise_var) = 0;
+    virtual void set_iq_imbalance(double iq_gain_db, double iq_phase_deg) = 0;
+    virtual void set_dc_dbc(double dc_dbc) = 0;
+    virtual double phase_noise_var() const = 0;
+    virtual double iq_gain_db() const = 0;
+    virtual double iq_phase_deg() const = 0;
+    virtual double dc_dbc() const = 0;
     virtual double snr_db() const = 0;
     virtual double cfo() const = 0;
     virtual int delay() const = 0;

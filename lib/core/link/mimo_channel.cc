@@ -171,6 +171,18 @@ void mimo_channel::set_snr_db(double snr_db)
     d_p.snr_db = snr_db;
 }
 
+void mimo_channel::set_impairments(const radio_impairments& m)
+{
+    if (m.sco_ppm != d_p.impairments.sco_ppm)
+        throw std::invalid_argument("mimo_channel: the sample clock offset cannot change in a "
+                                    "running channel (make a new one)");
+    channel_params p = d_p;
+    p.impairments = m;
+    validate(p);
+    d_p.impairments = m;
+    setup_radio();
+}
+
 void mimo_channel::set_cfo(double cfo)
 {
     channel_params p = d_p;

@@ -176,6 +176,10 @@ public:
 
     /*! A new SNR (finite) for apply() and stream_noise_var(); the taps stay. */
     void set_snr_db(double snr_db);
+    /*! New radio impairments from the next sample on (validated as the constructor
+     *  does; the sample clock offset cannot change: the taps' layout depends on it). The
+     *  oscillators' phases and the DC's draws start over from the seed. */
+    void set_impairments(const radio_impairments& m);
     /*! A new carrier offset (finite), cycles per sample, from the next sample on: the
      *  phase stays e^{2 pi i cfo t} of the signal's own time t, so it jumps where the
      *  offset changes, as a new oscillator's would. */

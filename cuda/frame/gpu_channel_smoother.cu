@@ -177,8 +177,8 @@ struct smoother_tables {
 // dft's estimate, its error n0 f_c^H G1^-1 f_c = n0 sum_m wc[c][m] / (lambda_m + n0 / p).
 // lmmse then takes the profile those taps show (each tap's power less twice its noise,
 // n0 G1^-1[j][j]) and solves G = T + n0 P^-1 over the taps it keeps only (the others
-// have no prior power: zero), by Gauss-Jordan in double; its error from G^-1's
-// diagonal sums. G (then G^-1) lives in shared memory when its K x K fit the room set
+// have no prior power: zero), by Gauss-Jordan in double, adds the taps the residual
+// shows and solves again if it added any; its error from G^-1's diagonal sums. G (then G^-1) lives in shared memory when its K x K fit the room set
 // aside (kcap x kcap; Gauss-Jordan's K steps each read and write all of it), else in A,
 // [L][L] of the frame in global memory. Shared memory besides: the profile, G1^-1's
 // diagonal and its partial sums, the kept taps, one pivot column and the diagonal sums.
@@ -261,26 +261,71 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
         pdp[j] = fmax(pw / P - 2 * n0 * d1[j], 0.0);
     }
     __syncthreads();
-    if (threadIdx.x == 0) { // the kept taps, ascending
-        int n = 0;
-        for (int j = 0; j < L; j++)
-            if (pdp[j] > 0)
-                kept[n++] = j;
-        nk = n;
+    // Two passes at most: the profile's taps solved; then the residual's view, g_r = g -
+    // T fit / U (fit: the first pass's taps, in double), adds the taps it shows clearly
+    // above their noise n0 / U (channel_smoother::add_missed_taps, the CPU's), and if it
+    // added any, the system is solved again over the new kept set.
+    __shared__ int added;
+    double2* const A_global = A;
+    int K = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (threadIdx.x == 0) { // the kept taps, ascending
+            int n = 0;
+            for (int j = 0; j < L; j++)
+                if (pdp[j] > 0)
+                    kept[n++] = j;
+            nk = n;
+            added = 0;
+        }
+        __syncthreads();
+        K = nk;
+        A = K <= kcap ? A_shared : A_global;
+        for (int idx = threadIdx.x; idx < K * K; idx += blockDim.x) {
+            const int a = idx / K, b = idx % K;
+            double2 v = t.gram[std::size_t(kept[a]) * L + kept[b]];
+            if (a == b)
+                v.x += n0 / pdp[kept[a]];
+            A[idx] = v;
+        }
+        __syncthreads();
+        invert_in_place(A, K, col);
+        if (pass == 1)
+            break;
+        // The first pass's taps, U G^-1 g over the kept taps, into fit (its flat taps
+        // are no longer needed), 0 elsewhere.
+        for (int idx = threadIdx.x; idx < P * L; idx += blockDim.x)
+            fit[idx] = make_double2(0, 0);
+        __syncthreads();
+        for (int idx = threadIdx.x; idx < P * K; idx += blockDim.x) {
+            const int p = idx / K, a = idx % K;
+            cd s = { 0, 0 };
+            for (int b = 0; b < K; b++)
+                s = s + load(&A[std::size_t(a) * K + b]) * load(&g[std::size_t(p) * L + kept[b]]);
+            fit[std::size_t(p) * L + kept[a]] = make_double2(U * s.re, U * s.im);
+        }
+        __syncthreads();
+        const double threshold = missed_tap_threshold(P) * n0 / U;
+        for (int j = threadIdx.x; j < L; j += blockDim.x) {
+            double q = 0;
+            for (int p = 0; p < P; p++) {
+                cd s = { 0, 0 };
+                for (int a = 0; a < K; a++)
+                    s = s + load(&t.gram[std::size_t(j) * L + kept[a]]) *
+                                load(&fit[std::size_t(p) * L + kept[a]]);
+                const cd r = load(&g[std::size_t(p) * L + j]) - cd{ s.re / U, s.im / U };
+                q += r.re * r.re + r.im * r.im;
+            }
+            const double extra = q / P - threshold;
+            if (extra > 0) {
+                pdp[j] += extra;
+                atomicOr(&added, 1);
+            }
+        }
+        __syncthreads();
+        if (!added) // the same for every thread: read after the barrier
+            break;
+        __syncthreads(); // every thread has read `added` before thread 0 resets it
     }
-    __syncthreads();
-    const int K = nk;
-    if (K <= kcap)
-        A = A_shared;
-    for (int idx = threadIdx.x; idx < K * K; idx += blockDim.x) {
-        const int a = idx / K, b = idx % K;
-        double2 v = t.gram[std::size_t(kept[a]) * L + kept[b]];
-        if (a == b)
-            v.x += n0 / pdp[kept[a]];
-        A[idx] = v;
-    }
-    __syncthreads();
-    invert_in_place(A, K, col);
     // taps = U G^-1 g over the kept taps, 0 elsewhere.
     for (int idx = threadIdx.x; idx < P * L; idx += blockDim.x)
         taps[idx] = make_float2(0, 0);

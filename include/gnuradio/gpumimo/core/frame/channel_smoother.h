@@ -34,8 +34,10 @@ namespace core {
  *   preset) and the plain least-squares fit is ill-conditioned. Error about N0 L / U.
  * - lmmse: the linear MMSE estimate over frequency with the correlation of the power
  *   delay profile estimated from dft's taps (each tap's power over the rx x tx channels
- *   less twice its noise, 0 below: taps not clearly above their noise left out). The
- *   default: the least error.
+ *   less twice its noise, 0 below: taps not clearly above their noise left out), then
+ *   a second look at the residual: taps it shows clearly above its noise join the
+ *   profile and the system is solved again (the taps a delay between two samples
+ *   spreads over). The default: the least error.
  * Both solve R (R + n0 I)^-1 H_ls, R = F P F^H, in the delay window: an L x L system,
  * L the window's taps, instead of U x U.
  */
@@ -107,6 +109,7 @@ public:
 
 private:
     void solve(double n0, int P);
+    bool add_missed_taps(double n0, int P);
 
     channel_estimator d_method;
     numerology d_num;
@@ -147,6 +150,12 @@ smoothing_mismatch(double residual_power, double n0, int U, double trace, int P,
     const double excess = residual_power - n0 * dof * (1.0 + 2.0 * sqrt(spread2));
     return excess > 0 ? excess / double(U) : 0.0;
 }
+
+/*! lmmse's second look: a tap joins the profile where the residual's power over the P
+ *  channels exceeds this many times its noise n0 / U, 1 + 7 / sqrt(P) (the mean of P
+ *  noise powers is 1 with a spread of 1 / sqrt(P): seven spreads above it). The CPU
+ *  smoother and gpu_channel_smoother share it. */
+GPUMIMO_HOST_DEVICE inline double missed_tap_threshold(int P) { return 1.0 + 7.0 / sqrt(double(P)); }
 
 /*! The detectors' noise per carrier from an estimate: n0 plus tx times the estimate's
  *  error variance there (the error E x of y = (H^ + E) x + n, unit-energy streams). */

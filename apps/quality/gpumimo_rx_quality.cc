@@ -13,7 +13,9 @@
  *    the channel simulator's true response on every carrier and the true noise.
  * It prints frames found, uncoded BER per estimator and for the genie, and the
  * implementation loss in dB at BER 1e-2 (the SNRs where the curves cross it, log-linear
- * between points); --csv writes the curves. Core only: no GNU Radio.
+ * between points), at decoded FER 1e-1 with --code, and each BER at the highest SNR (the
+ * floor); --csv writes the curves. The channel: core::mimo_channel's models and
+ * impairments (docs/channel.md). Core only: no GNU Radio.
  */
 #include <gnuradio/gpumimo/core/detect/detector_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -71,7 +73,7 @@ void usage()
         "usage: gpumimo_rx_quality [options]\n"
         "  The receiver chain (synchronisation, channel estimation, detection) against the\n"
         "  same frames detected with perfect channel knowledge: uncoded BER per SNR, frames\n"
-        "  found, implementation loss at BER 1e-2.\n"
+        "  found, implementation loss at BER 1e-2, the BER at the highest SNR.\n"
         "  --preset small|fft512|lte20   numerology (small)\n"
         "  --streams N --rx N            streams and antennas (2, 4)\n"
         "  --modulation M                bpsk|pi/2-bpsk|qpsk|16qam|...|1024qam (16qam)\n"
@@ -637,6 +639,13 @@ int main(int argc, char** argv)
                     }
                 }
             }
+            // The floor: what each receiver leaves at the highest SNR of the sweep (its
+            // errors there with no SNR left to buy them down; 0 with the genie at 0 too).
+            std::cout << "BER at the highest SNR, " << o.snrs.back() << " dB (the floor): genie "
+                      << ber[E].back();
+            for (std::size_t e = 0; e < E; e++)
+                std::cout << "  " << o.estimators[e] << " " << ber[e].back();
+            std::cout << "\n";
             const double genie_at = crossing(o.snrs, ber[E], 1e-2);
             std::cout << "implementation loss at BER 1e-2 (genie at " << genie_at << " dB):";
             for (std::size_t e = 0; e < E; e++)

@@ -10,6 +10,7 @@
  * (the image rejection ratio's closed form), the DC's power, and bad parameters.
  */
 #include "common/test_util.h"
+#include "link/streamed_channel.h"
 
 #include <gnuradio/gpumimo/core/link/channel_profiles.h>
 #include <gnuradio/gpumimo/core/link/fractional_delay.h>
@@ -359,24 +360,7 @@ TEST(ChannelModels, StreamingAPathModelInChunksEqualsTheBlock)
     for (auto& v : x)
         v = cf(g(rng), g(rng));
     const std::vector<cf> block = mimo_channel(p).apply(x.data(), n);
-    std::vector<cf> padded(std::size_t(p.tx) * len, cf(0, 0));
-    for (int k = 0; k < p.tx; k++)
-        std::copy(x.begin() + std::ptrdiff_t(k * n), x.begin() + std::ptrdiff_t((k + 1) * n),
-                  padded.begin() + std::ptrdiff_t(k * len));
-    mimo_channel ch(p);
-    std::vector<cf> streamed(std::size_t(p.rx) * len, cf(NAN, NAN));
-    std::uniform_int_distribution<std::size_t> cut(0, 300);
-    for (std::size_t at = 0; at < len;) {
-        const std::size_t take = std::min(len - at, cut(rng));
-        std::vector<const cf*> in;
-        std::vector<cf*> out;
-        for (int k = 0; k < p.tx; k++)
-            in.push_back(padded.data() + k * len + at);
-        for (int r = 0; r < p.rx; r++)
-            out.push_back(streamed.data() + r * len + at);
-        ch.process(in.data(), out.data(), take, 0.0);
-        at += take;
-    }
+    const std::vector<cf> streamed = gpumimo_test::streamed_in_pieces(p, x, n, 300, rng);
     double power = 0;
     for (const cf& v : block)
         power += std::norm(v);

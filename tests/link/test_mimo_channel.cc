@@ -7,6 +7,7 @@
  * noise power at the set SNR, the taps' statistics, repeatability, bad parameters.
  */
 #include "common/test_util.h"
+#include "link/streamed_channel.h"
 
 #include <gnuradio/gpumimo/core/link/mimo_channel.h>
 
@@ -180,23 +181,7 @@ TEST(MimoChannel, StreamingInRandomChunksEqualsTheBlock)
 
     // The same input then `delay` zeros as a stream, cut at random points.
     const std::size_t len = n + p.delay;
-    std::vector<cf> padded(p.tx * len);
-    for (int k = 0; k < p.tx; k++)
-        std::copy(x.begin() + k * n, x.begin() + (k + 1) * n, padded.begin() + k * len);
-    mimo_channel ch(p);
-    std::vector<cf> streamed(p.rx * len, cf(NAN, NAN));
-    std::uniform_int_distribution<std::size_t> cut(0, 90);
-    for (std::size_t at = 0; at < len;) {
-        const std::size_t take = std::min(len - at, cut(rng));
-        std::vector<const cf*> in;
-        std::vector<cf*> out;
-        for (int k = 0; k < p.tx; k++)
-            in.push_back(padded.data() + k * len + at);
-        for (int r = 0; r < p.rx; r++)
-            out.push_back(streamed.data() + r * len + at);
-        ch.process(in.data(), out.data(), take, 0.0);
-        at += take;
-    }
+    const std::vector<cf> streamed = gpumimo_test::streamed_in_pieces(p, x, n, 90, rng);
     for (std::size_t i = 0; i < block.size(); i++)
         ASSERT_LT(std::abs(block[i] - streamed[i]), 1e-5f * (1 + std::abs(block[i])))
             << "antenna " << i / len << " sample " << i % len;

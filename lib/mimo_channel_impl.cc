@@ -209,12 +209,8 @@ mimo_channel::sptr mimo_channel::make(int tx,
     p.delay_spread = delay_spread;
     p.sample_rate = sample_rate;
     const core::correlation_level c = core::parse_correlation_level(correlation);
-    if (model != "taps") { // the sample-spaced model has no correlation: none is none
-        p.rx_correlation = c.alpha;
-        p.tx_correlation = c.beta;
-    } else if (c.alpha != 0 || c.beta != 0) {
-        throw std::invalid_argument("mimo_channel: antenna correlation needs a TDL model");
-    }
+    p.rx_correlation = c.alpha; // the taps model refuses any but none (core::validate)
+    p.tx_correlation = c.beta;
     p.impairments.phase_noise_var = phase_noise_var;
     p.impairments.iq_gain_db = iq_gain_db;
     p.impairments.iq_phase_deg = iq_phase_deg;

@@ -247,9 +247,10 @@ struct received_frame {
     std::vector<cf> rx;
     std::size_t n = 0;
     std::vector<cf> taps; // [payload symbol][rx][tx][tap]: at each one's middle
-    int delay = 0;            // the channel's noise-only lead (its signal time's origin)
-    std::size_t start = 0;    // where the frame's first sample arrives: delay + latency
-    int latency = 0;          // the channel's path latency: tap l is delay l - latency
+    int delay = 0;   // the channel's noise-only lead (its signal time's origin)
+    int latency = 0; // the channel's path latency: tap l is delay l - latency
+    // Where the frame's first sample arrives.
+    std::size_t start() const { return std::size_t(delay + latency); }
     double noise_var = 0;
 };
 
@@ -343,7 +344,6 @@ received_frame make_frame(const frame_format& f,
         p += at;
     ch.process(in.data(), to.data(), out.n - at, out.noise_var);
     out.delay = cp.delay;
-    out.start = std::size_t(cp.delay + ch.path_latency());
     out.latency = ch.path_latency();
     return out;
 }
@@ -398,7 +398,7 @@ public:
         const frame_format& f = d_f;
         const std::size_t len = f.samples(), U = f.num.used_carriers, S = f.symbols();
         const int N = f.num.fft_len, K = f.streams, q = f.num.cp_lengths[0] / 4;
-        const std::size_t start = fr.start - std::size_t(q); // as the synchroniser aims
+        const std::size_t start = fr.start() - std::size_t(q); // as the synchroniser aims
         d_time.resize(std::size_t(d_rx) * len);
         for (int r = 0; r < d_rx; r++)
             for (std::size_t t = 0; t < len; t++) {
@@ -583,7 +583,7 @@ int main(int argc, char** argv)
                     // The chain: one search over the frame's stretch of samples.
                     const frame_sync_result sync = find_frame(f.num, fr.rx.data(), o.rx, fr.n, threshold);
                     const bool ok = sync.found && sync.start + len <= fr.n &&
-                                    std::abs(double(sync.start) - double(fr.start)) <= cp0 / 2.0;
+                                    std::abs(double(sync.start) - double(fr.start())) <= cp0 / 2.0;
                     found += ok;
                     if (ok) {
                         std::vector<const cf*> in(std::size_t(o.rx));

@@ -285,14 +285,13 @@ std::vector<std::complex<float>> mimo_channel::apply(const std::complex<float>* 
         out[r] = y.data() + std::size_t(r) * out_len;
     restart();
     propagate(in.data(), out.data(), out_len);
-    restart();
     double power = 0;
     for (const auto& v : y)
         power += std::norm(std::complex<double>(v));
     power /= double(std::max<std::size_t>(1, n * d_p.rx));
     add_noise(out.data(), out_len, power / std::pow(10.0, d_p.snr_db / 10));
     impair(out.data(), out_len, power);
-    restart(); // the oscillators' phases too: each block starts as the first
+    restart(); // taps, filter memory and oscillators: each block starts as the first
     return y;
 }
 

@@ -20,7 +20,7 @@ constexpr int fractional_delay_half_width = 16;
  * I0(beta) for |x| < W = fractional_delay_half_width, 0 beyond; beta = 8. A delay of d
  * samples (d = i + f, f in [0, 1)) is the filter w(j - f) on taps i + j, j = -15 .. 16:
  * its response is within 1.2e-4 of e^{-2 pi i nu d} for |nu| <= 0.39 cycles a sample
- * (the used band of every numerology here; tests/link/test_mimo_channel.cc holds it).
+ * (the used band of every numerology here; tests/link/test_channel_models.cc holds it).
  */
 double fractional_delay_kernel(double x);
 

@@ -44,12 +44,6 @@ struct radio_impairments {
      *  received signal power per antenna (its phase random per antenna, seeded); -inf:
      *  none. */
     double dc_dbc = -INFINITY;
-
-    bool any() const
-    {
-        return sco_ppm != 0 || phase_noise_var != 0 || iq_gain_db != 0 || iq_phase_deg != 0 ||
-               std::isfinite(dc_dbc);
-    }
 };
 
 /*! Parameters of the Nt-to-Nr channel simulator (docs/channel.md). */
@@ -134,8 +128,6 @@ public:
     /*! The bulk latency of a path model, samples: a path at delay 0 peaks at tap
      *  path_latency() (room for its windowed sinc's first half). 0 for "taps". */
     int path_latency() const { return d_latency; }
-    /*! The paths of a path model (delays without path_latency()); empty for "taps". */
-    const std::vector<channel_path>& paths() const { return d_paths; }
     /*! Samples between refreshes of a path model's moving taps (1 for "taps"). */
     int path_update() const { return d_update; }
 

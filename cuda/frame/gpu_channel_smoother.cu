@@ -158,6 +158,16 @@ __device__ void invert_in_place(double2* A, int n, double2* col)
     }
 }
 
+// The a-th kept tap of one channel, U (G^-1 g)[a], G^-1 (K x K, over the kept taps) in A
+// and g that channel's delay-domain taps [L]: the lmmse solve's taps, in double.
+__device__ inline cd kept_tap(const double2* A, int K, const int* kept, const double2* g, int a, int U)
+{
+    cd s = { 0, 0 };
+    for (int b = 0; b < K; b++)
+        s = s + load(&A[std::size_t(a) * K + b]) * load(&g[kept[b]]);
+    return { U * s.re, U * s.im };
+}
+
 // The smoother's fixed parts on the device.
 struct smoother_tables {
     const double2* gram;    // T = F^H F, [L][L]
@@ -178,7 +188,8 @@ struct smoother_tables {
 // lmmse then takes the profile those taps show (each tap's power less twice its noise,
 // n0 G1^-1[j][j]) and solves G = T + n0 P^-1 over the taps it keeps only (the others
 // have no prior power: zero), by Gauss-Jordan in double, adds the taps the residual
-// shows and solves again if it added any; its error from G^-1's diagonal sums. G (then G^-1) lives in shared memory when its K x K fit the room set
+// shows and solves again if it added any; its error from G^-1's diagonal sums. G (then
+// G^-1) lives in shared memory when its K x K fit the room set
 // aside (kcap x kcap; Gauss-Jordan's K steps each read and write all of it), else in A,
 // [L][L] of the frame in global memory. Shared memory besides: the profile, G1^-1's
 // diagonal and its partial sums, the kept taps, one pivot column and the diagonal sums.
@@ -298,10 +309,8 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
         __syncthreads();
         for (int idx = threadIdx.x; idx < P * K; idx += blockDim.x) {
             const int p = idx / K, a = idx % K;
-            cd s = { 0, 0 };
-            for (int b = 0; b < K; b++)
-                s = s + load(&A[std::size_t(a) * K + b]) * load(&g[std::size_t(p) * L + kept[b]]);
-            fit[std::size_t(p) * L + kept[a]] = make_double2(U * s.re, U * s.im);
+            const cd v = kept_tap(A, K, kept, g + std::size_t(p) * L, a, U);
+            fit[std::size_t(p) * L + kept[a]] = make_double2(v.re, v.im);
         }
         __syncthreads();
         const double threshold = missed_tap_threshold(P) * n0 / U;
@@ -332,10 +341,8 @@ __global__ void __launch_bounds__(1024) smooth_kernel(const double* power_all,
     __syncthreads();
     for (int idx = threadIdx.x; idx < P * K; idx += blockDim.x) {
         const int p = idx / K, a = idx % K;
-        cd s = { 0, 0 };
-        for (int b = 0; b < K; b++)
-            s = s + load(&A[std::size_t(a) * K + b]) * load(&g[std::size_t(p) * L + kept[b]]);
-        taps[std::size_t(p) * L + kept[a]] = make_float2(float(U * s.re), float(U * s.im));
+        const cd v = kept_tap(A, K, kept, g + std::size_t(p) * L, a, U);
+        taps[std::size_t(p) * L + kept[a]] = make_float2(float(v.re), float(v.im));
     }
     // G^-1's sums along each delay difference, then n0 sum_delta s_delta e^{...}.
     for (int dl = threadIdx.x; dl < 2 * L - 1; dl += blockDim.x)

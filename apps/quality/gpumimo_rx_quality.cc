@@ -45,7 +45,7 @@ namespace {
 
 struct options {
     std::string preset = "small", modulation = "16qam", backend = "auto", csv;
-    int streams = 2, rx = 4, payload = 10, frames = 200;
+    int streams = 2, rx = 4, payload = 10, frames = 200, pilot_interval = 0;
     std::vector<std::string> detectors{ "mmse" };
     std::vector<std::string> estimators{ "lmmse", "dft", "ls" };
     std::vector<double> snrs;
@@ -78,6 +78,9 @@ void usage()
         "  --streams N --rx N            streams and antennas (2, 4)\n"
         "  --modulation M                bpsk|pi/2-bpsk|qpsk|16qam|...|1024qam (16qam)\n"
         "  --payload N                   payload symbols per frame (10)\n"
+        "  --pilot-interval N            a pilot block every N payload symbols and one after\n"
+        "                                the last, the channel interpolated in time between\n"
+        "                                them (frame format 4; 0: one block, no tracking) (0)\n"
         "  --frames N                    frames per SNR (200)\n"
         "  --snr a,b,c | --snr lo:step:hi SNRs per antenna in dB (0:2:30)\n"
         "  --detectors a,b               detectors (mmse)\n"
@@ -158,6 +161,7 @@ options parse(int argc, char** argv)
         else if (a == "--rx") o.rx = std::stoi(value());
         else if (a == "--modulation") o.modulation = value();
         else if (a == "--payload") o.payload = std::stoi(value());
+        else if (a == "--pilot-interval") o.pilot_interval = std::stoi(value());
         else if (a == "--frames") o.frames = std::stoi(value());
         else if (a == "--snr") o.snrs = parse_numbers(value());
         else if (a == "--detectors") o.detectors = split(value());
@@ -325,7 +329,7 @@ received_frame make_frame(const frame_format& f,
         const int cp_s = f.num.cp_lengths[std::size_t(s) % f.num.cp_lengths.size()];
         const std::size_t middle = std::size_t(cp.delay) + offset + std::size_t(cp_s + f.num.fft_len / 2);
         offset += std::size_t(cp_s + f.num.fft_len);
-        if (s < 1 + f.streams)
+        if (!f.is_payload_symbol(s))
             continue;
         std::vector<const cf*> from(in);
         std::vector<cf*> into(to);
@@ -429,7 +433,7 @@ public:
             for (int s = 0; s < P; s++) {
                 for (int r = 0; r < d_rx; r++) {
                     d_y[(d * P + s) * d_rx + r] =
-                        payload_turn_back(f.mod, d) * d_carriers[(r * S + 1 + K + s) * U + c];
+                        payload_turn_back(f.mod, d) * d_carriers[(r * S + std::size_t(f.payload_symbol_index(s))) * U + c];
                     for (int k = 0; k < K; k++) {
                         const cf* taps = &fr.taps[((std::size_t(s) * d_rx + r) * K + k) * ntaps];
                         cd h = 0;
@@ -511,13 +515,15 @@ int main(int argc, char** argv)
 {
     try {
         const options o = parse(argc, argv);
-        const frame_format f = make_frame_format(o.preset, o.streams, o.modulation, o.payload);
+        const frame_format f = make_frame_format(o.preset, o.streams, o.modulation, o.payload, o.pilot_interval);
         const std::size_t bits = f.payload_bits(), len = f.samples();
         const int cp0 = f.num.cp_lengths[0];
         const channel_params described = channel_of(f, o);
         validate(described); // named errors before anything runs
         std::cout << "gpumimo_rx_quality: " << o.preset << " " << o.streams << "x" << o.rx << " "
-                  << o.modulation << ", " << o.payload << " payload symbols, " << o.frames
+                  << o.modulation << ", " << o.payload << " payload symbols"
+                  << (o.pilot_interval ? " (a pilot block every " + std::to_string(o.pilot_interval) + ")" : std::string())
+                  << ", " << o.frames
                   << " frames per SNR, " << describe(described, f.num.sample_rate)
                   << ", carrier offset " << o.cfo_spacings << " spacings, backend " << o.backend
                   << ", seed " << o.seed << "\n";

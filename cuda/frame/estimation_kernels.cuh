@@ -12,7 +12,9 @@
  *   carriers [antenna][slot][symbol][carrier]   (U used carriers, `symbols` a frame)
  *   damaged  [slot]                             (1: the frame's estimates are not made;
  *                                                set by frame_finite_kernel)
- *   h        [slot][carrier][rx][tx],  noise [slot][carrier],  noise_frame [slot]
+ *   h        [slot][block][carrier][rx][tx],  noise [slot][block][carrier],
+ *   noise_frame [slot][block]                   (pilot blocks: frame_format::pilot_blocks(),
+ *                                                1 without time tracking)
  *   derot    [slot][payload symbol]             (e^{-i phi})
  */
 #pragma once
@@ -22,6 +24,7 @@
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/time_tracking.h>
 
 #include <complex>
 #include <cstddef>
@@ -35,12 +38,29 @@ namespace { // each translation unit its own kernels
 
 // The tables the kernels read, for frames of one format, uploaded to the current
 // device: pilots [tx][carrier], cover [symbol][tx] (the pilots' orthogonal cover), the
-// preamble's empty carriers (the noise samples), the tracking carriers and their pilots.
+// preamble's empty carriers (the noise samples), the tracking carriers and their pilots;
+// where the pilot blocks start and each payload symbol's OFDM symbol and interpolation
+// weights (core/frame/time_tracking.h).
 struct estimation_tables {
     estimation_tables() = default;
     explicit estimation_tables(const frame_format& frame)
     {
         const int tx = frame.streams;
+        blocks = frame.pilot_blocks();
+        std::vector<int> starts, index, before;
+        std::vector<float> weights;
+        for (int b = 0; b < blocks; b++)
+            starts.push_back(frame.pilot_block_start(b));
+        for (const time_weight& t : time_weights(frame)) {
+            before.push_back(t.before);
+            weights.push_back(t.w);
+        }
+        for (int s = 0; s < frame.payload_symbols; s++)
+            index.push_back(frame.payload_symbol_index(s));
+        block_start = cuda::upload(starts);
+        payload_index = cuda::upload(index);
+        weight_before = cuda::upload(before);
+        weight = cuda::upload(weights);
         std::vector<std::complex<float>> p;
         for (int k = 0; k < tx; k++) {
             const std::vector<std::complex<float>> pk = pilot_carriers(frame.num, k);
@@ -62,8 +82,9 @@ struct estimation_tables {
     }
 
     cuda::device_buffer<float2> pilots, cover, track_pilots;
-    cuda::device_buffer<int> empty, track;
-    int nempty = 0, ntrack = 0;
+    cuda::device_buffer<int> empty, track, block_start, payload_index, weight_before;
+    cuda::device_buffer<float> weight;
+    int nempty = 0, ntrack = 0, blocks = 1;
 };
 
 // Threads of the kernels that reduce within a block: noise_kernel has a block per frame
@@ -91,12 +112,14 @@ __global__ void frame_finite_kernel(const float2* samples,
     }
 }
 
-// h[f][c][r][k] = (1/Nt) sum_s conj(w_sk) Y_{1+s}(c) / P_k(c) on antenna r, w the pilots'
-// orthogonal cover (estimate_channel).
+// h[f][b][c][r][k] = (1/Nt) sum_s conj(w_sk) Y_{t_b+s}(c) / P_k(c) on antenna r, w the
+// pilots' orthogonal cover, t_b pilot block b's first symbol (estimate_channel).
 __global__ void estimate_kernel(const float2* carriers,
                                 const float2* pilots, // [tx][carrier]
                                 const float2* cover,  // [symbol][tx]
                                 const int* damaged,
+                                const int* block_start, // [blocks]
+                                int blocks,
                                 int slots,
                                 int used,
                                 int rx,
@@ -106,9 +129,9 @@ __global__ void estimate_kernel(const float2* carriers,
                                 float2* h)
 {
     const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (i >= std::size_t(used) * U)
+    if (i >= std::size_t(used) * blocks * U)
         return;
-    const int c = int(i % U), f = int(i / U);
+    const int c = int(i % U), f = int(i / U / blocks), first = block_start[(i / U) % blocks];
     for (int r = 0; r < rx; r++)
         for (int k = 0; k < tx; k++) {
             if (damaged[f]) { // an identity the detector takes without complaint; the
@@ -118,7 +141,7 @@ __global__ void estimate_kernel(const float2* carriers,
             }
             float2 z = make_float2(0, 0);
             for (int s = 0; s < tx; s++) {
-                const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + 1 + s) * U + c];
+                const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + first + s) * U + c];
                 const float2 w = cover[s * tx + k];
                 z.x += w.x * y.x + w.y * y.y; // conj(w) y
                 z.y += w.x * y.y - w.y * y.x;
@@ -130,14 +153,16 @@ __global__ void estimate_kernel(const float2* carriers,
         }
 }
 
-// One block per frame: the mean power of the preamble's empty carriers over the
-// antennas, floored at the pilot symbols' mean power over core::max_estimated_snr (as
-// core::estimate_channel), written for every carrier of the frame (the detector's
-// per-channel N0).
+// One block per frame and pilot block: the mean power of the preamble's empty carriers
+// over the antennas, floored at the pilot block's mean power over
+// core::max_estimated_snr (as core::estimate_channel), written for every carrier (the
+// detector's per-channel N0).
 __global__ void noise_kernel(const float2* carriers,
                              const int* damaged,
                              const int* empty, // the preamble's empty carrier indices
                              int nempty,
+                             const int* block_start,
+                             int blocks,
                              int slots,
                              int rx,
                              int streams,
@@ -147,7 +172,7 @@ __global__ void noise_kernel(const float2* carriers,
                              float* noise_per_frame)
 {
     __shared__ float partial[kNoiseThreads], pilot_partial[kNoiseThreads];
-    const int f = blockIdx.x;
+    const int f = blockIdx.x / blocks, first = block_start[blockIdx.x % blocks];
     float acc = 0, pilot_acc = 0;
     for (int i = threadIdx.x; i < nempty * rx; i += blockDim.x) {
         const int r = i / nempty, c = empty[i % nempty];
@@ -156,7 +181,7 @@ __global__ void noise_kernel(const float2* carriers,
     }
     for (int i = threadIdx.x; i < rx * streams * U; i += blockDim.x) {
         const int r = i / (streams * U), k = (i / U) % streams, c = i % U;
-        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + 1 + k) * U + c];
+        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + first + k) * U + c];
         pilot_acc += y.x * y.x + y.y * y.y;
     }
     partial[threadIdx.x] = acc;
@@ -174,14 +199,15 @@ __global__ void noise_kernel(const float2* carriers,
     const float n0 =
         damaged[f] ? 1.0f : fmaxf(partial[0] / float(max(1, nempty * rx)), floor);
     for (int c = threadIdx.x; c < U; c += blockDim.x)
-        noise_per_carrier[std::size_t(f) * U + c] = n0;
+        noise_per_carrier[std::size_t(blockIdx.x) * U + c] = n0;
     if (threadIdx.x == 0)
-        noise_per_frame[f] = n0;
+        noise_per_frame[blockIdx.x] = n0;
 }
 
 // The tracking pilots' common phase of every payload symbol (core::phase_tracker): one
 // block per (payload symbol, frame); derot[f][s] = conj(z) / |z|, z = sum over antennas
-// and tracking carriers of conj((H_c p_c)_r) y_{r,s,c}, summed in double as the reference.
+// and tracking carriers of conj((H_c p_c)_r) y_{r,s,c}, summed in double as the
+// reference; H_c the symbol's, (1 - w) block `before`'s + w the next's (one block: w = 0).
 __global__ void track_phase_kernel(const float2* carriers,
                                    const float2* h,
                                    const int* track,
@@ -193,23 +219,33 @@ __global__ void track_phase_kernel(const float2* carriers,
                                    int K,
                                    int U,
                                    int symbols,
-                                   int first_payload,
+                                   const int* payload_index, // [payload]: OFDM symbol
+                                   const int* weight_before, // [payload]
+                                   const float* weight,      // [payload]
+                                   int blocks,
                                    int payload,
                                    float2* derot)
 {
     __shared__ double2 part[kTrackThreads];
     const int s = blockIdx.x, f = blockIdx.y;
+    const int symbol = payload_index[s], before = weight_before[s];
+    const float w = weight[s], v = 1 - w;
     double2 z = make_double2(0, 0);
     for (int i = threadIdx.x; i < rx * ntrack; i += blockDim.x) {
         const int r = i / ntrack, j = i % ntrack, c = track[j];
-        const float2* hc = h + ((std::size_t(f) * U + c) * rx + r) * K;
+        const float2* hc = h + ((std::size_t(f * blocks + before) * U + c) * rx + r) * K;
+        const std::size_t next = std::size_t(U) * rx * K; // the next block's
         double er = 0, ei = 0; // (H_c p_c)_r
         for (int k = 0; k < K; k++) {
-            const float2 a = hc[k], p = track_pilots[j * K + k];
+            const float2 p = track_pilots[j * K + k];
+            float2 a = hc[k];
+            if (w != 0) // interpolate_estimate's mix, in float as there
+                a = make_float2(__fadd_rn(__fmul_rn(v, a.x), __fmul_rn(w, hc[next + k].x)),
+                                __fadd_rn(__fmul_rn(v, a.y), __fmul_rn(w, hc[next + k].y)));
             er += double(a.x) * p.x - double(a.y) * p.y;
             ei += double(a.x) * p.y + double(a.y) * p.x;
         }
-        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
+        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + symbol) * U + c];
         z.x += er * y.x + ei * y.y; // conj(e) y
         z.y += er * y.y - ei * y.x;
     }

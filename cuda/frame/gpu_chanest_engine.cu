@@ -106,20 +106,20 @@ public:
             d_carriers.get(), frame_values, F, int(nf), d_rx, d_damaged.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("frame_finite_kernel");
         ek::estimate_kernel<<<blocks_for(nf * d_U), kThreads, 0, st>>>(
-            d_carriers.get(), d_tables.pilots.get(), d_tables.cover.get(), d_damaged.get(), F, int(nf), d_rx,
-            d_tx, U, S, d_h.get());
+            d_carriers.get(), d_tables.pilots.get(), d_tables.cover.get(), d_damaged.get(),
+            d_tables.block_start.get(), 1, F, int(nf), d_rx, d_tx, U, S, d_h.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("estimate_kernel");
         ek::noise_kernel<<<unsigned(nf), ek::kNoiseThreads, 0, st>>>(
-            d_carriers.get(), d_damaged.get(), d_tables.empty.get(), d_tables.nempty, F, d_rx, d_tx, U, S,
-            d_noise.get(), d_noise_frame.get());
+            d_carriers.get(), d_damaged.get(), d_tables.empty.get(), d_tables.nempty,
+            d_tables.block_start.get(), 1, F, d_rx, d_tx, U, S, d_noise.get(), d_noise_frame.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("noise_kernel");
         // Smoothed over frequency; the per-carrier noise becomes the effective noise.
         d_smoother->smooth_device(reinterpret_cast<std::complex<float>*>(d_h.get()),
                                   d_noise_frame.get(), nf, d_noise.get(), st);
         ek::track_phase_kernel<<<dim3(unsigned(d_payload), unsigned(nf)), ek::kTrackThreads, 0, st>>>(
             d_carriers.get(), d_h.get(), d_tables.track.get(), d_tables.track_pilots.get(), d_tables.ntrack,
-            d_damaged.get(), F, d_rx, d_tx, U, S, int(d_first_payload), int(d_payload),
-            d_derot.get());
+            d_damaged.get(), F, d_rx, d_tx, U, S, d_tables.payload_index.get(),
+            d_tables.weight_before.get(), d_tables.weight.get(), 1, int(d_payload), d_derot.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("track_phase_kernel");
         ek::derotate_payload_kernel<<<blocks_for(std::size_t(d_rx) * nf * d_payload * d_U), kThreads, 0, st>>>(
             d_carriers.get(), d_derot.get(), F, int(nf), d_rx, U, S, int(d_first_payload),

@@ -12,11 +12,12 @@
  * Device layouts of a chunk of F frame slots (nf <= F used):
  *   samples  [antenna][slot][frame.samples()]   (FFT channel a * F + f, one stride)
  *   carriers [antenna][slot][symbol][carrier]
- *   h        [slot][carrier][rx][tx]            (every used carrier)
- *   noise    [slot][carrier]                 (the effective noise after smoothing)
+ *   h        [slot][block][carrier][rx][tx]     (every used carrier, each pilot block)
+ *   noise    [slot][block][carrier]          (the effective noise after smoothing)
  *   derot    [slot][payload symbol]          (e^{-i phi}: the tracking pilots' phase)
- *   h_data   [slot][data carrier][rx][tx]    (detector channel f * D + d)
- *   noise_data [slot][data carrier]
+ *   h_data   [slot][data carrier][rx][tx]    (detector channel f * D + d), or with time
+ *            tracking [slot][data carrier][payload symbol][rx][tx] (one per vector)
+ *   noise_data [slot][data carrier] (or [slot][data carrier][payload symbol])
  *   y        [slot][data carrier][payload symbol][rx] (carrier-major: group = payload)
  *   llr      [slot][payload symbol][data carrier][bit] (the frame's payload order)
  */
@@ -80,6 +81,49 @@ __global__ void data_carrier_kernel(const float2* h,
     noise_data[i] = noise[c];
 }
 
+// Time tracking: each payload vector's matrix and noise, h_data[f][d][s] = (1 - w_s)
+// h[f][b_s][data[d]] + w_s h[f][b_s + 1][data[d]] (core::interpolate_estimate), the
+// error variances (noise - N0) / tx of the two blocks mixed with (1 - w)^2 and w^2.
+__global__ void interpolate_kernel(const float2* h,
+                                   const float* noise,
+                                   const float* noise_block, // [slot][block]: N0
+                                   const int* data,
+                                   const int* weight_before,
+                                   const float* weight,
+                                   int used,
+                                   int blocks,
+                                   int D,
+                                   int U,
+                                   int payload,
+                                   int tx,
+                                   int m,
+                                   float2* h_data,
+                                   float* noise_data)
+{
+    const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (i >= std::size_t(used) * D * payload)
+        return;
+    const int s = int(i % payload), d = int(i / payload % D), f = int(i / payload / D);
+    const std::size_t a = std::size_t(f * blocks + weight_before[s]), b = a + 1;
+    const std::size_t c = std::size_t(data[d]);
+    const float w = weight[s], v = 1 - w;
+    const float2* ha = h + (a * U + c) * m;
+    if (w == 0) {
+        for (int e = 0; e < m; e++)
+            h_data[i * m + e] = ha[e];
+        noise_data[i] = noise[a * U + c];
+        return;
+    }
+    const float2* hb = h + (b * U + c) * m;
+    for (int e = 0; e < m; e++) // in float as interpolate_estimate, without contractions
+        h_data[i * m + e] = make_float2(__fadd_rn(__fmul_rn(v, ha[e].x), __fmul_rn(w, hb[e].x)),
+                                        __fadd_rn(__fmul_rn(v, ha[e].y), __fmul_rn(w, hb[e].y)));
+    const float n0a = noise_block[a], n0b = noise_block[b];
+    const float ea = (noise[a * U + c] - n0a) / tx, eb = (noise[b * U + c] - n0b) / tx;
+    const float ev = v * v * ea + w * w * eb, n0 = v * n0a + w * n0b;
+    noise_data[i] = float(double(n0) + double(tx) * double(ev));
+}
+
 // y[f][d][s][r] = data carrier d of payload symbol s on antenna r, turned back by the
 // symbol's common phase.
 __global__ void gather_payload_kernel(const float2* carriers,
@@ -92,7 +136,7 @@ __global__ void gather_payload_kernel(const float2* carriers,
                                       int D,
                                       int U,
                                       int symbols,
-                                      int first_payload,
+                                      const int* payload_index, // [payload]: OFDM symbol
                                       int payload,
                                       float2* y)
 {
@@ -108,7 +152,7 @@ __global__ void gather_payload_kernel(const float2* carriers,
     const float2 w = derot[std::size_t(f) * payload + s];
     float2* to = y + (f * order.vectors() + order.detector_vector(d, s)) * rx;
     for (int r = 0; r < rx; r++) {
-        const float2 x = carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
+        const float2 x = carriers[((std::size_t(r) * slots + f) * symbols + payload_index[s]) * U + c];
         to[r] = damaged[f] ? make_float2(0, 0) : make_float2(x.x * w.x - x.y * w.y, x.x * w.y + x.y * w.x);
     }
 }
@@ -176,6 +220,8 @@ struct gpu_fused_receiver::impl {
 
     fused_receiver_config config;
     fused_layout L;
+    int blocks; // pilot blocks a frame (1: no time tracking)
+    std::size_t matrices; // detector matrices a frame: one per data carrier, or per vector
     int device;
     std::size_t F;
     std::size_t samples_per_frame, bits;
@@ -208,6 +254,8 @@ struct gpu_fused_receiver::impl {
     impl(const fused_receiver_config& c, int dev, std::size_t frames, int nslots)
         : config(c),
           L(c.frame),
+          blocks(c.frame.pilot_blocks()),
+          matrices(blocks > 1 ? L.payload_vectors() : std::size_t(L.data)),
           device(dev),
           F(frames ? frames : default_frames(c.rx)),
           samples_per_frame(c.frame.samples()),
@@ -232,20 +280,22 @@ struct gpu_fused_receiver::impl {
             s.host_damaged = gc::pinned_buffer<int>(F);
             s.samples = gc::device_buffer<float2>(std::size_t(c.rx) * F * samples_per_frame);
             s.carriers = gc::device_buffer<float2>(carrier_values);
-            s.h = gc::device_buffer<float2>(F * L.carriers * c.rx * c.frame.streams);
+            const std::size_t B = std::size_t(blocks);
+            s.h = gc::device_buffer<float2>(F * B * L.carriers * c.rx * c.frame.streams);
             s.y = gc::device_buffer<float2>(vectors * c.rx);
-            s.noise = gc::device_buffer<float>(F * L.carriers);
+            s.noise = gc::device_buffer<float>(F * B * L.carriers);
             s.derot = gc::device_buffer<float2>(F * L.payload);
-            s.h_data = gc::device_buffer<float2>(F * L.data * c.rx * c.frame.streams);
-            s.noise_data = gc::device_buffer<float>(F * L.data);
-            s.noise_frame = gc::device_buffer<float>(F);
+            s.h_data = gc::device_buffer<float2>(F * matrices * c.rx * c.frame.streams);
+            s.noise_data = gc::device_buffer<float>(F * matrices);
+            s.noise_frame = gc::device_buffer<float>(F * B); // N0 per frame and block
             s.detected = gc::device_buffer<float>(F * bits);
             s.llr = gc::device_buffer<float>(F * bits);
             s.damaged = gc::device_buffer<int>(F);
             // The least-squares estimates' error is N0 / Nt (the pilots' cover); N0 the
             // mean power of the preamble's empty carriers on every antenna.
+            // Each pilot block is smoothed as a frame of its own.
             s.smoother = std::make_unique<gpu_channel_smoother>(
-                c.frame.num, c.estimator, c.rx, c.frame.streams, F, dev, 1.0 / c.frame.streams,
+                c.frame.num, c.estimator, c.rx, c.frame.streams, F * B, dev, 1.0 / c.frame.streams,
                 double(tables.nempty) * c.rx);
             // Slots a short chunk leaves unused still go through the FFT: zeros there,
             // not whatever the allocation held.
@@ -356,28 +406,39 @@ struct gpu_fused_receiver::impl {
         io.nsym = std::size_t(L.symbols);
         fft.enqueue_device(io, st); // non-finite frames are flagged above, not counted here
 
-        ek::estimate_kernel<<<blocks_for(nf * U), kThreads, 0, st>>>(
-            s.carriers.get(), tables.pilots.get(), tables.cover.get(), s.damaged.get(), int(F), int(nf), rx, config.frame.streams, U,
-            L.symbols, s.h.get());
+        const int K = config.frame.streams;
+        ek::estimate_kernel<<<blocks_for(nf * blocks * U), kThreads, 0, st>>>(
+            s.carriers.get(), tables.pilots.get(), tables.cover.get(), s.damaged.get(), tables.block_start.get(),
+            blocks, int(F), int(nf), rx, K, U, L.symbols, s.h.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("estimate_kernel");
-        ek::noise_kernel<<<unsigned(nf), ek::kNoiseThreads, 0, st>>>(s.carriers.get(), s.damaged.get(), tables.empty.get(), tables.nempty,
-                                                         int(F), rx, config.frame.streams, U, L.symbols,
-                                                         s.noise.get(), s.noise_frame.get());
+        ek::noise_kernel<<<unsigned(nf * blocks), ek::kNoiseThreads, 0, st>>>(
+            s.carriers.get(), s.damaged.get(), tables.empty.get(), tables.nempty, tables.block_start.get(), blocks,
+            int(F), rx, K, U, L.symbols, s.noise.get(), s.noise_frame.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("noise_kernel");
-        // Smoothed over frequency; the per-carrier noise becomes the effective noise.
-        s.smoother->smooth_device(reinterpret_cast<std::complex<float>*>(s.h.get()), s.noise_frame.get(), nf,
-                               s.noise.get(), st);
+        // Smoothed over frequency, each block as a frame; the per-carrier noise becomes
+        // the effective noise.
+        s.smoother->smooth_device(reinterpret_cast<std::complex<float>*>(s.h.get()), s.noise_frame.get(),
+                                  nf * blocks, s.noise.get(), st);
         ek::track_phase_kernel<<<dim3(unsigned(L.payload), unsigned(nf)), ek::kTrackThreads, 0, st>>>(
             s.carriers.get(), s.h.get(), tables.track.get(), tables.track_pilots.get(), tables.ntrack, s.damaged.get(), int(F), rx,
-            config.frame.streams, U, L.symbols, L.first_payload, L.payload, s.derot.get());
+            K, U, L.symbols, tables.payload_index.get(), tables.weight_before.get(), tables.weight.get(), blocks,
+            L.payload, s.derot.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("track_phase_kernel");
-        data_carrier_kernel<<<blocks_for(nf * L.data), kThreads, 0, st>>>(
-            s.h.get(), s.noise.get(), data.get(), int(nf), L.data, U, rx * config.frame.streams, s.h_data.get(),
-            s.noise_data.get());
-        GPUMIMO_CUDA_CHECK_LAUNCH("data_carrier_kernel");
+        if (blocks == 1) {
+            data_carrier_kernel<<<blocks_for(nf * L.data), kThreads, 0, st>>>(
+                s.h.get(), s.noise.get(), data.get(), int(nf), L.data, U, rx * K, s.h_data.get(),
+                s.noise_data.get());
+            GPUMIMO_CUDA_CHECK_LAUNCH("data_carrier_kernel");
+        } else {
+            interpolate_kernel<<<blocks_for(nf * L.payload_vectors()), kThreads, 0, st>>>(
+                s.h.get(), s.noise.get(), s.noise_frame.get(), data.get(), tables.weight_before.get(),
+                tables.weight.get(), int(nf), blocks, L.data, U, L.payload, K, rx * K, s.h_data.get(),
+                s.noise_data.get());
+            GPUMIMO_CUDA_CHECK_LAUNCH("interpolate_kernel");
+        }
         gather_payload_kernel<<<blocks_for(nf * L.payload_vectors()), kThreads, 0, st>>>(
             s.carriers.get(), s.damaged.get(), data.get(), s.derot.get(), int(F), int(nf), rx, L.data, U,
-            L.symbols, L.first_payload, L.payload, s.y.get());
+            L.symbols, tables.payload_index.get(), L.payload, s.y.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("gather_payload_kernel");
 
         // The detector on one stream for every slot: its workspaces are per detector.
@@ -392,7 +453,7 @@ struct gpu_fused_receiver::impl {
         b.batch = nf * L.payload_vectors();
         b.nt = config.frame.streams;
         b.nr = rx;
-        b.group = std::size_t(L.payload);
+        b.group = blocks > 1 ? 1 : std::size_t(L.payload); // one H per vector, or per carrier
         detector.detect_device(b, s.detected.get(), ds);
         GPUMIMO_CUDA_CHECK(cudaEventRecord(s.detect_done.get(), ds));
         GPUMIMO_CUDA_CHECK(cudaStreamWaitEvent(st, s.detect_done.get(), 0));
@@ -413,8 +474,11 @@ struct gpu_fused_receiver::impl {
             GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.llr_landed ? out : s.host_llr.get(), s.llr.get(),
                                                nf * bits * sizeof(float), cudaMemcpyDeviceToHost, st));
         }
-        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_noise.get(), s.noise_frame.get(), nf * sizeof(float),
-                                           cudaMemcpyDeviceToHost, st));
+        // Each frame's N0: its first block's (the preamble's noise, every block the same
+        // but for the floor).
+        GPUMIMO_CUDA_CHECK(cudaMemcpy2DAsync(s.host_noise.get(), sizeof(float), s.noise_frame.get(),
+                                             std::size_t(blocks) * sizeof(float), sizeof(float), nf,
+                                             cudaMemcpyDeviceToHost, st));
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(s.host_damaged.get(), s.damaged.get(), nf * sizeof(int),
                                            cudaMemcpyDeviceToHost, st));
         s.first_frame = first;

@@ -94,9 +94,10 @@ frame_description parse_frame_description(const std::string& input, const std::s
     frame_description d;
     // Older recordings have no version: format 1, whose pilots this receiver cannot read.
     d.frame_version = find(j, "frame_version") ? int(integer(j, "frame_version", label, 1, 1000)) : 1;
-    if (d.frame_version != core::frame_format_version)
+    // Format 3 is format 4 without pilot blocks after the first: its recordings still play.
+    if (d.frame_version != core::frame_format_version && d.frame_version != 3)
         fail(label, "frame_version " + std::to_string(d.frame_version) +
-                        " is not this receiver's frame format (" +
+                        " is not a frame format this receiver reads (3 or " +
                         std::to_string(core::frame_format_version) +
                         ", docs/frame.md \"Versions\"): re-record it with gpumimo_make_recording");
     d.preset = text(j, "preset", label);
@@ -104,11 +105,18 @@ frame_description parse_frame_description(const std::string& input, const std::s
     d.antennas = int(integer(j, "antennas", label, 1, 16));
     d.modulation = text(j, "modulation", label);
     d.payload_symbols = int(integer(j, "payload_symbols", label, 1, core::max_payload_symbols));
+    if (find(j, "pilot_interval")) {
+        if (d.frame_version < 4)
+            fail(label, "pilot_interval is a field of frame format 4, not " +
+                            std::to_string(d.frame_version));
+        d.pilot_interval = int(integer(j, "pilot_interval", label, 0, core::max_payload_symbols));
+    }
     if (d.antennas < d.streams)
         fail(label, "antennas (" + std::to_string(d.antennas) + ") must be at least streams (" +
                         std::to_string(d.streams) + ")");
     try { // the preset and modulation names, and the frame as a whole
-        core::make_frame_format(d.preset, d.streams, d.modulation, d.payload_symbols);
+        core::make_frame_format(d.preset, d.streams, d.modulation, d.payload_symbols,
+                                d.pilot_interval);
     } catch (const std::invalid_argument& e) {
         fail(label, e.what());
     }
@@ -126,7 +134,7 @@ frame_description parse_frame_description(const std::string& input, const std::s
                             "nr_bg<g>_z<Z>[_rows<r>])");
             try { // the name, and whether a codeword fits the frame
                 const core::frame_format f = core::make_frame_format(
-                    d.preset, d.streams, d.modulation, d.payload_symbols);
+                    d.preset, d.streams, d.modulation, d.payload_symbols, d.pilot_interval);
                 const core::ldpc_code c = core::ldpc_code_by_name(d.code);
                 if (std::size_t(c.n) > f.payload_bits())
                     fail(label, "code " + d.code + " is longer than the frame's " +

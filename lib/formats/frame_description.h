@@ -31,6 +31,7 @@ struct frame_description {
     int antennas = 0;       //!< the recording's channels: streams..16
     std::string modulation; //!< parse_modulation's names: "bpsk" ... "1024qam"
     int payload_symbols = 0; //!< 1..core::max_payload_symbols
+    int pilot_interval = 0; //!< core::frame_format::pilot_interval (format 4; 0 when absent)
     int prbs_order = 23;    //!< only 23 (mimo_ofdm_tx's payload "prbs")
     std::uint32_t prbs_seed = 0; //!< low 23 bits not all zero
     /*! The payload's LDPC code (core::coded_payload): "" uncoded, else a built-in name,

@@ -295,7 +295,7 @@ def test_llr_file_and_sidecar_say_what_was_sent(tmp_path):
     meta = json.load(open(path + ".json"))
     assert meta["dtype"] == "int8" and meta["int8_scale"] == 8
     assert meta["frame"]["bits_per_frame"] == sink.frame_bits() == 2 * D * 4 * nsym
-    assert meta["frame"]["data_carriers"] == D and meta["frame"]["frame_version"] == 3
+    assert meta["frame"]["data_carriers"] == D and meta["frame"]["frame_version"] == 4
     assert meta["payload"] == {"prbs_order": 23, "seed": 99}
     assert meta["frames"] == sink.frames() >= frames
     q = np.fromfile(path, np.int8)
@@ -472,7 +472,10 @@ def test_the_main_job_refuses_bad_files_and_paths_before_running(tmp_path):
              ("payload_symbols", 2000000000, "payload_symbols"),
              ("payload_symbols", "10", "payload_symbols must be a whole number"),
              ("streams", 9, "streams"), ("prbs_seed", 0, "prbs_seed"),
-             ("modulation", "8psk", "modulation"), ("preset", None, "preset")]
+             ("modulation", "8psk", "modulation"), ("preset", None, "preset"),
+             ("frame_version", 2, "not a frame format this receiver reads"),
+             # the shipped recording is format 3: no pilot blocks to name
+             ("pilot_interval", 4, "pilot_interval is a field of frame format 4")]
     for key, value, message in cases:
         if message is None:
             continue

@@ -46,7 +46,8 @@ inline received_frames make_received_frames(std::mt19937_64& rng,
                                             double snr_db,
                                             std::vector<double> taps = { 0.7, 0.2, 0.1 },
                                             double cfo = 0, // cycles per sample
-                                            const gr::gpumimo::core::coded_payload* code = nullptr)
+                                            const gr::gpumimo::core::coded_payload* code = nullptr,
+                                            double doppler = 0) // cycles per sample
 {
     using namespace gr::gpumimo::core;
     received_frames out;
@@ -71,6 +72,7 @@ inline received_frames make_received_frames(std::mt19937_64& rng,
         cp.tap_powers = taps;
         cp.snr_db = snr_db;
         cp.cfo = cfo;
+        cp.doppler = doppler;
         cp.seed = rng();
         mimo_channel ch(cp);
         const std::vector<std::complex<float>> tx = frame_samples(f, &out.bits[fr * nbits]);

@@ -4,7 +4,8 @@
  *
  * The fused receiver on the GPU held to its CPU path (cpu_fused_receiver) on fresh random
  * frames: every numerology, 2x2 .. 4x4, QPSK .. 64-QAM, every detector, frame counts of
- * 1, a prime and more than a chunk, chunks of 1 frame and of the default; outputs
+ * 1, a prime and more than a chunk, chunks of 1 frame and of the default, frames with
+ * pilot blocks on a fading channel (time tracking); outputs
  * poisoned first and checked fully written; damaged and silent frames as zeros.
  */
 #include "frame/fused_frames.h"
@@ -36,13 +37,15 @@ struct fused_case {
     int payload;
     algorithm algo;
     std::size_t frames, frames_per_chunk;
+    int pilot_interval = 0; // > 0: pilot blocks, the channel fading at 100 Hz
 };
 
 std::string describe(const fused_case& c)
 {
     return std::string(c.preset) + " " + std::to_string(c.streams) + "x" +
            std::to_string(c.rx) + " " + to_string(c.mod) + " " + to_string(c.algo) + " " +
-           std::to_string(c.frames) + " frames, chunk " + std::to_string(c.frames_per_chunk);
+           std::to_string(c.frames) + " frames, chunk " + std::to_string(c.frames_per_chunk) +
+           (c.pilot_interval ? ", pilot interval " + std::to_string(c.pilot_interval) : std::string());
 }
 
 bool linear(algorithm a) { return a == algorithm::zf || a == algorithm::mmse; }
@@ -54,11 +57,13 @@ void compare(const fused_case& c, std::mt19937_64& rng, double snr_db)
     f.streams = c.streams;
     f.mod = c.mod;
     f.payload_symbols = c.payload;
+    f.pilot_interval = c.pilot_interval;
     fused_receiver_config cfg;
     cfg.frame = f;
     cfg.rx = c.rx;
     cfg.algo = c.algo;
-    const auto in = make_received_frames(rng, f, c.rx, c.frames, snr_db);
+    const double doppler = c.pilot_interval ? 100.0 / f.num.sample_rate : 0.0;
+    const auto in = make_received_frames(rng, f, c.rx, c.frames, snr_db, { 0.7, 0.2, 0.1 }, 0, nullptr, doppler);
     const std::size_t bits = f.payload_bits();
 
     cpu_fused_receiver cpu(cfg);
@@ -148,6 +153,24 @@ TEST_F(GpuFusedReceiver, EqualsTheCpuPath)
         { "fft512", 2, 4, modulation::qam64, 3, algorithm::mmse, 5, 2 },
         { "lte20", 4, 4, modulation::qam16, 3, algorithm::mmse, 3, 0 },
         { "lte20", 4, 4, modulation::qam16, 3, algorithm::kbest, 2, 0 },
+    };
+    for (const fused_case& c : cases) {
+        compare(c, rng, 22.0);
+        if (::testing::Test::HasFailure())
+            return;
+    }
+}
+
+// Time tracking: every pilot block estimated and smoothed, each payload vector its own
+// interpolated H, on channels fading at 100 Hz.
+TEST_F(GpuFusedReceiver, TracksInTimeAsTheCpu)
+{
+    auto rng = make_rng(1604);
+    const std::vector<fused_case> cases = {
+        { "small", 2, 4, modulation::qam16, 9, algorithm::mmse, 37, 0, 4 },
+        { "small", 4, 4, modulation::qam16, 6, algorithm::kbest, 19, 3, 2 },
+        { "fft512", 2, 4, modulation::qam64, 7, algorithm::mmse, 5, 2, 3 },
+        { "lte20", 2, 2, modulation::qam16, 5, algorithm::mmse, 3, 0, 2 },
     };
     for (const fused_case& c : cases) {
         compare(c, rng, 22.0);

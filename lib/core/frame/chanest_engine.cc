@@ -187,6 +187,14 @@ std::unique_ptr<chanest_engine> make_chanest_engine(const frame_format& frame,
                                                     std::string* reason,
                                                     std::size_t max_frames)
 {
+    // Its estimate stream carries one H per frame (core::estimate_items); a frame whose
+    // channel is tracked in time needs one per payload symbol.
+    if (frame.pilot_blocks() > 1)
+        throw std::invalid_argument(
+            "mimo_chanest: frames with pilot blocks (pilot_interval " +
+            std::to_string(frame.pilot_interval) +
+            ") are received by the fused receivers (fused_receiver, stream_receiver, "
+            "mimo_ofdm_rx with fused on); the chain of blocks takes pilot_interval 0");
     auto cpu = std::make_unique<host_chanest_engine>(frame, method, rx, max_frames);
     return std::make_unique<chanest_with_fallback>(
         std::move(cpu),

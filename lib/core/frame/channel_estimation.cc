@@ -30,15 +30,21 @@ std::size_t least_squares(const frame_format& frame,
                           int symbols_per_antenna,
                           channel_estimator method,
                           int smoother_carriers,
+                          int block,
                           channel_estimate& e)
 {
     frame.validate();
     if (rx < 1)
         throw std::invalid_argument("estimate_channel: rx must be >= 1");
+    if (block < 0 || block >= frame.pilot_blocks())
+        throw std::invalid_argument("estimate_channel: the frame has no pilot block " +
+                                    std::to_string(block));
     const int K = frame.streams, U = frame.num.used_carriers;
+    const int first = frame.pilot_block_start(block); // the block's first pilot symbol
     const int S = symbols_per_antenna ? symbols_per_antenna : 1 + K;
-    if (S < 1 + K)
-        throw std::invalid_argument("estimate_channel: symbols_per_antenna must be 0 or >= 1 + streams");
+    if (S < first + K)
+        throw std::invalid_argument("estimate_channel: symbols_per_antenna must be 0 (block 0 only) or "
+                                    "reach the block's last pilot symbol");
     if (smoother_carriers != U)
         throw std::invalid_argument("estimate_channel: the smoother is for another numerology");
     e.rx = rx;
@@ -70,7 +76,7 @@ std::size_t least_squares(const frame_format& frame,
             for (int r = 0; r < rx; r++) {
                 std::complex<double> z = 0;
                 for (int s = 0; s < K; s++)
-                    z += linalg::detail::mul(w[s], std::complex<double>(y(r, 1 + s, c)));
+                    z += linalg::detail::mul(w[s], std::complex<double>(y(r, first + s, c)));
                 e.h[(std::size_t(c) * rx + r) * K + k] =
                     std::complex<float>(linalg::detail::mul(z, inverse));
             }
@@ -88,7 +94,7 @@ std::size_t least_squares(const frame_format& frame,
     for (int r = 0; r < rx; r++)
         for (int s = 0; s < K; s++)
             for (int c = 0; c < U; c++)
-                pilot_power += std::norm(std::complex<double>(y(r, 1 + s, c)));
+                pilot_power += std::norm(std::complex<double>(y(r, first + s, c)));
     pilot_power /= double(rx) * K * U;
     e.noise_var = float(std::max(noise / double(std::max<std::size_t>(1, count)),
                                  pilot_power / max_estimated_snr));
@@ -125,12 +131,13 @@ channel_estimate estimate_with(const frame_format& frame,
                                const std::complex<float>* carriers_rx,
                                int rx,
                                int symbols_per_antenna,
+                               int block,
                                Smoother& smoother,
                                Smooth&& smooth)
 {
     channel_estimate e;
     const std::size_t count = least_squares(frame, carriers_rx, rx, symbols_per_antenna,
-                                            smoother.method(), smoother.carriers(), e);
+                                            smoother.method(), smoother.carriers(), block, e);
     const bool smoothed = smoothable(e);
     if (smoothed)
         smooth(e.h.data(), rx, e.tx, double(e.noise_var) / e.tx, e.error_var.data(), double(count));
@@ -144,11 +151,12 @@ channel_estimate estimate_channel(const frame_format& frame,
                                   const std::complex<float>* carriers_rx,
                                   int rx,
                                   int symbols_per_antenna,
-                                  channel_smoother& smoother)
+                                  channel_smoother& smoother,
+                                  int block)
 {
     if (smoother.window().taps != estimation_window(frame.num).taps)
         throw std::invalid_argument("estimate_channel: the smoother is for another numerology");
-    return estimate_with(frame, carriers_rx, rx, symbols_per_antenna, smoother,
+    return estimate_with(frame, carriers_rx, rx, symbols_per_antenna, block, smoother,
                          [&](std::complex<float>* h, int r, int t, double n0, float* ev, double n) {
                              smoother.smooth(h, r, t, n0, ev, n);
                          });
@@ -158,11 +166,12 @@ channel_estimate estimate_channel(const frame_format& frame,
                                   const std::complex<float>* carriers_rx,
                                   int rx,
                                   int symbols_per_antenna,
-                                  smoothing_engine& smoother)
+                                  smoothing_engine& smoother,
+                                  int block)
 {
     // Its noise samples were fixed when it was made (the preamble's empty carriers on
     // every antenna, as here).
-    return estimate_with(frame, carriers_rx, rx, symbols_per_antenna, smoother,
+    return estimate_with(frame, carriers_rx, rx, symbols_per_antenna, block, smoother,
                          [&](std::complex<float>* h, int r, int t, double n0, float* ev, double) {
                              smoother.smooth(h, r, t, n0, ev);
                          });
@@ -208,7 +217,7 @@ void estimate_channels(const frame_format& frame,
     for (std::size_t f = 0; f < frames; f++) {
         channel_estimate& e = estimates[f];
         least_squares(frame, carriers_rx[f], rx, symbols_per_antenna, smoother.method(),
-                      smoother.carriers(), e);
+                      smoother.carriers(), 0, e);
         if (!smoothable(e)) {
             finish(e, false);
             continue;

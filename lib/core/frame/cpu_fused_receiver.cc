@@ -11,6 +11,7 @@
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
 #include <gnuradio/gpumimo/core/frame/coded_payload.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/time_tracking.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -41,6 +42,14 @@ struct cpu_fused_receiver::impl {
     std::unique_ptr<cpu_ofdm_fft> reference;
     std::vector<std::complex<float>> carriers, y, h, derotation;
     std::vector<float> noise;
+    // Time tracking: the pilot blocks' estimates, each payload symbol's weights, one
+    // symbol's interpolated estimate and its data carriers' H and noise.
+    std::vector<channel_estimate> blocks;
+    std::vector<time_weight> weights;
+    channel_estimate at;
+    std::vector<std::complex<float>> symbol_h;
+    std::vector<float> symbol_noise;
+    std::vector<const std::complex<float>*> symbol_in;
     std::vector<const void*> fft_in;
     std::vector<void*> fft_out;
     std::vector<float> llr;
@@ -59,7 +68,8 @@ struct cpu_fused_receiver::impl {
           smoother(c.frame.num, c.estimator),
           tracker(c.frame),
           L(c.frame),
-          data(data_carriers(c.frame.num))
+          data(data_carriers(c.frame.num)),
+          weights(time_weights(c.frame))
     {
         const ofdm_fft_config fft = c.frame.num.fft_config(fft_direction::forward, c.rx);
         if (fftw_available())
@@ -105,32 +115,67 @@ struct cpu_fused_receiver::impl {
         return true;
     }
 
-    // False if the estimate is not usable (not finite, rank deficient, N0 not > 0).
-    bool detect(const channel_estimate& e, float* out)
+    // The frame's estimate: its pilot blocks' (one without time tracking).
+    const std::vector<channel_estimate>& estimate()
+    {
+        const frame_format& fr = config.frame;
+        if (fr.pilot_blocks() == 1) {
+            blocks.resize(1);
+            blocks[0] = estimate_channel(fr, carriers.data(), config.rx, fr.symbols(), smoother);
+        } else {
+            estimate_pilot_blocks(fr, carriers.data(), config.rx, smoother, blocks);
+        }
+        return blocks;
+    }
+
+    // False if an estimate is not usable (not finite, rank deficient, N0 not > 0).
+    bool detect(const std::vector<channel_estimate>& e, float* out)
     {
         const frame_format& fr = config.frame;
         const std::size_t per_antenna = std::size_t(L.symbols) * L.carriers;
+        const std::size_t m = std::size_t(config.rx) * fr.streams;
+        const bool tracked = fr.pilot_blocks() > 1;
         derotation.resize(std::size_t(L.payload));
-        tracker.estimate(e, carriers.data() + std::size_t(L.first_payload) * L.carriers,
-                         per_antenna, derotation.data());
+        if (!tracked) { // one H per data carrier for every symbol: the detector's group
+            tracker.estimate(e[0], carriers.data() + std::size_t(L.first_payload) * L.carriers,
+                             per_antenna, derotation.data());
+            data_carrier_estimate(data, e[0], h, noise);
+        } else { // each symbol's own H, interpolated between the blocks around it
+            h.resize(L.payload_vectors() * m);
+            noise.resize(L.payload_vectors());
+            symbol_in.resize(std::size_t(config.rx));
+            for (int s = 0; s < L.payload; s++) {
+                const time_weight& tw = weights[std::size_t(s)];
+                interpolate_estimate(e[std::size_t(tw.before)], e[std::size_t(tw.before) + 1], tw.w, at);
+                for (int r = 0; r < config.rx; r++)
+                    symbol_in[std::size_t(r)] = carriers.data() + r * per_antenna +
+                                                std::size_t(fr.payload_symbol_index(s)) * L.carriers;
+                derotation[std::size_t(s)] = tracker.estimate_symbol(at, symbol_in.data());
+                data_carrier_estimate(data, at, symbol_h, symbol_noise);
+                for (int d = 0; d < L.data; d++) {
+                    const std::size_t v = L.detector_vector(d, s);
+                    std::copy_n(symbol_h.data() + std::size_t(d) * m, m, h.data() + v * m);
+                    noise[v] = symbol_noise[std::size_t(d)];
+                }
+            }
+        }
         y.resize(L.payload_vectors() * config.rx);
         for (int r = 0; r < config.rx; r++)
             for (int s = 0; s < L.payload; s++)
                 for (int d = 0; d < L.data; d++)
                     y[L.detector_vector(d, s) * config.rx + r] =
                         derotation[std::size_t(s)] * payload_turn_back(fr.mod, std::size_t(d)) *
-                        carriers[r * per_antenna + std::size_t(L.first_payload + s) * L.carriers +
+                        carriers[r * per_antenna + std::size_t(fr.payload_symbol_index(s)) * L.carriers +
                                  data[std::size_t(d)]];
-        data_carrier_estimate(data, e, h, noise);
         mimo_batch b;
         b.y = y.data();
         b.h = h.data();
-        b.noise_var = noise.data(); // one per data carrier: the detector's matrices
+        b.noise_var = noise.data(); // one per matrix
         b.scalar_noise = false;
         b.batch = L.payload_vectors();
         b.nt = fr.streams;
         b.nr = config.rx;
-        b.group = std::size_t(L.payload);
+        b.group = tracked ? 1 : std::size_t(L.payload);
         llr.resize(L.payload_vectors() * L.bits_per_vector);
         try { // the detector checks H, N0 and y before it writes anything
             detector.detect(b, llr.data());
@@ -184,11 +229,8 @@ fused_receiver_report cpu_fused_receiver::process(const std::complex<float>* con
         if (!usable) {
             report.damaged_frames++;
         } else {
-            const channel_estimate e =
-                estimate_channel(d_impl->config.frame, d_impl->carriers.data(),
-                                 d_impl->config.rx, d_impl->config.frame.symbols(),
-                                 d_impl->smoother);
-            noise = e.noise_var;
+            const std::vector<channel_estimate>& e = d_impl->estimate();
+            noise = e[0].noise_var;
             usable = d_impl->detect(e, out);
             report.unusable_estimates += !usable;
         }

@@ -191,18 +191,41 @@ void frame_format::validate() const
         throw std::invalid_argument("frame_format: payload_symbols must be 1 to " +
                                     std::to_string(max_payload_symbols) + ", not " +
                                     std::to_string(payload_symbols));
+    if (pilot_interval < 0 || pilot_interval > max_payload_symbols)
+        throw std::invalid_argument("frame_format: pilot_interval must be 0 (one pilot block) "
+                                    "to " + std::to_string(max_payload_symbols) + ", not " +
+                                    std::to_string(pilot_interval));
+    if (symbols() > max_frame_symbols)
+        throw std::invalid_argument("frame_format: " + std::to_string(symbols()) +
+                                    " OFDM symbols, more than a frame may have (" +
+                                    std::to_string(max_frame_symbols) +
+                                    "): fewer payload symbols or a longer pilot_interval");
+}
+
+bool frame_format::is_payload_symbol(int symbol) const
+{
+    if (symbol <= streams || symbol >= symbols())
+        return false; // the preamble, the first pilot block, outside the frame
+    if (pilot_interval == 0)
+        return true;
+    // After the first block, periods of pilot_interval payload and then a block.
+    const int period = pilot_interval + streams;
+    return (symbol - 1 - streams) % period < pilot_interval &&
+           symbol < pilot_block_start(pilot_blocks() - 1);
 }
 
 frame_format make_frame_format(const std::string& preset,
                                int streams,
                                const std::string& modulation,
-                               int payload_symbols)
+                               int payload_symbols,
+                               int pilot_interval)
 {
     frame_format f;
     f.num = numerology_preset(preset);
     f.streams = streams;
     f.mod = parse_modulation(modulation);
     f.payload_symbols = payload_symbols;
+    f.pilot_interval = pilot_interval;
     f.validate();
     return f;
 }
@@ -328,11 +351,12 @@ std::vector<std::complex<float>> frame_grid(const frame_format& frame,
         for (int i = 0; i < U; i++)
             at(k, 0, i) = pre[i];
         const auto pil = pilot_carriers(frame.num, k);
-        for (int s = 0; s < K; s++) {
-            const std::complex<float> w = pilot_cover(K, s, k);
-            for (int i = 0; i < U; i++)
-                at(k, 1 + s, i) = w * pil[i];
-        }
+        for (int b = 0; b < frame.pilot_blocks(); b++) // every block the same pilots
+            for (int s = 0; s < K; s++) {
+                const std::complex<float> w = pilot_cover(K, s, k);
+                for (int i = 0; i < U; i++)
+                    at(k, frame.pilot_block_start(b) + s, i) = w * pil[i];
+            }
     }
     const std::vector<int> track = tracking_carriers(frame.num), data = data_carriers(frame.num);
     const int D = int(data.size());
@@ -340,7 +364,7 @@ std::vector<std::complex<float>> frame_grid(const frame_format& frame,
         const auto pil = pilot_carriers(frame.num, k);
         for (int s = 0; s < frame.payload_symbols; s++)
             for (int i : track)
-                at(k, 1 + K + s, i) = pil[std::size_t(i)];
+                at(k, frame.payload_symbol_index(s), i) = pil[std::size_t(i)];
     }
     for (int s = 0; s < frame.payload_symbols; s++)
         for (int d = 0; d < D; d++)
@@ -355,7 +379,7 @@ std::vector<std::complex<float>> frame_grid(const frame_format& frame,
                     index = index << 1 | b[j];
                 }
                 // pi/2-BPSK: symbol index s D + d of the stream (constellation::rotation)
-                at(k, 1 + K + s, i) =
+                at(k, frame.payload_symbol_index(s), i) =
                     std::complex<float>(c.point(index) * c.rotation(std::size_t(s) * D + d));
             }
     return grid;

@@ -38,14 +38,12 @@ void phase_tracker::estimate(const channel_estimate& e,
     estimate(e, d_antenna.data(), derotation);
 }
 
-void phase_tracker::estimate(const channel_estimate& e,
-                             const std::complex<float>* const* antenna,
-                             std::complex<float>* derotation)
+void phase_tracker::expect(const channel_estimate& e)
 {
     const int K = d_frame.streams, U = d_frame.num.used_carriers, R = e.rx;
     if (e.tx != K || e.carriers != U || e.h.size() != std::size_t(U) * R * K)
         throw std::invalid_argument("phase_tracker: the channel estimate is for another frame");
-    // The pilots' expected values, [tracking carrier][antenna]: the same in every symbol.
+    // The pilots' expected values, [tracking carrier][antenna].
     std::vector<std::complex<double>>& expected = d_expected;
     expected.resize(d_carriers.size() * std::size_t(R));
     for (std::size_t j = 0; j < d_carriers.size(); j++)
@@ -56,16 +54,41 @@ void phase_tracker::estimate(const channel_estimate& e,
                      std::complex<double>(d_pilots[j * K + k]);
             expected[j * R + r] = v;
         }
-    for (int s = 0; s < d_frame.payload_symbols; s++) {
-        std::complex<double> z = 0;
-        for (int r = 0; r < R; r++)
-            for (std::size_t j = 0; j < d_carriers.size(); j++)
-                z += std::conj(expected[j * R + r]) *
-                     std::complex<double>(antenna[r][std::size_t(s) * U + d_carriers[j]]);
-        const double a = std::abs(z);
-        derotation[s] = a > 0 && std::isfinite(a) ? std::complex<float>(std::conj(z) / a)
-                                                   : std::complex<float>(1.0f);
-    }
+}
+
+std::complex<float> phase_tracker::derotation_of(int rx,
+                                                 const std::complex<float>* const* antenna,
+                                                 std::size_t offset) const
+{
+    std::complex<double> z = 0;
+    for (int r = 0; r < rx; r++)
+        for (std::size_t j = 0; j < d_carriers.size(); j++)
+            z += std::conj(d_expected[j * std::size_t(rx) + r]) *
+                 std::complex<double>(antenna[r][offset + std::size_t(d_carriers[j])]);
+    const double a = std::abs(z);
+    return a > 0 && std::isfinite(a) ? std::complex<float>(std::conj(z) / a)
+                                     : std::complex<float>(1.0f);
+}
+
+void phase_tracker::estimate(const channel_estimate& e,
+                             const std::complex<float>* const* antenna,
+                             std::complex<float>* derotation)
+{
+    if (d_frame.pilot_blocks() > 1)
+        throw std::invalid_argument("phase_tracker::estimate: the frame's payload is split by "
+                                    "pilot blocks; estimate_symbol() takes each symbol with its "
+                                    "own estimate");
+    expect(e); // the same in every symbol
+    const std::size_t U = std::size_t(d_frame.num.used_carriers);
+    for (int s = 0; s < d_frame.payload_symbols; s++)
+        derotation[s] = derotation_of(e.rx, antenna, std::size_t(s) * U);
+}
+
+std::complex<float> phase_tracker::estimate_symbol(const channel_estimate& e,
+                                                   const std::complex<float>* const* antenna)
+{
+    expect(e);
+    return derotation_of(e.rx, antenna, 0);
 }
 
 void data_carrier_estimate(const std::vector<int>& data,

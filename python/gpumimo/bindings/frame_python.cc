@@ -39,6 +39,7 @@ void bind_frame(py::module& m)
             d["antennas"] = f.antennas;
             d["modulation"] = f.modulation;
             d["payload_symbols"] = f.payload_symbols;
+            d["pilot_interval"] = f.pilot_interval;
             d["prbs_order"] = f.prbs_order;
             d["prbs_seed"] = f.prbs_seed;
             d["code"] = f.code;
@@ -121,12 +122,18 @@ void bind_frame(py::module& m)
     m.def(
         "frame_info",
         [](const std::string& preset, int streams, const std::string& modulation,
-           int payload_symbols) {
+           int payload_symbols,
+           int pilot_interval) {
             const core::frame_format f =
-                core::make_frame_format(preset, streams, modulation, payload_symbols);
+                core::make_frame_format(preset, streams, modulation, payload_symbols, pilot_interval);
             py::dict d;
             d["samples"] = f.samples();
             d["symbols"] = f.symbols();
+            d["pilot_blocks"] = f.pilot_blocks();
+            std::vector<int> payload_index(std::size_t(f.payload_symbols)); // OFDM symbol of each
+            for (int s = 0; s < f.payload_symbols; s++)
+                payload_index[std::size_t(s)] = f.payload_symbol_index(s);
+            d["payload_symbol_index"] = payload_index;
             d["payload_bits"] = f.payload_bits();
             d["data_carriers"] = f.data_carrier_count();
             d["bits_per_symbol"] = core::constellation(f.mod).bits_per_symbol();
@@ -141,9 +148,12 @@ void bind_frame(py::module& m)
         py::arg("streams"),
         py::arg("modulation"),
         py::arg("payload_symbols"),
-        "A frame's sizes as a dict: samples, symbols, payload_bits, data_carriers (per "
+        py::arg("pilot_interval") = 0,
+        "A frame's sizes as a dict: samples, symbols, pilot_blocks, payload_symbol_index "
+        "(each payload symbol's OFDM symbol in the frame), payload_bits, data_carriers (per "
         "payload symbol), bits_per_symbol, detected_modulation (what a detector decides: "
-        "bpsk for pi/2-bpsk), payload_power.");
+        "bpsk for pi/2-bpsk), payload_power. pilot_interval: a pilot block every that many "
+        "payload symbols (frame format 4; 0: one block).");
 
     m.def(
         "prbs_bits",
@@ -164,9 +174,10 @@ void bind_frame(py::module& m)
            int streams,
            const std::string& modulation,
            int payload_symbols,
-           py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> bits) {
+           py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> bits,
+           int pilot_interval) {
             const core::frame_format f =
-                core::make_frame_format(preset, streams, modulation, payload_symbols);
+                core::make_frame_format(preset, streams, modulation, payload_symbols, pilot_interval);
             if (std::size_t(bits.size()) != f.payload_bits())
                 throw std::invalid_argument("frame_samples: " + std::to_string(bits.size()) +
                                             " bits, the frame carries " +
@@ -181,5 +192,7 @@ void bind_frame(py::module& m)
         py::arg("modulation"),
         py::arg("payload_symbols"),
         py::arg("bits"),
-        "A frame's time samples [streams, samples] (core::frame_samples).");
+        py::arg("pilot_interval") = 0,
+        "A frame's time samples [streams, samples] (core::frame_samples); pilot_interval as "
+        "frame_info's.");
 }

@@ -11,6 +11,7 @@
 #include <gnuradio/gpumimo/core/constellation.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -107,18 +108,47 @@ void unpack_bytes(const std::uint8_t* bytes, std::size_t n_bytes, std::uint8_t* 
  *  before anything is allocated for it. */
 constexpr int max_payload_symbols = 1000;
 
+/*! The most OFDM symbols a frame may have, pilot blocks included (frame_format::symbols()). */
+constexpr int max_frame_symbols = 2 * max_payload_symbols;
+
 struct frame_format {
     numerology num;
     int streams = 1;
     modulation mod = modulation::qpsk;
     int payload_symbols = 1;
+    /*! Time tracking (format 4, docs/frame.md "Pilot blocks"): at most this many payload
+     *  symbols between two pilot blocks, a block after the last payload symbol too, so
+     *  that every payload symbol's channel is interpolated in time between the blocks
+     *  around it. 0: one pilot block, before the payload (format 3's layout). */
+    int pilot_interval = 0;
 
     /*! Throws std::invalid_argument naming the first field out of range
-     *  (payload_symbols 1..max_payload_symbols, streams 1..8). */
+     *  (payload_symbols 1..max_payload_symbols, streams 1..8, pilot_interval
+     *  0..max_payload_symbols, symbols() <= max_frame_symbols). */
     void validate() const;
-    int pilot_symbols() const { return streams; }
-    /*! OFDM symbols in a frame: preamble, pilots, payload. */
-    int symbols() const { return 1 + streams + payload_symbols; }
+    /*! Pilot blocks (streams pilot symbols each, the same covered pilots): 1 without
+     *  time tracking, else one before every pilot_interval payload symbols and one after
+     *  the last, 1 + ceil(payload_symbols / pilot_interval). */
+    int pilot_blocks() const
+    {
+        return pilot_interval > 0 ? 1 + (payload_symbols + pilot_interval - 1) / pilot_interval : 1;
+    }
+    int pilot_symbols() const { return streams * pilot_blocks(); }
+    /*! OFDM symbols in a frame: preamble, pilot blocks, payload. */
+    int symbols() const { return 1 + pilot_symbols() + payload_symbols; }
+    /*! The OFDM symbol (index in the frame) where pilot block b (0..pilot_blocks()-1)
+     *  starts. */
+    int pilot_block_start(int b) const
+    {
+        return 1 + b * streams + (pilot_interval > 0 ? std::min(b * pilot_interval, payload_symbols) : 0);
+    }
+    /*! The OFDM symbol (index in the frame) of payload symbol s. */
+    int payload_symbol_index(int s) const
+    {
+        return 1 + streams * (1 + (pilot_interval > 0 ? s / pilot_interval : 0)) + s;
+    }
+    /*! Whether OFDM symbol `symbol` of the frame carries payload. */
+    bool is_payload_symbol(int symbol) const;
     /*! Data carriers per payload symbol: the used carriers less the tracking ones. */
     int data_carrier_count() const;
     /*! Payload bits in a frame. */
@@ -134,14 +164,17 @@ struct frame_format {
 frame_format make_frame_format(const std::string& preset,
                                int streams,
                                const std::string& modulation,
-                               int payload_symbols);
+                               int payload_symbols,
+                               int pilot_interval = 0);
 
 /*! The frame format this receiver reads and the transmitter writes (docs/frame.md,
- *  "Versions"): 3 since 2026-11-24 (tracking pilots in every payload symbol); 2 had
+ *  "Versions"): 4 since 2026-11-28 (pilot blocks spread over the frame,
+ *  frame_format::pilot_interval; with an interval of 0 the layout of 3, whose
+ *  recordings still play); 3 since 2026-11-24 (tracking pilots in every payload symbol); 2 had
  *  every stream in the preamble and in every pilot symbol under an orthogonal cover and
  *  data on every used carrier; 1 one stream per preamble and pilot symbol. Recordings
  *  name theirs in NAME.frame.json ("frame_version"). */
-constexpr int frame_format_version = 3;
+constexpr int frame_format_version = 4;
 
 /*! The tracking carriers of a payload symbol (indices into the used carriers,
  *  ascending): n of them, the least n >= max(2, used_carriers / 12) that leaves a

@@ -199,13 +199,16 @@ constexpr double max_estimated_snr = 1e6;
  * then smoothed over frequency by `smoother` (its estimator; it must be of frame's
  * numerology); the noise variance N0 is the mean power on the preamble's odd carriers,
  * which carry nothing, floored at the pilot symbols' mean received power over
- * max_estimated_snr. std::invalid_argument for bad arguments.
+ * max_estimated_snr. `block`: which pilot block (frame_format::pilot_blocks(), the
+ * Nt symbols from frame.pilot_block_start(block) instead of 1..Nt; symbols_per_antenna
+ * must then reach them). std::invalid_argument for bad arguments.
  */
 channel_estimate estimate_channel(const frame_format& frame,
                                   const std::complex<float>* carriers_rx,
                                   int rx,
                                   int symbols_per_antenna,
-                                  channel_smoother& smoother);
+                                  channel_smoother& smoother,
+                                  int block = 0);
 class smoothing_engine;
 /*! The same with a smoothing engine (core/frame/smoothing_engine.h: the smoothing on the
  *  CPU or the GPU), made for this frame's numerology, rx, streams and the preamble's
@@ -214,7 +217,8 @@ channel_estimate estimate_channel(const frame_format& frame,
                                   const std::complex<float>* carriers_rx,
                                   int rx,
                                   int symbols_per_antenna,
-                                  smoothing_engine& smoother);
+                                  smoothing_engine& smoother,
+                                  int block = 0);
 /*! Several frames' estimate_channel() with one smoothing engine, their smoothing in
  *  smoothing_engine::smooth_frames() calls of up to its max_frames() frames (on the GPU
  *  one round trip each): frame f's carriers at carriers_rx[f], as estimate_channel takes

@@ -39,7 +39,9 @@ public:
     /*! e^{-i phi_s} for every payload symbol s into derotation[payload_symbols]:
      *  antenna[r] points at antenna r's first payload symbol, [symbol][used carrier];
      *  the estimate e is the frame's. 1 where the pilots see nothing (a zero or
-     *  non-finite sum). Allocates nothing after the first call (one thread at a time). */
+     *  non-finite sum). Allocates nothing after the first call (one thread at a time).
+     *  Frames of one pilot block only (pilot_interval 0: the payload symbols contiguous);
+     *  std::invalid_argument otherwise. */
     void estimate(const channel_estimate& e,
                   const std::complex<float>* const* antenna,
                   std::complex<float>* derotation);
@@ -49,12 +51,24 @@ public:
                   std::size_t antenna_stride,
                   std::complex<float>* derotation);
 
+    /*! One payload symbol's e^{-i phi} against its own estimate e (time tracking,
+     *  frame_format::pilot_interval: the channel interpolated to that symbol):
+     *  antenna[r] points at the symbol's used carriers on antenna r. */
+    std::complex<float> estimate_symbol(const channel_estimate& e,
+                                        const std::complex<float>* const* antenna);
+
     /*! The tracking carriers (indices into the used carriers) and the streams' pilot
      *  value on each, [carrier][stream]: what the GPU version copies. */
     const std::vector<int>& carriers() const { return d_carriers; }
     const std::vector<std::complex<float>>& pilots() const { return d_pilots; }
 
 private:
+    // The pilots' expected values under e into d_expected; e^{-i phi} of the symbol at
+    // antenna[r] + offset against them.
+    void expect(const channel_estimate& e);
+    std::complex<float> derotation_of(int rx,
+                                      const std::complex<float>* const* antenna,
+                                      std::size_t offset) const;
     frame_format d_frame;
     std::vector<int> d_carriers;
     std::vector<std::complex<float>> d_pilots; // [tracking carrier][stream]

@@ -264,11 +264,12 @@ fused_receiver::sptr fused_receiver::make(const std::string& preset,
                                           float int8_scale,
                                           int device,
                                           const std::string& estimator,
-                                          const std::string& code)
+                                          const std::string& code,
+                                          int pilot_interval)
 {
     core::fused_receiver_config c =
         receiver_block_config("fused_receiver", preset, streams, modulation, payload_symbols,
-                              antennas, detector, estimator, int8_scale);
+                              antennas, detector, estimator, int8_scale, pilot_interval);
     std::size_t info_bits = 0;
     if (!code.empty()) {
         if (int8_output)

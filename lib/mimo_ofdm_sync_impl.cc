@@ -225,10 +225,11 @@ mimo_ofdm_sync::sptr mimo_ofdm_sync::make(const std::string& preset,
                                           double threshold,
                                           const std::string& backend,
                                           int device,
-                                          bool device_buffers)
+                                          bool device_buffers,
+                                          int pilot_interval)
 {
     const core::frame_format f =
-        core::make_frame_format(preset, streams, modulation, payload_symbols);
+        core::make_frame_format(preset, streams, modulation, payload_symbols, pilot_interval);
     if (antennas < 1 || antennas > 16)
         throw std::invalid_argument("mimo_ofdm_sync: antennas must be 1..16");
     check_threshold(threshold);

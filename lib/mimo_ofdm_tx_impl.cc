@@ -146,10 +146,11 @@ mimo_ofdm_tx::sptr mimo_ofdm_tx::make(const std::string& preset,
                                       std::uint32_t seed,
                                       int gap,
                                       const std::string& payload,
-                                      const std::string& code)
+                                      const std::string& code,
+                                      int pilot_interval)
 {
     const core::frame_format f =
-        core::make_frame_format(preset, streams, modulation, payload_symbols);
+        core::make_frame_format(preset, streams, modulation, payload_symbols, pilot_interval);
     if (gap < 0)
         throw std::invalid_argument("mimo_ofdm_tx: gap must be >= 0");
     if (payload != "prbs" && payload != "bytes")

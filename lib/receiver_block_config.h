@@ -29,11 +29,12 @@ inline core::fused_receiver_config receiver_block_config(const std::string& bloc
                                                          int antennas,
                                                          const core::detector_spec& detector,
                                                          const std::string& estimator,
-                                                         float int8_scale)
+                                                         float int8_scale,
+                                                         int pilot_interval)
 {
     core::fused_receiver_config c;
     c.estimator = core::parse_channel_estimator(estimator);
-    c.frame = core::make_frame_format(preset, streams, modulation, payload_symbols);
+    c.frame = core::make_frame_format(preset, streams, modulation, payload_symbols, pilot_interval);
     c.rx = antennas;
     c.algo = detector.algo();
     c.params = detector.params();

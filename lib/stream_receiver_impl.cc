@@ -221,11 +221,12 @@ stream_receiver::sptr stream_receiver::make(const std::string& preset,
                                             float int8_scale,
                                             int device,
                                             const std::string& estimator,
-                                            double threshold)
+                                            double threshold,
+                                            int pilot_interval)
 {
     const core::fused_receiver_config c =
         receiver_block_config("stream_receiver", preset, streams, modulation, payload_symbols,
-                              antennas, detector, estimator, int8_scale);
+                              antennas, detector, estimator, int8_scale, pilot_interval);
     mimo_ofdm_sync::check_threshold(threshold);
     return gnuradio::make_block_sptr<stream_receiver_impl>(c, backend, device, int8_output,
                                                            int8_scale, threshold);

@@ -35,13 +35,19 @@ class mimo_ofdm_rx(gr.hier_block2):
     LDPC code) makes the fused receiver decode as well: samples in, bytes of decoded
     information bits out (on the GPU the LLRs never leave the device);
     llr_sink(decoded_input=True) counts them. The separate blocks give LLRs only
-    (llr_sink(code=...) decodes those)."""
+    (llr_sink(code=...) decodes those). pilot_interval: the transmitter's pilot blocks
+    (frame format 4, docs/frame.md), the channel tracked in time between them; it needs
+    fused=True."""
 
     def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
                  antennas=2, detector="mmse", backend="auto", fft_backend="auto",
                  int8_output=False, int8_scale=8.0, threshold=0.0, device=0, fused=False,
                  estimator="lmmse", code="", sync_backend="auto", device_buffers=True,
-                 estimate_stream=True):
+                 estimate_stream=True, pilot_interval=0):
+        if pilot_interval and not fused:
+            raise ValueError("mimo_ofdm_rx: pilot_interval (frames with pilot blocks) needs "
+                             "fused=True: the separate blocks' estimate stream carries one "
+                             "channel per frame")
         if code and not fused:
             raise ValueError("mimo_ofdm_rx: code (decoding in the receiver) needs "
                              "fused=True; llr_sink(code=...) decodes the separate blocks' LLRs")
@@ -56,19 +62,19 @@ class mimo_ofdm_rx(gr.hier_block2):
             self.fft = self.chanest = self.detector = None
             self.sync = self.fused = _b.stream_receiver(
                 preset, streams, modulation, payload_symbols, antennas, detector, backend,
-                int8_output, int8_scale, device, estimator, threshold)
+                int8_output, int8_scale, device, estimator, threshold, pilot_interval)
             for a in range(antennas):
                 self.connect((self, a), (self.fused, a))
             self.connect(self.fused, self)
             return
         self.sync = _b.mimo_ofdm_sync(preset, streams, modulation, payload_symbols,
                                       antennas, threshold, sync_backend, device,
-                                      device_buffers=device_buffers)
+                                      device_buffers=device_buffers, pilot_interval=pilot_interval)
         if fused:
             self.fft = self.chanest = self.detector = None
             self.fused = _b.fused_receiver(preset, streams, modulation, payload_symbols,
                                            antennas, detector, backend, int8_output,
-                                           int8_scale, device, estimator, code)
+                                           int8_scale, device, estimator, code, pilot_interval)
             for a in range(antennas):
                 self.connect((self, a), (self.sync, a))
                 self.connect((self.sync, a), (self.fused, a))

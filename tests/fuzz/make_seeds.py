@@ -79,6 +79,9 @@ def frame_seeds():
         "file_code": ("code", "/etc/passwd"),
         "odd_code": ("code", "wimax_2305"),
         "huge_version": ("frame_version", 2 ** 63),
+        "pilot_blocks": ("pilot_interval", 1),
+        "huge_pilot_interval": ("pilot_interval", 2 ** 40),
+        "format3_pilot_interval": ("frame_version", 3),  # with the shipped pilot_interval
     }.items():
         f = dict(frame)
         f[key] = value

@@ -44,6 +44,10 @@ namespace gpumimo {
  * the CPU the same steps run in order. codewords(), codeword_errors(),
  * mean_iterations() and raw_ber() say what the decoder saw; llr_sink(decoded_input =
  * true) counts the bit and frame errors. int8_output does not go with a code.
+ *
+ * pilot_interval (default 0): the frames' pilot blocks, as mimo_ofdm_tx's: with blocks
+ * every payload symbol is detected with the channel interpolated in time between the
+ * blocks around it (core/frame/time_tracking.h, docs/frame.md "Tracking in time").
  */
 class GPUMIMO_API fused_receiver : virtual public gr::block
 {
@@ -61,7 +65,8 @@ public:
                      float int8_scale = 8.0f,
                      int device = 0,
                      const std::string& estimator = "lmmse",
-                     const std::string& code = "");
+                     const std::string& code = "",
+                     int pilot_interval = 0);
 
     /*! The detector and its parameters. */
     virtual core::detector_spec detector() const = 0;

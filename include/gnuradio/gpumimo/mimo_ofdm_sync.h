@@ -33,6 +33,9 @@ namespace gpumimo {
  * tag after its first sample (a radio overflow: samples are missing), is dropped,
  * counted and logged.
  *
+ * pilot_interval (default 0): the frames' pilot blocks, as mimo_ofdm_tx's (it sets
+ * how long a frame is).
+ *
  * backend: where the search and the correction run (core::make_frame_sync_engine):
  * "cuda" on GPU `device` (the preamble metric at every position at once, the search in
  * one thread block, the correction on the device: the CPU only copies samples in and
@@ -57,7 +60,8 @@ public:
                      double threshold = 0,
                      const std::string& backend = "auto",
                      int device = 0,
-                     bool device_buffers = true);
+                     bool device_buffers = true,
+                     int pilot_interval = 0);
 
     /*! The detection threshold on the preamble metric, in (0, 1], or 0 (the default):
      *  automatic, core::sync_threshold for the frame and the antennas (the lowest that

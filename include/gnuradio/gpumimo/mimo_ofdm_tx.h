@@ -42,6 +42,11 @@ namespace gpumimo {
  * bits and interleaved over the frame (core::coded_payload, docs/frame.md "Coded
  * payload"); frame_bits() are the information bits.
  *
+ * pilot_interval (default 0): frame format 4's pilot blocks, a block of the pilot
+ * symbols after every pilot_interval payload symbols and one after the last, so that a
+ * receiver can follow a channel that changes within the frame (docs/frame.md); 0 sends
+ * the one block before the payload. The receiver's blocks take the same value.
+ *
  * The transmitter's reference arithmetic on the CPU (frames are computed once per
  * frame, not per sample).
  */
@@ -57,7 +62,8 @@ public:
                      std::uint32_t seed = 1,
                      int gap = 0,
                      const std::string& payload = "prbs",
-                     const std::string& code = "");
+                     const std::string& code = "",
+                     int pilot_interval = 0);
 
     /*! Time samples per frame, the gap included. */
     virtual std::size_t frame_len() const = 0;

@@ -35,7 +35,7 @@ namespace gpumimo {
  * a sample that is not finite or beyond +-1e15, or with a UHD "rx_time" tag after its
  * first sample (a gap in time). Frames whose channel estimate is unusable leave as zero
  * LLRs, counted. detector, estimator, backend, device, int8_output and int8_scale as
- * fused_receiver's; threshold as mimo_ofdm_sync's. No code: decode the LLRs after it
+ * fused_receiver's; threshold as mimo_ofdm_sync's; pilot_interval as both. No code: decode the LLRs after it
  * (ldpc_decoder, llr_sink) or use fused_receiver with a code.
  */
 class GPUMIMO_API stream_receiver : virtual public gr::block
@@ -54,7 +54,8 @@ public:
                      float int8_scale = 8.0f,
                      int device = 0,
                      const std::string& estimator = "lmmse",
-                     double threshold = 0);
+                     double threshold = 0,
+                     int pilot_interval = 0);
 
     virtual core::detector_spec detector() const = 0;
     /*! Changes the detector while running (thread-safe; the new engine is made in the

@@ -75,7 +75,8 @@ void bind_frame(py::module& m)
              py::arg("seed") = 1,
              py::arg("gap") = 0,
              py::arg("payload") = "prbs",
-             py::arg("code") = "")
+             py::arg("code") = "",
+             py::arg("pilot_interval") = 0)
         .def("frame_len", &mimo_ofdm_tx::frame_len)
         .def("frame_bits", &mimo_ofdm_tx::frame_bits)
         .def("frame_bytes", &mimo_ofdm_tx::frame_bytes)

@@ -90,7 +90,8 @@ void bind_receiver(py::module& m)
              py::arg("threshold") = 0.0,
              py::arg("backend") = "auto",
              py::arg("device") = 0,
-             py::arg("device_buffers") = true)
+             py::arg("device_buffers") = true,
+             py::arg("pilot_interval") = 0)
         .def("set_threshold", &mimo_ofdm_sync::set_threshold, py::arg("threshold"))
         .def("backend", &mimo_ofdm_sync::backend)
         .def("threshold", &mimo_ofdm_sync::threshold)
@@ -199,7 +200,8 @@ void bind_receiver(py::module& m)
                          float int8_scale,
                          int device,
                          const std::string& estimator,
-                         const std::string& code) {
+                         const std::string& code,
+                         int pilot_interval) {
                  return fused_receiver::make(preset,
                                              streams,
                                              modulation,
@@ -211,7 +213,8 @@ void bind_receiver(py::module& m)
                                              int8_scale,
                                              device,
                                              estimator,
-                                             code);
+                                             code,
+                                             pilot_interval);
              }),
              py::arg("preset"),
              py::arg("streams"),
@@ -224,7 +227,8 @@ void bind_receiver(py::module& m)
              py::arg("int8_scale") = 8.0f,
              py::arg("device") = 0,
              py::arg("estimator") = "lmmse",
-             py::arg("code") = "")
+             py::arg("code") = "",
+             py::arg("pilot_interval") = 0)
         .def("detector", &fused_receiver::detector)
         .def(
             "set_detector",
@@ -258,7 +262,8 @@ void bind_receiver(py::module& m)
                          float int8_scale,
                          int device,
                          const std::string& estimator,
-                         double threshold) {
+                         double threshold,
+                         int pilot_interval) {
                  return stream_receiver::make(preset,
                                               streams,
                                               modulation,
@@ -270,7 +275,8 @@ void bind_receiver(py::module& m)
                                               int8_scale,
                                               device,
                                               estimator,
-                                              threshold);
+                                              threshold,
+                                              pilot_interval);
              }),
              py::arg("preset"),
              py::arg("streams"),
@@ -283,7 +289,8 @@ void bind_receiver(py::module& m)
              py::arg("int8_scale") = 8.0f,
              py::arg("device") = 0,
              py::arg("estimator") = "lmmse",
-             py::arg("threshold") = 0.0)
+             py::arg("threshold") = 0.0,
+             py::arg("pilot_interval") = 0)
         .def("detector", &stream_receiver::detector)
         .def(
             "set_detector",

@@ -15,7 +15,8 @@
  *   h        [slot][block][carrier][rx][tx],  noise [slot][block][carrier],
  *   noise_frame [slot][block]                   (pilot blocks: frame_format::pilot_blocks(),
  *                                                1 without time tracking)
- *   derot    [slot][payload symbol]             (e^{-i phi})
+ *   z, energy [slot][payload symbol][antenna]    (the tracking pilots' sums)
+ *   derot    [slot][payload symbol][antenna]    (e^{-i phi})
  */
 #pragma once
 
@@ -204,16 +205,16 @@ __global__ void noise_kernel(const float2* carriers,
         noise_per_frame[blockIdx.x] = n0;
 }
 
-// The tracking pilots' common phase of every payload symbol (core::phase_tracker): one
-// block per (payload symbol, frame); derot[f][s] = conj(z) / |z|, z = sum over antennas
-// and tracking carriers of conj((H_c p_c)_r) y_{r,s,c}, summed in double as the
-// reference; H_c the symbol's, (1 - w) block `before`'s + w the next's (one block: w = 0).
+// The tracking pilots' sums of every payload symbol and antenna (core::phase_tracker):
+// one block per (payload symbol, frame); z[f][s][r] = sum over the tracking carriers of
+// conj((H_c p_c)_r) y_{r,s,c} and energy[f][s][r] = sum |(H_c p_c)_r|^2, in double as
+// the reference; H_c the symbol's, (1 - w) block `before`'s + w the next's (one block:
+// w = 0).
 __global__ void track_phase_kernel(const float2* carriers,
                                    const float2* h,
                                    const int* track,
                                    const float2* track_pilots,
                                    int ntrack,
-                                   const int* damaged,
                                    int slots,
                                    int rx,
                                    int K,
@@ -224,50 +225,129 @@ __global__ void track_phase_kernel(const float2* carriers,
                                    const float* weight,      // [payload]
                                    int blocks,
                                    int payload,
-                                   float2* derot)
+                                   double2* z,
+                                   double* energy)
 {
     __shared__ double2 part[kTrackThreads];
+    __shared__ double epart[kTrackThreads];
     const int s = blockIdx.x, f = blockIdx.y;
     const int symbol = payload_index[s], before = weight_before[s];
     const float w = weight[s], v = 1 - w;
-    double2 z = make_double2(0, 0);
-    for (int i = threadIdx.x; i < rx * ntrack; i += blockDim.x) {
-        const int r = i / ntrack, j = i % ntrack, c = track[j];
-        const float2* hc = h + ((std::size_t(f * blocks + before) * U + c) * rx + r) * K;
-        const std::size_t next = std::size_t(U) * rx * K; // the next block's
-        double er = 0, ei = 0; // (H_c p_c)_r
-        for (int k = 0; k < K; k++) {
-            const float2 p = track_pilots[j * K + k];
-            float2 a = hc[k];
-            if (w != 0) // interpolate_estimate's mix, in float as there
-                a = make_float2(__fadd_rn(__fmul_rn(v, a.x), __fmul_rn(w, hc[next + k].x)),
-                                __fadd_rn(__fmul_rn(v, a.y), __fmul_rn(w, hc[next + k].y)));
-            er += double(a.x) * p.x - double(a.y) * p.y;
-            ei += double(a.x) * p.y + double(a.y) * p.x;
+    const std::size_t next = std::size_t(U) * rx * K; // the next block's
+    for (int r = 0; r < rx; r++) {
+        double2 acc = make_double2(0, 0);
+        double e = 0;
+        for (int j = threadIdx.x; j < ntrack; j += blockDim.x) {
+            const int c = track[j];
+            const float2* hc = h + ((std::size_t(f * blocks + before) * U + c) * rx + r) * K;
+            double er = 0, ei = 0; // (H_c p_c)_r
+            for (int k = 0; k < K; k++) {
+                const float2 p = track_pilots[j * K + k];
+                float2 a = hc[k];
+                if (w != 0) // interpolate_estimate's mix, in float as there
+                    a = make_float2(__fadd_rn(__fmul_rn(v, a.x), __fmul_rn(w, hc[next + k].x)),
+                                    __fadd_rn(__fmul_rn(v, a.y), __fmul_rn(w, hc[next + k].y)));
+                er += double(a.x) * p.x - double(a.y) * p.y;
+                ei += double(a.x) * p.y + double(a.y) * p.x;
+            }
+            const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + symbol) * U + c];
+            acc.x += er * y.x + ei * y.y; // conj(e) y
+            acc.y += er * y.y - ei * y.x;
+            e += er * er + ei * ei;
         }
-        const float2 y = carriers[((std::size_t(r) * slots + f) * symbols + symbol) * U + c];
-        z.x += er * y.x + ei * y.y; // conj(e) y
-        z.y += er * y.y - ei * y.x;
+        part[threadIdx.x] = acc;
+        epart[threadIdx.x] = e;
+        __syncthreads();
+        for (int n = blockDim.x / 2; n > 0; n /= 2) {
+            if (threadIdx.x < n) {
+                part[threadIdx.x].x += part[threadIdx.x + n].x;
+                part[threadIdx.x].y += part[threadIdx.x + n].y;
+                epart[threadIdx.x] += epart[threadIdx.x + n];
+            }
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+            z[(std::size_t(f) * payload + s) * rx + r] = part[0];
+            energy[(std::size_t(f) * payload + s) * rx + r] = epart[0];
+        }
+        __syncthreads(); // before the next antenna's sums overwrite part
     }
-    part[threadIdx.x] = z;
+}
+
+// e^{-i phi} as phase_tracker::finish gives it: conj(z) / |z|, 1 where z is zero or
+// not finite.
+__device__ inline float2 unit_conj(double2 z)
+{
+    const double a = hypot(z.x, z.y);
+    return a > 0 && isfinite(a) ? make_float2(float(z.x / a), float(-z.y / a)) : make_float2(1, 0);
+}
+
+// One block per frame: phase_tracker::finish's test (per_antenna_term summed over the
+// frame's symbols and antennas, against per_antenna_threshold) and every symbol's and
+// antenna's derotation, derot[f][s][r]: the antenna's own phase where the frame's
+// antennas differ, the symbol's common phase otherwise; damaged frames 1. n0: the
+// frame's first pilot block's N0 (noise_frame [slot][block]).
+__global__ void phase_decision_kernel(const double2* z,
+                                      const double* energy,
+                                      const float* n0_block,
+                                      int blocks,
+                                      const int* damaged,
+                                      int rx,
+                                      int payload,
+                                      float2* derot)
+{
+    __shared__ double tpart[kTrackThreads];
+    __shared__ int dpart[kTrackThreads];
+    const int f = blockIdx.x;
+    const double n0 = n0_block[std::size_t(f) * blocks];
+    const double2* zf = z + std::size_t(f) * payload * rx;
+    const double* ef = energy + std::size_t(f) * payload * rx;
+    double t = 0;
+    int dof = 0;
+    for (int s = threadIdx.x; s < payload; s += blockDim.x) {
+        double2 Z = make_double2(0, 0);
+        for (int r = 0; r < rx; r++) {
+            Z.x += zf[s * rx + r].x;
+            Z.y += zf[s * rx + r].y;
+        }
+        int seen = 0;
+        for (int r = 0; r < rx; r++) {
+            const double2 zr = zf[s * rx + r];
+            const double a = hypot(zr.x, zr.y);
+            if (!(ef[s * rx + r] > 0) || !(a > 0) || !isfinite(a))
+                continue;
+            t += core::per_antenna_term(zr.x, zr.y, Z.x, Z.y, ef[s * rx + r], n0);
+            seen++;
+        }
+        dof += max(0, seen - 1);
+    }
+    tpart[threadIdx.x] = t;
+    dpart[threadIdx.x] = dof;
     __syncthreads();
     for (int n = blockDim.x / 2; n > 0; n /= 2) {
         if (threadIdx.x < n) {
-            part[threadIdx.x].x += part[threadIdx.x + n].x;
-            part[threadIdx.x].y += part[threadIdx.x + n].y;
+            tpart[threadIdx.x] += tpart[threadIdx.x + n];
+            dpart[threadIdx.x] += dpart[threadIdx.x + n];
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0) {
-        const double a = hypot(part[0].x, part[0].y);
-        derot[std::size_t(f) * payload + s] = !damaged[f] && a > 0 && isfinite(a)
-                                                  ? make_float2(float(part[0].x / a), float(-part[0].y / a))
-                                                  : make_float2(1, 0);
+    const double T = tpart[0];
+    const int D = dpart[0];
+    const bool per_antenna = D > 0 && n0 > 0 && isfinite(T) && T > core::per_antenna_threshold(D);
+    for (int s = threadIdx.x; s < payload; s += blockDim.x) {
+        double2 Z = make_double2(0, 0);
+        for (int r = 0; r < rx; r++) {
+            Z.x += zf[s * rx + r].x;
+            Z.y += zf[s * rx + r].y;
+        }
+        for (int r = 0; r < rx; r++)
+            derot[(std::size_t(f) * payload + s) * rx + r] =
+                damaged[f] ? make_float2(1, 0) : unit_conj(per_antenna ? zf[s * rx + r] : Z);
     }
 }
 
 // payload[r][f][s][c] = carrier c of frame f's payload symbol s on antenna r, turned
-// back by the symbol's common phase: what mimo_chanest passes on.
+// back by the symbol's phase on that antenna: what mimo_chanest passes on.
 __global__ void derotate_payload_kernel(const float2* carriers,
                                         const float2* derot,
                                         int slots,
@@ -288,7 +368,7 @@ __global__ void derotate_payload_kernel(const float2* carriers,
                   r = int(rest / (std::size_t(payload) * used));
         const float2 x =
             carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
-        const float2 w = derot[std::size_t(f) * payload + s];
+        const float2 w = derot[(std::size_t(f) * payload + s) * rx + r];
         out[i] = make_float2(x.x * w.x - x.y * w.y, x.x * w.y + x.y * w.x);
     }
 }

@@ -12,7 +12,7 @@
  * Device layouts of a batch of nf <= F frames (F = max_frames slots):
  *   carriers [antenna][slot][symbol][used carrier]   (the frames copied in)
  *   h [slot][carrier][rx][tx], noise (the effective noise) [slot][carrier],
- *   noise_frame [slot], derot [slot][payload symbol]
+ *   noise_frame [slot], derot [slot][payload symbol][antenna] (and the tracking pilots' sums z, energy)
  *   payload [antenna][frame][payload symbol][used carrier]   (copied out per antenna)
  */
 #include "common/cuda_check.cuh"
@@ -76,7 +76,9 @@ public:
         d_host_noise = gc::pinned_buffer<float>(d_F * d_U);
         d_noise_frame = gc::device_buffer<float>(d_F);
         d_host_noise_frame = gc::pinned_buffer<float>(d_F);
-        d_derot = gc::device_buffer<float2>(d_F * d_payload);
+        d_derot = gc::device_buffer<float2>(d_F * d_payload * std::size_t(rx));
+        d_track_z = gc::device_buffer<double2>(d_F * d_payload * std::size_t(rx));
+        d_track_energy = gc::device_buffer<double>(d_F * d_payload * std::size_t(rx));
         d_out = gc::device_buffer<float2>(std::size_t(rx) * d_F * d_payload * d_U);
         d_stage_out = gc::pinned_buffer<float2>(std::size_t(rx) * d_F * d_payload * d_U);
         d_damaged = gc::device_buffer<int>(d_F); // set each call by frame_finite_kernel
@@ -118,9 +120,13 @@ public:
                                   d_noise_frame.get(), nf, d_noise.get(), st);
         ek::track_phase_kernel<<<dim3(unsigned(d_payload), unsigned(nf)), ek::kTrackThreads, 0, st>>>(
             d_carriers.get(), d_h.get(), d_tables.track.get(), d_tables.track_pilots.get(), d_tables.ntrack,
-            d_damaged.get(), F, d_rx, d_tx, U, S, d_tables.payload_index.get(),
-            d_tables.weight_before.get(), d_tables.weight.get(), 1, int(d_payload), d_derot.get());
+            F, d_rx, d_tx, U, S, d_tables.payload_index.get(), d_tables.weight_before.get(),
+            d_tables.weight.get(), 1, int(d_payload), d_track_z.get(), d_track_energy.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("track_phase_kernel");
+        ek::phase_decision_kernel<<<unsigned(nf), ek::kTrackThreads, 0, st>>>(
+            d_track_z.get(), d_track_energy.get(), d_noise_frame.get(), 1, d_damaged.get(), d_rx,
+            int(d_payload), d_derot.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("phase_decision_kernel");
         ek::derotate_payload_kernel<<<blocks_for(std::size_t(d_rx) * nf * d_payload * d_U), kThreads, 0, st>>>(
             d_carriers.get(), d_derot.get(), F, int(nf), d_rx, U, S, int(d_first_payload),
             int(d_payload), d_out.get());
@@ -238,6 +244,8 @@ private:
     ek::estimation_tables d_tables;
     gc::device_buffer<int> d_damaged;
     gc::device_buffer<float2> d_carriers, d_h, d_derot, d_out;
+    gc::device_buffer<double2> d_track_z; // the tracking pilots' sums, [slot][symbol][antenna]
+    gc::device_buffer<double> d_track_energy;
     gc::device_buffer<float> d_noise, d_noise_frame;
     gc::pinned_buffer<float2> d_stage_in, d_stage_out, d_host_h;
     gc::pinned_buffer<float> d_host_noise, d_host_noise_frame;

@@ -14,7 +14,8 @@
  *   carriers [antenna][slot][symbol][carrier]
  *   h        [slot][block][carrier][rx][tx]     (every used carrier, each pilot block)
  *   noise    [slot][block][carrier]          (the effective noise after smoothing)
- *   derot    [slot][payload symbol]          (e^{-i phi}: the tracking pilots' phase)
+ *   z, energy [slot][payload symbol][antenna] (the tracking pilots' sums)
+ *   derot    [slot][payload symbol][antenna] (e^{-i phi}: the tracking pilots' phase)
  *   h_data   [slot][data carrier][rx][tx]    (detector channel f * D + d), or with time
  *            tracking [slot][data carrier][payload symbol][rx][tx] (one per vector)
  *   noise_data [slot][data carrier] (or [slot][data carrier][payload symbol])
@@ -149,9 +150,9 @@ __global__ void gather_payload_kernel(const float2* carriers,
     const std::size_t v = i % order.vectors(); // = order.detector_vector(d, s)
     const std::size_t s = v % order.symbols, d = v / order.symbols;
     const int c = data[d];
-    const float2 w = derot[std::size_t(f) * payload + s];
     float2* to = y + (f * order.vectors() + order.detector_vector(d, s)) * rx;
     for (int r = 0; r < rx; r++) {
+        const float2 w = derot[(std::size_t(f) * payload + s) * rx + r];
         const float2 x = carriers[((std::size_t(r) * slots + f) * symbols + payload_index[s]) * U + c];
         to[r] = damaged[f] ? make_float2(0, 0) : make_float2(x.x * w.x - x.y * w.y, x.x * w.y + x.y * w.x);
     }
@@ -204,6 +205,8 @@ struct gpu_fused_receiver::impl {
         gc::pinned_buffer<int> host_damaged;
         gc::device_buffer<float2> samples, carriers, h, y, derot, h_data;
         gc::device_buffer<float> noise, noise_frame, noise_data, detected, llr;
+        gc::device_buffer<double2> track_z; // the tracking pilots' sums, [slot][symbol][antenna]
+        gc::device_buffer<double> track_energy;
         gc::device_buffer<int> damaged;
         // Its own workspaces: the slots' chunks overlap.
         std::unique_ptr<gpu_channel_smoother> smoother;
@@ -284,7 +287,9 @@ struct gpu_fused_receiver::impl {
             s.h = gc::device_buffer<float2>(F * B * L.carriers * c.rx * c.frame.streams);
             s.y = gc::device_buffer<float2>(vectors * c.rx);
             s.noise = gc::device_buffer<float>(F * B * L.carriers);
-            s.derot = gc::device_buffer<float2>(F * L.payload);
+            s.derot = gc::device_buffer<float2>(F * L.payload * c.rx);
+            s.track_z = gc::device_buffer<double2>(F * L.payload * c.rx);
+            s.track_energy = gc::device_buffer<double>(F * L.payload * c.rx);
             s.h_data = gc::device_buffer<float2>(F * matrices * c.rx * c.frame.streams);
             s.noise_data = gc::device_buffer<float>(F * matrices);
             s.noise_frame = gc::device_buffer<float>(F * B); // N0 per frame and block
@@ -420,10 +425,14 @@ struct gpu_fused_receiver::impl {
         s.smoother->smooth_device(reinterpret_cast<std::complex<float>*>(s.h.get()), s.noise_frame.get(),
                                   nf * blocks, s.noise.get(), st);
         ek::track_phase_kernel<<<dim3(unsigned(L.payload), unsigned(nf)), ek::kTrackThreads, 0, st>>>(
-            s.carriers.get(), s.h.get(), tables.track.get(), tables.track_pilots.get(), tables.ntrack, s.damaged.get(), int(F), rx,
+            s.carriers.get(), s.h.get(), tables.track.get(), tables.track_pilots.get(), tables.ntrack, int(F), rx,
             K, U, L.symbols, tables.payload_index.get(), tables.weight_before.get(), tables.weight.get(), blocks,
-            L.payload, s.derot.get());
+            L.payload, s.track_z.get(), s.track_energy.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("track_phase_kernel");
+        ek::phase_decision_kernel<<<unsigned(nf), ek::kTrackThreads, 0, st>>>(
+            s.track_z.get(), s.track_energy.get(), s.noise_frame.get(), blocks, s.damaged.get(), rx, L.payload,
+            s.derot.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("phase_decision_kernel");
         if (blocks == 1) {
             data_carrier_kernel<<<blocks_for(nf * L.data), kThreads, 0, st>>>(
                 s.h.get(), s.noise.get(), data.get(), int(nf), L.data, U, rx * K, s.h_data.get(),

@@ -71,11 +71,13 @@ inline chanest_input make_chanest_input(std::mt19937_64& rng,
                                         double snr_db,
                                         bool gaps,
                                         std::size_t silent = std::size_t(-1),
-                                        std::size_t damaged = std::size_t(-1))
+                                        std::size_t damaged = std::size_t(-1),
+                                        double phase_noise_var = 0) // per antenna
 {
     using namespace gr::gpumimo::core;
     const std::size_t U = std::size_t(f.num.used_carriers), S = std::size_t(f.symbols());
-    const received_frames rf = make_received_frames(rng, f, rx, frames, snr_db, { 0.7, 0.2, 0.1 }, 0.01 / 64);
+    const received_frames rf = make_received_frames(rng, f, rx, frames, snr_db, { 0.7, 0.2, 0.1 }, 0.01 / 64,
+                                                     nullptr, 0, phase_noise_var);
     const cpu_ofdm_fft fft(f.num.fft_config(fft_direction::forward, rx));
     std::uniform_int_distribution<int> gap(0, gaps ? 3 : 0);
     std::normal_distribution<float> noise(0.0f, 0.3f);
@@ -120,14 +122,14 @@ reference_chanest(const gr::gpumimo::core::frame_format& f,
     const std::size_t first = std::size_t(1 + f.streams), P = std::size_t(f.payload_symbols);
     const std::vector<std::complex<float>>& c = in.frame[fr];
     const channel_estimate e = estimate_channel(f, c.data(), rx, int(S), method);
-    std::vector<std::complex<float>> derotation(P);
+    std::vector<std::complex<float>> derotation(P * std::size_t(rx)); // [symbol][antenna]
     phase_tracker(f).estimate(e, &c[first * U], S * U, derotation.data());
     payload.assign(std::size_t(rx) * P * U, {});
     for (int r = 0; r < rx; r++)
         for (std::size_t s = 0; s < P; s++)
             for (std::size_t k = 0; k < U; k++)
                 payload[(std::size_t(r) * P + s) * U + k] =
-                    derotation[s] * c[(std::size_t(r) * S + first + s) * U + k];
+                    derotation[s * std::size_t(rx) + std::size_t(r)] * c[(std::size_t(r) * S + first + s) * U + k];
     return e;
 }
 

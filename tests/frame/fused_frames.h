@@ -47,7 +47,8 @@ inline received_frames make_received_frames(std::mt19937_64& rng,
                                             std::vector<double> taps = { 0.7, 0.2, 0.1 },
                                             double cfo = 0, // cycles per sample
                                             const gr::gpumimo::core::coded_payload* code = nullptr,
-                                            double doppler = 0) // cycles per sample
+                                            double doppler = 0, // cycles per sample
+                                            double phase_noise_var = 0) // rad^2 a sample, per antenna
 {
     using namespace gr::gpumimo::core;
     received_frames out;
@@ -73,6 +74,7 @@ inline received_frames make_received_frames(std::mt19937_64& rng,
         cp.snr_db = snr_db;
         cp.cfo = cfo;
         cp.doppler = doppler;
+        cp.impairments.phase_noise_var = phase_noise_var; // an oscillator per antenna
         cp.seed = rng();
         mimo_channel ch(cp);
         const std::vector<std::complex<float>> tx = frame_samples(f, &out.bits[fr * nbits]);

@@ -77,7 +77,7 @@ link_result run_link(const frame_format& f,
     // The payload's data carriers, each symbol turned back by the tracking pilots' phase.
     const std::vector<int> data = data_carriers(f.num);
     const std::size_t D = data.size();
-    std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols)), h;
+    std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols) * cp.rx), h;
     std::vector<float> noise;
     phase_tracker(f).estimate(out.est, &out.carriers[(1 + f.streams) * U], S * U, derotation.data());
     data_carrier_estimate(data, out.est, h, noise);
@@ -86,7 +86,7 @@ link_result run_link(const frame_format& f,
     for (int s = 0; s < f.payload_symbols; s++) {
         for (std::size_t d = 0; d < D; d++)
             for (int r = 0; r < cp.rx; r++)
-                y[d * cp.rx + r] = derotation[s] * out.carriers[(r * S + 1 + f.streams + s) * U + data[d]];
+                y[d * cp.rx + r] = derotation[s * cp.rx + r] * out.carriers[(r * S + 1 + f.streams + s) * U + data[d]];
         mimo_batch b;
         b.y = y.data();
         b.h = h.data();

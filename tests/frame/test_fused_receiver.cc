@@ -50,7 +50,7 @@ std::vector<float> separate_stages(const frame_format& f,
     *noise = est.noise_var;
     const cpu_detector det(algo, f.mod, f.streams, rx);
     const std::size_t bits = det.bits_per_vector();
-    std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols));
+    std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols) * rx); // [symbol][antenna]
     phase_tracker(f).estimate(est, &carriers[(1 + f.streams) * U], S * U, derotation.data());
     const std::vector<int> data = data_carriers(f.num);
     const std::size_t D = data.size();
@@ -60,7 +60,7 @@ std::vector<float> separate_stages(const frame_format& f,
         for (std::size_t d = 0; d < D; d++) {
             const std::size_t c = std::size_t(data[d]);
             for (int r = 0; r < rx; r++)
-                y[r] = derotation[s] * carriers[(r * S + 1 + f.streams + s) * U + c];
+                y[r] = derotation[s * rx + r] * carriers[(r * S + 1 + f.streams + s) * U + c];
             mimo_batch b;
             b.y = y.data();
             b.h = &est.h[c * rx * f.streams];

@@ -47,6 +47,7 @@ TEST_F(GpuChanestEngine, MatchesTheHostEngine)
         bool gaps;
         buffers where;
         std::size_t damaged; // a frame with unusable values, or -1
+        double phase_noise = 0; // per antenna: the tracker turns each antenna back by its own phase
     };
     const std::size_t none = std::size_t(-1);
     for (const shape& t : { shape{ "small", 1, 1, 1, channel_estimator::ls, 1, false, buffers::pageable, none },
@@ -55,16 +56,18 @@ TEST_F(GpuChanestEngine, MatchesTheHostEngine)
                             shape{ "fft512", 2, 2, 4, channel_estimator::lmmse, 16, true, buffers::pageable, 15 },
                             shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 6, false, buffers::page_locked, none },
                             shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 16, false, buffers::device, 7 },
-                            shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 3, true, buffers::pageable, none } }) {
+                            shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 3, true, buffers::pageable, none },
+                            shape{ "small", 2, 4, 10, channel_estimator::lmmse, 6, true, buffers::page_locked, none, 1e-4 } }) {
         const char* where[] = { "pageable", "page-locked", "device" };
         SCOPED_TRACE(std::string(t.preset) + " " + std::to_string(t.streams) + "x" +
                      std::to_string(t.rx) + " " + to_string(t.method) + ", " +
                      std::to_string(t.frames) + " frames" + (t.gaps ? ", gaps, " : ", ") +
-                     where[int(t.where)] + ", damaged frame " + std::to_string(int(t.damaged)));
+                     where[int(t.where)] + ", damaged frame " + std::to_string(int(t.damaged)) +
+                     (t.phase_noise > 0 ? ", phase noise per antenna" : ""));
         const frame_format f = chanest_format(t.preset, t.streams, t.payload);
         const std::size_t U = std::size_t(f.num.used_carriers), P = std::size_t(t.payload);
         auto in = gpumimo_test::make_chanest_input(rng, f, t.rx, t.frames, 25.0, t.gaps,
-                                                   t.frames > 2 ? 2 : none, t.damaged);
+                                                   t.frames > 2 ? 2 : none, t.damaged, t.phase_noise);
         auto gpu = make_chanest_engine(f, t.method, t.rx, "cuda", 0, nullptr, t.frames);
         auto cpu = make_chanest_engine(f, t.method, t.rx, "cpu", 0, nullptr, t.frames);
         ASSERT_STREQ(gpu->backend(), "cuda");

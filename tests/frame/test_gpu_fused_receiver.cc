@@ -38,6 +38,7 @@ struct fused_case {
     algorithm algo;
     std::size_t frames, frames_per_chunk;
     int pilot_interval = 0; // > 0: pilot blocks, the channel fading at 100 Hz
+    double phase_noise = 0; // > 0: Wiener phase noise per antenna (rad^2 a sample)
 };
 
 std::string describe(const fused_case& c)
@@ -45,7 +46,8 @@ std::string describe(const fused_case& c)
     return std::string(c.preset) + " " + std::to_string(c.streams) + "x" +
            std::to_string(c.rx) + " " + to_string(c.mod) + " " + to_string(c.algo) + " " +
            std::to_string(c.frames) + " frames, chunk " + std::to_string(c.frames_per_chunk) +
-           (c.pilot_interval ? ", pilot interval " + std::to_string(c.pilot_interval) : std::string());
+           (c.pilot_interval ? ", pilot interval " + std::to_string(c.pilot_interval) : std::string()) +
+           (c.phase_noise > 0 ? ", phase noise per antenna" : "");
 }
 
 bool linear(algorithm a) { return a == algorithm::zf || a == algorithm::mmse; }
@@ -63,7 +65,8 @@ void compare(const fused_case& c, std::mt19937_64& rng, double snr_db)
     cfg.rx = c.rx;
     cfg.algo = c.algo;
     const double doppler = c.pilot_interval ? 100.0 / f.num.sample_rate : 0.0;
-    const auto in = make_received_frames(rng, f, c.rx, c.frames, snr_db, { 0.7, 0.2, 0.1 }, 0, nullptr, doppler);
+    const auto in = make_received_frames(rng, f, c.rx, c.frames, snr_db, { 0.7, 0.2, 0.1 }, 0, nullptr, doppler,
+                                         c.phase_noise);
     const std::size_t bits = f.payload_bits();
 
     cpu_fused_receiver cpu(cfg);
@@ -162,7 +165,8 @@ TEST_F(GpuFusedReceiver, EqualsTheCpuPath)
 }
 
 // Time tracking: every pilot block estimated and smoothed, each payload vector its own
-// interpolated H, on channels fading at 100 Hz.
+// interpolated H, on channels fading at 100 Hz; and antennas with oscillators of their
+// own (phase noise per antenna: each antenna turned back by its own phase).
 TEST_F(GpuFusedReceiver, TracksInTimeAsTheCpu)
 {
     auto rng = make_rng(1604);
@@ -171,6 +175,9 @@ TEST_F(GpuFusedReceiver, TracksInTimeAsTheCpu)
         { "small", 4, 4, modulation::qam16, 6, algorithm::kbest, 19, 3, 2 },
         { "fft512", 2, 4, modulation::qam64, 7, algorithm::mmse, 5, 2, 3 },
         { "lte20", 2, 2, modulation::qam16, 5, algorithm::mmse, 3, 0, 2 },
+        // Each antenna's own oscillator: the tracking pilots' test, a phase per antenna.
+        { "small", 2, 4, modulation::qam16, 10, algorithm::mmse, 19, 0, 0, 1e-4 },
+        { "small", 2, 4, modulation::qam16, 9, algorithm::mmse, 19, 0, 3, 1e-4 },
     };
     for (const fused_case& c : cases) {
         compare(c, rng, 22.0);

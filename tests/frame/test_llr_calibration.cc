@@ -53,7 +53,7 @@ calibration measure(channel_estimator method, bool n0_only, algorithm algo, std:
     channel_smoother smoother(f.num, method);
     phase_tracker tracker(f);
     const std::vector<int> data = data_carriers(f.num);
-    std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols));
+    std::vector<cf> derotation(static_cast<std::size_t>(f.payload_symbols) * rx); // [symbol][antenna]
     double predicted = 0, wrong = 0, sum_right = 0, sum_wrong = 0, count = 0;
     std::vector<cf> y(rx);
     std::vector<float> llr(bpv);
@@ -65,7 +65,7 @@ calibration measure(channel_estimator method, bool n0_only, algorithm algo, std:
             for (std::size_t d = 0; d < data.size(); d++) {
                 const std::size_t c = std::size_t(data[d]);
                 for (int r = 0; r < rx; r++)
-                    y[r] = derotation[s] * carriers[(r * S + 1 + f.streams + s) * U + c];
+                    y[r] = derotation[s * rx + r] * carriers[(r * S + 1 + f.streams + s) * U + c];
                 mimo_batch b;
                 b.y = y.data();
                 b.h = &est.h[c * rx * f.streams];

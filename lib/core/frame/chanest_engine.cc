@@ -40,7 +40,7 @@ public:
               double(preamble_empty_carriers(frame.num).size()) * rx, "cpu", 0, nullptr,
               max_frames)),
           d_tracker(frame),
-          d_derotation(d_payload),
+          d_derotation(d_payload * std::size_t(rx)),
           d_payload_in(std::size_t(rx))
     {
     }
@@ -110,7 +110,8 @@ private:
         return true;
     }
 
-    // Frame f's payload turned back by each symbol's common phase, every used carrier.
+    // Frame f's payload turned back by each symbol's phase (common, or per antenna where
+    // the frame shows the antennas' oscillators apart), every used carrier.
     void derotate(const chanest_batch& b, std::size_t f, const channel_estimate& e)
     {
         for (int r = 0; r < d_rx; r++)
@@ -120,7 +121,8 @@ private:
             const std::complex<float>* x = d_payload_in[std::size_t(r)];
             std::complex<float>* y = b.payload[r] + f * d_payload * d_carriers;
             for (std::size_t s = 0; s < d_payload; s++)
-                turn(d_derotation[s], x + s * d_carriers, y + s * d_carriers);
+                turn(d_derotation[s * std::size_t(d_rx) + std::size_t(r)], x + s * d_carriers,
+                     y + s * d_carriers);
         }
     }
 
@@ -146,7 +148,7 @@ private:
     std::vector<const std::complex<float>*> d_training_at;    // [usable frame]
     std::vector<std::size_t> d_kept;                          // [usable frame]: its frame
     std::vector<channel_estimate> d_kept_estimates;           // [usable frame], some unusable
-    std::vector<std::complex<float>> d_derotation;            // [payload symbol]
+    std::vector<std::complex<float>> d_derotation;            // [payload symbol][antenna]
     std::vector<const std::complex<float>*> d_payload_in;     // [rx]: a frame's payload
     std::vector<unsigned char> d_record_stage;                // [frame][record_stride]
 };

@@ -135,7 +135,7 @@ struct cpu_fused_receiver::impl {
         const std::size_t per_antenna = std::size_t(L.symbols) * L.carriers;
         const std::size_t m = std::size_t(config.rx) * fr.streams;
         const bool tracked = fr.pilot_blocks() > 1;
-        derotation.resize(std::size_t(L.payload));
+        derotation.resize(std::size_t(L.payload) * config.rx); // [symbol][antenna]
         if (!tracked) { // one H per data carrier for every symbol: the detector's group
             tracker.estimate(e[0], carriers.data() + std::size_t(L.first_payload) * L.carriers,
                              per_antenna, derotation.data());
@@ -144,13 +144,14 @@ struct cpu_fused_receiver::impl {
             h.resize(L.payload_vectors() * m);
             noise.resize(L.payload_vectors());
             symbol_in.resize(std::size_t(config.rx));
+            tracker.begin(config.rx);
             for (int s = 0; s < L.payload; s++) {
                 const time_weight& tw = weights[std::size_t(s)];
                 interpolate_estimate(e[std::size_t(tw.before)], e[std::size_t(tw.before) + 1], tw.w, at);
                 for (int r = 0; r < config.rx; r++)
                     symbol_in[std::size_t(r)] = carriers.data() + r * per_antenna +
                                                 std::size_t(fr.payload_symbol_index(s)) * L.carriers;
-                derotation[std::size_t(s)] = tracker.estimate_symbol(at, symbol_in.data());
+                tracker.add_symbol(at, symbol_in.data());
                 data_carrier_estimate(data, at, symbol_h, symbol_noise);
                 for (int d = 0; d < L.data; d++) {
                     const std::size_t v = L.detector_vector(d, s);
@@ -158,13 +159,14 @@ struct cpu_fused_receiver::impl {
                     noise[v] = symbol_noise[std::size_t(d)];
                 }
             }
+            tracker.finish(e[0].noise_var, derotation.data());
         }
         y.resize(L.payload_vectors() * config.rx);
         for (int r = 0; r < config.rx; r++)
             for (int s = 0; s < L.payload; s++)
                 for (int d = 0; d < L.data; d++)
                     y[L.detector_vector(d, s) * config.rx + r] =
-                        derotation[std::size_t(s)] * payload_turn_back(fr.mod, std::size_t(d)) *
+                        derotation[std::size_t(s) * config.rx + r] * payload_turn_back(fr.mod, std::size_t(d)) *
                         carriers[r * per_antenna + std::size_t(fr.payload_symbol_index(s)) * L.carriers +
                                  data[std::size_t(d)]];
         mimo_batch b;

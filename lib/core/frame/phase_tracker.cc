@@ -27,7 +27,7 @@ phase_tracker::phase_tracker(const frame_format& frame)
     }
 }
 
-void phase_tracker::estimate(const channel_estimate& e,
+bool phase_tracker::estimate(const channel_estimate& e,
                              const std::complex<float>* carriers,
                              std::size_t antenna_stride,
                              std::complex<float>* derotation)
@@ -35,60 +35,108 @@ void phase_tracker::estimate(const channel_estimate& e,
     d_antenna.resize(std::size_t(std::max(e.rx, 0)));
     for (std::size_t r = 0; r < d_antenna.size(); r++)
         d_antenna[r] = carriers + r * antenna_stride;
-    estimate(e, d_antenna.data(), derotation);
+    return estimate(e, d_antenna.data(), derotation);
 }
 
 void phase_tracker::expect(const channel_estimate& e)
 {
     const int K = d_frame.streams, U = d_frame.num.used_carriers, R = e.rx;
-    if (e.tx != K || e.carriers != U || e.h.size() != std::size_t(U) * R * K)
+    if (e.tx != K || e.carriers != U || e.h.size() != std::size_t(U) * R * K || R != d_rx)
         throw std::invalid_argument("phase_tracker: the channel estimate is for another frame");
-    // The pilots' expected values, [tracking carrier][antenna].
-    std::vector<std::complex<double>>& expected = d_expected;
-    expected.resize(d_carriers.size() * std::size_t(R));
+    d_expected.resize(d_carriers.size() * std::size_t(R));
     for (std::size_t j = 0; j < d_carriers.size(); j++)
         for (int r = 0; r < R; r++) {
             std::complex<double> v = 0;
             for (int k = 0; k < K; k++)
                 v += std::complex<double>(e.h[(std::size_t(d_carriers[j]) * R + r) * K + k]) *
                      std::complex<double>(d_pilots[j * K + k]);
-            expected[j * R + r] = v;
+            d_expected[j * R + r] = v;
         }
 }
 
-std::complex<float> phase_tracker::derotation_of(int rx,
-                                                 const std::complex<float>* const* antenna,
-                                                 std::size_t offset) const
+void phase_tracker::accumulate(const std::complex<float>* const* antenna, std::size_t offset)
 {
-    std::complex<double> z = 0;
-    for (int r = 0; r < rx; r++)
-        for (std::size_t j = 0; j < d_carriers.size(); j++)
-            z += std::conj(d_expected[j * std::size_t(rx) + r]) *
-                 std::complex<double>(antenna[r][offset + std::size_t(d_carriers[j])]);
-    const double a = std::abs(z);
-    return a > 0 && std::isfinite(a) ? std::complex<float>(std::conj(z) / a)
-                                     : std::complex<float>(1.0f);
+    for (int r = 0; r < d_rx; r++) {
+        std::complex<double> z = 0;
+        double energy = 0;
+        for (std::size_t j = 0; j < d_carriers.size(); j++) {
+            const std::complex<double> x = d_expected[j * std::size_t(d_rx) + r];
+            z += std::conj(x) * std::complex<double>(antenna[r][offset + std::size_t(d_carriers[j])]);
+            energy += std::norm(x);
+        }
+        d_z.push_back(z);
+        d_energy.push_back(energy);
+    }
 }
 
-void phase_tracker::estimate(const channel_estimate& e,
+void phase_tracker::begin(int rx)
+{
+    if (rx < 1)
+        throw std::invalid_argument("phase_tracker: rx must be >= 1");
+    d_rx = rx;
+    d_z.clear();
+    d_energy.clear();
+}
+
+void phase_tracker::add_symbol(const channel_estimate& e, const std::complex<float>* const* antenna)
+{
+    if (d_z.size() >= std::size_t(d_frame.payload_symbols) * d_rx)
+        throw std::logic_error("phase_tracker::add_symbol: more symbols than the frame's payload");
+    expect(e);
+    accumulate(antenna, 0);
+}
+
+bool phase_tracker::finish(double n0, std::complex<float>* derotation)
+{
+    const std::size_t R = std::size_t(d_rx), P = std::size_t(d_frame.payload_symbols);
+    if (d_z.size() != P * R)
+        throw std::logic_error("phase_tracker::finish: not every payload symbol was added");
+    // The test: each antenna's deviation from its symbol's common phase over its noise.
+    double T = 0;
+    int dof = 0;
+    for (std::size_t s = 0; s < P; s++) {
+        std::complex<double> Z = 0;
+        for (std::size_t r = 0; r < R; r++)
+            Z += d_z[s * R + r];
+        int seen = 0;
+        for (std::size_t r = 0; r < R; r++) {
+            const std::complex<double> z = d_z[s * R + r];
+            if (!(d_energy[s * R + r] > 0) || !(std::abs(z) > 0) || !std::isfinite(std::abs(z)))
+                continue;
+            T += per_antenna_term(z.real(), z.imag(), Z.real(), Z.imag(), d_energy[s * R + r], n0);
+            seen++;
+        }
+        dof += std::max(0, seen - 1);
+    }
+    const bool per_antenna = dof > 0 && n0 > 0 && std::isfinite(T) && T > per_antenna_threshold(dof);
+    auto unit_conj = [](std::complex<double> z) {
+        const double a = std::abs(z);
+        return a > 0 && std::isfinite(a) ? std::complex<float>(std::conj(z) / a) : std::complex<float>(1.0f);
+    };
+    for (std::size_t s = 0; s < P; s++) {
+        std::complex<double> Z = 0;
+        for (std::size_t r = 0; r < R; r++)
+            Z += d_z[s * R + r];
+        for (std::size_t r = 0; r < R; r++)
+            derotation[s * R + r] = unit_conj(per_antenna ? d_z[s * R + r] : Z);
+    }
+    return per_antenna;
+}
+
+bool phase_tracker::estimate(const channel_estimate& e,
                              const std::complex<float>* const* antenna,
                              std::complex<float>* derotation)
 {
     if (d_frame.pilot_blocks() > 1)
         throw std::invalid_argument("phase_tracker::estimate: the frame's payload is split by "
-                                    "pilot blocks; estimate_symbol() takes each symbol with its "
+                                    "pilot blocks; add_symbol() takes each symbol with its "
                                     "own estimate");
+    begin(e.rx);
     expect(e); // the same in every symbol
     const std::size_t U = std::size_t(d_frame.num.used_carriers);
     for (int s = 0; s < d_frame.payload_symbols; s++)
-        derotation[s] = derotation_of(e.rx, antenna, std::size_t(s) * U);
-}
-
-std::complex<float> phase_tracker::estimate_symbol(const channel_estimate& e,
-                                                   const std::complex<float>* const* antenna)
-{
-    expect(e);
-    return derotation_of(e.rx, antenna, 0);
+        accumulate(antenna, std::size_t(s) * U);
+    return finish(e.noise_var, derotation);
 }
 
 void data_carrier_estimate(const std::vector<int>& data,

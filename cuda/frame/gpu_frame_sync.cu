@@ -13,6 +13,7 @@
  *
  * Device layouts:
  *   samples  [antenna][max_input]            (two of them: the kept tail moves over)
+ *   S        [antenna][position]              (each antenna's sum over half a symbol)
  *   P, M     [position]                       (find_frame's P(d) and M(d), in double)
  *   first    [tile]                           (the tile's first position with M >= t)
  *   out      [antenna][frame][frame.samples()]
@@ -116,9 +117,90 @@ __device__ inline void add_energy(sums& s, float2 u, double sign)
     s.r = s.r + sign * 0.5 * (double(u.y) * u.y);
 }
 
-__device__ inline double metric_of(const sums& s)
+// A complex sum, half_sums_kernel's: in double, not double-double as P and R. These
+// are sums of amplitudes, not powers: a burst 1e10 louder in power (1e5 in amplitude)
+// leaves a rounding of about 1e5 x sqrt(N/2) x 1e-16 behind, far below any signal's sum.
+struct csum {
+    double re, im;
+};
+struct add_csum {
+    __device__ csum operator()(const csum& a, const csum& b) const { return { a.re + b.re, a.im + b.im }; }
+};
+
+// S[a][j] = sum_{m < half} x_a[j + m] for j < count (= n - half + 1), each antenna's sum
+// over half a symbol, as find_frame slides s1 and s2: a tile's first sum taken directly,
+// the rest by a block scan of the steps x[j + half] - x[j]. Grid: (tiles, antennas).
+__global__ void __launch_bounds__(kMetricThreads) half_sums_kernel(const float2* x,
+                                                                   std::size_t stride,
+                                                                   unsigned count,
+                                                                   int half,
+                                                                   double2* S,
+                                                                   std::size_t s_stride)
 {
-    const double pr = value(s.pr), pi = value(s.pi), r = value(s.r);
+    using reduce_sums = cub::BlockReduce<csum, kMetricThreads>;
+    using scan_sums = cub::BlockScan<csum, kMetricThreads>;
+    __shared__ union {
+        typename reduce_sums::TempStorage reduce;
+        typename scan_sums::TempStorage scan;
+    } tmp;
+    __shared__ csum at_first;
+    const int a = blockIdx.y;
+    const unsigned d0 = blockIdx.x * unsigned(kTile);
+    csum acc{};
+    for (int m = threadIdx.x; m < half; m += blockDim.x) {
+        const float2 v = sample(x, stride, a, d0 + m);
+        acc.re = acc.re + double(v.x);
+        acc.im = acc.im + double(v.y);
+    }
+    const csum total = reduce_sums(tmp.reduce).Reduce(acc, add_csum());
+    if (threadIdx.x == 0)
+        at_first = total;
+    __syncthreads();
+    csum delta[kPerThread];
+    csum mine{};
+    const unsigned base = d0 + threadIdx.x * kPerThread;
+    for (int q = 0; q < kPerThread; q++) {
+        const unsigned j = base + q;
+        csum s{};
+        if (j + 1 < count) {
+            const float2 x0 = sample(x, stride, a, j), xh = sample(x, stride, a, j + half);
+            s.re = double(xh.x) - double(x0.x);
+            s.im = double(xh.y) - double(x0.y);
+        }
+        delta[q] = s;
+        mine = add_csum()(mine, s);
+    }
+    csum before;
+    scan_sums(tmp.scan).ExclusiveScan(mine, before, csum{}, add_csum());
+    csum run = add_csum()(at_first, before);
+    for (int q = 0; q < kPerThread; q++) {
+        const unsigned j = base + q;
+        if (j < count)
+            S[std::size_t(a) * s_stride + j] = make_double2(run.re, run.im);
+        run = add_csum()(run, delta[q]);
+    }
+}
+
+// find_frame's centred P and M at position j from the running sums and each antenna's
+// half sums (the halves' means taken out: blind to a DC offset).
+__device__ inline double centred(const sums& s,
+                                 const double2* S,
+                                 std::size_t s_stride,
+                                 int antennas,
+                                 unsigned j,
+                                 int half,
+                                 double2& p)
+{
+    double cr = 0, ci = 0, e = 0;
+    for (int a = 0; a < antennas; a++) {
+        const double2 s1 = S[std::size_t(a) * s_stride + j], s2 = S[std::size_t(a) * s_stride + j + half];
+        cr += s1.x * s2.x + s1.y * s2.y; // conj(s1) s2
+        ci += s1.x * s2.y - s1.y * s2.x;
+        e += s1.x * s1.x + s1.y * s1.y + s2.x * s2.x + s2.y * s2.y;
+    }
+    const double pr = value(s.pr) - cr / half, pi = value(s.pi) - ci / half;
+    const double r = value(s.r) - e / (2.0 * half);
+    p = make_double2(pr, pi);
     return r > 0 ? (pr * pr + pi * pi) / (r * r) : 0.0;
 }
 
@@ -130,6 +212,8 @@ __global__ void __launch_bounds__(kMetricThreads) metric_kernel(const float2* x,
                                                                 unsigned positions,
                                                                 int N,
                                                                 double threshold,
+                                                                const double2* S,
+                                                                std::size_t s_stride,
                                                                 double2* P,
                                                                 double* M,
                                                                 unsigned* tile_first)
@@ -186,8 +270,9 @@ __global__ void __launch_bounds__(kMetricThreads) metric_kernel(const float2* x,
     for (int q = 0; q < kPerThread; q++) {
         const unsigned j = base + q;
         if (j < positions) {
-            const double m = metric_of(run);
-            P[j] = make_double2(value(run.pr), value(run.pi));
+            double2 p;
+            const double m = centred(run, S, s_stride, antennas, j, half, p);
+            P[j] = p;
             M[j] = m;
             if (m >= threshold && j < first)
                 first = j;
@@ -425,6 +510,7 @@ gpu_frame_sync::gpu_frame_sync(const frame_format& frame,
     for (auto& b : d_samples)
         b = gc::device_buffer<float2>(std::size_t(antennas) * d_cap);
     d_stage = gc::pinned_buffer<float2>(std::size_t(antennas) * d_cap);
+    d_S = gc::device_buffer<double2>(std::size_t(antennas) * d_cap);
     d_P = gc::device_buffer<double2>(d_cap);
     d_M = gc::device_buffer<double>(d_cap);
     d_tile_first = gc::device_buffer<unsigned>(d_cap / kTile + 1);
@@ -503,8 +589,12 @@ sync_call_result gpu_frame_sync::search_on_device(const std::complex<float>* con
         const std::size_t N = d_frame.num.fft_len;
         const unsigned positions = unsigned(n - N + 1);
         const unsigned tiles = (positions + kTile - 1) / kTile;
+        const unsigned halves = unsigned(n - N / 2 + 1); // positions of a half-symbol sum
+        half_sums_kernel<<<dim3((halves + kTile - 1) / kTile, unsigned(d_antennas)), kMetricThreads, 0, st>>>(
+            x, d_cap, halves, int(N / 2), d_S.get(), d_cap);
+        GPUMIMO_CUDA_CHECK_LAUNCH("half_sums_kernel");
         metric_kernel<<<tiles, kMetricThreads, 0, st>>>(x, d_cap, d_antennas, positions, int(N),
-                                                        threshold, d_P.get(), d_M.get(),
+                                                        threshold, d_S.get(), d_cap, d_P.get(), d_M.get(),
                                                         d_tile_first.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("metric_kernel");
         search_shape s;

@@ -80,6 +80,7 @@ private:
     std::unique_ptr<cuda::stream> d_stream;
     cuda::device_buffer<float2> d_samples[2];
     cuda::pinned_buffer<float2> d_stage;
+    cuda::device_buffer<double2> d_S; // [antenna][position]: half-symbol sums
     cuda::device_buffer<double2> d_P;
     cuda::device_buffer<double> d_M;
     cuda::device_buffer<unsigned> d_tile_first;

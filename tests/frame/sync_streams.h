@@ -40,7 +40,8 @@ inline sync_stream make_sync_stream(std::mt19937_64& rng,
                                     int rx,
                                     int frames,
                                     double snr_db,
-                                    double cfo_bins)
+                                    double cfo_bins,
+                                    double dc_dbc = -INFINITY) // a DC offset on every antenna
 {
     using namespace gr::gpumimo::core;
     sync_stream s;
@@ -72,6 +73,7 @@ inline sync_stream make_sync_stream(std::mt19937_64& rng,
     cp.tap_powers = { 0.7, 0.2, 0.1 };
     cp.snr_db = snr_db;
     cp.cfo = cfo_bins / f.num.fft_len;
+    cp.impairments.dc_dbc = dc_dbc;
     cp.seed = rng();
     mimo_channel ch(cp);
     s.samples = ch.apply(tx.data(), s.len);

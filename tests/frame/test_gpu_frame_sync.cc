@@ -28,7 +28,8 @@ void expect_same_as_cpu(const char* preset,
                         int rx,
                         int frames,
                         double snr_db,
-                        std::uint64_t salt)
+                        std::uint64_t salt,
+                        double dc_dbc = -INFINITY)
 {
     auto rng = make_rng(salt);
     frame_format f;
@@ -37,7 +38,7 @@ void expect_same_as_cpu(const char* preset,
     f.mod = mod;
     f.payload_symbols = 3;
     std::uniform_real_distribution<double> bins(-0.45, 0.45);
-    gpumimo_test::sync_stream s = gpumimo_test::make_sync_stream(rng, f, rx, frames, snr_db, bins(rng));
+    gpumimo_test::sync_stream s = gpumimo_test::make_sync_stream(rng, f, rx, frames, snr_db, bins(rng), dc_dbc);
     // Damage: a NaN, an Inf and a sample beyond the input range, anywhere.
     std::uniform_int_distribution<std::size_t> where(0, s.samples.size() - 1);
     s.samples[where(rng)] = cf(NAN, 0);
@@ -104,6 +105,14 @@ TEST_F(Gpu, FrameSyncFindsTheCpuEnginesFramesSmall)
 TEST_F(Gpu, FrameSyncFindsTheCpuEnginesFramesLte20)
 {
     expect_same_as_cpu("lte20", 4, modulation::qam16, 4, 5, 20, 2202);
+}
+
+// A DC offset 20 dB below the signal at 30 dB: the centred metric (the halves' means
+// taken out) on both, the same frames.
+TEST_F(Gpu, FrameSyncFindsTheCpuEnginesFramesWithADcOffset)
+{
+    expect_same_as_cpu("small", 2, modulation::qpsk, 4, 12, 30, 2203, -20);
+    expect_same_as_cpu("fft512", 2, modulation::qam16, 4, 6, 30, 2204, -20);
 }
 
 TEST_F(Gpu, FrameSyncFindsNothingInNoiseAndKeepsGoing)

@@ -57,7 +57,9 @@ double sync_threshold(const frame_format& frame, int antennas);
  * the preamble's half-symbol repetition (Schmidl and Cox), summed over the antennas:
  * M(d) = |sum_r sum_m conj(x_r[d+m]) x_r[d+m+N/2]|^2 / R(d)^2 with m < N/2 and R(d) =
  * sum_r sum_{m < N} |x_r[d+m]|^2 / 2, the energy of both halves (Schmidl and Cox's second
- * half alone lets M exceed 1 where a frame's end meets a quiet gap).
+ * half alone lets M exceed 1 where a frame's end meets a quiet gap), both centred: each
+ * antenna's mean over either half taken out (the samples less their half's mean), so that
+ * a DC offset, which repeats at every lag, does not hold M up between frames.
  * The first d with M >= threshold (in (0, 1]; sync_threshold gives the synchroniser's)
  * opens a search of one symbol; the estimate is the
  * middle of the plateau the cyclic prefix gives (M within 90% of its peak) less three

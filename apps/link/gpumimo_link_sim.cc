@@ -9,9 +9,11 @@
  *   gpumimo_link_sim --nt 4 --nr 4 --modulation 16qam --detectors mtt kbest:16 \
  *       --snr 8:1:14 --csv results.csv
  */
+#include <gnuradio/gpumimo/core/link/channel_profiles.h>
 #include <gnuradio/gpumimo/core/link/link_simulator.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -43,6 +45,11 @@ void usage()
         "  --coherence V             rayleigh: vectors per H draw, 0 = one per frame (1)\n"
         "  --taps P0,P1,...          tdl: power delay profile (default 1)\n"
         "  --fft-len N               tdl: subcarriers (default 256)\n"
+        "  --model tdl-a|tdl-b|tdl-c  tdl: a TR 38.901 profile, its paths at continuous\n"
+        "                            delays (the table's times --delay-spread seconds at\n"
+        "                            --sample-rate samples/s; defaults 100e-9, 30.72e6);\n"
+        "                            the LOS profiles D and E are not here (the taps are\n"
+        "                            Rayleigh)\n"
         "  --uncoded [--frame-bits N]    no LDPC code (default 2304 bits a frame)\n"
         "  --code-n N | --code NAME | --alist FILE\n"
         "                             802.16e rate 1/2, n = 576..2304 (default 2304); a code by\n"
@@ -140,6 +147,8 @@ int main(int argc, char** argv)
     std::vector<double> snrs;
     float list_clip = 8.0f, clip = 0.0f;
     std::string csv_path, title, alist, code_name;
+    std::string model; // --model: a TR 38.901 profile for the tdl channel
+    double delay_spread = 100e-9, sample_rate = 30.72e6;
     int code_n = 2304;
     bool uncoded = false, quiet = false, seeded = false, all_points = false;
     try {
@@ -176,6 +185,9 @@ int main(int argc, char** argv)
             else if (a == "--coherence") base.coherence_vectors = std::stoi(value());
             else if (a == "--taps") base.tap_powers = parse_list(value());
             else if (a == "--fft-len") base.tdl_fft_len = std::stoi(value());
+            else if (a == "--model") model = value();
+            else if (a == "--delay-spread") delay_spread = std::stod(value());
+            else if (a == "--sample-rate") sample_rate = std::stod(value());
             else if (a == "--uncoded") uncoded = true;
             else if (a == "--frame-bits") base.uncoded_frame_bits = std::stoi(value());
             else if (a == "--code-n") code_n = std::stoi(value());
@@ -226,11 +238,27 @@ int main(int argc, char** argv)
             base.code = wimax_rate_half_code(code_n);
         if (!seeded)
             base.seed = std::random_device{}();
+        if (!model.empty()) {
+            if (base.channel != link_channel::tdl)
+                throw std::invalid_argument("--model goes with --channel tdl");
+            if (model == "tdl-d" || model == "tdl-e")
+                throw std::invalid_argument("--model " + model + ": the LOS profiles are not in the "
+                                            "link simulator (its taps are Rayleigh); tdl-a, tdl-b or tdl-c");
+            base.tap_powers.clear();
+            base.tap_delays.clear();
+            for (const channel_path& p : tdl_paths(model, delay_spread, sample_rate, NAN)) {
+                base.tap_powers.push_back(p.power);
+                base.tap_delays.push_back(p.delay);
+            }
+        }
 
         const std::string code_name = uncoded ? "uncoded" : base.code.name;
         if (title.empty())
             title = std::to_string(base.nt) + "x" + std::to_string(base.nr) + " " +
-                    to_string(base.mod) + ", " + to_string(base.channel) + ", " + code_name;
+                    to_string(base.mod) + ", " +
+                    (model.empty() ? to_string(base.channel)
+                                   : model + " " + std::to_string(int(std::lround(delay_spread * 1e9))) + " ns") +
+                    ", " + code_name;
         std::printf("gpumimo_link_sim: %s; seed %llu; %s %d iterations%s\n",
                     title.c_str(),
                     (unsigned long long)base.seed,

@@ -54,6 +54,7 @@ struct link_view {
     const std::uint32_t* deinterleaver;  // vector bit -> [codeword | padding] bit
     const float2* points;                // constellation, index = label
     const float* tap_sigma;              // tdl: sqrt(p_l / 2)
+    const double* tap_delay;             // tdl: continuous delays in samples, or null
 };
 
 // Counters the kernels add to: information bit errors, frame errors, detector bit
@@ -150,7 +151,9 @@ __device__ float2 channel_entry(const link_view& v, int ch, int e, std::uint32_t
             const float2 g = gaussian(
                 draw(v, link_draw::taps, std::uint32_t(tap * v.nr * v.nt + e), point, frame),
                 v.tap_sigma[tap]);
-            const float turns = -2.0f * float((sc * tap) % v.fft_len) / float(v.fft_len);
+            const float turns =
+                v.tap_delay ? float(-2.0 * fmod(double(sc) * v.tap_delay[tap], double(v.fft_len)) / double(v.fft_len))
+                            : -2.0f * float((sc * tap) % v.fft_len) / float(v.fft_len);
             float s, c;
             sincospif(turns, &s, &c);
             const float2 p = cmul(g, make_float2(c, s));
@@ -304,6 +307,8 @@ public:
         d_deinterleaver = upload(deinterleaver);
         d_points = upload(points);
         d_tap_sigma = upload(tap_sigma);
+        if (!c.tap_delays.empty())
+            d_tap_delay = upload(c.tap_delays);
         if (s.coded()) {
             d_info_positions = upload(s.encoder->info_positions());
             d_parity_positions = upload(s.encoder->parity_positions());
@@ -347,6 +352,7 @@ public:
         v.deinterleaver = d_deinterleaver.get();
         v.points = d_points.get();
         v.tap_sigma = d_tap_sigma.get();
+        v.tap_delay = c.tap_delays.empty() ? nullptr : d_tap_delay.get();
     }
 
     link_counts run(std::uint32_t point, std::uint64_t first_frame, std::size_t frames, float noise_var) override
@@ -478,6 +484,7 @@ private:
     gc::device_buffer<std::uint32_t> d_interleaver, d_deinterleaver;
     gc::device_buffer<float2> d_points;
     gc::device_buffer<float> d_tap_sigma;
+    gc::device_buffer<double> d_tap_delay;
     gc::device_buffer<int> d_info_positions, d_parity_positions;
     gc::device_buffer<std::uint64_t> d_parity_rows;
     gc::device_buffer<std::uint8_t> d_info, d_plain, d_decided;

@@ -89,6 +89,9 @@ TEST_F(GpuLink, FramesEqualTheCpuReference)
     c.tap_powers = { 0.6, 0.25, 0.1, 0.05 };
     c.tdl_fft_len = 128;
     expect_same_frames(c, "2x4 64-QAM tdl, coded");
+    c.tap_delays = { 0.0, 1.37, 2.9, 7.25 }; // continuous delays, as a TR 38.901 profile's
+    expect_same_frames(c, "2x4 64-QAM tdl at continuous delays, coded");
+    c.tap_delays.clear();
     c = config(3, 3, modulation::qpsk, algorithm::zf, "cuda");
     c.max_batch_frames = 16;
     c.code = ldpc_code();

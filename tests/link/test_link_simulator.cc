@@ -203,6 +203,45 @@ TEST(LinkFrame, TappedDelayLineIsTheTapsDft)
     EXPECT_NEAR(tap_power[2], 0.2, 0.05);
 }
 
+// Continuous delays (a TR 38.901 profile's): each H is sum_l g_l e^{-2 pi i sc tau_l / N}.
+// The taps' gains are not visible, but with a path at delay 0 and one at a fractional
+// delay the response's correlation between subcarriers sc and sc + 1,
+// E H(sc+1) conj(H(sc)) = sum_l p_l e^{-2 pi i tau_l / N}, is: its phase and size against
+// the formula over many draws; and integer delays give the sample-spaced channel.
+TEST(LinkFrame, ContinuousDelaysAreTheirResponse)
+{
+    link_config c = cpu_config(2, 2, modulation::qpsk, algorithm::mmse);
+    c.channel = link_channel::tdl;
+    c.tap_powers = { 0.5, 0.5 };
+    c.tap_delays = { 0.0, 2.5 };
+    c.tdl_fft_len = 64;
+    const link_setup s(c);
+    std::complex<double> corr = 0;
+    double power = 0;
+    const int frames = 300;
+    for (int f = 0; f < frames; f++) {
+        const frame_data d = make_frame(s, 0, std::uint64_t(f), 1.0f);
+        for (int e = 0; e < 4; e++)
+            for (int sc = 0; sc + 1 < 64; sc++) {
+                corr += std::complex<double>(d.h[(sc + 1) * 4 + e]) * std::conj(std::complex<double>(d.h[sc * 4 + e]));
+                power += std::norm(std::complex<double>(d.h[sc * 4 + e]));
+            }
+    }
+    const std::complex<double> want = 0.5 + 0.5 * std::polar(1.0, -2 * M_PI * 2.5 / 64);
+    EXPECT_LT(std::abs(corr / power - want), 0.05) << corr / power << " against " << want;
+    // Integer delays: the sample-spaced taps, to float rounding.
+    link_config a = cpu_config(2, 2, modulation::qpsk, algorithm::mmse);
+    a.channel = link_channel::tdl;
+    a.tap_powers = { 0.6, 0.3, 0.1 };
+    a.tdl_fft_len = 64;
+    link_config b = a;
+    b.tap_delays = { 0, 1, 2 };
+    const frame_data da = make_frame(link_setup(a), 0, 3, 1.0f), db = make_frame(link_setup(b), 0, 3, 1.0f);
+    ASSERT_EQ(da.h.size(), db.h.size());
+    for (std::size_t i = 0; i < da.h.size(); i++)
+        ASSERT_LT(std::abs(da.h[i] - db.h[i]), 1e-5f) << i;
+}
+
 TEST(LinkSimulator, UncodedQpskMatchesTheClosedForms)
 {
     for (link_channel ch : { link_channel::awgn, link_channel::rayleigh }) {
@@ -313,6 +352,13 @@ TEST(LinkSimulator, Refusals)
     c.tap_powers = { 1.0, -1.0 };
     refused(c);
     c.tap_powers = {};
+    refused(c);
+    c.tap_powers = { 0.5, 0.5 };
+    c.tap_delays = { 0.0 }; // one per tap
+    refused(c);
+    c.tap_delays = { 0.0, NAN };
+    refused(c);
+    c.tap_delays = { 0.0, 256.0 }; // the default 256 subcarriers
     refused(c);
     c = cpu_config(2, 2, modulation::qpsk, algorithm::zf);
     c.max_frames = 0;

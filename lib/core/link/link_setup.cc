@@ -78,6 +78,11 @@ void link_config::validate() const
         }
         if (!(sum > 0))
             bad("tap_powers must not all be 0");
+        if (!tap_delays.empty() && tap_delays.size() != tap_powers.size())
+            bad("tap_delays must be empty or one per tap");
+        for (double d : tap_delays)
+            if (!std::isfinite(d) || d < 0 || d >= tdl_fft_len)
+                bad("tap_delays must be finite, >= 0 and below tdl_fft_len");
     }
     if (max_frames < 1)
         bad("max_frames must be >= 1");
@@ -218,7 +223,12 @@ void make_link_frame(const link_setup& s,
                     const cf32 g = gaussian(
                         draw(s, link_draw::taps, std::uint32_t(tap * nr * nt + e), point, frame),
                         float(std::sqrt(c.tap_powers[tap] / 2)));
-                    const float turns = -2.0f * float((sc * tap) % N) / float(N);
+                    // Sample-spaced taps: the integer product reduced exactly; continuous
+                    // delays: in double, then the turn's float as there.
+                    const float turns =
+                        c.tap_delays.empty()
+                            ? -2.0f * float((sc * tap) % N) / float(N)
+                            : float(-2.0 * std::fmod(double(sc) * c.tap_delays[std::size_t(tap)], double(N)) / double(N));
                     const float angle = turns * 3.14159265358979f;
                     acc += g * cf32(std::cos(angle), std::sin(angle));
                 }

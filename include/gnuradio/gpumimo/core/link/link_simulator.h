@@ -72,6 +72,11 @@ struct link_config {
      *  antenna pair; vector v sits on subcarrier v mod tdl_fft_len of an OFDM system
      *  whose cyclic prefix covers the channel, so its H is the taps' DFT there. */
     std::vector<double> tap_powers{ 1.0 };
+    /*! tdl: each tap's delay in samples, continuous (a TR 38.901 profile's delays times
+     *  its delay spread and sample rate: core::tdl_paths); empty: tap l at l samples.
+     *  H(sc) = sum_l tap_l e^{-2 pi i sc delay_l / N}: the paths' exact response on the
+     *  subcarriers, as a cyclic prefix covering them gives it. */
+    std::vector<double> tap_delays;
     int tdl_fft_len = 256;
 
     std::uint64_t seed = 1;

@@ -451,8 +451,58 @@ __global__ void __launch_bounds__(kFrameThreads) refine_kernel(const float2* x,
     }
 }
 
+// One block per found frame and antenna: the frame's raw samples' sums for the IQ state
+// (frame_corrector::correct: sum y^2, sum |y|^2, sum |y|^4, in double) and whether every
+// sample was usable. sums [frame][antenna][4], usable [frame][antenna].
+__global__ void __launch_bounds__(kFrameThreads) iq_sums_kernel(const float2* x,
+                                                                std::size_t stride,
+                                                                unsigned len,
+                                                                const gpu_sync_found* frames,
+                                                                const gpu_sync_totals* totals,
+                                                                double* sums,
+                                                                int* usable)
+{
+    struct four {
+        double a_re, a_im, b, d;
+        int ok;
+    };
+    using reduce = cub::BlockReduce<four, kFrameThreads>;
+    __shared__ typename reduce::TempStorage tmp;
+    const unsigned f = blockIdx.x;
+    const int a = blockIdx.y;
+    if (f >= totals->frames)
+        return;
+    const std::size_t start = std::size_t(a) * stride + frames[f].start;
+    four acc{ 0, 0, 0, 0, 1 };
+    for (unsigned t = threadIdx.x; t < len; t += blockDim.x) {
+        const float2 v = x[start + t];
+        const double xr = v.x, xi = v.y, p = xr * xr + xi * xi;
+        acc.a_re += xr * xr - xi * xi;
+        acc.a_im += 2 * xr * xi;
+        acc.b += p;
+        acc.d += p * p;
+        acc.ok &= gc::usable2(v) ? 1 : 0;
+    }
+    const four s = reduce(tmp).Reduce(acc, [](four u, four v) {
+        return four{ u.a_re + v.a_re, u.a_im + v.a_im, u.b + v.b, u.d + v.d, u.ok & v.ok };
+    });
+    if (threadIdx.x == 0) {
+        const std::size_t i = std::size_t(f) * gridDim.y + a;
+        sums[i * 4 + 0] = s.a_re;
+        sums[i * 4 + 1] = s.a_im;
+        sums[i * 4 + 2] = s.b;
+        sums[i * 4 + 3] = s.d;
+        usable[i] = s.ok;
+    }
+}
+
 // out[a][f][t] = x[a][start + t] e^{-2 pi i cfo t}, and damaged[f] where a sample of the
-// frame is unusable. The reference's phasor comes from a recurrence in double; here
+// frame is unusable. With an IQ compensation beta != 0, x - beta conj(x) first: frame f's
+// beta from the state the call began with and the usable frames before f (iq_beta after
+// iq_learn, as frame_corrector goes frame after frame), worked out by the block's first
+// threads; the first block also leaves the state after every frame of the call in
+// state_out (the host swaps the two where frames were found).
+// The reference's phasor comes from a recurrence in double; here
 // from the phase itself, the same to about 1e-12.
 __global__ void correct_kernel(const float2* x,
                                std::size_t stride,
@@ -462,12 +512,41 @@ __global__ void correct_kernel(const float2* x,
                                const gpu_sync_found* frames,
                                const gpu_sync_totals* totals,
                                const double* cfo,
+                               const iq_state* state_in,
+                               const double* iq_sums,
+                               const int* iq_usable,
+                               iq_state* state_out,
                                float2* out,
                                int* damaged)
 {
+    __shared__ float2 beta[32];
     const unsigned f = blockIdx.y;
-    if (f >= totals->frames)
+    const unsigned frames_found = totals->frames;
+    if (f >= frames_found)
         return;
+    if (threadIdx.x < unsigned(antennas)) {
+        const int a = int(threadIdx.x);
+        iq_state s = state_in[a];
+        const bool last = blockIdx.x == 0 && f == 0; // this block leaves the call's state
+        double br, bi;
+        iq_beta(s, &br, &bi); // frame 0's
+        const unsigned upto = last ? frames_found : f;
+        for (unsigned g = 0; g < upto; g++) {
+            bool all = true;
+            for (int b = 0; b < antennas; b++)
+                all = all && iq_usable[std::size_t(g) * antennas + b];
+            if (all) {
+                const double* q = iq_sums + (std::size_t(g) * antennas + a) * 4;
+                iq_learn(s, q[0], q[1], q[2], q[3]);
+            }
+            if (g + 1 == f)
+                iq_beta(s, &br, &bi); // after the frames before f
+        }
+        beta[a] = make_float2(float(br), float(bi));
+        if (last)
+            state_out[a] = s;
+    }
+    __syncthreads();
     const unsigned start = frames[f].start;
     const double k = cfo[f];
     for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < len; t += gridDim.x * blockDim.x) {
@@ -477,8 +556,14 @@ __global__ void correct_kernel(const float2* x,
         const float wr = float(c), wi = float(s);
         bool bad = false;
         for (int a = 0; a < antennas; a++) {
-            const float2 v = x[std::size_t(a) * stride + start + t];
+            float2 v = x[std::size_t(a) * stride + start + t];
             bad |= !gc::usable2(v);
+            const float2 b = beta[a];
+            if (b.x != 0 || b.y != 0) { // frame_corrector's float arithmetic
+                const float br = b.x, bi = b.y;
+                v = make_float2(__fsub_rn(v.x, __fadd_rn(__fmul_rn(br, v.x), __fmul_rn(bi, v.y))),
+                                __fsub_rn(v.y, __fsub_rn(__fmul_rn(bi, v.x), __fmul_rn(br, v.y))));
+            }
             out[(std::size_t(a) * max_frames + f) * len + t] =
                 make_float2(v.x * wr - v.y * wi, v.x * wi + v.y * wr);
         }
@@ -518,6 +603,14 @@ gpu_frame_sync::gpu_frame_sync(const frame_format& frame,
     d_totals = gc::device_buffer<gpu_sync_totals>(1);
     d_cfo = gc::device_buffer<double>(max_frames);
     d_damaged = gc::device_buffer<int>(max_frames);
+    if (antennas > 32)
+        throw std::invalid_argument("gpu frame_sync_engine: at most 32 antennas (the IQ state's threads)");
+    for (auto& q : d_iq) {
+        q = gc::device_buffer<iq_state>(std::size_t(antennas));
+        GPUMIMO_CUDA_CHECK(cudaMemset(q.get(), 0, std::size_t(antennas) * sizeof(iq_state)));
+    }
+    d_iq_sums = gc::device_buffer<double>(max_frames * std::size_t(antennas) * 4);
+    d_iq_usable = gc::device_buffer<int>(max_frames * std::size_t(antennas));
     d_out = gc::device_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
     if (host_output)
         d_host_out = gc::pinned_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
@@ -616,10 +709,15 @@ sync_call_result gpu_frame_sync::search_on_device(const std::complex<float>* con
             d_cfo.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("refine_kernel");
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_damaged.get(), 0, max_frames * sizeof(int), st));
+        iq_sums_kernel<<<dim3(unsigned(max_frames), unsigned(d_antennas)), kFrameThreads, 0, st>>>(
+            x, d_cap, unsigned(d_len), d_found.get(), d_totals.get(), d_iq_sums.get(), d_iq_usable.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("iq_sums_kernel");
         const dim3 grid(unsigned((d_len + kFrameThreads - 1) / kFrameThreads), unsigned(max_frames));
         correct_kernel<<<grid, kFrameThreads, 0, st>>>(x, d_cap, d_antennas, unsigned(d_len),
                                                        unsigned(d_max_frames), d_found.get(),
-                                                       d_totals.get(), d_cfo.get(), d_out.get(),
+                                                       d_totals.get(), d_cfo.get(), d_iq[d_iq_current].get(),
+                                                       d_iq_sums.get(), d_iq_usable.get(),
+                                                       d_iq[1 - d_iq_current].get(), d_out.get(),
                                                        d_damaged.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("correct_kernel");
         GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_host_totals.get(), d_totals.get(), sizeof(gpu_sync_totals),
@@ -628,6 +726,8 @@ sync_call_result gpu_frame_sync::search_on_device(const std::complex<float>* con
         const gpu_sync_totals totals = *d_host_totals.get();
         r.consumed = totals.consumed;
         r.frames = totals.frames;
+        if (r.frames > 0) // correct_kernel left the IQ state after them in the other buffer
+            d_iq_current = 1 - d_iq_current;
         if (r.frames > max_frames || r.consumed > n)
             throw std::runtime_error("gpu frame_sync_engine: the search kernel's totals are out of range");
         if (r.frames)

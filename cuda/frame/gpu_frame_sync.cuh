@@ -88,6 +88,14 @@ private:
     cuda::device_buffer<gpu_sync_totals> d_totals;
     cuda::device_buffer<double> d_cfo;
     cuda::device_buffer<int> d_damaged;
+    // The receiver's IQ imbalance (core::iq_state), learnt over the frames: the state
+    // per antenna, twice (the one a call reads, d_iq[d_iq_current], and the one it
+    // leaves), each found frame's sums [frame][antenna][4] and usable flags
+    // [frame][antenna].
+    cuda::device_buffer<iq_state> d_iq[2];
+    int d_iq_current = 0;
+    cuda::device_buffer<double> d_iq_sums;
+    cuda::device_buffer<int> d_iq_usable;
     cuda::device_buffer<float2> d_out; // [antenna][max_frames][samples]
     cuda::pinned_buffer<float2> d_host_out; // host_output only
     cuda::pinned_buffer<gpu_sync_found> d_host_found;

@@ -41,7 +41,9 @@ inline sync_stream make_sync_stream(std::mt19937_64& rng,
                                     int frames,
                                     double snr_db,
                                     double cfo_bins,
-                                    double dc_dbc = -INFINITY) // a DC offset on every antenna
+                                    double dc_dbc = -INFINITY, // a DC offset on every antenna
+                                    double iq_gain_db = 0,     // the receiver's IQ imbalance
+                                    double iq_phase_deg = 0)
 {
     using namespace gr::gpumimo::core;
     sync_stream s;
@@ -74,6 +76,8 @@ inline sync_stream make_sync_stream(std::mt19937_64& rng,
     cp.snr_db = snr_db;
     cp.cfo = cfo_bins / f.num.fft_len;
     cp.impairments.dc_dbc = dc_dbc;
+    cp.impairments.iq_gain_db = iq_gain_db;
+    cp.impairments.iq_phase_deg = iq_phase_deg;
     cp.seed = rng();
     mimo_channel ch(cp);
     s.samples = ch.apply(tx.data(), s.len);

@@ -29,7 +29,9 @@ void expect_same_as_cpu(const char* preset,
                         int frames,
                         double snr_db,
                         std::uint64_t salt,
-                        double dc_dbc = -INFINITY)
+                        double dc_dbc = -INFINITY,
+                        double iq_gain_db = 0,
+                        double iq_phase_deg = 0)
 {
     auto rng = make_rng(salt);
     frame_format f;
@@ -38,7 +40,8 @@ void expect_same_as_cpu(const char* preset,
     f.mod = mod;
     f.payload_symbols = 3;
     std::uniform_real_distribution<double> bins(-0.45, 0.45);
-    gpumimo_test::sync_stream s = gpumimo_test::make_sync_stream(rng, f, rx, frames, snr_db, bins(rng), dc_dbc);
+    gpumimo_test::sync_stream s = gpumimo_test::make_sync_stream(rng, f, rx, frames, snr_db, bins(rng), dc_dbc,
+                                                                 iq_gain_db, iq_phase_deg);
     // Damage: a NaN, an Inf and a sample beyond the input range, anywhere.
     std::uniform_int_distribution<std::size_t> where(0, s.samples.size() - 1);
     s.samples[where(rng)] = cf(NAN, 0);
@@ -113,6 +116,14 @@ TEST_F(Gpu, FrameSyncFindsTheCpuEnginesFramesWithADcOffset)
 {
     expect_same_as_cpu("small", 2, modulation::qpsk, 4, 12, 30, 2203, -20);
     expect_same_as_cpu("fft512", 2, modulation::qam16, 4, 6, 30, 2204, -20);
+}
+
+// The receiver's IQ imbalance (1 dB, 5 degrees): both engines learn it over the frames
+// and compensate the same frames the same way (the corrected samples compared above).
+TEST_F(Gpu, FrameSyncLearnsTheIqImbalanceAsTheCpu)
+{
+    expect_same_as_cpu("small", 2, modulation::qam16, 4, 16, 25, 2205, -INFINITY, 1.0, 5.0);
+    expect_same_as_cpu("fft512", 2, modulation::qam16, 4, 8, 25, 2206, -INFINITY, 1.0, 5.0);
 }
 
 TEST_F(Gpu, FrameSyncFindsNothingInNoiseAndKeepsGoing)

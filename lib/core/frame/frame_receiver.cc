@@ -297,6 +297,26 @@ double frame_corrector::correct(const std::complex<float>* const* in,
         std::arg(mul(prefix_correlation(d_prefix, N, in, antennas), turn)) / (2 * M_PI * double(N));
     const double cfo = coarse_cfo + residual;
     make_phasors(cfo);
+    // The IQ imbalance: each antenna's beta from the frames before this one; this
+    // frame's sums (over its raw samples, in double) join the state after, if usable.
+    if (d_iq.size() != std::size_t(antennas)) {
+        d_iq.assign(std::size_t(antennas), iq_state());
+        d_beta.assign(std::size_t(antennas), 0.0);
+    }
+    d_sums.assign(std::size_t(antennas) * 4, 0.0);
+    for (int a = 0; a < antennas; a++) {
+        double br, bi;
+        iq_beta(d_iq[std::size_t(a)], &br, &bi);
+        d_beta[std::size_t(a)] = { br, bi };
+        double* s = &d_sums[std::size_t(a) * 4];
+        for (std::size_t t = 0; t < n; t++) {
+            const double xr = in[a][t].real(), xi = in[a][t].imag(), p = xr * xr + xi * xi;
+            s[0] += xr * xr - xi * xi; // y^2
+            s[1] += 2 * xr * xi;
+            s[2] += p;
+            s[3] += p * p;
+        }
+    }
     // (x * k) * 0 is 0 for |x| <= FLT_MAX / k and NaN beyond (x * k overflows to Inf) or
     // for Inf or NaN: with k = FLT_MAX / max_sample_magnitude one sum per antenna tells
     // whether any sample was outside the input range (core/limits.h), in the same pass
@@ -307,13 +327,29 @@ double frame_corrector::correct(const std::complex<float>* const* in,
         const std::complex<float>* x = in[a];
         std::complex<float>* y = out[a];
         float sum = 0;
-        for (std::size_t t = 0; t < n; t++) {
-            y[t] = mul(x[t], d_phasors[t]);
-            sum += (x[t].real() * k) * 0.f + (x[t].imag() * k) * 0.f;
+        const std::complex<double> beta = d_beta[std::size_t(a)];
+        if (beta == 0.0) {
+            for (std::size_t t = 0; t < n; t++) {
+                y[t] = mul(x[t], d_phasors[t]);
+                sum += (x[t].real() * k) * 0.f + (x[t].imag() * k) * 0.f;
+            }
+        } else { // y - beta conj(y), then the rotation
+            const float br = float(beta.real()), bi = float(beta.imag());
+            for (std::size_t t = 0; t < n; t++) {
+                const float xr = x[t].real(), xi = x[t].imag();
+                const std::complex<float> c(xr - (br * xr + bi * xi), xi - (bi * xr - br * xi));
+                y[t] = mul(c, d_phasors[t]);
+                sum += (xr * k) * 0.f + (xi * k) * 0.f;
+            }
         }
         poison += sum;
     }
     d_finite = poison == 0.f;
+    if (d_finite)
+        for (int a = 0; a < antennas; a++) {
+            const double* s = &d_sums[std::size_t(a) * 4];
+            iq_learn(d_iq[std::size_t(a)], s[0], s[1], s[2], s[3]);
+        }
     return cfo;
 }
 

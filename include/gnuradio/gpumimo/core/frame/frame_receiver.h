@@ -10,6 +10,7 @@
 
 #include <gnuradio/gpumimo/core/frame/channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/host_device.h>
 
 #include <complex>
 #include <cstddef>
@@ -138,11 +139,48 @@ double residual_cfo(const frame_format& frame, const std::complex<float>* rx, in
 std::vector<int> prefix_sample_positions(const frame_format& frame);
 
 /*!
+ * \brief The receiver's IQ imbalance, learnt over the frames (docs/frame.md): a front
+ * end's y = mu s + nu conj(s) is improper, E[y^2] = 2 mu nu E|s|^2, where the signal s (QAM
+ * on carriers around an empty DC carrier, and noise) is not. Per antenna, over every
+ * usable frame's samples with a forgetting of iq_forgetting a frame: A = sum y^2, B = sum
+ * |y|^2 and D = sum |y|^4 (weighted by the square of the forgetting). With the
+ * signal proper, |A|^2 is about D (an exponential of mean D); where |A|^2 exceeds
+ * iq_significance times D the imbalance is taken as real and the frame's samples are
+ * compensated before the carrier offset comes off, y - beta conj(y) with beta = A / (2 B)
+ * (= nu / conj(mu) to second order); otherwise beta = 0 and nothing changes. Each frame
+ * uses what the frames before it taught (its own samples join after, if usable).
+ */
+struct iq_state {
+    double a_re = 0, a_im = 0, b = 0, d = 0;
+};
+constexpr double iq_forgetting = 0.99;  // about a hundred frames' memory
+constexpr double iq_significance = 16;  // e^-16 = 1e-7 of the frames of a proper signal
+
+/*! beta from the state (0 where not significant), as {re, im}. */
+GPUMIMO_HOST_DEVICE inline void iq_beta(const iq_state& s, double* beta_re, double* beta_im)
+{
+    const double a2 = s.a_re * s.a_re + s.a_im * s.a_im;
+    const bool real = s.b > 0 && s.d > 0 && a2 > iq_significance * s.d;
+    *beta_re = real ? s.a_re / (2 * s.b) : 0.0;
+    *beta_im = real ? s.a_im / (2 * s.b) : 0.0;
+}
+/*! The state after a usable frame whose sums are a (complex), b and d. */
+GPUMIMO_HOST_DEVICE inline void iq_learn(iq_state& s, double a_re, double a_im, double b, double d)
+{
+    s.a_re = iq_forgetting * s.a_re + a_re;
+    s.a_im = iq_forgetting * s.a_im + a_im;
+    s.b = iq_forgetting * s.b + b;
+    s.d = iq_forgetting * iq_forgetting * s.d + d;
+}
+
+/*!
  * \brief Takes a found frame's carrier offset off: find_frame's coarse estimate plus the
  * residual the prefixes show after it (residual_cfo of the coarsely corrected frame,
  * found from the original samples: the coarse rotation only turns the prefixes' sum),
- * applied in one rotation. Holds its scratch buffer: correct() allocates nothing after
- * its first call.
+ * applied in one rotation; before it the receiver's IQ imbalance, as iq_state learns it
+ * over the frames (the state is this object's: one corrector per stream of frames).
+ * Holds its scratch buffer: correct() allocates nothing after its first call (for the
+ * same number of antennas).
  */
 class frame_corrector
 {
@@ -159,10 +197,15 @@ public:
      *  +-max_sample_magnitude, core/limits.h; if not, its output
      *  and offset are not to be used: the frame is damaged). */
     bool last_input_finite() const { return d_finite; }
+    /*! The IQ compensation the last correct() applied to antenna a (0: none). */
+    std::complex<double> last_iq_beta(int a) const { return d_beta.at(std::size_t(a)); }
 
 private:
     void make_phasors(double cfo);
     frame_format d_frame;
+    std::vector<iq_state> d_iq;            // per antenna
+    std::vector<std::complex<double>> d_beta; // the last frame's, per antenna
+    std::vector<double> d_sums;            // the last frame's a_re, a_im, b, d per antenna
     std::vector<int> d_prefix; // prefix_sample_positions(d_frame)
     std::vector<std::complex<float>> d_phasors;
     bool d_finite = true;

@@ -457,6 +457,7 @@ __global__ void __launch_bounds__(kFrameThreads) refine_kernel(const float2* x,
 __global__ void __launch_bounds__(kFrameThreads) iq_sums_kernel(const float2* x,
                                                                 std::size_t stride,
                                                                 unsigned len,
+                                                                unsigned learn, // the samples summed
                                                                 const gpu_sync_found* frames,
                                                                 const gpu_sync_totals* totals,
                                                                 double* sums,
@@ -476,12 +477,14 @@ __global__ void __launch_bounds__(kFrameThreads) iq_sums_kernel(const float2* x,
     four acc{ 0, 0, 0, 0, 1 };
     for (unsigned t = threadIdx.x; t < len; t += blockDim.x) {
         const float2 v = x[start + t];
+        acc.ok &= gc::usable2(v) ? 1 : 0; // every sample, as the corrector's check
+        if (t >= learn)
+            continue;
         const double xr = v.x, xi = v.y, p = xr * xr + xi * xi;
         acc.a_re += xr * xr - xi * xi;
         acc.a_im += 2 * xr * xi;
         acc.b += p;
         acc.d += p * p;
-        acc.ok &= gc::usable2(v) ? 1 : 0;
     }
     const four s = reduce(tmp).Reduce(acc, [](four u, four v) {
         return four{ u.a_re + v.a_re, u.a_im + v.a_im, u.b + v.b, u.d + v.d, u.ok & v.ok };
@@ -710,7 +713,8 @@ sync_call_result gpu_frame_sync::search_on_device(const std::complex<float>* con
         GPUMIMO_CUDA_CHECK_LAUNCH("refine_kernel");
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_damaged.get(), 0, max_frames * sizeof(int), st));
         iq_sums_kernel<<<dim3(unsigned(max_frames), unsigned(d_antennas)), kFrameThreads, 0, st>>>(
-            x, d_cap, unsigned(d_len), d_found.get(), d_totals.get(), d_iq_sums.get(), d_iq_usable.get());
+            x, d_cap, unsigned(d_len), unsigned(iq_learning_samples(d_frame)), d_found.get(), d_totals.get(),
+            d_iq_sums.get(), d_iq_usable.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("iq_sums_kernel");
         const dim3 grid(unsigned((d_len + kFrameThreads - 1) / kFrameThreads), unsigned(max_frames));
         correct_kernel<<<grid, kFrameThreads, 0, st>>>(x, d_cap, d_antennas, unsigned(d_len),

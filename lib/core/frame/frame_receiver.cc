@@ -260,10 +260,22 @@ double residual_cfo(const frame_format& frame, const std::complex<float>* rx, in
            (2 * M_PI * double(frame.num.fft_len));
 }
 
+std::size_t iq_learning_samples(const frame_format& frame)
+{
+    if (frame.mod != modulation::bpsk)
+        return frame.samples();
+    std::size_t n = 0;
+    const std::vector<int>& cps = frame.num.cp_lengths;
+    for (int s = 0; s < 1 + frame.streams; s++)
+        n += std::size_t(frame.num.fft_len + (cps.empty() ? 0 : cps[std::size_t(s) % cps.size()]));
+    return n;
+}
+
 frame_corrector::frame_corrector(const frame_format& frame) : d_frame(frame)
 {
     d_frame.validate();
     d_prefix = prefix_sample_positions(d_frame);
+    d_iq_len = iq_learning_samples(d_frame);
 }
 
 // e^{-2 pi i cfo t} over the frame, once for all antennas: a rotation by recurrence in
@@ -309,7 +321,7 @@ double frame_corrector::correct(const std::complex<float>* const* in,
         iq_beta(d_iq[std::size_t(a)], &br, &bi);
         d_beta[std::size_t(a)] = { br, bi };
         double* s = &d_sums[std::size_t(a) * 4];
-        for (std::size_t t = 0; t < n; t++) {
+        for (std::size_t t = 0; t < d_iq_len; t++) {
             const double xr = in[a][t].real(), xi = in[a][t].imag(), p = xr * xr + xi * xi;
             s[0] += xr * xr - xi * xi; // y^2
             s[1] += 2 * xr * xi;

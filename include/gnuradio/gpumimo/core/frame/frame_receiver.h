@@ -156,6 +156,12 @@ struct iq_state {
 constexpr double iq_forgetting = 0.99;  // about a hundred frames' memory
 constexpr double iq_significance = 16;  // e^-16 = 1e-7 of the frames of a proper signal
 
+/*! The samples of a frame (from its start) whose sums the IQ state learns: all of them,
+ *  but with a BPSK payload only the preamble's and the first pilot block's (QPSK): BPSK
+ *  on carriers mirrored about DC is itself improper (pi/2-BPSK, turned by j on every
+ *  other carrier, is not). */
+std::size_t iq_learning_samples(const frame_format& frame);
+
 /*! beta from the state (0 where not significant), as {re, im}. */
 GPUMIMO_HOST_DEVICE inline void iq_beta(const iq_state& s, double* beta_re, double* beta_im)
 {
@@ -206,6 +212,7 @@ private:
     std::vector<iq_state> d_iq;            // per antenna
     std::vector<std::complex<double>> d_beta; // the last frame's, per antenna
     std::vector<double> d_sums;            // the last frame's a_re, a_im, b, d per antenna
+    std::size_t d_iq_len = 0;              // iq_learning_samples(d_frame)
     std::vector<int> d_prefix; // prefix_sample_positions(d_frame)
     std::vector<std::complex<float>> d_phasors;
     bool d_finite = true;

@@ -118,13 +118,7 @@ struct cpu_fused_receiver::impl {
     // The frame's estimate: its pilot blocks' (one without time tracking).
     const std::vector<channel_estimate>& estimate()
     {
-        const frame_format& fr = config.frame;
-        if (fr.pilot_blocks() == 1) {
-            blocks.resize(1);
-            blocks[0] = estimate_channel(fr, carriers.data(), config.rx, fr.symbols(), smoother);
-        } else {
-            estimate_pilot_blocks(fr, carriers.data(), config.rx, smoother, blocks);
-        }
+        estimate_pilot_blocks(config.frame, carriers.data(), config.rx, smoother, blocks);
         return blocks;
     }
 

@@ -6,7 +6,9 @@
  * The channel estimation block: frame bookkeeping on the "frame_start" tags around a
  * core::chanest_engine (the frames found in a call estimated together: their estimates
  * and their payload turned back by the tracking pilots' common phase, on the GPU one
- * round trip for them all), and the channel-estimate tag for the detector.
+ * round trip for them all), and the channel-estimate tag for the detector. Frames with
+ * pilot blocks (pilot_interval) leave their payload symbols only, each with an estimate
+ * of its own (interpolated between the blocks): a tag and a record per symbol.
  */
 #include "block_faults.h"
 #include "device_stream_buffer.h"
@@ -57,7 +59,7 @@ public:
           d_antennas(antennas),
           d_carriers(std::size_t(format.num.used_carriers)),
           d_symbols(std::size_t(format.symbols())),
-          d_training(std::size_t(1 + format.streams)),
+          d_payload(std::size_t(format.payload_symbols)),
           d_frame_key(pmt::intern("frame_start")),
           d_est_key(pmt::intern("mimo_chan_est")),
           d_data(core::data_carriers(format.num)),
@@ -79,6 +81,10 @@ public:
             d_eq_in[std::size_t(r)] = d_eq_rx.data() + std::size_t(r) * d_data.size();
         d_eq_out.resize(std::size_t(format.streams));
         d_eq_scratch.resize(d_data.size());
+        // Frames tracked in time: each symbol's record, where the block needs them on
+        // the host (the tags' or the equaliser's estimates).
+        if (d_items.per_symbol)
+            d_host_records.resize(d_engine->max_frames() * d_payload * d_items.item_bytes());
         set_tag_propagation_policy(TPP_DONT);
     }
 
@@ -142,7 +148,7 @@ public:
     {
         const std::size_t available =
             *std::min_element(ninput_items.begin(), ninput_items.end());
-        const std::size_t payload = d_symbols - d_training;
+        const std::size_t payload = d_payload;
         std::size_t consumed = 0, produced = 0;
         bool more = true;
         while (more) {
@@ -183,7 +189,7 @@ public:
             try {
                 estimate(input_items, output_items, produced);
                 for (; passed < d_batch.size(); passed++) {
-                    pass(d_batch[passed], d_estimates[passed], output_items, produced);
+                    pass(d_batch[passed], passed, d_estimates[passed], output_items, produced);
                     produced += payload;
                 }
             } catch (...) { // the frames not passed are dropped, counted; the stream goes on
@@ -270,13 +276,16 @@ private:
         if (writes_records(out)) {
             b.records = static_cast<unsigned char*>(out[d_antennas]) + produced * d_items.item_bytes();
             b.record_stride = d_items.item_bytes() * d_items.payload_symbols;
+        } else if (d_items.per_symbol) { // into the host, for the tags or the equaliser
+            b.records = d_host_records.data();
+            b.record_stride = d_items.item_bytes() * d_items.payload_symbols;
         }
         // Buffers on the GPU and the engine on the CPU (it fell back after a GPU
         // failure): through host memory.
         d_stand_in.begin();
         if (cpu_engine_on_device_ports(*this, d_engine->backend())) {
             const std::size_t in_items = (d_batch.back().at + d_symbols) * d_carriers;
-            const std::size_t out_items = d_batch.size() * (d_symbols - d_training) * d_carriers;
+            const std::size_t out_items = d_batch.size() * d_payload * d_carriers;
             for (int r = 0; r < d_antennas; r++) {
                 const std::size_t port = std::size_t(r);
                 d_in[port] = d_stand_in.input(port, d_in[port], in_items);
@@ -287,53 +296,83 @@ private:
         d_stand_in.write_back();
     }
 
-    // One estimated frame out (its payload already in the outputs at `produced`):
-    // tagged with its frame_start and its estimate, and equalised where asked.
+    // One estimated frame out (its payload already in the outputs at `produced`, batch
+    // frame `slot`): tagged with its frame_start and its estimate (frames tracked in
+    // time: each payload symbol with its own), and equalised where asked.
     void pass(const found_frame& found,
+              std::size_t slot,
               const core::channel_estimate& e,
               gr_vector_void_star& out,
               std::size_t produced)
     {
-        const std::size_t payload_symbols = d_symbols - d_training;
         for (int r = 0; r < d_antennas; r++)
             add_item_tag(r, nitems_written(r) + produced, d_frame_key, found.info,
                          alias_pmt());
-        // H and the noise per carrier in the tag, unless the estimate output carries
-        // them (then the tag marks where the frame's record starts).
+        const int streams = d_equalized ? int(out.size()) - d_antennas : 0;
+        if (!d_items.per_symbol) {
+            tag_estimate(e, e.noise_var, out, produced);
+            if (streams > 0)
+                equalize(e, out, produced, d_payload);
+        } else {
+            const std::size_t stride = d_items.item_bytes() * d_items.payload_symbols;
+            for (std::size_t sym = 0; sym < d_payload; sym++) {
+                // The symbol's estimate from its record in the host stage, where the tags
+                // or the equaliser need it (no estimate output: the stream carries it).
+                if (writes_records(out)) {
+                    tag_estimate(e, e.noise_var, out, produced + sym);
+                    continue;
+                }
+                core::read_estimate_record(d_items,
+                                           d_host_records.data() + slot * stride + sym * d_items.item_bytes(),
+                                           e.noise_var, d_symbol_estimate);
+                tag_estimate(d_symbol_estimate, e.noise_var, out, produced + sym);
+                if (streams > 0)
+                    equalize(d_symbol_estimate, out, produced + sym, 1);
+            }
+        }
+        for (int k = 0; k < streams; k++)
+            add_item_tag(d_antennas + k, nitems_written(d_antennas + k) + produced, d_frame_key,
+                         found.info, alias_pmt());
+        d_frames++;
+        d_last_noise = e.noise_var;
+    }
+
+    // The mimo_chan_est tag of the symbols from output item `at` on: H and the noise
+    // per carrier in the tag, unless the estimate output carries them (then the tag
+    // marks where the record starts).
+    void tag_estimate(const core::channel_estimate& e, double noise_var, gr_vector_void_star& out, std::size_t at)
+    {
         pmt::pmt_t est = pmt::make_dict();
         if (!writes_records(out)) {
             est = pmt::dict_add(est, pmt::intern("h"), pmt::init_c32vector(e.h.size(), e.h));
             est = pmt::dict_add(
                 est, pmt::intern("noise_eff"), pmt::init_f32vector(e.noise_eff.size(), e.noise_eff));
         }
-        est = pmt::dict_add(est, pmt::intern("noise_var"), pmt::from_double(e.noise_var));
+        est = pmt::dict_add(est, pmt::intern("noise_var"), pmt::from_double(noise_var));
         est = pmt::dict_add(est, pmt::intern("frame"), pmt::from_uint64(d_frames));
-        // Outputs past the antennas: stream k's equalised payload symbols (or the
-        // estimate output, written already).
-        const int streams = d_equalized ? int(out.size()) - d_antennas : 0;
-        if (streams > 0) { // the data carriers only: what a constellation shows
-            core::data_carrier_estimate(d_data, e, d_eq_h, d_eq_noise);
-            const std::size_t D = d_data.size();
-            d_equalizer.set_channel(d_eq_h.data(), d_eq_noise.data(), d_antennas, d_format.streams,
-                                    int(D)); // the frame's filters, once
-            for (std::size_t sym = 0; sym < payload_symbols; sym++) {
-                for (int r = 0; r < d_antennas; r++)
-                    for (std::size_t d = 0; d < D; d++)
-                        d_eq_rx[std::size_t(r) * D + d] =
-                            static_cast<gr_complex*>(out[r])[(produced + sym) * d_carriers + std::size_t(d_data[d])];
-                for (int k = 0; k < d_format.streams; k++) // streams not connected: scratch
-                    d_eq_out[k] = k < streams ? static_cast<gr_complex*>(out[d_antennas + k]) +
-                                                    (produced + sym) * D
-                                              : d_eq_scratch.data();
-                d_equalizer.apply(d_eq_in.data(), d_eq_out.data());
-            }
-            for (int k = 0; k < streams; k++)
-                add_item_tag(d_antennas + k, nitems_written(d_antennas + k) + produced, d_frame_key,
-                             found.info, alias_pmt());
+        add_item_tag(0, nitems_written(0) + at, d_est_key, est, alias_pmt());
+    }
+
+    // `symbols` payload symbols from output item `at` on equalised with estimate e into
+    // the streams' outputs (past the antennas'): their data carriers only, what a
+    // constellation shows.
+    void equalize(const core::channel_estimate& e, gr_vector_void_star& out, std::size_t at, std::size_t symbols)
+    {
+        const int streams = int(out.size()) - d_antennas;
+        core::data_carrier_estimate(d_data, e, d_eq_h, d_eq_noise);
+        const std::size_t D = d_data.size();
+        d_equalizer.set_channel(d_eq_h.data(), d_eq_noise.data(), d_antennas, d_format.streams,
+                                int(D)); // the filters, once for the symbols
+        for (std::size_t sym = at; sym < at + symbols; sym++) {
+            for (int r = 0; r < d_antennas; r++)
+                for (std::size_t d = 0; d < D; d++)
+                    d_eq_rx[std::size_t(r) * D + d] =
+                        static_cast<gr_complex*>(out[r])[sym * d_carriers + std::size_t(d_data[d])];
+            for (int k = 0; k < d_format.streams; k++) // streams not connected: scratch
+                d_eq_out[k] = k < streams ? static_cast<gr_complex*>(out[d_antennas + k]) + sym * D
+                                          : d_eq_scratch.data();
+            d_equalizer.apply(d_eq_in.data(), d_eq_out.data());
         }
-        add_item_tag(0, nitems_written(0) + produced, d_est_key, est, alias_pmt());
-        d_frames++;
-        d_last_noise = e.noise_var;
     }
 
     bool drop(const char* why)
@@ -349,7 +388,7 @@ private:
     const int d_device;
     const core::frame_format d_format;
     const int d_antennas;
-    const std::size_t d_carriers, d_symbols, d_training;
+    const std::size_t d_carriers, d_symbols, d_payload;
     const pmt::pmt_t d_frame_key, d_est_key;
     std::unique_ptr<core::chanest_engine> d_engine;
     const std::vector<int> d_data;                            // data carriers (indices)
@@ -368,6 +407,8 @@ private:
     std::vector<const gr_complex*> d_eq_in;                   // [antennas]
     std::vector<gr_complex*> d_eq_out;                        // [streams]
     std::vector<gr_complex> d_eq_scratch;                     // [data carriers]
+    std::vector<unsigned char> d_host_records;                // tracked frames: [frame][symbol][item]
+    core::channel_estimate d_symbol_estimate;                 // a tracked symbol's
     std::uint64_t d_frames = 0, d_dropped = 0;
     double d_last_noise = 0;
     rate_limited_log d_log{ d_logger };
@@ -383,10 +424,11 @@ mimo_chanest::sptr mimo_chanest::make(const std::string& preset,
                                       bool equalized_outputs,
                                       const std::string& backend,
                                       int device,
-                                      bool device_buffers)
+                                      bool device_buffers,
+                                      int pilot_interval)
 {
     const core::frame_format f =
-        core::make_frame_format(preset, streams, modulation, payload_symbols);
+        core::make_frame_format(preset, streams, modulation, payload_symbols, pilot_interval);
     if (antennas < f.streams || antennas > 16)
         throw std::invalid_argument("mimo_chanest: antennas must be from streams to 16");
     const core::channel_estimator method = core::parse_channel_estimator(estimator);

@@ -53,10 +53,12 @@ public:
                        float int8_scale,
                        early_engine<core::payload_detector>&& first,
                        bool device_buffers,
-                       int payload_symbols)
+                       int payload_symbols,
+                       bool record_per_symbol)
         : gr::sync_interpolator(
               "mimo_detector",
-              input_signature(format, antennas, payload_symbols, first.on_gpu() && device_buffers),
+              input_signature(format, antennas, payload_symbols, record_per_symbol,
+                              first.on_gpu() && device_buffers),
               // Float LLRs on the device where the engine runs there, read there by a
               // GPU block (the LDPC decoder); int8 LLRs are quantised on the host.
               gr::io_signature::make(1, 1, int8_output ? sizeof(std::int8_t) : sizeof(float),
@@ -77,7 +79,9 @@ public:
           d_int8_scale(int8_scale),
           d_frame_key(pmt::intern("frame_start")),
           d_est_key(pmt::intern("mimo_chan_est")),
-          d_payload_symbols(std::size_t(payload_symbols))
+          d_payload_symbols(std::size_t(payload_symbols)),
+          d_per_symbol(record_per_symbol),
+          d_record_span(record_per_symbol ? 1 : d_payload_symbols)
     {
         d_detector = checked(adopt_engine(d_logger, std::move(first)));
         set_tag_propagation_policy(TPP_DONT);
@@ -88,11 +92,12 @@ public:
         // The last record kept across calls (a frame's symbols may span two calls):
         // on the host here; on the device made at the first call that needs it.
         if (d_payload_symbols > 0)
-            d_current_host.resize(record_layout().item_bytes() * d_payload_symbols);
+            d_current_host.resize(record_layout().item_bytes() * d_record_span);
     }
 
-    // With the estimate input connected, a call that starts a frame needs its whole
-    // record: payload_symbols items of the input at least (mimo_chanest passes whole
+    // With the estimate input connected, a call that starts a record needs all of it:
+    // the items it spans (a frame's payload_symbols, or one where each payload symbol has
+    // its own) at least (mimo_chanest passes whole
     // frames, so the input holds them once the frame's first does, and GNU Radio moves
     // a record that the end of a single-mapped buffer cut in two). A call in the middle
     // of a frame (its record kept) needs no more than it detects, so the last frame's
@@ -103,10 +108,10 @@ public:
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
         gr::sync_interpolator::forecast(noutput_items, ninput_items_required);
-        if (d_payload_symbols > 0 && d_frame_left == 0 &&
+        if (d_record_span > 0 && d_frame_left == 0 &&
             ninput_items_required.size() > std::size_t(d_nr))
             ninput_items_required[d_nr] =
-                std::max(ninput_items_required[d_nr], int(d_payload_symbols));
+                std::max(ninput_items_required[d_nr], int(d_record_span));
     }
 
     int general_work(int noutput_items,
@@ -126,6 +131,7 @@ public:
     static gr::io_signature::sptr input_signature(const core::frame_format& format,
                                                   int antennas,
                                                   int payload_symbols,
+                                                  bool per_symbol,
                                                   bool on_device)
     {
         std::vector<int> sizes(std::size_t(antennas),
@@ -133,7 +139,7 @@ public:
         if (payload_symbols > 0)
             sizes.push_back(int(core::estimate_items(std::size_t(format.num.used_carriers),
                                                      std::size_t(antennas), std::size_t(format.streams),
-                                                     std::size_t(payload_symbols))
+                                                     std::size_t(payload_symbols), per_symbol)
                                     .item_bytes()));
         const gr_vector_buffer_type types(
             sizes.size(), on_device ? device_stream_buffer::type : gr::buffer_double_mapped::type);
@@ -196,7 +202,7 @@ private:
         if (records) // up to the first frame whose record is not all readable yet
             for (const tag_t& t : tags) {
                 const std::size_t at = std::size_t(t.offset - first);
-                if (at > 0 && at + d_payload_symbols > d_records_readable) {
+                if (at > 0 && at + d_record_span > d_records_readable) {
                     n = at;
                     break;
                 }
@@ -216,7 +222,7 @@ private:
                 take_record(input_items[d_nr], at);
             else
                 take_estimate(t.value);
-            d_frame_left = d_payload_symbols - std::min(d_payload_symbols, n - offset);
+            d_frame_left = d_record_span - std::min(d_record_span, n - offset);
         }
         add_run(at, n - at);
         detect_runs(input_items, output_items, n);
@@ -229,7 +235,7 @@ private:
 
     core::estimate_items record_layout() const
     {
-        return core::estimate_items(d_used, std::size_t(d_nr), std::size_t(d_nt), d_payload_symbols);
+        return core::estimate_items(d_used, std::size_t(d_nr), std::size_t(d_nt), d_payload_symbols, d_per_symbol);
     }
 
     // The frame whose record starts at item `at` of the estimate input (all of it
@@ -240,7 +246,7 @@ private:
     {
         const core::estimate_items items = record_layout();
         d_est_h = d_est_noise = pmt::PMT_NIL;
-        if (at + d_payload_symbols > d_records_readable) { // off the frames' grid
+        if (at + d_record_span > d_records_readable) { // off the frames' grid
             d_record_h = nullptr; // its symbols leave as zeros, counted
             d_record_noise = nullptr;
             d_record_in_input = false;
@@ -479,6 +485,8 @@ private:
     const gr_complex* d_record_h = nullptr;
     const float* d_record_noise = nullptr;
     const std::size_t d_payload_symbols; // the estimate input's frames (0: none)
+    const bool d_per_symbol;             // a record per payload symbol (pilot blocks)
+    const std::size_t d_record_span;     // the symbols a record covers (0: no input)
     std::size_t d_records_readable = 0;  // estimate input items this call may read
     std::size_t d_frame_left = 0;        // symbols of the last frame not detected yet
     bool d_record_in_input = false;      // the last estimate is in this call's input
@@ -513,7 +521,8 @@ mimo_detector::sptr mimo_detector::make(const std::string& preset,
                                         float int8_scale,
                                         int device,
                                         bool device_buffers,
-                                        int payload_symbols)
+                                        int payload_symbols,
+                                        int pilot_interval)
 {
     const core::frame_format f = core::make_frame_format(preset, streams, modulation, 1);
     if (antennas < streams || antennas > core::max_nr)
@@ -523,6 +532,14 @@ mimo_detector::sptr mimo_detector::make(const std::string& preset,
     if (payload_symbols < 0 || payload_symbols > core::max_payload_symbols)
         throw std::invalid_argument("mimo_detector: payload_symbols must be 0 (no estimate "
                                     "input) to " + std::to_string(core::max_payload_symbols));
+    // Frames with pilot blocks: a record per payload symbol in the estimate input
+    // (make_frame_format checks the interval against the payload).
+    bool per_symbol = false;
+    if (payload_symbols > 0)
+        per_symbol = core::make_frame_format(preset, streams, modulation, payload_symbols, pilot_interval)
+                         .pilot_blocks() > 1;
+    else if (pilot_interval < 0)
+        throw std::invalid_argument("mimo_detector: pilot_interval must be >= 0");
     auto first = make_early_engine([&](std::string* why) {
         return core::make_payload_detector(
             mimo_detector_impl::payload_config(f.num, f.mod, f.streams, antennas, detector, device),
@@ -530,7 +547,7 @@ mimo_detector::sptr mimo_detector::make(const std::string& preset,
     });
     return gnuradio::make_block_sptr<mimo_detector_impl>(
         f, antennas, detector, backend, device, int8_output, int8_scale, std::move(first),
-        device_buffers, payload_symbols);
+        device_buffers, payload_symbols, per_symbol);
 }
 
 } // namespace gpumimo

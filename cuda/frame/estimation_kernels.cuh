@@ -93,6 +93,23 @@ struct estimation_tables {
 constexpr int kNoiseThreads = 1024;
 constexpr int kTrackThreads = 256;
 
+// interpolate_estimate's mix of two estimates' H values, (1 - w) a + w b with v = 1 - w,
+// in float without contractions as on the CPU.
+__device__ inline float2 mix_h(float v, float w, float2 a, float2 b)
+{
+    return make_float2(__fadd_rn(__fmul_rn(v, a.x), __fmul_rn(w, b.x)),
+                       __fadd_rn(__fmul_rn(v, a.y), __fmul_rn(w, b.y)));
+}
+
+// interpolate_estimate's effective noise between two blocks: their error variances
+// (noise - N0) / tx mixed with v^2 and w^2, N0 as H, then N0 + tx times the error.
+__device__ inline float mix_noise(float v, float w, float noise_a, float noise_b, float n0a, float n0b, int tx)
+{
+    const float ea = (noise_a - n0a) / tx, eb = (noise_b - n0b) / tx;
+    const float ev = v * v * ea + w * w * eb, n0 = v * n0a + w * n0b;
+    return float(double(n0) + double(tx) * double(ev));
+}
+
 // Marks slot f damaged when one of its values on any antenna is not usable
 // (cuda::usable2: NaN, Inf or beyond max_sample_magnitude); per_slot values a slot,
 // [antenna][slot][value].
@@ -244,9 +261,8 @@ __global__ void track_phase_kernel(const float2* carriers,
             for (int k = 0; k < K; k++) {
                 const float2 p = track_pilots[j * K + k];
                 float2 a = hc[k];
-                if (w != 0) // interpolate_estimate's mix, in float as there
-                    a = make_float2(__fadd_rn(__fmul_rn(v, a.x), __fmul_rn(w, hc[next + k].x)),
-                                    __fadd_rn(__fmul_rn(v, a.y), __fmul_rn(w, hc[next + k].y)));
+                if (w != 0)
+                    a = mix_h(v, w, a, hc[next + k]);
                 er += double(a.x) * p.x - double(a.y) * p.y;
                 ei += double(a.x) * p.y + double(a.y) * p.x;
             }
@@ -346,8 +362,9 @@ __global__ void phase_decision_kernel(const double2* z,
     }
 }
 
-// payload[r][f][s][c] = carrier c of frame f's payload symbol s on antenna r, turned
-// back by the symbol's phase on that antenna: what mimo_chanest passes on.
+// payload[r][f][s][c] = carrier c of frame f's payload symbol s (OFDM symbol
+// payload_index[s]) on antenna r, turned back by the symbol's phase on that antenna:
+// what mimo_chanest passes on.
 __global__ void derotate_payload_kernel(const float2* carriers,
                                         const float2* derot,
                                         int slots,
@@ -355,7 +372,7 @@ __global__ void derotate_payload_kernel(const float2* carriers,
                                         int rx,
                                         int U,
                                         int symbols,
-                                        int first_payload,
+                                        const int* payload_index,
                                         int payload,
                                         float2* out)
 {
@@ -367,9 +384,54 @@ __global__ void derotate_payload_kernel(const float2* carriers,
         const int s = int(rest % payload), f = int((rest / payload) % used),
                   r = int(rest / (std::size_t(payload) * used));
         const float2 x =
-            carriers[((std::size_t(r) * slots + f) * symbols + first_payload + s) * U + c];
+            carriers[((std::size_t(r) * slots + f) * symbols + payload_index[s]) * U + c];
         const float2 w = derot[(std::size_t(f) * payload + s) * rx + r];
         out[i] = make_float2(x.x * w.x - x.y * w.y, x.x * w.y + x.y * w.x);
+    }
+}
+
+// Frames tracked in time, mimo_chanest's estimate records (core::estimate_items, per
+// symbol): frame f's payload symbol s gets at records + f * record_stride + s * item_bytes
+// its H on every used carrier and the detectors' noise per carrier, interpolated between
+// the blocks around it (core::interpolate_estimate); damaged frames are left alone.
+__global__ void interpolate_records_kernel(const float2* h,
+                                           const float* noise,
+                                           const float* noise_block, // [slot][block]: N0
+                                           const int* damaged,
+                                           const int* weight_before,
+                                           const float* weight,
+                                           int used,
+                                           int blocks,
+                                           int U,
+                                           int payload,
+                                           int tx,
+                                           int m,
+                                           unsigned char* records,
+                                           std::size_t record_stride,
+                                           std::size_t item_bytes)
+{
+    const std::size_t total = std::size_t(used) * payload * U;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const int c = int(i % U), s = int(i / U % payload), f = int(i / U / payload);
+        if (damaged[f])
+            continue;
+        unsigned char* record = records + f * record_stride + s * item_bytes;
+        float2* hr = reinterpret_cast<float2*>(record) + std::size_t(c) * m;
+        float* nr = reinterpret_cast<float*>(record + std::size_t(U) * m * sizeof(float2));
+        const std::size_t a = std::size_t(f * blocks + weight_before[s]), b = a + 1;
+        const float w = weight[s], v = 1 - w;
+        const float2* ha = h + (a * U + c) * m;
+        if (w == 0) {
+            for (int e = 0; e < m; e++)
+                hr[e] = ha[e];
+            nr[c] = noise[a * U + c];
+            continue;
+        }
+        const float2* hb = h + (b * U + c) * m;
+        for (int e = 0; e < m; e++)
+            hr[e] = mix_h(v, w, ha[e], hb[e]);
+        nr[c] = mix_noise(v, w, noise[a * U + c], noise[b * U + c], noise_block[a], noise_block[b], tx);
     }
 }
 

@@ -116,13 +116,9 @@ __global__ void interpolate_kernel(const float2* h,
         return;
     }
     const float2* hb = h + (b * U + c) * m;
-    for (int e = 0; e < m; e++) // in float as interpolate_estimate, without contractions
-        h_data[i * m + e] = make_float2(__fadd_rn(__fmul_rn(v, ha[e].x), __fmul_rn(w, hb[e].x)),
-                                        __fadd_rn(__fmul_rn(v, ha[e].y), __fmul_rn(w, hb[e].y)));
-    const float n0a = noise_block[a], n0b = noise_block[b];
-    const float ea = (noise[a * U + c] - n0a) / tx, eb = (noise[b * U + c] - n0b) / tx;
-    const float ev = v * v * ea + w * w * eb, n0 = v * n0a + w * n0b;
-    noise_data[i] = float(double(n0) + double(tx) * double(ev));
+    for (int e = 0; e < m; e++)
+        h_data[i * m + e] = ek::mix_h(v, w, ha[e], hb[e]);
+    noise_data[i] = ek::mix_noise(v, w, noise[a * U + c], noise[b * U + c], noise_block[a], noise_block[b], tx);
 }
 
 // y[f][d][s][r] = data carrier d of payload symbol s on antenna r, turned back by the

@@ -36,18 +36,14 @@ class mimo_ofdm_rx(gr.hier_block2):
     information bits out (on the GPU the LLRs never leave the device);
     llr_sink(decoded_input=True) counts them. The separate blocks give LLRs only
     (llr_sink(code=...) decodes those). pilot_interval: the transmitter's pilot blocks
-    (frame format 4, docs/frame.md), the channel tracked in time between them; it needs
-    fused=True."""
+    (frame format 4, docs/frame.md), the channel tracked in time between them, fused or
+    not (the separate blocks then pass an estimate per payload symbol)."""
 
     def __init__(self, preset="small", streams=2, modulation="qpsk", payload_symbols=4,
                  antennas=2, detector="mmse", backend="auto", fft_backend="auto",
                  int8_output=False, int8_scale=8.0, threshold=0.0, device=0, fused=False,
                  estimator="lmmse", code="", sync_backend="auto", device_buffers=True,
                  estimate_stream=True, pilot_interval=0):
-        if pilot_interval and not fused:
-            raise ValueError("mimo_ofdm_rx: pilot_interval (frames with pilot blocks) needs "
-                             "fused=True: the separate blocks' estimate stream carries one "
-                             "channel per frame")
         if code and not fused:
             raise ValueError("mimo_ofdm_rx: code (decoding in the receiver) needs "
                              "fused=True; llr_sink(code=...) decodes the separate blocks' LLRs")
@@ -87,11 +83,13 @@ class mimo_ofdm_rx(gr.hier_block2):
                                device_buffers=device_buffers)
         self.chanest = _b.mimo_chanest(preset, streams, modulation, payload_symbols, antennas,
                                        estimator, False, backend, device,
-                                       device_buffers=device_buffers)
+                                       device_buffers=device_buffers,
+                                       pilot_interval=pilot_interval)
         self.detector = _b.mimo_detector(preset, streams, modulation, antennas, detector,
                                          backend, int8_output, int8_scale, device,
                                          device_buffers=device_buffers,
-                                         payload_symbols=payload_symbols)
+                                         payload_symbols=payload_symbols,
+                                         pilot_interval=pilot_interval)
         for a in range(antennas):
             self.connect((self, a), (self.sync, a))
             self.connect((self.sync, a), (self.fft, a))

@@ -60,12 +60,14 @@ def test_the_estimate_ports_item_size_in_grc_is_the_blocks():
     carriers = dict(zip(presets["options"], presets["option_attributes"]["carriers"]))
     for preset, used in carriers.items():
         assert used == gpumimo.numerology(preset)["used_carriers"]
-        for streams, antennas, nsym in [(1, 1, 1), (2, 4, 3), (4, 4, 9), (8, 16, 40), (3, 7, 1000)]:
+        for streams, antennas, nsym, interval in [(1, 1, 1, 0), (2, 4, 3, 0), (4, 4, 9, 0), (8, 16, 40, 0),
+                                                  (3, 7, 1000, 0), (2, 4, 10, 4), (4, 4, 9, 9), (1, 2, 1, 1)]:
             ns = {"preset": types.SimpleNamespace(carriers=used), "streams": streams,
-                  "antennas": antennas, "payload_symbols": nsym, "equalized": "False"}
-            want = gpumimo.estimate_item_bytes(preset, streams, antennas, nsym)
+                  "antennas": antennas, "payload_symbols": nsym, "equalized": "False",
+                  "pilot_interval": interval}
+            want = gpumimo.estimate_item_bytes(preset, streams, antennas, nsym, interval)
             for expr in (out, inp):
-                assert eval(expr.strip()[2:-1], {}, ns) == want, (expr, preset, streams, nsym)
+                assert eval(expr.strip()[2:-1], {}, ns) == want, (expr, preset, streams, nsym, interval)
 
 
 def test_every_example_has_a_test():

@@ -78,7 +78,8 @@ def rx_samples(streams, antennas, modulation, nsym, frames, snr_db, cfo, delay,
 
 
 def receive(x, streams, modulation, nsym, algorithm="mmse", int8=False, filename="",
-            prbs_seed=7, tags=(), reference_file="", code="", fused=False, pilot_interval=0):
+            prbs_seed=7, tags=(), reference_file="", code="", fused=False, pilot_interval=0,
+            estimate_stream=True):
     """x [antennas, n] through mimo_ofdm_rx (the block chain, or fused: the stream
     receiver) into an llr_sink (decoding `code`); tags: (antenna, offset, key, value) on
     the sources."""
@@ -86,7 +87,8 @@ def receive(x, streams, modulation, nsym, algorithm="mmse", int8=False, filename
     tb = gr.top_block()
     rx = gpumimo.mimo_ofdm_rx("small", streams, modulation, nsym, antennas, algorithm,
                               backend="cpu", fft_backend="cpu", int8_output=int8,
-                              fused=fused, pilot_interval=pilot_interval)
+                              fused=fused, pilot_interval=pilot_interval,
+                              estimate_stream=estimate_stream)
     sink = gpumimo.llr_sink("small", streams, modulation, nsym, int8_input=int8,
                             filename=filename, prbs_seed=prbs_seed,
                             reference_file=reference_file, code=code)
@@ -896,8 +898,7 @@ def test_pilot_blocks_follow_a_channel_that_fades_within_the_frame():
     block every 4 symbols (transmitter, synchroniser and fused receiver told alike) keeps
     the BER below 1e-3 (usually 0; a deep fade of a 2x4 draw costs a few bits at 30 dB
     with perfect knowledge too); one block loses more than 1% of the bits (measured
-    0.2). The separate blocks refuse
-    pilot blocks (one estimate per frame)."""
+    0.2)."""
     frames, results = 5, {}
     for interval in (0, 4):
         x, _ = rx_samples(2, 4, "16qam", 24, frames, snr_db=30, cfo=0.05 / 64, delay=30,
@@ -909,9 +910,37 @@ def test_pilot_blocks_follow_a_channel_that_fades_within_the_frame():
     assert results[4] < 1e-3, results
     assert results[0] > 1e-2, results
     with pytest.raises(ValueError, match="pilot_interval"):
-        gpumimo.mimo_ofdm_rx("small", 2, "16qam", 24, 4, "mmse", pilot_interval=4)
-    with pytest.raises(ValueError, match="pilot_interval"):
         gpumimo.mimo_ofdm_tx("small", 2, "16qam", 24, pilot_interval=-1)
+    with pytest.raises(ValueError, match="pilot_interval"):
+        gpumimo.mimo_chanest("small", 2, "16qam", 24, 4, pilot_interval=-1)
+    with pytest.raises(ValueError, match="pilot_interval"):
+        gpumimo.mimo_detector("small", 2, "16qam", 4, payload_symbols=24, pilot_interval=3000)
+
+
+@pytest.mark.parametrize("estimate_stream", [True, False])
+def test_separate_blocks_track_pilot_blocks_as_the_fused_receiver(tmp_path, estimate_stream):
+    """The chain of blocks (mimo_chanest: an estimate per payload symbol, in the estimate
+    stream or in a tag each; mimo_detector: each symbol with its own) on the fading
+    channel above, a pilot block every 4 symbols: the same frames and the same LLRs as
+    the fused receiver (the same references on the CPU, to float rounding), BER below
+    1e-3."""
+    frames, nsym, interval = 5, 24, 4
+    x, _ = rx_samples(2, 4, "16qam", nsym, frames, snr_db=30, cfo=0.05 / 64, delay=30,
+                      taps=(0.7, 0.2, 0.1), seed=SEED + 23, doppler=1.5e-4,
+                      pilot_interval=interval)
+    llrs = {}
+    for fused in (True, False):
+        name = str(tmp_path / f"llr_{fused}.f32")
+        rx, sink = receive(x, 2, "16qam", nsym, fused=fused, pilot_interval=interval,
+                           filename=name, estimate_stream=estimate_stream)
+        assert sink.frames() >= frames - 1
+        assert sink.ber() < 1e-3, (fused, sink.ber())
+        llrs[fused] = np.fromfile(name, dtype=np.float32)
+        if not fused:
+            assert rx.detector.erased_symbols() == 0
+            assert rx.chanest.frames() == sink.frames()
+    assert llrs[True].size == llrs[False].size > 0
+    np.testing.assert_allclose(llrs[False], llrs[True], rtol=1e-3, atol=1e-3 * np.abs(llrs[True]).max())
 
 
 def test_channel_doppler_fades_the_taps_and_the_chain_follows():

@@ -22,6 +22,7 @@
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/limits.h>
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/time_tracking.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
 
 #include <gtest/gtest.h>
@@ -35,14 +36,17 @@
 
 namespace gpumimo_test {
 
-/*! A 16-QAM frame format of `streams` streams and `payload` payload symbols. */
-inline gr::gpumimo::core::frame_format chanest_format(const char* preset, int streams, int payload)
+/*! A 16-QAM frame format of `streams` streams and `payload` payload symbols, a pilot
+ *  block every `pilot_interval` of them (0: one block). */
+inline gr::gpumimo::core::frame_format
+chanest_format(const char* preset, int streams, int payload, int pilot_interval = 0)
 {
     gr::gpumimo::core::frame_format f;
     f.num = gr::gpumimo::core::numerology_preset(preset);
     f.streams = streams;
     f.mod = gr::gpumimo::core::modulation::qam16;
     f.payload_symbols = payload;
+    f.pilot_interval = pilot_interval;
     return f;
 }
 
@@ -72,12 +76,13 @@ inline chanest_input make_chanest_input(std::mt19937_64& rng,
                                         bool gaps,
                                         std::size_t silent = std::size_t(-1),
                                         std::size_t damaged = std::size_t(-1),
-                                        double phase_noise_var = 0) // per antenna
+                                        double phase_noise_var = 0, // per antenna
+                                        double doppler = 0)         // cycles per sample
 {
     using namespace gr::gpumimo::core;
     const std::size_t U = std::size_t(f.num.used_carriers), S = std::size_t(f.symbols());
     const received_frames rf = make_received_frames(rng, f, rx, frames, snr_db, { 0.7, 0.2, 0.1 }, 0.01 / 64,
-                                                     nullptr, 0, phase_noise_var);
+                                                     nullptr, doppler, phase_noise_var);
     const cpu_ofdm_fft fft(f.num.fft_config(fft_direction::forward, rx));
     std::uniform_int_distribution<int> gap(0, gaps ? 3 : 0);
     std::normal_distribution<float> noise(0.0f, 0.3f);
@@ -133,6 +138,50 @@ reference_chanest(const gr::gpumimo::core::frame_format& f,
     return e;
 }
 
+/*! Frame `fr` of a format with pilot blocks the long way (core/frame/time_tracking.h):
+ *  every block estimated with a channel_smoother, each payload symbol's estimate
+ *  interpolated between the blocks around it (returned, [payload symbol]), the phase
+ *  tracker fed symbol by symbol, the payload symbols (the blocks left out) turned back
+ *  into payload ([rx][payload symbol][carrier]). */
+inline std::vector<gr::gpumimo::core::channel_estimate>
+reference_tracked_chanest(const gr::gpumimo::core::frame_format& f,
+                          gr::gpumimo::core::channel_estimator method,
+                          int rx,
+                          const chanest_input& in,
+                          std::size_t fr,
+                          std::vector<std::complex<float>>& payload)
+{
+    using namespace gr::gpumimo::core;
+    const std::size_t U = std::size_t(f.num.used_carriers), S = std::size_t(f.symbols());
+    const std::size_t P = std::size_t(f.payload_symbols);
+    const std::vector<std::complex<float>>& c = in.frame[fr];
+    channel_smoother smoother(f.num, method);
+    std::vector<channel_estimate> blocks;
+    estimate_pilot_blocks(f, c.data(), rx, smoother, blocks);
+    const std::vector<time_weight> weights = time_weights(f);
+    std::vector<channel_estimate> symbols(P);
+    phase_tracker tracker(f);
+    tracker.begin(rx);
+    std::vector<const std::complex<float>*> at(static_cast<std::size_t>(rx));
+    for (std::size_t s = 0; s < P; s++) {
+        const time_weight& tw = weights[s];
+        interpolate_estimate(blocks[std::size_t(tw.before)], blocks[std::size_t(tw.before) + 1], tw.w, symbols[s]);
+        for (int r = 0; r < rx; r++)
+            at[std::size_t(r)] = &c[(std::size_t(r) * S + std::size_t(f.payload_symbol_index(int(s)))) * U];
+        tracker.add_symbol(symbols[s], at.data());
+    }
+    std::vector<std::complex<float>> derotation(P * std::size_t(rx)); // [symbol][antenna]
+    tracker.finish(blocks[0].noise_var, derotation.data());
+    payload.assign(std::size_t(rx) * P * U, {});
+    for (int r = 0; r < rx; r++)
+        for (std::size_t s = 0; s < P; s++)
+            for (std::size_t k = 0; k < U; k++)
+                payload[(std::size_t(r) * P + s) * U + k] =
+                    derotation[s * std::size_t(rx) + std::size_t(r)] *
+                    c[(std::size_t(r) * S + std::size_t(f.payload_symbol_index(int(s)))) * U + k];
+    return symbols;
+}
+
 /*! Where a batch's input and payload lie for an engine call. */
 enum class buffers { pageable, page_locked, device };
 
@@ -182,6 +231,27 @@ inline ::testing::AssertionResult record_matches_estimate(const engine_outputs& 
     return ::testing::AssertionSuccess();
 }
 
+/*! Payload symbol s's record of frame fr in `out` (a format with pilot blocks: a record
+ *  per symbol) read back into e (N0 noise_var), the padding after it (up to the next
+ *  symbol's record, or the next frame's) checked untouched. */
+inline ::testing::AssertionResult read_symbol_record(const engine_outputs& out,
+                                                     const gr::gpumimo::core::estimate_items& items,
+                                                     std::size_t fr,
+                                                     std::size_t s,
+                                                     float noise_var,
+                                                     gr::gpumimo::core::channel_estimate& e)
+{
+    const unsigned char* record = out.records.data() + fr * out.record_stride + s * items.item_bytes();
+    gr::gpumimo::core::read_estimate_record(items, record, noise_var, e);
+    const std::size_t end = s + 1 < items.payload_symbols ? items.item_bytes()
+                                                          : out.record_stride - s * items.item_bytes();
+    for (std::size_t i = items.record_bytes(); i < end; i++)
+        if (record[i] != record_poison)
+            return ::testing::AssertionFailure() << "frame " << fr << " symbol " << s << ": byte " << i
+                                                 << " after the record was written";
+    return ::testing::AssertionSuccess();
+}
+
 /*! Batch b (valid, its records unset) refused with records closer together than a
  *  record's bytes, and taken with records a record apart. */
 inline void expect_record_spacing_checked(gr::gpumimo::core::chanest_engine& engine,
@@ -190,7 +260,7 @@ inline void expect_record_spacing_checked(gr::gpumimo::core::chanest_engine& eng
                                           int rx)
 {
     using namespace gr::gpumimo::core;
-    const std::size_t bytes = estimate_items_of(f, rx).record_bytes();
+    const std::size_t bytes = estimate_items_of(f, rx).frame_record_bytes(); // a frame's records
     std::vector<unsigned char> records(b.frames * bytes);
     std::vector<channel_estimate> estimates;
     b.records = records.data();
@@ -220,7 +290,7 @@ inline void run_chanest_engine(gr::gpumimo::core::chanest_engine& engine,
     out.payload.assign(std::size_t(rx), std::vector<cf>(frames * P, cf(NAN, NAN)));
     out.usable.assign(frames, 7);
     const estimate_items items = estimate_items_of(f, rx);
-    out.record_stride = records ? items.record_bytes() + 16 : 0;
+    out.record_stride = records ? items.frame_record_bytes() + 16 : 0;
     out.records.assign(frames * out.record_stride, record_poison);
     std::vector<host_registration> locks;
     std::vector<device_bytes> on_device; // [rx] inputs, then [rx] payloads

@@ -123,6 +123,14 @@ TEST(ChanestEngine, RefusesBatchesOfTheWrongForm)
     EXPECT_THROW(engine->estimate(b, estimates), std::invalid_argument);
     b.payload = out;
     gpumimo_test::expect_record_spacing_checked(*engine, b, f, 2);
+    // With pilot blocks a frame's records span its payload symbols' items.
+    const frame_format tracked = chanest_format("small", 2, 2, 1);
+    const auto tin = gpumimo_test::make_chanest_input(rng, tracked, 2, 2, 20.0, false);
+    auto tengine = make_chanest_engine(tracked, channel_estimator::lmmse, 2, "cpu", 0, nullptr, 2);
+    const auto tpointers = tin.pointers();
+    b.in = tpointers.data();
+    b.frame_at = tin.frame_at.data();
+    gpumimo_test::expect_record_spacing_checked(*tengine, b, tracked, 2);
     EXPECT_THROW(make_chanest_engine(f, channel_estimator::ls, 0, "cpu"), std::invalid_argument);
     EXPECT_THROW(make_chanest_engine(f, channel_estimator::ls, 2, "cpu", 0, nullptr, 0),
                  std::invalid_argument);
@@ -177,6 +185,64 @@ TEST(ChanestEngine, MarksFramesWithUnusableValues)
                 ASSERT_TRUE(close(out.estimates[fr].h[i], want.h[i], 1e-6)) << "h " << i;
             for (std::size_t i = 0; i < P * U; i++)
                 ASSERT_TRUE(close(out.payload[3][fr * P * U + i], want_payload[3 * P * U + i], 1e-6)) << i;
+        }
+    }
+}
+
+// Frames with pilot blocks (time tracking, frame format 4): the host engine held to the
+// references composed symbol by symbol (every block estimated with its own smoother,
+// each payload symbol's estimate interpolated, the tracker fed symbol by symbol, the
+// blocks left out of the payload), on a channel fading within the frame; each symbol's
+// record is its interpolated estimate, the frame's estimate its first block's.
+TEST(ChanestEngine, HostEngineTracksFramesWithPilotBlocks)
+{
+    auto rng = make_rng(4105);
+    struct shape {
+        const char* preset;
+        int streams, rx, payload, interval;
+        channel_estimator method;
+        std::size_t frames;
+    };
+    for (const shape& t : { shape{ "small", 2, 4, 10, 4, channel_estimator::lmmse, 4 },
+                            shape{ "small", 1, 2, 3, 1, channel_estimator::ls, 2 },
+                            shape{ "fft512", 4, 4, 9, 3, channel_estimator::dft, 2 } }) {
+        SCOPED_TRACE(std::string(t.preset) + " " + std::to_string(t.streams) + "x" + std::to_string(t.rx) +
+                     " " + to_string(t.method) + ", a block every " + std::to_string(t.interval));
+        const frame_format f = chanest_format(t.preset, t.streams, t.payload, t.interval);
+        ASSERT_GT(f.pilot_blocks(), 1);
+        const estimate_items items = estimate_items_of(f, t.rx);
+        ASSERT_TRUE(items.per_symbol);
+        const std::size_t U = std::size_t(f.num.used_carriers), P = std::size_t(t.payload);
+        const auto in = gpumimo_test::make_chanest_input(rng, f, t.rx, t.frames, 20.0, true, std::size_t(-1),
+                                                         std::size_t(-1), 0, 2e-4);
+        auto engine = make_chanest_engine(f, t.method, t.rx, "cpu", 0, nullptr, t.frames);
+        gpumimo_test::engine_outputs out;
+        run_chanest_engine(*engine, in, f, t.rx, gpumimo_test::buffers::pageable, out, true);
+        for (std::size_t fr = 0; fr < t.frames; fr++) {
+            SCOPED_TRACE("frame " + std::to_string(fr));
+            ASSERT_EQ(out.usable[fr], 1);
+            std::vector<cf> want_payload;
+            const std::vector<channel_estimate> want =
+                gpumimo_test::reference_tracked_chanest(f, t.method, t.rx, in, fr, want_payload);
+            // The frame's estimate: block 0's, which symbol 0 (w = 0 beside it) copies.
+            EXPECT_FLOAT_EQ(out.estimates[fr].noise_var, want[0].noise_var);
+            for (std::size_t s = 0; s < P; s++) {
+                SCOPED_TRACE("payload symbol " + std::to_string(s));
+                channel_estimate e;
+                ASSERT_TRUE(gpumimo_test::read_symbol_record(out, items, fr, s, want[s].noise_var, e));
+                ASSERT_EQ(e.h.size(), want[s].h.size());
+                for (std::size_t i = 0; i < e.h.size(); i++)
+                    ASSERT_TRUE(close(e.h[i], want[s].h[i], 1e-6)) << "h " << i;
+                for (std::size_t c = 0; c < U; c++)
+                    ASSERT_FLOAT_EQ(e.noise_eff[c], want[s].noise_eff[c]) << c;
+            }
+            // The channel moves between the blocks: the symbols' estimates differ.
+            EXPECT_NE(want[0].h[0], want[P - 1].h[0]);
+            for (int r = 0; r < t.rx; r++)
+                for (std::size_t i = 0; i < P * U; i++)
+                    ASSERT_TRUE(close(out.payload[std::size_t(r)][fr * P * U + i],
+                                      want_payload[std::size_t(r) * P * U + i], 1e-6))
+                        << "antenna " << r << " value " << i;
         }
     }
 }

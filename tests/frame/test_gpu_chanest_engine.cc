@@ -8,7 +8,9 @@
  * frame and a frame with NaN, Inf and out-of-range values (marked on the device, as the
  * host engine marks it), inputs and payload pageable, page-locked (copied by DMA in
  * place, as a block's registered stream buffers are) and in device memory (a stream
- * buffer between two GPU blocks), batches after one another on the same engine.
+ * buffer between two GPU blocks), batches after one another on the same engine; frames
+ * with pilot blocks on a fading channel (each payload symbol's record interpolated on
+ * the device, against the host engine's).
  * The smoother's float against the reference's double: the tolerances are
  * test_gpu_channel_smoother's. Outputs are poisoned before each call.
  */
@@ -48,6 +50,8 @@ TEST_F(GpuChanestEngine, MatchesTheHostEngine)
         buffers where;
         std::size_t damaged; // a frame with unusable values, or -1
         double phase_noise = 0; // per antenna: the tracker turns each antenna back by its own phase
+        int interval = 0;       // pilot blocks: each payload symbol's estimate interpolated
+        double doppler = 0;     // cycles per sample
     };
     const std::size_t none = std::size_t(-1);
     for (const shape& t : { shape{ "small", 1, 1, 1, channel_estimator::ls, 1, false, buffers::pageable, none },
@@ -57,22 +61,28 @@ TEST_F(GpuChanestEngine, MatchesTheHostEngine)
                             shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 6, false, buffers::page_locked, none },
                             shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 16, false, buffers::device, 7 },
                             shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 3, true, buffers::pageable, none },
-                            shape{ "small", 2, 4, 10, channel_estimator::lmmse, 6, true, buffers::page_locked, none, 1e-4 } }) {
+                            shape{ "small", 2, 4, 10, channel_estimator::lmmse, 6, true, buffers::page_locked, none, 1e-4 },
+                            shape{ "small", 2, 4, 10, channel_estimator::lmmse, 5, true, buffers::pageable, 1, 0, 4, 2e-4 },
+                            shape{ "small", 1, 2, 3, channel_estimator::ls, 3, false, buffers::page_locked, none, 0, 1, 2e-4 },
+                            shape{ "fft512", 4, 4, 9, channel_estimator::dft, 4, true, buffers::device, 3, 1e-5, 3, 2e-5 },
+                            shape{ "lte20", 4, 4, 9, channel_estimator::lmmse, 16, false, buffers::device, 5, 0, 4, 1e-6 } }) {
         const char* where[] = { "pageable", "page-locked", "device" };
         SCOPED_TRACE(std::string(t.preset) + " " + std::to_string(t.streams) + "x" +
                      std::to_string(t.rx) + " " + to_string(t.method) + ", " +
                      std::to_string(t.frames) + " frames" + (t.gaps ? ", gaps, " : ", ") +
                      where[int(t.where)] + ", damaged frame " + std::to_string(int(t.damaged)) +
-                     (t.phase_noise > 0 ? ", phase noise per antenna" : ""));
-        const frame_format f = chanest_format(t.preset, t.streams, t.payload);
+                     (t.phase_noise > 0 ? ", phase noise per antenna" : "") +
+                     (t.interval > 0 ? ", a pilot block every " + std::to_string(t.interval) : ""));
+        const frame_format f = chanest_format(t.preset, t.streams, t.payload, t.interval);
+        const estimate_items items = estimate_items_of(f, t.rx);
         const std::size_t U = std::size_t(f.num.used_carriers), P = std::size_t(t.payload);
         auto in = gpumimo_test::make_chanest_input(rng, f, t.rx, t.frames, 25.0, t.gaps,
-                                                   t.frames > 2 ? 2 : none, t.damaged, t.phase_noise);
+                                                   t.frames > 2 ? 2 : none, t.damaged, t.phase_noise, t.doppler);
         auto gpu = make_chanest_engine(f, t.method, t.rx, "cuda", 0, nullptr, t.frames);
         auto cpu = make_chanest_engine(f, t.method, t.rx, "cpu", 0, nullptr, t.frames);
         ASSERT_STREQ(gpu->backend(), "cuda");
         engine_outputs g, c;
-        run_chanest_engine(*cpu, in, f, t.rx, buffers::pageable, c);
+        run_chanest_engine(*cpu, in, f, t.rx, buffers::pageable, c, items.per_symbol);
         // Twice on the GPU: the second batch must not lean on the first's leftovers. The
         // first writes the estimates as records too (where the payload lies).
         for (int pass = 0; pass < 2; pass++) {
@@ -94,8 +104,20 @@ TEST_F(GpuChanestEngine, MatchesTheHostEngine)
                     ASSERT_LT(std::abs(e.h[i] - want.h[i]), 1e-2 * std::sqrt(n0) + 3e-4) << "h " << i;
                 for (std::size_t k = 0; k < U; k++)
                     ASSERT_NEAR(e.noise_eff[k], want.noise_eff[k], 5e-3 * want.noise_eff[k] + 1e-30) << k;
-                if (pass == 0) // the records straight from the device, the estimates through the host
-                    ASSERT_TRUE(gpumimo_test::record_matches_estimate(g, estimate_items_of(f, t.rx), fr));
+                if (pass == 0 && !items.per_symbol) // the records straight from the device, the estimates through the host
+                    ASSERT_TRUE(gpumimo_test::record_matches_estimate(g, items, fr));
+                // Pilot blocks: each payload symbol's record, interpolated on the device,
+                // against the host engine's.
+                for (std::size_t s = 0; pass == 0 && items.per_symbol && s < P; s++) {
+                    channel_estimate gs, cs;
+                    ASSERT_TRUE(gpumimo_test::read_symbol_record(g, items, fr, s, float(n0), gs)) << s;
+                    ASSERT_TRUE(gpumimo_test::read_symbol_record(c, items, fr, s, float(n0), cs)) << s;
+                    for (std::size_t i = 0; i < cs.h.size(); i++)
+                        ASSERT_LT(std::abs(gs.h[i] - cs.h[i]), 1e-2 * std::sqrt(n0) + 3e-4) << "symbol " << s << " h " << i;
+                    for (std::size_t k = 0; k < U; k++)
+                        ASSERT_NEAR(gs.noise_eff[k], cs.noise_eff[k], 5e-3 * cs.noise_eff[k] + 1e-30)
+                            << "symbol " << s << " carrier " << k;
+                }
                 // The payload turned back by the phase of the smoothed estimates: float
                 // rounding in h moves the phase by about |dh| / |h|.
                 for (int r = 0; r < t.rx; r++)

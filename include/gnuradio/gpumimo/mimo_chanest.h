@@ -33,10 +33,17 @@ namespace gpumimo {
  * detector takes as noise) and frame (count from 0): one H for the frame's group of
  * payload symbols, as gr-digital's ofdm_chanest_vcvc tags its taps.
  *
+ * pilot_interval (the transmitter's, frame format 4, docs/frame.md "Tracking in time"):
+ * frames with a block of pilot symbols after every pilot_interval payload symbols. Each
+ * block is estimated as the first, each payload symbol gets H interpolated between the
+ * blocks around it, and the blocks leave out: every payload symbol of output 0 carries
+ * a mimo_chan_est tag of its own (in the estimate output, a record per symbol).
+ *
  * Without equalized_outputs, one optional output after the antennas': the estimates as
  * a stream beside the payload (core::estimate_items: one item per payload symbol, the
- * frame's record of H and noise_eff spread over its payload symbols' items, in one copy
- * a batch), for mimo_detector's estimate input (make it with payload_symbols).
+ * frame's record of H and noise_eff spread over its payload symbols' items, or with
+ * pilot blocks each symbol's record in its item; in one copy a batch), for
+ * mimo_detector's estimate input (make it with payload_symbols and pilot_interval).
  * Connected, the tags carry no h and noise_eff (noise_var and frame only): no 150 KB
  * vector a frame on the host for lte20 4x4, and between two GPU blocks the estimates
  * stay on the device.
@@ -75,7 +82,8 @@ public:
                      bool equalized_outputs = false,
                      const std::string& backend = "auto",
                      int device = 0,
-                     bool device_buffers = true);
+                     bool device_buffers = true,
+                     int pilot_interval = 0);
 
     /*! Frames estimated and passed on. */
     virtual std::uint64_t frames() const = 0;

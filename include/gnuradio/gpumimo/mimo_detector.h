@@ -56,7 +56,9 @@ public:
      *  optional input after the antennas' for mimo_chanest's estimate output
      *  (core::estimate_items, one item per payload symbol): connected, each frame's H
      *  and noise per carrier come from there (in device memory between GPU blocks) and
-     *  the mimo_chan_est tags only mark where frames start. */
+     *  the mimo_chan_est tags only mark where frames start. pilot_interval: mimo_chanest's
+     *  (frames with pilot blocks: a record per payload symbol in that input, each
+     *  symbol tagged; without the input it takes no part). */
     static sptr make(const std::string& preset,
                      int streams,
                      const std::string& modulation,
@@ -67,7 +69,8 @@ public:
                      float int8_scale = 8.0f,
                      int device = 0,
                      bool device_buffers = true,
-                     int payload_symbols = 0);
+                     int payload_symbols = 0,
+                     int pilot_interval = 0);
 
     /*! The detector and its parameters. */
     virtual core::detector_spec detector() const = 0;

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * mimo_chanest's engine factory: the host engine (core::estimate_channels on a CPU
- * smoothing engine, core::phase_tracker), the backend choice and the fallback policy
+ * smoothing engine, core::phase_tracker; frames with pilot blocks one by one, each block
+ * estimated and each payload symbol's estimate interpolated), the backend choice and the fallback policy
  * (core/engine.h). The GPU engine is cuda/frame/gpu_chanest_engine.cu.
  */
 #include "detail/gpu_engines.h"
@@ -13,6 +14,7 @@
 #include <gnuradio/gpumimo/core/frame/phase_tracker.h>
 #include <gnuradio/gpumimo/core/limits.h>
 #include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
+#include <gnuradio/gpumimo/core/frame/time_tracking.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -41,7 +43,8 @@ public:
               max_frames)),
           d_tracker(frame),
           d_derotation(d_payload * std::size_t(rx)),
-          d_payload_in(std::size_t(rx))
+          d_payload_in(std::size_t(rx)),
+          d_weights(time_weights(frame))
     {
     }
     const char* backend() const override { return "cpu"; }
@@ -49,7 +52,9 @@ public:
 
     void estimate(const chanest_batch& b, std::vector<channel_estimate>& estimates) override
     {
-        detail::check_chanest_batch(b, max_frames(), d_frame.symbols(), d_items.record_bytes());
+        detail::check_chanest_batch(b, max_frames(), d_frame.symbols(), d_items.frame_record_bytes());
+        if (d_frame.pilot_blocks() > 1)
+            return estimate_tracked(b, estimates);
         // Each usable frame's training symbols of every antenna, [rx][symbol][carrier],
         // gathered for estimate_channels.
         const std::size_t per_frame = std::size_t(d_rx) * d_training * d_carriers;
@@ -87,19 +92,86 @@ public:
     }
 
 private:
-    // The usable frames' records: straight into host memory; into device memory (this
-    // engine standing in for the GPU one on a device-resident estimate stream) staged,
-    // in one copy.
+    // Frames with pilot blocks, one by one: each block estimated as the first, each
+    // payload symbol's estimate interpolated between the blocks around it (its record,
+    // and the phase tracker's reference for it), the payload turned back.
+    void estimate_tracked(const chanest_batch& b, std::vector<channel_estimate>& estimates)
+    {
+        const std::size_t S = std::size_t(d_frame.symbols()), B = std::size_t(d_frame.pilot_blocks());
+        if (estimates.size() < b.frames) // never shrunk: the estimates' vectors are reused
+            estimates.resize(b.frames);
+        if (d_blocks.size() < B)
+            d_blocks.resize(B);
+        d_frame_rx.resize(std::size_t(d_rx) * S * d_carriers);
+        unsigned char* records = record_target(b);
+        for (std::size_t f = 0; f < b.frames; f++) {
+            b.usable[f] = usable(b, f);
+            if (!b.usable[f])
+                continue;
+            for (int r = 0; r < d_rx; r++) // [rx][symbol][carrier], as estimate_channel takes it
+                std::copy_n(b.in[r] + b.frame_at[f] * d_carriers, S * d_carriers,
+                            d_frame_rx.data() + std::size_t(r) * S * d_carriers);
+            for (std::size_t k = 0; k < B; k++)
+                d_blocks[k] = estimate_channel(d_frame, d_frame_rx.data(), d_rx, int(S), *d_smoothing, int(k));
+            d_tracker.begin(d_rx);
+            for (std::size_t s = 0; s < d_payload; s++) {
+                const time_weight& tw = d_weights[s];
+                interpolate_estimate(d_blocks[std::size_t(tw.before)], d_blocks[std::size_t(tw.before) + 1],
+                                     tw.w, d_symbol);
+                for (int r = 0; r < d_rx; r++)
+                    d_payload_in[std::size_t(r)] = payload_symbol(r, s);
+                d_tracker.add_symbol(d_symbol, d_payload_in.data());
+                if (records)
+                    write_estimate_record(d_items, d_symbol,
+                                          records + f * b.record_stride + s * d_items.item_bytes());
+            }
+            d_tracker.finish(d_blocks[0].noise_var, d_derotation.data());
+            for (int r = 0; r < d_rx; r++)
+                for (std::size_t s = 0; s < d_payload; s++)
+                    turn(d_derotation[s * std::size_t(d_rx) + std::size_t(r)], payload_symbol(r, s),
+                         b.payload[r] + (f * d_payload + s) * d_carriers);
+            estimates[f] = d_blocks[0];
+        }
+        if (records)
+            land_records(b, records);
+    }
+
+    // Payload symbol s of the frame in d_frame_rx on antenna r (its place among the
+    // pilot blocks).
+    const std::complex<float>* payload_symbol(int r, std::size_t s) const
+    {
+        const std::size_t S = std::size_t(d_frame.symbols());
+        return d_frame_rx.data() +
+               (std::size_t(r) * S + std::size_t(d_frame.payload_symbol_index(int(s)))) * d_carriers;
+    }
+
+    // Where the records are written: the caller's host memory, or a host stage for
+    // records in device memory (this engine standing in for the GPU one on a
+    // device-resident estimate stream); null where none are asked for.
+    unsigned char* record_target(const chanest_batch& b)
+    {
+        if (!b.records)
+            return nullptr;
+        if (!is_device_memory(b.records))
+            return b.records;
+        d_record_stage.resize(b.frames * b.record_stride);
+        return d_record_stage.data();
+    }
+
+    // Staged records to the device, in one copy.
+    void land_records(const chanest_batch& b, const unsigned char* written)
+    {
+        if (written != b.records)
+            copy_bytes(b.records, written, (b.frames - 1) * b.record_stride + d_items.frame_record_bytes());
+    }
+
+    // The usable frames' records.
     void write_records(const chanest_batch& b, const std::vector<channel_estimate>& estimates)
     {
-        const bool on_device = is_device_memory(b.records);
-        if (on_device)
-            d_record_stage.resize(b.frames * b.record_stride);
-        unsigned char* to = on_device ? d_record_stage.data() : b.records;
+        unsigned char* to = record_target(b);
         for (std::size_t f : d_kept)
             write_estimate_record(d_items, estimates[f], to + f * b.record_stride);
-        if (on_device)
-            copy_bytes(b.records, to, (b.frames - 1) * b.record_stride + d_items.record_bytes());
+        land_records(b, to);
     }
 
     bool usable(const chanest_batch& b, std::size_t f) const
@@ -151,6 +223,12 @@ private:
     std::vector<std::complex<float>> d_derotation;            // [payload symbol][antenna]
     std::vector<const std::complex<float>*> d_payload_in;     // [rx]: a frame's payload
     std::vector<unsigned char> d_record_stage;                // [frame][record_stride]
+    // Frames with pilot blocks: each payload symbol's weights, one frame's symbols
+    // [rx][symbol][carrier], its blocks' estimates, one symbol's interpolated estimate.
+    const std::vector<time_weight> d_weights;
+    std::vector<std::complex<float>> d_frame_rx;
+    std::vector<channel_estimate> d_blocks;
+    channel_estimate d_symbol;
 };
 
 class chanest_with_fallback : public with_gpu_fallback<chanest_engine>
@@ -189,14 +267,6 @@ std::unique_ptr<chanest_engine> make_chanest_engine(const frame_format& frame,
                                                     std::string* reason,
                                                     std::size_t max_frames)
 {
-    // Its estimate stream carries one H per frame (core::estimate_items); a frame whose
-    // channel is tracked in time needs one per payload symbol.
-    if (frame.pilot_blocks() > 1)
-        throw std::invalid_argument(
-            "mimo_chanest: frames with pilot blocks (pilot_interval " +
-            std::to_string(frame.pilot_interval) +
-            ") are received by the fused receivers (fused_receiver, stream_receiver, "
-            "mimo_ofdm_rx with fused on); the chain of blocks takes pilot_interval 0");
     auto cpu = std::make_unique<host_chanest_engine>(frame, method, rx, max_frames);
     return std::make_unique<chanest_with_fallback>(
         std::move(cpu),

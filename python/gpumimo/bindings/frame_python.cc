@@ -108,17 +108,21 @@ void bind_frame(py::module& m)
 
     m.def(
         "estimate_item_bytes",
-        [](const std::string& preset, int streams, int antennas, int payload_symbols) {
-            if (streams < 1 || antennas < 1 || payload_symbols < 1)
-                throw std::invalid_argument("estimate_item_bytes: sizes must be >= 1");
+        [](const std::string& preset, int streams, int antennas, int payload_symbols, int pilot_interval) {
+            if (streams < 1 || antennas < 1 || payload_symbols < 1 || pilot_interval < 0)
+                throw std::invalid_argument("estimate_item_bytes: sizes must be >= 1, "
+                                            "pilot_interval >= 0");
             const core::numerology n = core::numerology_preset(preset);
             return core::estimate_items(std::size_t(n.used_carriers), std::size_t(antennas),
-                                        std::size_t(streams), std::size_t(payload_symbols))
+                                        std::size_t(streams), std::size_t(payload_symbols),
+                                        pilot_interval > 0)
                 .item_bytes();
         },
         py::arg("preset"), py::arg("streams"), py::arg("antennas"), py::arg("payload_symbols"),
+        py::arg("pilot_interval") = 0,
         "Bytes of one item of mimo_chanest's estimate output and mimo_detector's estimate "
-        "input (core::estimate_items): a frame's record over its payload symbols.");
+        "input (core::estimate_items): a frame's record over its payload symbols, or with "
+        "pilot blocks (pilot_interval > 0) one payload symbol's record.");
 
     m.def(
         "frame_info",

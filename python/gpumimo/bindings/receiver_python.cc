@@ -130,7 +130,8 @@ void bind_receiver(py::module& m)
              py::arg("equalized_outputs") = false,
              py::arg("backend") = "auto",
              py::arg("device") = 0,
-             py::arg("device_buffers") = true)
+             py::arg("device_buffers") = true,
+             py::arg("pilot_interval") = 0)
         .def("frames", &mimo_chanest::frames)
         .def("backend", &mimo_chanest::backend)
         .def("dropped_frames", &mimo_chanest::dropped_frames)
@@ -150,7 +151,8 @@ void bind_receiver(py::module& m)
                          float int8_scale,
                          int device,
                          bool device_buffers,
-                         int payload_symbols) {
+                         int payload_symbols,
+                         int pilot_interval) {
                  return mimo_detector::make(preset,
                                             streams,
                                             modulation,
@@ -161,7 +163,8 @@ void bind_receiver(py::module& m)
                                             int8_scale,
                                             device,
                                             device_buffers,
-                                            payload_symbols);
+                                            payload_symbols,
+                                            pilot_interval);
              }),
              py::arg("preset"),
              py::arg("streams"),
@@ -173,7 +176,8 @@ void bind_receiver(py::module& m)
              py::arg("int8_scale") = 8.0f,
              py::arg("device") = 0,
              py::arg("device_buffers") = true,
-             py::arg("payload_symbols") = 0)
+             py::arg("payload_symbols") = 0,
+             py::arg("pilot_interval") = 0)
         .def("detector", &mimo_detector::detector)
         .def(
             "set_detector",

@@ -36,7 +36,8 @@ struct chanest_batch {
     const std::size_t* frame_at = nullptr;
     std::size_t frames = 0;
     /*! [rx] -> out: the frames' payload symbols back to back, [frame][payload
-     *  symbol][used carrier], each symbol turned back by its common phase. Host memory
+     *  symbol][used carrier] (the pilot blocks of a frame tracked in time left out),
+     *  each symbol turned back by its phase. Host memory
      *  for the host engine; host or device memory (a device-resident stream buffer) for
      *  the GPU engine, as `in`. */
     std::complex<float>* const* payload = nullptr;
@@ -47,20 +48,24 @@ struct chanest_batch {
     unsigned char* usable = nullptr;
     /*! Where not null: frame f's estimate as mimo_chanest's estimate record
      *  (core::estimate_items: H, then the detectors' noise per carrier) at
-     *  records + f * record_stride bytes, in host or device memory as `payload`. An
-     *  unusable frame's record holds nothing of use. The GPU engine writes the records
-     *  on the device, so that the estimates reach a device-resident estimate stream
-     *  without going through the host. */
+     *  records + f * record_stride bytes, in host or device memory as `payload`. A frame
+     *  with pilot blocks has a record per payload symbol (its estimate interpolated in
+     *  time, core::interpolate_estimate): symbol s's at records + f * record_stride +
+     *  s * estimate_items::item_bytes(). An unusable frame's records hold nothing of
+     *  use. The GPU engine writes the records on the device, so that the estimates reach
+     *  a device-resident estimate stream without going through the host. */
     unsigned char* records = nullptr;
-    /*! Bytes from one frame's record to the next's, at least the record's bytes. */
+    /*! Bytes from one frame's records to the next's, at least
+     *  estimate_items::frame_record_bytes(). */
     std::size_t record_stride = 0;
 };
 
 /*!
  * \brief mimo_chanest's work on a batch of frames, on one backend: each frame's channel
  * estimate (core::estimate_channel: least squares, the noise variance, smoothing over
- * frequency, the effective noise) and its payload turned back by the tracking pilots'
- * common phase (core::phase_tracker).
+ * frequency, the effective noise; with pilot blocks each block's, and each payload
+ * symbol's interpolated between them, core/frame/time_tracking.h) and its payload turned
+ * back by the tracking pilots' phase (core::phase_tracker).
  *
  * The host engine is those references, frame by frame (the smoothing of a batch in one
  * smoothing_engine call); the GPU engine copies the frames in, runs the same steps as
@@ -77,7 +82,8 @@ public:
     /*! The most frames one estimate() call takes: the factory's max_frames. */
     virtual std::size_t max_frames() const = 0;
     /*! Estimates batch.frames (1..max_frames()) frames: estimates[f] gets frame f's
-     *  estimate (the vector grown to the batch, never shrunk: its estimates' storage is
+     *  estimate (a frame tracked in time: its first pilot block's; the symbols' own are
+     *  the records) (the vector grown to the batch, never shrunk: its estimates' storage is
      *  reused), batch.payload the frames' derotated payload, batch.usable which frames
      *  were usable (the others' samples are checked, not estimated: on the GPU where
      *  they lie, so that a device-resident input never comes to the host for it);

@@ -451,9 +451,16 @@ __global__ void __launch_bounds__(kFrameThreads) refine_kernel(const float2* x,
     }
 }
 
-// One block per found frame and antenna: the frame's raw samples' sums for the IQ state
-// (frame_corrector::correct: sum y^2, sum |y|^2, sum |y|^4, in double) and whether every
-// sample was usable. sums [frame][antenna][4], usable [frame][antenna].
+// A frame's IQ sums in kIqChunks parts, each a block: with one block per frame and
+// antenna the kernel ran on a few dozen of the H200's 132 SMs (12 us a frame of the
+// stream receiver against the correction's 3 us, which reads the same samples).
+constexpr unsigned kIqChunks = 16;
+
+// One block per found frame, antenna and chunk (blockIdx.z) of the frame: the chunk's
+// raw samples' sums for the IQ state (frame_corrector::correct: sum y^2, sum |y|^2,
+// sum |y|^4, in double) and whether every sample was usable. sums
+// [frame][antenna][chunk][4], usable [frame][antenna][chunk]; correct_kernel adds the
+// chunks up in order (frame_iq_sums).
 __global__ void __launch_bounds__(kFrameThreads) iq_sums_kernel(const float2* x,
                                                                 std::size_t stride,
                                                                 unsigned len,
@@ -469,13 +476,15 @@ __global__ void __launch_bounds__(kFrameThreads) iq_sums_kernel(const float2* x,
     };
     using reduce = cub::BlockReduce<four, kFrameThreads>;
     __shared__ typename reduce::TempStorage tmp;
-    const unsigned f = blockIdx.x;
+    const unsigned f = blockIdx.x, chunk = blockIdx.z;
     const int a = blockIdx.y;
     if (f >= totals->frames)
         return;
     const std::size_t start = std::size_t(a) * stride + frames[f].start;
+    const unsigned per = (len + kIqChunks - 1) / kIqChunks;
+    const unsigned from = chunk * per, to = min(len, from + per);
     four acc{ 0, 0, 0, 0, 1 };
-    for (unsigned t = threadIdx.x; t < len; t += blockDim.x) {
+    for (unsigned t = from + threadIdx.x; t < to; t += blockDim.x) {
         const float2 v = x[start + t];
         acc.ok &= gc::usable2(v) ? 1 : 0; // every sample, as the corrector's check
         if (t >= learn)
@@ -490,13 +499,30 @@ __global__ void __launch_bounds__(kFrameThreads) iq_sums_kernel(const float2* x,
         return four{ u.a_re + v.a_re, u.a_im + v.a_im, u.b + v.b, u.d + v.d, u.ok & v.ok };
     });
     if (threadIdx.x == 0) {
-        const std::size_t i = std::size_t(f) * gridDim.y + a;
+        const std::size_t i = (std::size_t(f) * gridDim.y + a) * kIqChunks + chunk;
         sums[i * 4 + 0] = s.a_re;
         sums[i * 4 + 1] = s.a_im;
         sums[i * 4 + 2] = s.b;
         sums[i * 4 + 3] = s.d;
         usable[i] = s.ok;
     }
+}
+
+// Frame g's IQ sums on antenna a, its chunks added in order, into q[4]; whether all of
+// the frame's samples were usable on every antenna.
+__device__ inline bool frame_iq_sums(const double* iq_sums, const int* iq_usable, unsigned g, int a, int antennas,
+                                     double* q)
+{
+    bool all = true;
+    for (int b = 0; b < antennas; b++)
+        for (unsigned k = 0; k < kIqChunks; k++)
+            all = all && iq_usable[(std::size_t(g) * antennas + b) * kIqChunks + k];
+    for (int i = 0; i < 4; i++)
+        q[i] = 0;
+    for (unsigned k = 0; k < kIqChunks; k++)
+        for (int i = 0; i < 4; i++)
+            q[i] += iq_sums[((std::size_t(g) * antennas + a) * kIqChunks + k) * 4 + i];
+    return all;
 }
 
 // out[a][f][t] = x[a][start + t] e^{-2 pi i cfo t}, and damaged[f] where a sample of the
@@ -535,13 +561,9 @@ __global__ void correct_kernel(const float2* x,
         iq_beta(s, &br, &bi); // frame 0's
         const unsigned upto = last ? frames_found : f;
         for (unsigned g = 0; g < upto; g++) {
-            bool all = true;
-            for (int b = 0; b < antennas; b++)
-                all = all && iq_usable[std::size_t(g) * antennas + b];
-            if (all) {
-                const double* q = iq_sums + (std::size_t(g) * antennas + a) * 4;
+            double q[4];
+            if (frame_iq_sums(iq_sums, iq_usable, g, a, antennas, q))
                 iq_learn(s, q[0], q[1], q[2], q[3]);
-            }
             if (g + 1 == f)
                 iq_beta(s, &br, &bi); // after the frames before f
         }
@@ -612,8 +634,8 @@ gpu_frame_sync::gpu_frame_sync(const frame_format& frame,
         q = gc::device_buffer<iq_state>(std::size_t(antennas));
         GPUMIMO_CUDA_CHECK(cudaMemset(q.get(), 0, std::size_t(antennas) * sizeof(iq_state)));
     }
-    d_iq_sums = gc::device_buffer<double>(max_frames * std::size_t(antennas) * 4);
-    d_iq_usable = gc::device_buffer<int>(max_frames * std::size_t(antennas));
+    d_iq_sums = gc::device_buffer<double>(max_frames * std::size_t(antennas) * kIqChunks * 4);
+    d_iq_usable = gc::device_buffer<int>(max_frames * std::size_t(antennas) * kIqChunks);
     d_out = gc::device_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
     if (host_output)
         d_host_out = gc::pinned_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
@@ -712,7 +734,7 @@ sync_call_result gpu_frame_sync::search_on_device(const std::complex<float>* con
             d_cfo.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("refine_kernel");
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_damaged.get(), 0, max_frames * sizeof(int), st));
-        iq_sums_kernel<<<dim3(unsigned(max_frames), unsigned(d_antennas)), kFrameThreads, 0, st>>>(
+        iq_sums_kernel<<<dim3(unsigned(max_frames), unsigned(d_antennas), kIqChunks), kFrameThreads, 0, st>>>(
             x, d_cap, unsigned(d_len), unsigned(iq_learning_samples(d_frame)), d_found.get(), d_totals.get(),
             d_iq_sums.get(), d_iq_usable.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("iq_sums_kernel");

@@ -213,7 +213,7 @@ void sweep(algorithm a, const detector_params& params = detector_params())
 {
     auto rng = make_rng(100 + int(a));
     const std::pair<int, int> sizes[] = {
-        { 2, 2 }, { 4, 4 }, { 8, 8 }, { 2, 4 }, { 3, 5 }
+        { 2, 2 }, { 4, 4 }, { 8, 8 }, { 2, 4 }, { 3, 5 }, { 1, 3 }, { 6, 7 }
     };
     for (auto [nt, nr] : sizes)
         for (modulation mod : mods_for(a, nt)) {

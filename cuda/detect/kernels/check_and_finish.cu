@@ -11,6 +11,7 @@
 #include "detect/kernels/chunk_args.cuh"
 
 #include <cfloat>
+#include <stdexcept>
 
 namespace gr {
 namespace gpumimo {
@@ -22,7 +23,10 @@ namespace {
 // smallest R_kk of the unsorted QR above 1e-6 ||H||_F. R^H R = G = H^H H, so R_kk^2 are
 // the pivots of G's Cholesky factorisation: an nt x nt factorisation of a Hermitian
 // matrix in double instead of Gram-Schmidt over all of H (in double the squared
-// condition number costs nothing at a threshold of 1e-12 on R_kk^2).
+// condition number costs nothing at a threshold of 1e-12 on R_kk^2). NT, the streams,
+// at compile time: the factor's loops unrolled, the factor in registers rather than in
+// local memory (with a run-time nt it was indexed at run time).
+template <int NT>
 __global__ void check_channels_kernel(chunk_args a)
 {
     extern __shared__ __align__(16) unsigned char smem[];
@@ -32,7 +36,8 @@ __global__ void check_channels_kernel(chunk_args a)
     const std::size_t c = c0 + threadIdx.x;
     if (c >= a.nch)
         return;
-    const int nt = a.nt, nr = a.nr;
+    constexpr int nt = NT;
+    const int nr = a.nr;
     // N0 finite and > 0, here rather than in a host pass before the pipeline (a pass
     // over 4 MB per 2^20 vectors that nothing overlapped). A bad N0 marks its channel:
     // its vectors' LLRs are zeroed like those of a bad H.
@@ -58,10 +63,11 @@ __global__ void check_channels_kernel(chunk_args a)
         return;
     }
     // Lower triangle of G, column by column, overwritten by its Cholesky factor L.
-    constexpr int kMaxNt = 8;
-    cplx<double> l[kMaxNt * (kMaxNt + 1) / 2];
+    cplx<double> l[NT * (NT + 1) / 2];
     auto at = [](int i, int j) { return i * (i + 1) / 2 + j; }; // i >= j
+#pragma unroll
     for (int i = 0; i < nt; i++)
+#pragma unroll
         for (int j = 0; j <= i; j++) {
             cplx<double> g{ 0.0, 0.0 };
             for (int r = 0; r < nr; r++)
@@ -70,15 +76,19 @@ __global__ void check_channels_kernel(chunk_args a)
             l[at(i, j)] = g;
         }
     double min_pivot = INFINITY;
+#pragma unroll
     for (int k = 0; k < nt; k++) {
         double d = l[at(k, k)].re;
+#pragma unroll
         for (int j = 0; j < k; j++)
             d -= norm2(l[at(k, j)]);
         min_pivot = fmin(min_pivot, d);
         const double lkk = d > 0.0 ? sqrt(d) : 0.0;
         l[at(k, k)] = { lkk, 0.0 };
+#pragma unroll
         for (int i = k + 1; i < nt; i++) {
             cplx<double> s = l[at(i, k)];
+#pragma unroll
             for (int j = 0; j < k; j++)
                 s = s - l[at(i, j)] * cplx<double>{ l[at(k, j)].re, -l[at(k, j)].im };
             l[at(i, k)] = lkk > 0.0 ? cplx<double>{ s.re / lkk, s.im / lkk }
@@ -126,19 +136,33 @@ __global__ void finish_kernel(chunk_args a)
 
 } // namespace
 
+namespace {
+template <int NT>
+void launch_check(const chunk_args& a, cudaStream_t s)
+{
+    const int threads = block_threads_for(std::size_t(a.nr) * NT * sizeof(cplx<double>));
+    const std::size_t smem = std::size_t(threads) * a.nr * NT * sizeof(cplx<double>);
+    allow_dynamic_smem(check_channels_kernel<NT>, smem);
+    check_channels_kernel<NT><<<unsigned((a.nch + threads - 1) / threads), threads, smem, s>>>(a);
+    GPUMIMO_CUDA_CHECK_LAUNCH("check_channels_kernel");
+}
+} // namespace
+
 void launch_check_channels(const chunk_args& a, cudaStream_t s)
 {
     if (a.nch == 0)
         return;
-    const int threads =
-        block_threads_for(std::size_t(a.nr) * a.nt * sizeof(cplx<double>));
-    const std::size_t smem = std::size_t(threads) * a.nr * a.nt * sizeof(cplx<double>);
-    allow_dynamic_smem(check_channels_kernel, smem);
-    check_channels_kernel<<<unsigned((a.nch + threads - 1) / threads),
-                            threads,
-                            smem,
-                            s>>>(a);
-    GPUMIMO_CUDA_CHECK_LAUNCH("check_channels_kernel");
+    switch (a.nt) {
+    case 1: return launch_check<1>(a, s);
+    case 2: return launch_check<2>(a, s);
+    case 3: return launch_check<3>(a, s);
+    case 4: return launch_check<4>(a, s);
+    case 5: return launch_check<5>(a, s);
+    case 6: return launch_check<6>(a, s);
+    case 7: return launch_check<7>(a, s);
+    case 8: return launch_check<8>(a, s);
+    default: throw std::invalid_argument("check_channels: nt must be 1 to 8");
+    }
 }
 
 void launch_finish(const chunk_args& a, cudaStream_t s)

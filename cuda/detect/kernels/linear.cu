@@ -14,13 +14,13 @@
 #include "detect/kernels/linear.cuh"
 #include "detect/gpu_registry.cuh"
 
+#include <stdexcept>
+
 namespace gr {
 namespace gpumimo {
 namespace cuda {
 
 namespace {
-
-constexpr int kMaxNt = 8;
 
 template <typename real>
 struct linear_workspace {
@@ -52,65 +52,88 @@ __device__ inline cplx<real> cdiv(cplx<real> a, cplx<real> b)
     return { (a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d };
 }
 
-template <typename real>
-__global__ void linear_prep_kernel(chunk_args a, bool mmse, linear_workspace<real> w)
+// NT, the streams, at compile time: the matrices sized and their loops unrolled, so
+// that they live in registers (with the run-time nt and kMaxNt-sized arrays the pivot's
+// row swap indexed them at run time and put them in local memory: 37 us of 157 a frame
+// of the stream receiver with time tracking on the H200, one matrix per vector).
+template <typename real, int NT>
+__global__ void __launch_bounds__(64) linear_prep_kernel(chunk_args a, bool mmse, linear_workspace<real> w)
 {
     const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     if (c >= a.nch)
         return;
-    const int nt = a.nt, nr = a.nr;
-    const float2* h = a.h + c * nr * nt;
+    const int nr = a.nr;
+    const float2* h = a.h + c * nr * NT;
     const real n0 = real(a.scalar_noise ? a.noise[0] : a.noise[c]);
-    cplx<real> g[kMaxNt][kMaxNt], inv[kMaxNt][kMaxNt];
-    for (int i = 0; i < nt; i++)
-        for (int j = 0; j < nt; j++) {
+    cplx<real> g[NT][NT], inv[NT][NT];
+#pragma unroll
+    for (int i = 0; i < NT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
             cplx<real> acc{ 0, 0 };
             for (int r = 0; r < nr; r++)
-                acc = acc + conj_mul(from_float2<real>(h[r * nt + i]),
-                                     from_float2<real>(h[r * nt + j]));
+                acc = acc + conj_mul(from_float2<real>(h[r * NT + i]),
+                                     from_float2<real>(h[r * NT + j]));
             g[i][j] = acc;
             inv[i][j] = { real(i == j), 0 };
         }
     if (mmse)
-        for (int k = 0; k < nt; k++)
+#pragma unroll
+        for (int k = 0; k < NT; k++)
             g[k][k].re += n0;
-    for (int col = 0; col < nt; col++) {
+    // Gauss-Jordan with partial pivoting, as linalg::inverse (the CPU reference).
+#pragma unroll
+    for (int col = 0; col < NT; col++) {
         int pivot = col;
-        for (int r = col + 1; r < nt; r++)
-            if (cabs(g[r][col]) > cabs(g[pivot][col]))
+        real best = cabs(g[col][col]);
+#pragma unroll
+        for (int r = col + 1; r < NT; r++) {
+            const real v = cabs(g[r][col]);
+            if (v > best) {
                 pivot = r;
-        if (pivot != col)
-            for (int cc = 0; cc < nt; cc++) {
-                cplx<real> t = g[col][cc];
-                g[col][cc] = g[pivot][cc];
-                g[pivot][cc] = t;
-                t = inv[col][cc];
-                inv[col][cc] = inv[pivot][cc];
-                inv[pivot][cc] = t;
+                best = v;
             }
+        }
+#pragma unroll
+        for (int r = col + 1; r < NT; r++) // the swap with compile-time rows: registers
+            if (r == pivot)
+#pragma unroll
+                for (int cc = 0; cc < NT; cc++) {
+                    cplx<real> t = g[col][cc];
+                    g[col][cc] = g[r][cc];
+                    g[r][cc] = t;
+                    t = inv[col][cc];
+                    inv[col][cc] = inv[r][cc];
+                    inv[r][cc] = t;
+                }
         const cplx<real> d = g[col][col];
-        for (int cc = 0; cc < nt; cc++) {
+#pragma unroll
+        for (int cc = 0; cc < NT; cc++) {
             g[col][cc] = cdiv(g[col][cc], d);
             inv[col][cc] = cdiv(inv[col][cc], d);
         }
-        for (int r = 0; r < nt; r++) {
+#pragma unroll
+        for (int r = 0; r < NT; r++) {
             if (r == col)
                 continue;
             const cplx<real> f = g[r][col];
-            for (int cc = 0; cc < nt; cc++) {
+#pragma unroll
+            for (int cc = 0; cc < NT; cc++) {
                 g[r][cc] = g[r][cc] - f * g[col][cc];
                 inv[r][cc] = inv[r][cc] - f * inv[col][cc];
             }
         }
     }
-    for (int k = 0; k < nt; k++) {
+#pragma unroll
+    for (int k = 0; k < NT; k++) {
         for (int r = 0; r < nr; r++) {
             cplx<real> acc{ 0, 0 }; // W = A H^H: W[k][r] = sum_j A[k][j] conj(H[r][j])
-            for (int j = 0; j < nt; j++) {
-                const cplx<real> hrj = from_float2<real>(h[r * nt + j]);
+#pragma unroll
+            for (int j = 0; j < NT; j++) {
+                const cplx<real> hrj = from_float2<real>(h[r * NT + j]);
                 acc = acc + inv[k][j] * cplx<real>{ hrj.re, -hrj.im };
             }
-            w.w[(c * nt + k) * nr + r] = acc;
+            w.w[(c * NT + k) * nr + r] = acc;
         }
         const real akk = inv[k][k].re;
         // mu_k = 1 - N0 A_kk, and where that cancels (below 1e-2: an SINR below -20 dB)
@@ -120,19 +143,40 @@ __global__ void linear_prep_kernel(chunk_args a, bool mmse, linear_workspace<rea
             gain = real(1) - n0 * akk;
             if (!(gain > real(core::mmse_gain_exact_below))) {
                 gain = 0;
-                for (int j = 0; j < nt; j++) {
+#pragma unroll
+                for (int j = 0; j < NT; j++) {
                     cplx<real> gjk{ 0, 0 }; // (H^H H)_jk
                     for (int r = 0; r < nr; r++)
-                        gjk = gjk + conj_mul(from_float2<real>(h[r * nt + j]),
-                                             from_float2<real>(h[r * nt + k]));
+                        gjk = gjk + conj_mul(from_float2<real>(h[r * NT + j]),
+                                             from_float2<real>(h[r * NT + k]));
                     gain += (inv[k][j] * gjk).re;
                 }
             }
             gain = fmin(fmax(gain, smallest_normal<real>()), real(1));
         }
-        w.gain[c * nt + k] = gain;
-        w.var[c * nt + k] = fmax(n0 * akk / gain, smallest_normal<real>());
+        w.gain[c * NT + k] = gain;
+        w.var[c * NT + k] = fmax(n0 * akk / gain, smallest_normal<real>());
     }
+}
+
+// The prep kernel for the run-time nt (1..kMaxNt).
+template <typename real>
+void launch_prep(const chunk_args& a, bool mmse, const linear_workspace<real>& w, cudaStream_t s)
+{
+    const int t1 = 64;
+    const unsigned blocks = unsigned((a.nch + t1 - 1) / t1);
+    switch (a.nt) {
+    case 1: linear_prep_kernel<real, 1><<<blocks, t1, 0, s>>>(a, mmse, w); break;
+    case 2: linear_prep_kernel<real, 2><<<blocks, t1, 0, s>>>(a, mmse, w); break;
+    case 3: linear_prep_kernel<real, 3><<<blocks, t1, 0, s>>>(a, mmse, w); break;
+    case 4: linear_prep_kernel<real, 4><<<blocks, t1, 0, s>>>(a, mmse, w); break;
+    case 5: linear_prep_kernel<real, 5><<<blocks, t1, 0, s>>>(a, mmse, w); break;
+    case 6: linear_prep_kernel<real, 6><<<blocks, t1, 0, s>>>(a, mmse, w); break;
+    case 7: linear_prep_kernel<real, 7><<<blocks, t1, 0, s>>>(a, mmse, w); break;
+    case 8: linear_prep_kernel<real, 8><<<blocks, t1, 0, s>>>(a, mmse, w); break;
+    default: throw std::invalid_argument("linear detector: nt must be 1 to 8");
+    }
+    GPUMIMO_CUDA_CHECK_LAUNCH("linear_prep_kernel");
 }
 
 template <typename real>
@@ -178,9 +222,7 @@ template <typename real>
 void launch(const chunk_args& a, bool mmse, void* ws, cudaStream_t s)
 {
     const linear_workspace<real> w = carve<real>(ws, a.nch, a.nt, a.nr);
-    const int t1 = 64;
-    linear_prep_kernel<real><<<unsigned((a.nch + t1 - 1) / t1), t1, 0, s>>>(a, mmse, w);
-    GPUMIMO_CUDA_CHECK_LAUNCH("linear_prep_kernel");
+    launch_prep(a, mmse, w, s);
     const int t2 = 128;
     const std::size_t jobs = a.n * a.nt;
     linear_kernel<real><<<unsigned((jobs + t2 - 1) / t2), t2, 0, s>>>(a, w);

@@ -460,7 +460,7 @@ constexpr unsigned kIqChunks = 16;
 // raw samples' sums for the IQ state (frame_corrector::correct: sum y^2, sum |y|^2,
 // sum |y|^4, in double) and whether every sample was usable. sums
 // [frame][antenna][chunk][4], usable [frame][antenna][chunk]; correct_kernel adds the
-// chunks up in order (frame_iq_sums).
+// chunks up in order (iq_reduce_kernel).
 __global__ void __launch_bounds__(kFrameThreads) iq_sums_kernel(const float2* x,
                                                                 std::size_t stride,
                                                                 unsigned len,
@@ -508,21 +508,34 @@ __global__ void __launch_bounds__(kFrameThreads) iq_sums_kernel(const float2* x,
     }
 }
 
-// Frame g's IQ sums on antenna a, its chunks added in order, into q[4]; whether all of
-// the frame's samples were usable on every antenna.
-__device__ inline bool frame_iq_sums(const double* iq_sums, const int* iq_usable, unsigned g, int a, int antennas,
-                                     double* q)
+// One block per found frame, a thread per antenna: the frame's chunks added in order
+// into sums [frame][antenna][4], and usable [frame] 1 where every chunk of every antenna
+// was usable (what correct_kernel's learning reads; once here rather than in each of its
+// blocks).
+__global__ void iq_reduce_kernel(const double* chunk_sums,
+                                 const int* chunk_usable,
+                                 int antennas,
+                                 const gpu_sync_totals* totals,
+                                 double* sums,
+                                 int* usable)
 {
-    bool all = true;
-    for (int b = 0; b < antennas; b++)
-        for (unsigned k = 0; k < kIqChunks; k++)
-            all = all && iq_usable[(std::size_t(g) * antennas + b) * kIqChunks + k];
-    for (int i = 0; i < 4; i++)
-        q[i] = 0;
+    const unsigned f = blockIdx.x;
+    const int a = int(threadIdx.x);
+    if (f >= totals->frames || a >= antennas)
+        return;
+    double q[4] = { 0, 0, 0, 0 };
     for (unsigned k = 0; k < kIqChunks; k++)
         for (int i = 0; i < 4; i++)
-            q[i] += iq_sums[((std::size_t(g) * antennas + a) * kIqChunks + k) * 4 + i];
-    return all;
+            q[i] += chunk_sums[((std::size_t(f) * antennas + a) * kIqChunks + k) * 4 + i];
+    for (int i = 0; i < 4; i++)
+        sums[(std::size_t(f) * antennas + a) * 4 + i] = q[i];
+    if (a == 0) {
+        int all = 1;
+        for (int b = 0; b < antennas; b++)
+            for (unsigned k = 0; k < kIqChunks; k++)
+                all &= chunk_usable[(std::size_t(f) * antennas + b) * kIqChunks + k];
+        usable[f] = all;
+    }
 }
 
 // out[a][f][t] = x[a][start + t] e^{-2 pi i cfo t}, and damaged[f] where a sample of the
@@ -561,9 +574,10 @@ __global__ void correct_kernel(const float2* x,
         iq_beta(s, &br, &bi); // frame 0's
         const unsigned upto = last ? frames_found : f;
         for (unsigned g = 0; g < upto; g++) {
-            double q[4];
-            if (frame_iq_sums(iq_sums, iq_usable, g, a, antennas, q))
+            if (iq_usable[g]) {
+                const double* q = iq_sums + (std::size_t(g) * antennas + a) * 4;
                 iq_learn(s, q[0], q[1], q[2], q[3]);
+            }
             if (g + 1 == f)
                 iq_beta(s, &br, &bi); // after the frames before f
         }
@@ -634,8 +648,10 @@ gpu_frame_sync::gpu_frame_sync(const frame_format& frame,
         q = gc::device_buffer<iq_state>(std::size_t(antennas));
         GPUMIMO_CUDA_CHECK(cudaMemset(q.get(), 0, std::size_t(antennas) * sizeof(iq_state)));
     }
-    d_iq_sums = gc::device_buffer<double>(max_frames * std::size_t(antennas) * kIqChunks * 4);
-    d_iq_usable = gc::device_buffer<int>(max_frames * std::size_t(antennas) * kIqChunks);
+    d_iq_chunk_sums = gc::device_buffer<double>(max_frames * std::size_t(antennas) * kIqChunks * 4);
+    d_iq_chunk_usable = gc::device_buffer<int>(max_frames * std::size_t(antennas) * kIqChunks);
+    d_iq_sums = gc::device_buffer<double>(max_frames * std::size_t(antennas) * 4);
+    d_iq_usable = gc::device_buffer<int>(max_frames);
     d_out = gc::device_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
     if (host_output)
         d_host_out = gc::pinned_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
@@ -736,8 +752,12 @@ sync_call_result gpu_frame_sync::search_on_device(const std::complex<float>* con
         GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_damaged.get(), 0, max_frames * sizeof(int), st));
         iq_sums_kernel<<<dim3(unsigned(max_frames), unsigned(d_antennas), kIqChunks), kFrameThreads, 0, st>>>(
             x, d_cap, unsigned(d_len), unsigned(iq_learning_samples(d_frame)), d_found.get(), d_totals.get(),
-            d_iq_sums.get(), d_iq_usable.get());
+            d_iq_chunk_sums.get(), d_iq_chunk_usable.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("iq_sums_kernel");
+        iq_reduce_kernel<<<unsigned(max_frames), 32, 0, st>>>(d_iq_chunk_sums.get(), d_iq_chunk_usable.get(),
+                                                               d_antennas, d_totals.get(), d_iq_sums.get(),
+                                                               d_iq_usable.get());
+        GPUMIMO_CUDA_CHECK_LAUNCH("iq_reduce_kernel");
         const dim3 grid(unsigned((d_len + kFrameThreads - 1) / kFrameThreads), unsigned(max_frames));
         correct_kernel<<<grid, kFrameThreads, 0, st>>>(x, d_cap, d_antennas, unsigned(d_len),
                                                        unsigned(d_max_frames), d_found.get(),

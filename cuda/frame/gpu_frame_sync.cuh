@@ -94,8 +94,8 @@ private:
     // [frame][antenna].
     cuda::device_buffer<iq_state> d_iq[2];
     int d_iq_current = 0;
-    cuda::device_buffer<double> d_iq_sums;
-    cuda::device_buffer<int> d_iq_usable;
+    cuda::device_buffer<double> d_iq_chunk_sums, d_iq_sums; // [frame][antenna]([chunk])[4]
+    cuda::device_buffer<int> d_iq_chunk_usable, d_iq_usable; // [frame][antenna][chunk], [frame]
     cuda::device_buffer<float2> d_out; // [antenna][max_frames][samples]
     cuda::pinned_buffer<float2> d_host_out; // host_output only
     cuda::pinned_buffer<gpu_sync_found> d_host_found;

@@ -57,7 +57,7 @@ __device__ inline cplx<real> cdiv(cplx<real> a, cplx<real> b)
 // row swap indexed them at run time and put them in local memory: 37 us of 157 a frame
 // of the stream receiver with time tracking on the H200, one matrix per vector).
 template <typename real, int NT>
-__global__ void __launch_bounds__(64) linear_prep_kernel(chunk_args a, bool mmse, linear_workspace<real> w)
+__global__ void __launch_bounds__(32) linear_prep_kernel(chunk_args a, bool mmse, linear_workspace<real> w)
 {
     const std::size_t c = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     if (c >= a.nch)
@@ -163,7 +163,10 @@ __global__ void __launch_bounds__(64) linear_prep_kernel(chunk_args a, bool mmse
 template <typename real>
 void launch_prep(const chunk_args& a, bool mmse, const linear_workspace<real>& w, cudaStream_t s)
 {
-    const int t1 = 64;
+    // A warp a block: a thread's matrix is a long chain of dependent steps, so the
+    // kernel spreads over as many SMs as it can (a chunk's few thousand matrices in
+    // blocks of 64 left most of the H200's 132 SMs to other kernels' warps).
+    const int t1 = 32;
     const unsigned blocks = unsigned((a.nch + t1 - 1) / t1);
     switch (a.nt) {
     case 1: linear_prep_kernel<real, 1><<<blocks, t1, 0, s>>>(a, mmse, w); break;

@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The repository's measuring tools whose figures go into docs/performance.md:
 scripts/gpu_timeline.py (the GPU timeline's summary) on a trace whose answers are known
-by hand."""
+by hand; apps/peer/sionna_peer.py's own arithmetic (its SNR grid and the SNR at BER
+1e-2), which runs here without Sionna."""
 
 import pathlib
 import re
@@ -12,6 +13,7 @@ import sys
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
 TIMELINE = SOURCE / "scripts" / "gpu_timeline.py"
+PEER = SOURCE / "apps" / "peer" / "sionna_peer.py"
 
 
 def summarise(tmp_path, lines, *args):
@@ -66,3 +68,24 @@ def test_timeline_window_from_the_end(tmp_path):
     ], "--end-margin", "0.00005", "--span", "0.0001")  # window 50-150 us
     assert "window 0.000 s (0.000 s after the first record)" in text
     assert percent(text, "GPU running a kernel") == 50.0  # 50-100 of 50-150
+
+
+def test_sionna_peer_snr_grid_and_crossing():
+    """The peer tool's loss is the difference of two crossings of BER 1e-2, each
+    log-linear between the points around it: 1e-1 at 10 dB and 1e-3 at 20 dB cross at 15
+    dB; a curve that never reaches 1e-2 has none; a point of 0 errors just below 1e-2
+    takes its own SNR. Bad grids are refused."""
+    import argparse
+    import importlib.util
+    import pytest
+    spec = importlib.util.spec_from_file_location("sionna_peer", PEER)
+    peer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(peer)  # imports no Sionna: main() does
+    assert peer.parse_snr("8:2:14") == [8, 10, 12, 14]
+    for bad in ("8:0:14", "14:2:8", "1:2", "0:0.001:30"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            peer.parse_snr(bad)
+    assert abs(peer.snr_at([10, 20], [1e-1, 1e-3]) - 15) < 1e-12
+    assert abs(peer.snr_at([0, 10, 20, 30], [0.3, 1e-1, 1e-3, 0]) - 15) < 1e-12
+    assert peer.snr_at([10, 20], [0.2, 0.05]) is None
+    assert peer.snr_at([10, 20], [0.02, 0]) == 20

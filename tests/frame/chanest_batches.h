@@ -112,6 +112,26 @@ inline chanest_input make_chanest_input(std::mt19937_64& rng,
     return in;
 }
 
+/*! A frame's payload symbols ([rx][symbol][carrier] of `frame`, the pilot blocks left
+ *  out) turned back symbol by symbol by derotation ([payload symbol][antenna]) into
+ *  payload ([rx][payload symbol][carrier]). */
+inline void turn_back_payload(const gr::gpumimo::core::frame_format& f,
+                              const std::vector<std::complex<float>>& frame,
+                              const std::vector<std::complex<float>>& derotation,
+                              int rx,
+                              std::vector<std::complex<float>>& payload)
+{
+    const std::size_t U = std::size_t(f.num.used_carriers), S = std::size_t(f.symbols());
+    const std::size_t P = std::size_t(f.payload_symbols);
+    payload.assign(std::size_t(rx) * P * U, {});
+    for (int r = 0; r < rx; r++)
+        for (std::size_t s = 0; s < P; s++)
+            for (std::size_t k = 0; k < U; k++)
+                payload[(std::size_t(r) * P + s) * U + k] =
+                    derotation[s * std::size_t(rx) + std::size_t(r)] *
+                    frame[(std::size_t(r) * S + std::size_t(f.payload_symbol_index(int(s)))) * U + k];
+}
+
 /*! Frame `fr` the long way: its estimate, and its payload turned back symbol by symbol
  *  into payload ([rx][payload symbol][carrier]). */
 inline gr::gpumimo::core::channel_estimate
@@ -129,12 +149,7 @@ reference_chanest(const gr::gpumimo::core::frame_format& f,
     const channel_estimate e = estimate_channel(f, c.data(), rx, int(S), method);
     std::vector<std::complex<float>> derotation(P * std::size_t(rx)); // [symbol][antenna]
     phase_tracker(f).estimate(e, &c[first * U], S * U, derotation.data());
-    payload.assign(std::size_t(rx) * P * U, {});
-    for (int r = 0; r < rx; r++)
-        for (std::size_t s = 0; s < P; s++)
-            for (std::size_t k = 0; k < U; k++)
-                payload[(std::size_t(r) * P + s) * U + k] =
-                    derotation[s * std::size_t(rx) + std::size_t(r)] * c[(std::size_t(r) * S + first + s) * U + k];
+    turn_back_payload(f, c, derotation, rx, payload);
     return e;
 }
 
@@ -172,13 +187,7 @@ reference_tracked_chanest(const gr::gpumimo::core::frame_format& f,
     }
     std::vector<std::complex<float>> derotation(P * std::size_t(rx)); // [symbol][antenna]
     tracker.finish(blocks[0].noise_var, derotation.data());
-    payload.assign(std::size_t(rx) * P * U, {});
-    for (int r = 0; r < rx; r++)
-        for (std::size_t s = 0; s < P; s++)
-            for (std::size_t k = 0; k < U; k++)
-                payload[(std::size_t(r) * P + s) * U + k] =
-                    derotation[s * std::size_t(rx) + std::size_t(r)] *
-                    c[(std::size_t(r) * S + std::size_t(f.payload_symbol_index(int(s)))) * U + k];
+    turn_back_payload(f, c, derotation, rx, payload);
     return symbols;
 }
 

@@ -10,8 +10,11 @@
 #ifndef INCLUDED_GPUMIMO_TESTS_FUSED_FRAMES_H
 #define INCLUDED_GPUMIMO_TESTS_FUSED_FRAMES_H
 
+#include "common/test_util.h"
+
 #include <gnuradio/gpumimo/core/frame/coded_payload.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/frame/fused_receiver.h>
 #include <gnuradio/gpumimo/core/link/mimo_channel.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
 
@@ -127,6 +130,24 @@ inline float vector_scale(const std::vector<float>& ref, std::size_t i, std::siz
     for (std::size_t b = first; b < first + bits_per_vector; b++)
         scale = std::max(scale, std::abs(ref[b]));
     return scale;
+}
+
+/*! The bit errors of in's first `frames` frames (format f, rx antennas) through the CPU
+ *  fused receiver with mmse, its LLRs poisoned first. */
+inline std::size_t cpu_mmse_bit_errors(const gr::gpumimo::core::frame_format& f,
+                                       int rx,
+                                       const received_frames& in,
+                                       std::size_t frames)
+{
+    gr::gpumimo::core::fused_receiver_config c;
+    c.frame = f;
+    c.rx = rx;
+    c.algo = gr::gpumimo::core::algorithm::mmse;
+    gr::gpumimo::core::cpu_fused_receiver receiver(c);
+    const std::vector<float> llr = run_poisoned(frames * f.payload_bits(), [&](float* out) {
+        receiver.process(in.pointers().data(), frames, out);
+    });
+    return bit_errors(llr, in.bits);
 }
 
 } // namespace gpumimo_test

@@ -157,15 +157,7 @@ TEST(PhaseTracker, AntennasWithOscillatorsOfTheirOwnAreTrackedApart)
     const int rx = 4;
     const std::size_t frames = 8;
     const auto in = make_received_frames(rng, f, rx, frames, 30.0, { 0.7, 0.2, 0.1 }, 0, nullptr, 0, 1e-4);
-    fused_receiver_config c;
-    c.frame = f;
-    c.rx = rx;
-    c.algo = algorithm::mmse;
-    cpu_fused_receiver receiver(c);
-    const std::vector<float> llr = gpumimo_test::run_poisoned(frames * f.payload_bits(), [&](float* out) {
-        receiver.process(in.pointers().data(), frames, out);
-    });
-    const std::size_t errors = gpumimo_test::bit_errors(llr, in.bits);
+    const std::size_t errors = gpumimo_test::cpu_mmse_bit_errors(f, rx, in, frames);
     EXPECT_LE(errors, frames * f.payload_bits() / 1000) << errors << " of " << frames * f.payload_bits();
 }
 

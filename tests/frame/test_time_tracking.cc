@@ -220,15 +220,7 @@ TEST(TimeTracking, FadingFrameDetectedWithBlocksNotWithout)
         auto rng = make_rng(777); // the same draws for both layouts
         const frame_format f = make("small", 2, 24, I);
         const auto in = make_received_frames(rng, f, rx, frames, 30.0, { 0.7, 0.2, 0.1 }, 0, nullptr, doppler);
-        fused_receiver_config c;
-        c.frame = f;
-        c.rx = rx;
-        c.algo = algorithm::mmse;
-        cpu_fused_receiver receiver(c);
-        const std::vector<float> llr = gpumimo_test::run_poisoned(frames * f.payload_bits(), [&](float* out) {
-            receiver.process(in.pointers().data(), frames, out);
-        });
-        errors[I ? 1 : 0] = gpumimo_test::bit_errors(llr, in.bits);
+        errors[I ? 1 : 0] = gpumimo_test::cpu_mmse_bit_errors(f, rx, in, frames);
         bits = in.bits.size();
     }
     std::cout << "bit errors of " << bits << ": one block " << errors[0] << ", a block every 4 "

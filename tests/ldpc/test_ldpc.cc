@@ -19,10 +19,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <tuple>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace gr::gpumimo::core;
 using gpumimo_test::grid_code;
@@ -677,4 +683,116 @@ TEST(Ldpc, MinSumHalfDecodesAsMinSum)
         if (ebn0 > 5)
             EXPECT_EQ(fail_half, 0u);
     }
+}
+
+namespace {
+
+// First fit the plain way: a bit map per layer.
+std::vector<std::vector<int>> reference_first_fit(const ldpc_code& code)
+{
+    std::vector<std::vector<int>> layers;
+    std::vector<std::vector<char>> used;
+    for (int c = 0; c < code.m; c++) {
+        const auto& row = code.checks[std::size_t(c)];
+        std::size_t l = 0;
+        while (l < used.size() &&
+               std::any_of(row.begin(), row.end(), [&](int v) { return used[l][std::size_t(v)]; }))
+            l++;
+        if (l == used.size()) {
+            used.emplace_back(std::size_t(code.n), 0);
+            layers.emplace_back();
+        }
+        for (const int v : row)
+            used[l][std::size_t(v)] = 1;
+        layers[l].push_back(c);
+    }
+    return layers;
+}
+
+// A code of n bits and m checks, each of `degree` distinct random bits plus bit 0 when
+// `shared` (then no two checks fit one layer: a layer per check), every bit in a check.
+ldpc_code random_code(std::mt19937_64& rng, int n, int m, int degree, bool shared)
+{
+    ldpc_code code;
+    code.n = n;
+    code.m = m;
+    std::uniform_int_distribution<int> bit(shared ? 1 : 0, n - 1);
+    std::vector<char> covered(std::size_t(n), 0);
+    for (int c = 0; c < m; c++) {
+        std::vector<int> row;
+        if (shared)
+            row.push_back(0);
+        while (int(row.size()) < degree + (shared ? 1 : 0)) {
+            const int v = bit(rng);
+            if (std::find(row.begin(), row.end(), v) == row.end())
+                row.push_back(v);
+        }
+        for (const int v : row)
+            covered[std::size_t(v)] = 1;
+        code.checks.push_back(row);
+    }
+    for (int v = 0; v < n; v++)
+        if (!covered[std::size_t(v)])
+            code.checks[std::size_t(v % m)].push_back(v);
+    return code;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+} // namespace
+
+// Codes that are not quasi-cyclic are layered by first fit: the same layers as the plain
+// bit-map version on random codes, with and without a bit in every check.
+TEST(Ldpc, FirstFitLayersAreThePlainOnes)
+{
+    auto rng = make_rng(2712);
+    for (const bool shared : { false, true })
+        for (const auto& [n, m, degree] : { std::tuple{ 40, 20, 5 }, std::tuple{ 300, 150, 7 }, std::tuple{ 97, 60, 3 } }) {
+            ldpc_code code = random_code(rng, n, m, degree, shared);
+            finish_ldpc_code(code);
+            EXPECT_EQ(code.layers, reference_first_fit(code)) << n << " x " << m << (shared ? ", shared bit" : "");
+            if (shared)
+                EXPECT_EQ(int(code.layers.size()), m);
+        }
+}
+
+// A hostile code file's layers take memory that grows with its edges: n = 131072 bits,
+// 13,000 checks of 60 bits each sharing bit 0 (so 13,000 layers of one check). A bit map
+// per layer took 13,000 x 131,072 bytes (1.7 GB); here the code is finished in a child
+// process limited to 1 GB of address space. (Not under AddressSanitizer, whose shadow
+// memory the limit would count.)
+TEST(Ldpc, LayersOfAHostileCodeTakeMemoryOfItsEdges)
+{
+    if (kSanitized)
+        GTEST_SKIP() << "an address-space limit under AddressSanitizer";
+    auto rng = make_rng(2713);
+    ldpc_code code = random_code(rng, 131072, 13000, 60, true);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        const rlimit limit{ rlim_t(1) << 30, rlim_t(1) << 30 };
+        setrlimit(RLIMIT_AS, &limit);
+        try {
+            finish_ldpc_code(code);
+            _exit(code.layers.size() == 13000 ? 0 : 2);
+        } catch (const std::bad_alloc&) {
+            _exit(3);
+        } catch (...) {
+            _exit(4);
+        }
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << "the child ended by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "2: wrong layers, 3: out of memory, 4: another error";
 }

@@ -18,9 +18,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include <sys/stat.h>
 
 namespace gr {
 namespace gpumimo {
@@ -123,6 +129,9 @@ std::vector<stream_entry> parse_collection(const std::string& text, const std::s
         col["core:streams"].empty())
         fail(label, "has no core:streams");
     std::vector<stream_entry> streams;
+    // Names as written, normalised ("./a", ".//a" and "a" are one name): a set, so that a
+    // collection of a million names is read in linear time (pairwise took hours).
+    std::unordered_set<std::string> seen;
     for (const json& s : col["core:streams"]) {
         // SigMF 1.x: {"name": ..., "hash": ...}; older drafts: [name, hash].
         stream_entry e;
@@ -137,9 +146,8 @@ std::vector<stream_entry> parse_collection(const std::string& text, const std::s
             fail(label, "a core:streams entry is neither {name, hash} nor [name, hash]");
         }
         check_stream_name(e.name, label);
-        for (const stream_entry& before : streams)
-            if (before.name == e.name)
-                fail(label, "lists the stream '" + e.name + "' twice");
+        if (!seen.insert(fs::path(e.name).lexically_normal().string()).second)
+            fail(label, "lists the stream '" + e.name + "' twice");
         streams.push_back(std::move(e));
     }
     return streams;
@@ -224,6 +232,10 @@ std::vector<channel> read_collection(const std::string& path)
     std::error_code ec;
     const fs::path real_folder = fs::weakly_canonical(folder.empty() ? "." : folder, ec);
     std::vector<channel> channels;
+    // Each data file once: by its resolved path and, where it exists, its device and
+    // inode (a link inside the folder, or a second hard link, to another stream's file).
+    std::unordered_map<std::string, std::string> data_of;
+    std::map<std::pair<dev_t, ino_t>, std::string> inode_of;
     for (const stream_entry& s : streams) {
         const fs::path meta = folder / (s.name + ".sigmf-meta");
         const fs::path data = folder / (s.name + ".sigmf-data");
@@ -235,6 +247,16 @@ std::vector<channel> read_collection(const std::string& path)
             if (ec || rel.empty() || *rel.begin() == "..")
                 fail(path, "a core:streams name leaves the collection's folder (refused)");
         }
+        const auto same_file = [&](const std::string& other) {
+            fail(path, "streams '" + other + "' and '" + s.name +
+                           "' are the same data file (one antenna's samples as two)");
+        };
+        const std::string real_data = fs::weakly_canonical(data, ec).string();
+        if (!data_of.emplace(real_data, s.name).second)
+            same_file(data_of[real_data]);
+        struct stat st;
+        if (::stat(data.c_str(), &st) == 0 && !inode_of.emplace(std::make_pair(st.st_dev, st.st_ino), s.name).second)
+            same_file(inode_of[std::make_pair(st.st_dev, st.st_ino)]);
         channel ch = parse_meta(read_text(meta.string()), meta.string());
         ch.name = s.name;
         ch.meta_path = meta.string();

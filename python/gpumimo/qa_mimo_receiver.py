@@ -490,6 +490,14 @@ def test_the_main_job_refuses_bad_files_and_paths_before_running(tmp_path):
         out = replay("--png", "")
         assert out.returncode != 0 and message in out.stderr, (key, out.stderr)
         assert "Traceback" not in out.stderr and "detector" not in out.stdout
+    # A binary description: the reason arrives, its bytes escaped (before: an empty
+    # ValueError, and gpumimo_replay printed its name alone).
+    frame_json.write_bytes(b"\xff\xfe{\x00\x81garbage\x00")
+    with pytest.raises(ValueError, match="sim_4x4_16qam.frame.json"):
+        gpumimo.read_frame_description(str(frame_json))
+    out = replay("--png", "")
+    assert out.returncode != 0 and "frame.json" in out.stderr and "JSON" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
     # Format 3 (no pilot_interval field) plays; one naming pilot blocks is refused.
     frame_json.write_text(json.dumps(dict(good, frame_version=3, pilot_interval=4)))
     out = replay("--png", "")

@@ -30,7 +30,9 @@ void bind_frame(py::module& m)
             try {
                 f = read_frame_description(path);
             } catch (const std::runtime_error& e) { // a bad file is a bad argument
-                throw py::value_error(e.what());
+                // through the module's translator, which escapes bytes that are not
+                // UTF-8 (a binary file quoted in the message) rather than dropping it
+                throw std::invalid_argument(e.what());
             }
             py::dict d;
             d["frame_version"] = f.frame_version;

@@ -89,3 +89,43 @@ def test_sionna_peer_snr_grid_and_crossing():
     assert abs(peer.snr_at([0, 10, 20, 30], [0.3, 1e-1, 1e-3, 0]) - 15) < 1e-12
     assert peer.snr_at([10, 20], [0.2, 0.05]) is None
     assert peer.snr_at([10, 20], [0.02, 0]) == 20
+
+
+def test_python_tools_refuse_bad_options_in_one_line(tmp_path):
+    """Each Python tool, given an option it cannot take, prints one line naming the option
+    (or the file) and what it accepts and exits with code 2: no traceback, nothing run
+    (issue: 9 of 9 such calls ended in tracebacks)."""
+    import json
+    import shutil
+    from gnuradio import gpumimo
+    recording = tmp_path / "rec"
+    recording.mkdir()
+    for f in (SOURCE / "examples" / "recordings").glob("sim_4x4_16qam*"):
+        shutil.copy(f, recording / f.name)
+    collection = str(recording / "sim_4x4_16qam.sigmf-collection")
+    cases = [
+        ("gpumimo_replay", ["--recording", collection, "--algorithms", "MMSE"], "--algorithms"),
+        ("gpumimo_replay", ["--recording", collection, "--algorithms", "kbest:16"], "--algorithms"),
+        ("gpumimo_make_recording", ["--out", str(tmp_path / "x"), "--snr", "nan"], "--snr"),
+        ("gpumimo_make_recording", ["--out", str(tmp_path / "x"), "--seed", "-1"], "--seed"),
+        ("gpumimo_make_recording", ["--out", str(tmp_path / "x"), "--antennas", "1", "--streams", "2"],
+         "--antennas"),
+        ("gpumimo_make_recording", ["--out", str(tmp_path / "x"), "--frames", "1e18"], "--frames"),
+        ("gpumimo_rx_rate", ["--algorithm", "bogus"], "--algorithm"),
+        ("gpumimo_ofdm_rate", ["--fft-len", "7"], "--fft-len"),
+        ("gpumimo_ofdm_rate", ["--carriers", "600"], "--carriers"),
+        ("gpumimo_ber_table", ["--nt", "0"], "--nt"),
+    ]
+    if gpumimo.cuda_device_count()[0] == 0:
+        cases.append(("gpumimo_replay", ["--recording", collection, "--backend", "cuda"], "--backend"))
+    # The description's antennas against the collection's channels (4).
+    frame_json = recording / "sim_4x4_16qam.frame.json"
+    frame_json.write_text(json.dumps(dict(json.loads(frame_json.read_text()), streams=2, antennas=2)))
+    cases.append(("gpumimo_replay", ["--recording", collection, "--png", ""], "names 2 antennas"))
+    for tool, args, named in cases:
+        out = subprocess.run([sys.executable, str(SOURCE / "apps" / tool), *args],
+                             capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        lines = out.stderr.strip().splitlines()
+        assert out.returncode == 2, (tool, args, out.returncode, out.stderr)
+        assert len(lines) == 1 and named in lines[0] and lines[0].startswith(tool), (tool, args, out.stderr)
+        assert not (tmp_path / "x.sigmf-collection").exists()

@@ -27,7 +27,7 @@ ctest --test-dir "$build" -L fuzz --output-on-failure
 mkdir -p "$build/fuzz"
 status=0
 for harness in fuzz_sigmf_meta fuzz_sigmf_collection fuzz_frame_description fuzz_alist \
-               fuzz_apsm_container; do
+               fuzz_apsm_container fuzz_cli_numbers; do
     work="$build/fuzz/$harness"
     rm -rf "$work" && mkdir -p "$work/corpus"
     # A scratch copy of the committed corpus: new inputs do not land in the source tree.

@@ -10,6 +10,8 @@
  *
  *   gpumimo_apsm_ota [--data DIR | --rx FILE --tx FILE] [options]
  */
+#include "common/cli_numbers.h"
+
 #include <gnuradio/gpumimo/core/apsm/apsm.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
@@ -25,6 +27,7 @@
 #include <vector>
 
 using namespace gr::gpumimo::core;
+namespace cli = gpumimo_cli;
 
 namespace {
 
@@ -144,32 +147,19 @@ run_result run(const apsm_recording& rec, const apsm_params& p, bool use_ls, boo
     return out;
 }
 
-std::vector<int> numbers(const std::string& list)
+// A list of antenna counts or numbers (--antennas, --sweep-antennas).
+std::vector<int> numbers(const std::string& option, const std::string& list)
 {
     std::vector<int> out;
-    std::size_t at = 0;
-    while (at <= list.size()) {
-        const std::size_t comma = std::min(list.find(',', at), list.size());
-        const std::string item = list.substr(at, comma - at);
-        std::size_t used = 0;
-        int v = 0;
-        try {
-            v = std::stoi(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (item.empty() || used != item.size())
-            throw std::invalid_argument("'" + list + "' is not a list of whole numbers");
-        out.push_back(v);
-        at = comma + 1;
-    }
+    for (const std::string& item : cli::names(option, list))
+        out.push_back(int(cli::whole(option, item, 0, 1 << 20)));
     return out;
 }
 
 // The antennas --antennas names: a count (one number, taken by the pattern) or a list.
 std::vector<int> chosen_antennas(const std::string& spec, const std::string& pattern, int total)
 {
-    const std::vector<int> v = numbers(spec);
+    const std::vector<int> v = numbers("--antennas", spec);
     return spec.find(',') == std::string::npos ? antenna_subset(pattern, v[0], total) : v;
 }
 
@@ -285,23 +275,23 @@ int main(int argc, char** argv)
         } else if (a == "--library-defaults")
             p = apsm_params::library_defaults();
         else if (a == "--window")
-            p.window = std::atoi(value().c_str());
+            p.window = int(cli::or_exit("gpumimo_apsm_ota", [&] { return cli::whole(a, value(), 1, 1 << 20); }));
         else if (a == "--variance")
-            p.gaussian_variance = std::strtof(value().c_str(), nullptr);
+            p.gaussian_variance = float(cli::or_exit("gpumimo_apsm_ota", [&] { return cli::number(a, value(), 1e-30, 1e30); }));
         else if (a == "--gaussian-weight")
-            p.gaussian_weight = std::strtof(value().c_str(), nullptr);
+            p.gaussian_weight = float(cli::or_exit("gpumimo_apsm_ota", [&] { return cli::number(a, value(), 0, 1e30); }));
         else if (a == "--linear-weight")
-            p.linear_weight = std::strtof(value().c_str(), nullptr);
+            p.linear_weight = float(cli::or_exit("gpumimo_apsm_ota", [&] { return cli::number(a, value(), 0, 1e30); }));
         else if (a == "--epsilon")
-            p.epsilon = std::strtof(value().c_str(), nullptr);
+            p.epsilon = float(cli::or_exit("gpumimo_apsm_ota", [&] { return cli::number(a, value(), 0, 1e30); }));
         else if (a == "--passes")
-            p.passes = std::atoi(value().c_str());
+            p.passes = int(cli::or_exit("gpumimo_apsm_ota", [&] { return cli::whole(a, value(), 1, 1 << 20); }));
         else if (a == "--dictionary")
-            p.dictionary_size = std::atoi(value().c_str());
+            p.dictionary_size = int(cli::or_exit("gpumimo_apsm_ota", [&] { return cli::whole(a, value(), 1, 1 << 24); }));
         else if (a == "--sample-step")
-            p.sample_step = std::atoi(value().c_str());
+            p.sample_step = int(cli::or_exit("gpumimo_apsm_ota", [&] { return cli::whole(a, value(), 1, 1 << 20); }));
         else if (a == "--norm-bound")
-            p.norm_bound = std::strtof(value().c_str(), nullptr);
+            p.norm_bound = float(cli::or_exit("gpumimo_apsm_ota", [&] { return cli::number(a, value(), 0, 1e30); }));
         else if (a == "--ls-init")
             p.ls_init = true;
         else if (a == "--no-ls-init")
@@ -319,7 +309,7 @@ int main(int argc, char** argv)
         else if (a == "--no-ls-guard")
             p.ls_guard = false;
         else if (a == "--tracking-linear-weight")
-            p.tracking_linear_weight = std::strtof(value().c_str(), nullptr);
+            p.tracking_linear_weight = float(cli::or_exit("gpumimo_apsm_ota", [&] { return cli::number(a, value(), 0, 1e30); }));
         else if (a == "--antennas")
             antennas = value();
         else if (a == "--antenna-pattern")
@@ -372,7 +362,7 @@ int main(int argc, char** argv)
         for (const apsm_ota_file& f : runs) {
             apsm_recording rec = load_apsm_recording(f.rx_path, f.tx_path);
             if (!sweep_counts.empty()) {
-                sweep(f.name, rec, numbers(sweep_counts), pattern, p, use_ls);
+                sweep(f.name, rec, numbers("--sweep-antennas", sweep_counts), pattern, p, use_ls);
                 continue;
             }
             if (!antennas.empty())

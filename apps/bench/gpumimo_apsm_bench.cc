@@ -14,6 +14,7 @@
  * output down, nothing else) and whether the GPU's
  * decisions equal the reference's. Core only.
  */
+#include "common/cli_numbers.h"
 #include "bench_common.h"
 #include "common/device_memory.cuh"
 
@@ -230,7 +231,7 @@ int main(int argc, char** argv)
         if (a == "--data" && i + 1 < argc)
             data = argv[++i];
         else if (a == "--cpu-runs" && i + 1 < argc)
-            cpu_runs = std::max(1, std::atoi(argv[++i]));
+            cpu_runs = int(gpumimo_cli::or_exit("gpumimo_apsm_bench", [&] { return gpumimo_cli::whole("--cpu-runs", argv[++i], 1, 1000); }));
         else if (a == "--no-library-defaults")
             library = false;
         else {

@@ -19,6 +19,7 @@
  * --code: another code by name (ldpc_code_by_name: wimax_<n>, nr_bg<g>_z<Z>[_rows<r>],
  * an alist path); its information bits are the encoder's k.
  */
+#include "common/cli_numbers.h"
 #include "bench_common.h"
 
 #include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
@@ -74,7 +75,7 @@ int main(int argc, char** argv)
         if (a == "--quick")
             quick = true;
         else if (a == "--frames" && i + 1 < argc)
-            frames = std::size_t(std::stoul(argv[++i]));
+            frames = std::size_t(gpumimo_cli::or_exit("gpumimo_ldpc_bench", [&] { return gpumimo_cli::whole("--frames", argv[++i], 1, 1LL << 30); }));
         else if (a == "--code" && i + 1 < argc)
             code_name = argv[++i];
         else {

@@ -12,6 +12,7 @@
  *
  *   gpumimo_link_bench [--quick] [--frames F] [--detector mtt]
  */
+#include "common/cli_numbers.h"
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/link/link_simulator.h>
 
@@ -81,7 +82,7 @@ int main(int argc, char** argv)
         if (!std::strcmp(argv[i], "--quick"))
             quick = true;
         else if (!std::strcmp(argv[i], "--frames") && i + 1 < argc)
-            frames = std::stoul(argv[++i]);
+            frames = std::size_t(gpumimo_cli::or_exit("gpumimo_link_bench", [&] { return gpumimo_cli::whole("--frames", argv[++i], 1, 1LL << 30); }));
         else if (!std::strcmp(argv[i], "--detector") && i + 1 < argc)
             detector = argv[++i];
         else {

@@ -21,6 +21,7 @@
  *   gpumimo_rx_bench [--quick] [--links L] [--payload P] [--preset lte20]
  *                    [--algos mmse,kbest,...] [--seconds S] [--snr DB]
  */
+#include "common/cli_numbers.h"
 #include "bench_common.h"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -183,15 +184,15 @@ options parse(int argc, char** argv)
             o.quick = true;
             o.seconds = 1.5;
         } else if (a == "--links")
-            o.links = std::stoi(next());
+            o.links = int(gpumimo_cli::whole(a, next(), 1, 64));
         else if (a == "--payload")
-            o.payload = std::stoi(next());
+            o.payload = int(gpumimo_cli::whole(a, next(), 1, 100000));
         else if (a == "--preset")
             o.preset = next();
         else if (a == "--seconds")
-            o.seconds = std::stod(next());
+            o.seconds = gpumimo_cli::number(a, next(), 0.01, 1e6);
         else if (a == "--snr")
-            o.snr_db = std::stod(next());
+            o.snr_db = gpumimo_cli::number(a, next(), -100, 200);
         else if (a == "--algos") {
             o.algos.clear();
             std::stringstream ss(next());

@@ -9,6 +9,8 @@
  *   gpumimo_link_sim --nt 4 --nr 4 --modulation 16qam --detectors mtt kbest:16 \
  *       --snr 8:1:14 --csv results.csv
  */
+#include "common/cli_numbers.h"
+
 #include <gnuradio/gpumimo/core/link/channel_profiles.h>
 #include <gnuradio/gpumimo/core/link/link_simulator.h>
 
@@ -24,6 +26,7 @@
 #include <vector>
 
 using namespace gr::gpumimo::core;
+namespace cli = gpumimo_cli;
 
 namespace {
 
@@ -87,7 +90,7 @@ detector_spec parse_detector(const std::string& text, float list_clip, float cli
     d.params.list_llr_clip = list_clip;
     d.label = one_pass ? "one-pass trellis" : name;
     if (colon != std::string::npos) {
-        const int value = std::stoi(text.substr(colon + 1));
+        const int value = int(cli::whole("--detectors " + name + ":", text.substr(colon + 1), 1, 1 << 20));
         if (d.algo == algorithm::kbest) {
             d.params.kbest.k = value;
             d.label = "kbest K=" + std::to_string(value);
@@ -109,32 +112,6 @@ detector_spec parse_detector(const std::string& text, float list_clip, float cli
     return d;
 }
 
-std::vector<double> parse_snr_range(const std::string& text)
-{
-    std::vector<double> out;
-    std::stringstream ss(text);
-    std::string a, step, b;
-    if (std::getline(ss, a, ':') && std::getline(ss, step, ':') && std::getline(ss, b)) {
-        const double lo = std::stod(a), st = std::stod(step), hi = std::stod(b);
-        if (!(st > 0) || hi < lo)
-            throw std::invalid_argument("--snr A:STEP:B needs STEP > 0 and B >= A");
-        for (int i = 0; lo + i * st <= hi + 1e-9; i++)
-            out.push_back(lo + i * st);
-    } else {
-        out.push_back(std::stod(text));
-    }
-    return out;
-}
-
-std::vector<double> parse_list(const std::string& text)
-{
-    std::vector<double> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        out.push_back(std::stod(item));
-    return out;
-}
 
 bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
 
@@ -171,52 +148,60 @@ int main(int argc, char** argv)
             if (a == "--help" || a == "-h") {
                 usage();
                 return 0;
-            } else if (a == "--nt") base.nt = std::stoi(value());
-            else if (a == "--nr") base.nr = std::stoi(value());
+            } else if (a == "--nt") base.nt = int(cli::whole(a, value(), 1, 8));
+            else if (a == "--nr") base.nr = int(cli::whole(a, value(), 1, 16));
             else if (a == "--modulation") base.mod = parse_modulation(value());
-            else if (a == "--detectors") detector_texts = values();
+            else if (a == "--detectors") {
+                detector_texts = values();
+                for (const std::string& d : detector_texts)
+                    if (d.empty())
+                        throw std::invalid_argument("--detectors: an empty name (one of the registry's, "
+                                                    "kbest:K, nway:N or ot)");
+            }
             else if (a == "--snr") {
                 for (const auto& v : values())
-                    for (double s : parse_snr_range(v))
+                    for (double s : cli::numbers(a, v, -100, 200))
                         snrs.push_back(s);
-            } else if (a == "--list-llr-clip") list_clip = std::stof(value());
-            else if (a == "--llr-clip") clip = std::stof(value());
+                if (snrs.size() > cli::max_points)
+                    throw std::invalid_argument("--snr: more than " + std::to_string(cli::max_points) + " points");
+            } else if (a == "--list-llr-clip") list_clip = float(cli::number(a, value(), 0, 1e30));
+            else if (a == "--llr-clip") clip = float(cli::number(a, value(), 0, 1e30));
             else if (a == "--channel") base.channel = parse_link_channel(value());
-            else if (a == "--coherence") base.coherence_vectors = std::stoi(value());
-            else if (a == "--taps") base.tap_powers = parse_list(value());
-            else if (a == "--fft-len") base.tdl_fft_len = std::stoi(value());
+            else if (a == "--coherence") base.coherence_vectors = int(cli::whole(a, value(), 1, 1 << 30));
+            else if (a == "--taps") base.tap_powers = cli::numbers(a, value(), 0, 1e6);
+            else if (a == "--fft-len") base.tdl_fft_len = int(cli::whole(a, value(), 1, 1 << 20));
             else if (a == "--model") model = value();
-            else if (a == "--delay-spread") delay_spread = std::stod(value());
-            else if (a == "--sample-rate") sample_rate = std::stod(value());
+            else if (a == "--delay-spread") delay_spread = cli::number(a, value(), 0, 1e-3);
+            else if (a == "--sample-rate") sample_rate = cli::number(a, value(), 1, 1e12);
             else if (a == "--uncoded") uncoded = true;
-            else if (a == "--frame-bits") base.uncoded_frame_bits = std::stoi(value());
-            else if (a == "--code-n") code_n = std::stoi(value());
+            else if (a == "--frame-bits") base.uncoded_frame_bits = int(cli::whole(a, value(), 1, 1 << 24));
+            else if (a == "--code-n") code_n = int(cli::whole(a, value(), 1, 1 << 24));
             else if (a == "--alist") alist = value();
             else if (a == "--code") code_name = value();
             else if (a == "--decoder") base.decoder.algorithm = ldpc_algorithm_from_string(value());
-            else if (a == "--iterations") base.decoder.max_iterations = std::stoi(value());
-            else if (a == "--normalisation") base.decoder.normalisation = std::stof(value());
-            else if (a == "--offset") base.decoder.offset = std::stof(value());
+            else if (a == "--iterations") base.decoder.max_iterations = int(cli::whole(a, value(), 1, 10000));
+            else if (a == "--normalisation") base.decoder.normalisation = float(cli::number(a, value(), 0, 1e6));
+            else if (a == "--offset") base.decoder.offset = float(cli::number(a, value(), 0, 1e6));
             else if (a == "--no-early-termination") base.decoder.early_termination = false;
             else if (a == "--no-interleave") base.interleave = false;
-            else if (a == "--frame-errors") base.target_frame_errors = std::stoull(value());
-            else if (a == "--max-frames") base.max_frames = std::stoull(value());
+            else if (a == "--frame-errors") base.target_frame_errors = std::uint64_t(cli::whole(a, value(), 1, 1LL << 40));
+            else if (a == "--max-frames") base.max_frames = std::uint64_t(cli::whole(a, value(), 1, 1LL << 40));
             else if (a == "--backend") base.backend = value();
-            else if (a == "--device") base.device = std::stoi(value());
+            else if (a == "--device") base.device = int(cli::whole(a, value(), 0, 1023));
             else if (a == "--devices") { // GPUs to spread each batch over
                 base.devices.clear();
-                for (const double d : parse_list(value()))
-                    base.devices.push_back(int(d));
+                for (const std::string& d : cli::names(a, value()))
+                    base.devices.push_back(int(cli::whole(a, d, 0, 1023)));
             }
             else if (a == "--precision") {
                 const std::string p = value();
                 if (p != "single" && p != "double")
                     throw std::invalid_argument("--precision is single or double");
                 base.precision = p == "double" ? gpu_precision::double_ : gpu_precision::single;
-            } else if (a == "--threads") base.threads = unsigned(std::stoul(value()));
-            else if (a == "--max-batch") base.max_batch_frames = std::stoull(value());
+            } else if (a == "--threads") base.threads = unsigned(cli::whole(a, value(), 0, 1024));
+            else if (a == "--max-batch") base.max_batch_frames = std::uint64_t(cli::whole(a, value(), 1, 1LL << 30));
             else if (a == "--seed") {
-                base.seed = std::stoull(value());
+                base.seed = cli::unsigned_whole(a, value(), UINT64_MAX);
                 seeded = true;
             } else if (a == "--csv") csv_path = value();
             else if (a == "--title") title = value();
@@ -227,7 +212,7 @@ int main(int argc, char** argv)
         if (detector_texts.empty())
             detector_texts = { "mtt" };
         if (snrs.empty())
-            snrs = parse_snr_range("0:2:20");
+            snrs = cli::numbers("--snr", "0:2:20", -100, 200);
         if (uncoded)
             base.code = ldpc_code();
         else if (!alist.empty())
@@ -327,7 +312,7 @@ int main(int argc, char** argv)
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gpumimo_link_sim: %s\n", e.what());
-        return 1;
+        return 2;
     }
     return 0;
 }

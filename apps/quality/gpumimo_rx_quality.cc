@@ -17,6 +17,8 @@
  * floor); --csv writes the curves. The channel: core::mimo_channel's models and
  * impairments (docs/channel.md). Core only: no GNU Radio.
  */
+#include "common/cli_numbers.h"
+
 #include <gnuradio/gpumimo/core/detect/detector_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver_engine.h>
@@ -38,6 +40,7 @@
 #include <vector>
 
 using namespace gr::gpumimo::core;
+namespace cli = gpumimo_cli;
 using cf = std::complex<float>;
 using cd = std::complex<double>;
 
@@ -116,33 +119,6 @@ void usage()
         "                                (the synchroniser's search) and count frames found\n";
 }
 
-std::vector<std::string> split(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ','))
-        if (!item.empty())
-            out.push_back(item);
-    return out;
-}
-
-std::vector<double> parse_numbers(const std::string& s)
-{
-    std::vector<double> v;
-    if (s.find(':') != std::string::npos) {
-        double lo, step, hi;
-        if (std::sscanf(s.c_str(), "%lf:%lf:%lf", &lo, &step, &hi) != 3 || !(step > 0))
-            throw std::invalid_argument("bad range " + s + " (want lo:step:hi)");
-        for (double x = lo; x <= hi + 1e-9; x += step)
-            v.push_back(x);
-        return v;
-    }
-    for (const std::string& item : split(s))
-        v.push_back(std::stod(item));
-    return v;
-}
-
 options parse(int argc, char** argv)
 {
     options o;
@@ -157,29 +133,29 @@ options parse(int argc, char** argv)
             usage();
             std::exit(0);
         } else if (a == "--preset") o.preset = value();
-        else if (a == "--streams") o.streams = std::stoi(value());
-        else if (a == "--rx") o.rx = std::stoi(value());
+        else if (a == "--streams") o.streams = int(cli::whole(a, value(), 1, 8));
+        else if (a == "--rx") o.rx = int(cli::whole(a, value(), 1, 16));
         else if (a == "--modulation") o.modulation = value();
-        else if (a == "--payload") o.payload = std::stoi(value());
-        else if (a == "--pilot-interval") o.pilot_interval = std::stoi(value());
-        else if (a == "--frames") o.frames = std::stoi(value());
-        else if (a == "--snr") o.snrs = parse_numbers(value());
-        else if (a == "--detectors") o.detectors = split(value());
-        else if (a == "--estimators") o.estimators = split(value());
-        else if (a == "--taps") o.taps = parse_numbers(value());
-        else if (a == "--cfo") o.cfo_spacings = std::stod(value());
-        else if (a == "--doppler") o.doppler = std::stod(value());
-        else if (a == "--doppler-hz") o.doppler_hz = std::stod(value());
+        else if (a == "--payload") o.payload = int(cli::whole(a, value(), 1, 100000));
+        else if (a == "--pilot-interval") o.pilot_interval = int(cli::whole(a, value(), 0, 100000));
+        else if (a == "--frames") o.frames = int(cli::whole(a, value(), 1, 10000000));
+        else if (a == "--snr") o.snrs = cli::numbers(a, value(), -100, 200);
+        else if (a == "--detectors") o.detectors = cli::names(a, value());
+        else if (a == "--estimators") o.estimators = cli::names(a, value());
+        else if (a == "--taps") o.taps = cli::numbers(a, value(), 0, 1e6);
+        else if (a == "--cfo") o.cfo_spacings = cli::number(a, value(), -1e3, 1e3);
+        else if (a == "--doppler") o.doppler = cli::number(a, value(), 0, 0.5);
+        else if (a == "--doppler-hz") o.doppler_hz = cli::number(a, value(), 0, 1e9);
         else if (a == "--model") o.model = value();
-        else if (a == "--delay-spread") o.delay_spread = std::stod(value());
-        else if (a == "--path-delays") o.path_delays = parse_numbers(value());
-        else if (a == "--k-factor") o.k_factor_db = std::stod(value());
+        else if (a == "--delay-spread") o.delay_spread = cli::number(a, value(), 0, 1e-3);
+        else if (a == "--path-delays") o.path_delays = cli::numbers(a, value(), 0, 1e6);
+        else if (a == "--k-factor") o.k_factor_db = cli::number(a, value(), -100, 100);
         else if (a == "--correlation") o.correlation = value();
-        else if (a == "--sco-ppm") o.impairments.sco_ppm = std::stod(value());
-        else if (a == "--phase-noise") o.impairments.phase_noise_var = std::stod(value());
-        else if (a == "--dc") o.impairments.dc_dbc = std::stod(value());
+        else if (a == "--sco-ppm") o.impairments.sco_ppm = cli::number(a, value(), -1e5, 1e5);
+        else if (a == "--phase-noise") o.impairments.phase_noise_var = cli::number(a, value(), 0, 10);
+        else if (a == "--dc") o.impairments.dc_dbc = cli::number(a, value(), -300, 100);
         else if (a == "--iq-imbalance") {
-            const std::vector<double> v = parse_numbers(value());
+            const std::vector<double> v = cli::numbers(a, value(), -100, 100);
             if (v.size() != 2)
                 throw std::invalid_argument("--iq-imbalance takes gain_db,phase_deg");
             o.impairments.iq_gain_db = v[0];
@@ -188,16 +164,16 @@ options parse(int argc, char** argv)
         else if (a == "--code") o.code = value();
         else if (a == "--backend") o.backend = value();
         else if (a == "--csv") o.csv = value();
-        else if (a == "--false-alarms") o.noise_samples = std::stod(value());
-        else if (a == "--threshold") o.threshold = std::stod(value());
+        else if (a == "--false-alarms") o.noise_samples = cli::number(a, value(), 0, 1e10);
+        else if (a == "--threshold") o.threshold = cli::number(a, value(), 0, 1);
         else if (a == "--seed") {
-            o.seed = std::stoull(value());
+            o.seed = cli::unsigned_whole(a, value(), UINT64_MAX);
             o.seed_given = true;
         } else
             throw std::invalid_argument("unknown option " + a + " (--help lists them)");
     }
     if (o.snrs.empty())
-        o.snrs = parse_numbers("0:2:30");
+        o.snrs = cli::numbers("--snr", "0:2:30", -100, 200);
     if (o.frames < 1)
         throw std::invalid_argument("--frames must be >= 1");
     if (!(o.threshold >= 0 && o.threshold <= 1))

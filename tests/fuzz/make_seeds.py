@@ -120,10 +120,20 @@ def apsm_seeds():
     write("fuzz_apsm_container", "claims_too_much", struct.pack("<I", len(claim)) + claim)
 
 
+def cli_seeds():
+    """What users and the reliability review typed into the C++ tools' options."""
+    for name, text in {"whole": "100", "exponent": "1e18", "sweep": "8:2:30",
+                       "sweep_huge": "0:1e-12:1", "sweep_nan": "nan:1:5", "names": "mmse,kbest:16",
+                       "empty_name": "a,,b", "space": " 5", "seed_over": "18446744073709551616",
+                       "negative": "-1"}.items():
+        write("fuzz_cli_numbers", name, text)
+
+
 if __name__ == "__main__":
     meta_seeds()
     collection_seeds()
     frame_seeds()
     alist_seeds()
     apsm_seeds()
+    cli_seeds()
     sys.exit(0)

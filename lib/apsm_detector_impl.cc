@@ -12,13 +12,14 @@
 
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/detect/detector.h>
+#include <gnuradio/gpumimo/core/file_bytes.h>
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
 #include <limits>
 #include <chrono>
 #include <cmath>
-#include <fstream>
+#include <cstring>
 #include <stdexcept>
 
 namespace gr {
@@ -31,18 +32,20 @@ constexpr std::size_t chunk = 4096;
 
 std::vector<gr_complex> read_pilot_file(const std::string& path)
 {
-    std::ifstream f(path, std::ios::binary | std::ios::ate);
-    if (!f)
-        throw std::invalid_argument("apsm_detector: cannot open pilot_file '" + path + "'");
-    const std::streamoff bytes = f.tellg();
-    if (bytes <= 0 || bytes % std::streamoff(sizeof(gr_complex)) != 0)
+    // Pilots for every user and antenna of any training length fit in far less.
+    constexpr std::uint64_t max_pilot_file_bytes = 1ull << 30;
+    std::vector<char> bytes;
+    try {
+        bytes = core::read_regular_file(path, max_pilot_file_bytes);
+    } catch (const std::runtime_error& e) { // a bad file is a bad argument
+        throw std::invalid_argument(std::string("apsm_detector: cannot open pilot_file ") + e.what());
+    }
+    if (bytes.empty() || bytes.size() % sizeof(gr_complex) != 0)
         throw std::invalid_argument("apsm_detector: pilot_file '" + path + "' has " +
-                                    std::to_string(bytes) +
+                                    std::to_string(bytes.size()) +
                                     " bytes, not a whole number of complex64 values");
-    std::vector<gr_complex> pilots(bytes / sizeof(gr_complex));
-    f.seekg(0);
-    if (!f.read(reinterpret_cast<char*>(pilots.data()), bytes))
-        throw std::invalid_argument("apsm_detector: cannot read pilot_file '" + path + "'");
+    std::vector<gr_complex> pilots(bytes.size() / sizeof(gr_complex));
+    std::memcpy(pilots.data(), bytes.data(), bytes.size());
     return pilots;
 }
 

@@ -12,6 +12,7 @@
 #include <gnuradio/gpumimo/core/frame/payload_decoder.h>
 #include <gnuradio/gpumimo/core/frame/error_counter.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/file_bytes.h>
 #include <gnuradio/gpumimo/llr_sink.h>
 #include <gnuradio/io_signature.h>
 #include <nlohmann/json.hpp>
@@ -34,13 +35,15 @@ namespace {
 // The payload mimo_ofdm_tx sent from a file of bytes: the file whole.
 std::vector<std::uint8_t> read_reference(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw std::runtime_error("llr_sink: cannot open the reference file '" + path + "'");
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                    std::istreambuf_iterator<char>());
-    if (in.bad())
-        throw std::runtime_error("llr_sink: cannot read the reference file '" + path + "'");
+    // The payload a transmitter played; 1 GiB is eight billion bits.
+    constexpr std::uint64_t max_reference_bytes = 1ull << 30;
+    std::vector<char> text;
+    try {
+        text = core::read_regular_file(path, max_reference_bytes);
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string("llr_sink: reference_file ") + e.what());
+    }
+    const std::vector<std::uint8_t> bytes(text.begin(), text.end());
     if (bytes.empty())
         throw std::invalid_argument("llr_sink: the reference file '" + path + "' is empty");
     return bytes;

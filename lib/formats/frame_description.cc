@@ -7,6 +7,7 @@
  */
 #include "frame_description.h"
 
+#include <gnuradio/gpumimo/core/file_bytes.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 
@@ -163,17 +164,9 @@ frame_description parse_frame_description(const std::string& input, const std::s
 
 frame_description read_frame_description(const std::string& path)
 {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec)
-        fail(path, "cannot be read (" + ec.message() + ")");
-    if (size > max_frame_description_bytes)
-        fail(path, "is " + std::to_string(size) + " bytes: not a frame description");
-    std::ifstream in(path, std::ios::binary);
-    std::string content(static_cast<std::size_t>(size), '\0');
-    if (!in || !in.read(content.data(), std::streamsize(content.size())))
-        fail(path, "cannot be read");
-    return parse_frame_description(content, path);
+    // A regular file of at most max_frame_description_bytes (the messages name the path).
+    const std::vector<char> bytes = core::read_regular_file(path, max_frame_description_bytes);
+    return parse_frame_description(std::string(bytes.begin(), bytes.end()), path);
 }
 
 } // namespace gpumimo

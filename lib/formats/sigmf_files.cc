@@ -7,6 +7,8 @@
  */
 #include "sigmf_files.h"
 
+#include <gnuradio/gpumimo/core/file_bytes.h>
+
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
 
@@ -42,23 +44,12 @@ namespace {
     throw std::runtime_error("SigMF: " + file + ": " + what);
 }
 
-// A metadata file's text, refused unread when it is larger than any metadata can be.
+// A metadata file's text: a regular file, refused unread when it is larger than any
+// metadata can be (core::read_regular_file's messages name the path).
 std::string read_text(const std::string& path)
 {
-    std::error_code ec;
-    const auto size = fs::file_size(path, ec);
-    if (ec)
-        fail(path, "cannot be opened");
-    if (size > max_metadata_bytes)
-        fail(path, "is " + std::to_string(size) + " bytes, more than metadata can be (" +
-                       std::to_string(max_metadata_bytes) + ")");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        fail(path, "cannot be opened");
-    std::string text(static_cast<std::size_t>(size), '\0');
-    if (!in.read(text.data(), std::streamsize(text.size())))
-        fail(path, "cannot be read");
-    return text;
+    const std::vector<char> bytes = gr::gpumimo::core::read_regular_file(path, max_metadata_bytes);
+    return std::string(bytes.begin(), bytes.end());
 }
 
 json parse_json(const std::string& text, const std::string& label)

@@ -344,3 +344,16 @@ def test_more_users_than_the_gpu_takes_run_on_the_cpu():
         with pytest.raises(RuntimeError, match="at most 8 users"):
             gpumimo.apsm_detector(12, 9, "qpsk", pilots=list(sent[:, :L].ravel()),
                                   backend="cuda")
+
+
+def test_recordings_and_pilot_files_must_be_regular_files(tmp_path):
+    """A device, a FIFO or a folder given as a recording or a pilot file is refused at
+    once, naming it, before anything is read (load_apsm_recording('/dev/zero') once ended
+    in MemoryError, a FIFO blocked for ever)."""
+    fifo = tmp_path / "recording.fifo"
+    os.mkfifo(fifo)
+    for special in ("/dev/zero", str(fifo), str(tmp_path)):
+        with pytest.raises(RuntimeError, match="not a regular file"):
+            gpumimo.load_apsm_recording(special, special)
+        with pytest.raises(ValueError, match="not a regular file"):
+            gpumimo.apsm_detector(4, 2, "qpsk", pilot_file=special)

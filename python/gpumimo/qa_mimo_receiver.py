@@ -393,7 +393,7 @@ def test_detector_erases_symbols_without_a_usable_channel():
     np.testing.assert_array_equal(np.sign(llr[4]), np.sign(want))
 
 
-def test_bad_parameters_are_refused():
+def test_bad_parameters_are_refused(tmp_path):
     with pytest.raises(ValueError):
         gpumimo.mimo_channel(0, 2)
     with pytest.raises(ValueError):
@@ -416,8 +416,17 @@ def test_bad_parameters_are_refused():
         gpumimo.llr_sink("small", 2, "qpsk", 2, filename="/nonexistent/dir/llr")
     with pytest.raises(RuntimeError):
         gpumimo.llr_sink("small", 2, "qpsk", 2, reference_file="/nonexistent/payload.bin")
-    with pytest.raises(ValueError):
-        gpumimo.llr_sink("small", 2, "qpsk", 2, reference_file=os.devnull)  # empty
+    empty = tmp_path / "empty.bin"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match="empty"):
+        gpumimo.llr_sink("small", 2, "qpsk", 2, reference_file=str(empty))
+    # Devices and FIFOs are not files: refused at once, nothing read (/dev/zero once
+    # ended in MemoryError, a FIFO waited for a writer for ever).
+    fifo = tmp_path / "payload.fifo"
+    os.mkfifo(fifo)
+    for special in (os.devnull, "/dev/zero", str(fifo), str(tmp_path)):
+        with pytest.raises(RuntimeError, match="not a regular file"):
+            gpumimo.llr_sink("small", 2, "qpsk", 2, reference_file=special)
 
 
 def test_the_main_job_replays_the_shipped_recording(tmp_path):
@@ -512,7 +521,7 @@ def test_the_main_job_refuses_bad_files_and_paths_before_running(tmp_path):
     assert out.returncode != 0 and "is not valid JSON" in out.stderr
     frame_json.unlink()
     out = replay("--png", "")
-    assert out.returncode != 0 and "frame.json: cannot be read" in out.stderr
+    assert out.returncode != 0 and "frame.json: cannot be opened" in out.stderr
     frame_json.write_text(json.dumps(good))
     for png in (str(tmp_path / "no" / "such" / "folder.png"), str(tmp_path / "figure.xyz")):
         out = replay("--png", png)

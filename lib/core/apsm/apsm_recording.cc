@@ -6,6 +6,7 @@
  * length so that a corrupt file is an error, never a half-read array.
  */
 #include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
+#include <gnuradio/gpumimo/core/file_bytes.h>
 
 #include <gnuradio/gpumimo/core/apsm/apsm.h>
 
@@ -77,12 +78,9 @@ const named_array& key(const std::map<std::string, named_array>& arrays,
 
 std::map<std::string, named_array> read_array_container(const std::string& path)
 {
-    std::ifstream file(path, std::ios::binary);
-    if (!file)
-        throw std::runtime_error(path + ": cannot open");
-    return parse_array_container(
-        std::vector<char>(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()),
-        path);
+    // The public recordings' containers are a few MB; a larger file is not one.
+    constexpr std::uint64_t max_container_bytes = 1ull << 30;
+    return parse_array_container(read_regular_file(path, max_container_bytes), path);
 }
 
 std::map<std::string, named_array> parse_array_container(std::vector<char> bytes,

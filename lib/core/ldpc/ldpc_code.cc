@@ -5,6 +5,7 @@
  * LDPC codes: alist files, quasi-cyclic base matrices, the layers of a layered decoder.
  */
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
+#include <gnuradio/gpumimo/core/file_bytes.h>
 #include <gnuradio/gpumimo/core/ldpc/nr_ldpc.h>
 
 #include "ldpc/ldpc_internal.h"
@@ -173,9 +174,10 @@ ldpc_code parse_alist(std::istream& in, const std::string& name)
 
 ldpc_code load_alist(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw std::runtime_error("cannot open the alist file '" + path + "'");
+    // A regular file; max_alist_bits bits with every check's and bit's list fit well
+    // within 256 MB of text.
+    const std::vector<char> bytes = read_regular_file(path, 256ull << 20);
+    std::istringstream in(std::string(bytes.begin(), bytes.end()));
     std::string name = path.substr(path.find_last_of('/') + 1);
     return parse_alist(in, name);
 }

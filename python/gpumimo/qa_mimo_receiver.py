@@ -637,7 +637,16 @@ def test_channel_setters_take_effect_while_running():
         ch.set_delay(-1)
     with pytest.raises(ValueError):
         ch.set_snr_db(float("nan"))
+    # Values that would make the noise infinite (every later call failing) or the delay
+    # buffer 2^31 samples: refused at the setter, as by the constructor.
+    with pytest.raises(ValueError, match="snr_db"):
+        ch.set_snr_db(-1e308)
+    with pytest.raises(ValueError, match="delay"):
+        ch.set_delay(2**31 - 1)
+    with pytest.raises(ValueError, match="snr_db"):
+        gpumimo.mimo_channel(2, 3, [0.8, 0.2], -1e308)
     assert ch.delay() == 7 and ch.snr_db() == 30.0
+    np.testing.assert_array_equal(run(ch), run(fresh))
 
 
 def test_llr_sink_reset_counters_starts_the_counts_over():

@@ -158,6 +158,20 @@ TEST(MimoChannel, BadParametersAndInputAreRefused)
     p = channel_params();
     p.cfo = NAN;
     EXPECT_THROW(mimo_channel{ p }, std::invalid_argument);
+    // An SNR whose noise is infinite or zero, a delay no buffer holds: refused by the
+    // constructor and the setters alike, the running channel left as it was.
+    for (const double snr : { -1e308, -101.0, 401.0, double(NAN), double(INFINITY) }) {
+        p = channel_params();
+        p.snr_db = snr;
+        EXPECT_THROW(mimo_channel{ p }, std::invalid_argument) << snr;
+    }
+    p = channel_params();
+    p.delay = max_delay_samples + 1;
+    EXPECT_THROW(mimo_channel{ p }, std::invalid_argument);
+    mimo_channel set{ channel_params() };
+    EXPECT_THROW(set.set_snr_db(-1e308), std::invalid_argument);
+    EXPECT_EQ(set.params().snr_db, channel_params().snr_db);
+    EXPECT_TRUE(std::isfinite(set.stream_noise_var(1.0)) && set.stream_noise_var(1.0) > 0);
     mimo_channel ch{ channel_params() };
     std::vector<cf> x(10, cf(1, 0));
     x[4] = cf(INFINITY, 0);

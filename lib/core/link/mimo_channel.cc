@@ -70,14 +70,15 @@ void validate(const channel_params& p)
         bad("impairments.iq_phase_deg must be within +-30 degrees");
     if (!(m.dc_dbc <= 20)) // -inf passes: no DC; NaN and +inf do not
         bad("impairments.dc_dbc must be -inf (none) or at most 20 dB");
-    if (!std::isfinite(p.snr_db))
-        bad("snr_db must be finite");
+    if (!(p.snr_db >= min_snr_db && p.snr_db <= max_snr_db)) // the noise finite and > 0
+        bad("snr_db must be from " + std::to_string(int(min_snr_db)) + " to " +
+            std::to_string(int(max_snr_db)) + " dB");
     if (!std::isfinite(p.cfo))
         bad("cfo must be finite");
     if (!(p.doppler >= 0 && p.doppler <= 0.5))
         bad("doppler must be 0 to 0.5 cycles per sample");
-    if (p.delay < 0)
-        bad("delay must be >= 0");
+    if (p.delay < 0 || p.delay > max_delay_samples)
+        bad("delay must be from 0 to " + std::to_string(max_delay_samples) + " samples");
 }
 
 mimo_channel::mimo_channel(const channel_params& p) : d_p(p), d_rng(p.seed)

@@ -46,6 +46,12 @@ struct radio_impairments {
     double dc_dbc = -INFINITY;
 };
 
+/*! The SNRs the simulator takes, in dB: its noise variance finite and above zero (a
+ *  setter given -1e308 once left a channel whose every call failed). */
+constexpr double min_snr_db = -100, max_snr_db = 400;
+/*! The longest delay in samples (its buffer is allocated per stream: 32 MB each). */
+constexpr int max_delay_samples = 1 << 22;
+
 /*! Parameters of the Nt-to-Nr channel simulator (docs/channel.md). */
 struct channel_params {
     int tx = 1; //!< transmit streams

@@ -9,6 +9,7 @@
 #include "block_faults.h"
 #include "formats/sigmf_files.h"
 
+#include <gnuradio/gpumimo/core/limits.h>
 #include <gnuradio/gpumimo/sigmf_sink.h>
 #include <gnuradio/io_signature.h>
 
@@ -122,11 +123,9 @@ private:
     bool write(std::size_t c, const gr_complex* x, std::size_t n)
     {
         if (!d_ci16) {
-            // Non-finite samples are written as 0 and counted, as for ci16: a recording
-            // holds no NaN or Inf for a player to trip over.
-            auto finite = [](const gr_complex& v) {
-                return std::isfinite(v.real()) && std::isfinite(v.imag());
-            };
+            // Unusable samples (core::is_usable: NaN, Inf, beyond +-1e15) are written as
+            // 0 and counted, as for ci16: a recording holds nothing a player would refuse.
+            auto finite = [](const gr_complex& v) { return core::is_usable(v); };
             const std::size_t bad = n - std::size_t(std::count_if(x, x + n, finite));
             if (bad) {
                 d_clean.assign(x, x + n);

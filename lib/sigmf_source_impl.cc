@@ -8,6 +8,7 @@
 #include "block_faults.h"
 #include "formats/sigmf_files.h"
 
+#include <gnuradio/gpumimo/core/limits.h>
 #include <gnuradio/gpumimo/sigmf_source.h>
 #include <gnuradio/io_signature.h>
 
@@ -56,6 +57,7 @@ public:
     double center_freq() const override { return d_channels[0].captures[0].frequency; }
     std::string start_time() const override { return d_channels[0].captures[0].datetime; }
     std::uint64_t samples() const override { return d_samples; }
+    std::uint64_t unusable_samples() const override { return d_unusable; }
 
     std::uint64_t work_failures() const override { return d_faults.count(); }
 
@@ -97,9 +99,12 @@ private:
 
     bool read(std::size_t c, gr_complex* out, std::size_t n)
     {
-        if (!d_ci16)
-            return bool(d_files[c].read(reinterpret_cast<char*>(out),
-                                        std::streamsize(n * sizeof(gr_complex))));
+        if (!d_ci16) {
+            if (!d_files[c].read(reinterpret_cast<char*>(out), std::streamsize(n * sizeof(gr_complex))))
+                return false;
+            zero_unusable(out, n);
+            return true;
+        }
         d_raw.resize(2 * n);
         if (!d_files[c].read(reinterpret_cast<char*>(d_raw.data()),
                              std::streamsize(n * 2 * sizeof(std::int16_t))))
@@ -109,6 +114,26 @@ private:
         for (std::size_t i = 0; i < n; i++)
             out[i] = gr_complex(d_raw[2 * i] / 32767.0f, d_raw[2 * i + 1] / 32767.0f);
         return true;
+    }
+
+    // A cf32 file's samples that are not usable (a file written by another tool, or
+    // damaged) played as 0, counted, as sigmf_sink records them: nothing downstream sees
+    // a NaN, an Inf or 3e38 from a recording. (ci16 samples are always usable.)
+    void zero_unusable(gr_complex* out, std::size_t n)
+    {
+        if (core::all_usable(out, n))
+            return;
+        std::uint64_t bad = 0;
+        for (std::size_t i = 0; i < n; i++)
+            if (!core::is_usable(out[i])) {
+                out[i] = 0;
+                bad++;
+            }
+        d_unusable += bad;
+        d_log.warn("unusable samples", [&] {
+            return "played " + std::to_string(d_unusable) + " samples that are not finite or beyond "
+                   "+-1e15 as 0 (so far)";
+        });
     }
 
     // rx_time (and at sample 0 rx_rate, rx_freq) where a capture starts in [pos, pos+n).
@@ -142,7 +167,7 @@ private:
     const bool d_ci16;
     std::vector<std::ifstream> d_files;
     std::vector<std::int16_t> d_raw;
-    std::uint64_t d_samples = 0, d_pos = 0;
+    std::uint64_t d_samples = 0, d_pos = 0, d_unusable = 0;
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
 };

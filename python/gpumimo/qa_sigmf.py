@@ -283,3 +283,29 @@ def test_a_collection_of_many_names_is_read_in_linear_time(tmp_path):
     with pytest.raises(RuntimeError, match="s0.sigmf-meta"):
         gpumimo.sigmf_source(str(col))
     assert time.monotonic() - start < 5.0
+
+
+def test_unusable_samples_in_a_cf32_recording_play_as_zeros(tmp_path):
+    """A cf32 recording whose data another tool wrote (or a disk damaged) with NaN, Inf
+    and 3e38 in it: the source plays them as 0 and counts them (core::is_usable, the
+    predicate sigmf_sink records with), nothing else changes, no work() failure."""
+    rng = np.random.default_rng(SEED + 11)
+    x = noise(rng, 2, 300)
+    record(tmp_path / "d", x, "cf32_le")
+    data = tmp_path / "d_ch1.sigmf-data"
+    y = np.fromfile(data, dtype=np.complex64)
+    y[[5, 77, 299]] = [np.nan + 0j, complex(0, np.inf), 3e38]
+    y.tofile(data)
+    src, out, _ = play(tmp_path / "d.sigmf-collection", verify_hashes=False)
+    assert np.all(np.isfinite(out))
+    want = y.copy()
+    want[[5, 77, 299]] = 0
+    np.testing.assert_array_equal(out[1], want)
+    np.testing.assert_array_equal(out[0], x[0].astype(np.complex64))
+    assert src.unusable_samples() == 3 and src.work_failures() == 0
+    # The sink records the same samples as 0: 3e38 is no more usable than NaN.
+    tb = gr.top_block()
+    sink = gpumimo.sigmf_sink(str(tmp_path / "again"), 1, 1e6, 0.0, "cf32_le")
+    tb.connect(blocks.vector_source_c(y.tolist()), sink)
+    tb.run()
+    assert sink.non_finite_samples() == 3

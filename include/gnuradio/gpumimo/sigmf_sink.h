@@ -49,7 +49,9 @@ public:
     virtual std::uint64_t samples() const = 0;
     /*! ci16: samples clamped to full scale. */
     virtual std::uint64_t clipped_samples() const = 0;
-    /*! Non-finite sample parts (ci16) or samples (cf32) written as 0. */
+    /*! Non-finite sample parts (ci16) or samples (cf32) written as 0: for cf32 every
+     *  sample core::is_usable refuses (NaN, Inf, beyond +-1e15), the predicate
+     *  sigmf_source applies when playing. */
     virtual std::uint64_t non_finite_samples() const = 0;
     /*! Calls of work() that caught an exception: logged through the block's logger, and
      *  the block went on with the items at hand dropped or erased (docs/reliability.md

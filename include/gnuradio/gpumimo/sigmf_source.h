@@ -54,6 +54,10 @@ public:
     virtual std::string start_time() const = 0;
     /*! Samples per channel played in one pass (the shortest channel's). */
     virtual std::uint64_t samples() const = 0;
+    /*! Samples of a cf32 recording played as 0 because they were not usable (NaN, Inf,
+     *  beyond +-1e15: core::is_usable, the predicate sigmf_sink applies when recording),
+     *  counted over every channel and pass; logged, rate limited. */
+    virtual std::uint64_t unusable_samples() const = 0;
     /*! Calls of work() that caught an exception: logged through the block's logger, and
      *  the block went on with the items at hand dropped or erased (docs/reliability.md
      *  says how, block by block). */

@@ -27,6 +27,7 @@ void bind_sigmf(py::module& m)
         .def("center_freq", &sigmf_source::center_freq)
         .def("start_time", &sigmf_source::start_time)
         .def("samples", &sigmf_source::samples)
+        .def("unusable_samples", &sigmf_source::unusable_samples)
         .def("work_failures", &sigmf_source::work_failures);
 
     py::class_<sigmf_sink, gr::sync_block, gr::block, gr::basic_block,

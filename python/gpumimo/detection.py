@@ -36,14 +36,15 @@ def constellation(modulation="16qam"):
     return Constellation(str(modulation).lower(), points, labels, labels.shape[1])
 
 
-def _whole_number(name, value, minimum):
-    """value as an int >= minimum; ValueError for 2.7, "3", None, -5 and the like (int()
-    would truncate 2.7 silently and pass -5 on to a C++ unsigned)."""
+def _whole_number(name, value, minimum, maximum=2**31 - 1):
+    """value as an int in [minimum, maximum] (a C++ int by default); ValueError for 2.7,
+    "3", None, -5, 2**31 and the like (int() would truncate 2.7 silently, and pybind11
+    answers a value its C++ type cannot hold with a TypeError and its signature list)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         if not (isinstance(value, (float, np.floating)) and float(value).is_integer()):
             raise ValueError(f"{name} must be a whole number, not {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, not {value!r}")
+    if value < minimum or value > maximum:
+        raise ValueError(f"{name} must be from {minimum} to {maximum}, not {value!r}")
     return int(value)
 
 

@@ -202,7 +202,8 @@ def _bad(**overrides):
     "algorithm", "output", "unknown_param", "psd_levels", "psd_exp", "kbest_k", "nway_passes",
     "group_zero", "text_y", "too_many_streams", "nt_gt_nr", "ml_too_big", "threads_negative",
     "noise_none", "group_fraction", "kbest_k_fraction", "y_far_beyond_its_model",
-    "y_beyond_sample_range"])
+    "y_beyond_sample_range", "kbest_k_2_31", "nway_passes_2_31", "threads_2_32", "device_2_31",
+    "psd_lvl_2_40"])
 def test_bad_input_raises_value_error(case):
     args = _bad()
     y, H = args["y"], args["H"]
@@ -271,6 +272,16 @@ def test_bad_input_raises_value_error(case):
         y[3] *= 1e12
     elif case == "y_beyond_sample_range":
         y[3, 0] = 1e19
+    elif case == "kbest_k_2_31":  # values no C++ int holds: ValueError, not TypeError
+        args.update(algorithm="kbest", kbest_k=2**31)
+    elif case == "nway_passes_2_31":
+        args.update(algorithm="nway", nway_passes=2**31)
+    elif case == "threads_2_32":
+        args.update(threads=2**32)
+    elif case == "device_2_31":
+        args.update(device=2**31)
+    elif case == "psd_lvl_2_40":
+        args.update(algorithm="psd", psd_lvl=[2**40])
     with pytest.raises(ValueError) as error:
         gpumimo.detect(**args)
     # A message a user can act on: never empty, never pybind11's signature dump.
@@ -299,3 +310,14 @@ def test_ldpc_encoder_takes_bits_only():
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_a_channel_seed_out_of_range_is_a_value_error():
+    """mimo_channel.set_seed(-1) and 2^64 name the seed and its range (pybind11's own
+    conversion raised TypeError with its signature list); 2^64 - 1 is taken."""
+    ch = gpumimo.mimo_channel(1, 1)
+    for bad in (-1, 2**64):
+        with pytest.raises(ValueError, match="seed must be a whole number from 0 to 2\\^64 - 1"):
+            ch.set_seed(bad)
+    ch.set_seed(2**64 - 1)
+    assert ch.seed() == 2**64 - 1

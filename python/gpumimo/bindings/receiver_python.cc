@@ -25,6 +25,19 @@ namespace py = pybind11;
 using namespace gr::gpumimo;
 
 namespace {
+// A Python int as a uint64_t, or ValueError naming the parameter and its range (pybind11's
+// own conversion answers -1 or 2^64 with a TypeError and its signature list).
+std::uint64_t checked_uint64(const py::int_& v, const char* name)
+{
+    const unsigned long long x = PyLong_AsUnsignedLongLong(v.ptr());
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        throw py::value_error(std::string(name) + " must be a whole number from 0 to 2^64 - 1, not " +
+                              py::repr(v).cast<std::string>());
+    }
+    return std::uint64_t(x);
+}
+
 // The detector blocks take a detector_spec or, for the defaults, just its name.
 core::detector_spec to_detector_spec(const py::object& detector)
 {
@@ -62,7 +75,10 @@ void bind_receiver(py::module& m)
         .def("set_snr_db", &mimo_channel::set_snr_db, py::arg("snr_db"))
         .def("set_cfo", &mimo_channel::set_cfo, py::arg("cfo"))
         .def("set_delay", &mimo_channel::set_delay, py::arg("delay"))
-        .def("set_seed", &mimo_channel::set_seed, py::arg("seed"))
+        .def(
+            "set_seed",
+            [](mimo_channel& c, const py::int_& seed) { c.set_seed(checked_uint64(seed, "seed")); },
+            py::arg("seed"))
         .def("set_phase_noise_var", &mimo_channel::set_phase_noise_var, py::arg("phase_noise_var"))
         .def("set_iq_imbalance", &mimo_channel::set_iq_imbalance, py::arg("iq_gain_db"),
              py::arg("iq_phase_deg"))

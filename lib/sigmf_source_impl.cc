@@ -146,11 +146,20 @@ private:
             const std::uint64_t at = base + cap.sample_start;
             std::int64_t secs = 0;
             double frac = 0;
-            if (!cap.datetime.empty() && sigmf::parse_iso8601(cap.datetime, secs, frac))
+            // rx_time counts seconds since 1970 in an unsigned integer (UHD's): a capture
+            // from before then has a time that tag cannot hold, and is tagged as one of
+            // unknown time (it once became 2^64 - 1 seconds).
+            const bool timed = !cap.datetime.empty() && sigmf::parse_iso8601(cap.datetime, secs, frac);
+            if (timed && secs < 0)
+                d_log.warn("pre-1970 time", [&] {
+                    return "the capture at sample " + std::to_string(cap.sample_start) + " has core:datetime " +
+                           cap.datetime + ", before 1970: tagged as a time unknown (rx_time 0)";
+                });
+            if (timed && secs >= 0)
                 add_item_tag(c, at, pmt::intern("rx_time"),
                              pmt::make_tuple(pmt::from_uint64(std::uint64_t(secs)),
                                              pmt::from_double(frac)));
-            else if (cap.sample_start > 0) // a gap all the same, time unknown
+            else if (cap.sample_start > 0 || timed) // a gap all the same, time unknown
                 add_item_tag(c, at, pmt::intern("rx_time"),
                              pmt::make_tuple(pmt::from_uint64(0), pmt::from_double(0)));
             if (cap.sample_start == 0) {

@@ -309,3 +309,25 @@ def test_unusable_samples_in_a_cf32_recording_play_as_zeros(tmp_path):
     tb.connect(blocks.vector_source_c(y.tolist()), sink)
     tb.run()
     assert sink.non_finite_samples() == 3
+
+
+def test_a_capture_before_1970_is_tagged_as_a_time_unknown(tmp_path):
+    """rx_time holds unsigned seconds since 1970: a core:datetime from 1969 plays with
+    rx_time (0, 0.0), a time unknown, instead of 2^64 - 1 seconds; the samples play."""
+    rng = np.random.default_rng(SEED + 12)
+    x = noise(rng, 1, 200)
+    record(tmp_path / "old", x, "cf32_le")
+    meta_path = tmp_path / "old_ch0.sigmf-meta"
+    meta = json.loads(meta_path.read_text())
+    meta["captures"][0]["core:datetime"] = "1969-07-20T20:17:40Z"
+    meta_path.write_text(json.dumps(meta))
+    col = tmp_path / "old.sigmf-collection"
+    c = json.loads(col.read_text())
+    c["collection"]["core:streams"] = [{"name": "old_ch0"}]  # the metadata's hash is gone
+    col.write_text(json.dumps(c))
+    src, y, sinks = play(col)
+    np.testing.assert_array_equal(y[0], x[0])
+    times = [t for t in sinks[0].tags() if pmt.symbol_to_string(t.key) == "rx_time"]
+    assert len(times) == 1 and times[0].offset == 0
+    assert pmt.to_uint64(pmt.tuple_ref(times[0].value, 0)) == 0
+    assert pmt.to_double(pmt.tuple_ref(times[0].value, 1)) == 0.0

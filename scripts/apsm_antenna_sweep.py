@@ -10,7 +10,7 @@ gpumimo_apsm_ota --sweep-antennas for APSM and least squares, writes the two tab
 antennas, APSM solid and least squares dashed (DIR/apsm-antenna-sweep.png).
 
     scripts/apsm_antenna_sweep.py --tool build/apps/apsm/gpumimo_apsm_ota \\
-        --data ../shared/data/apsm-ota --out docs/figures/apsm
+        --data examples/recordings/apsm-ota --out docs/figures/apsm
 """
 
 import argparse

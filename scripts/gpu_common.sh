@@ -2,15 +2,10 @@
 # repository root with OUT set: where the carried data lie, a summary line per step, and
 # the core's build for sm_90.
 
-# The APSM over-the-air recordings: carried in .deps/apsm-ota
-# (cp -r ../shared/data/apsm-ota .deps/), else the APSM recording tests are skipped.
-if [ -d .deps/apsm-ota ]; then
-    export GPUMIMO_APSM_OTA_DIR="$PWD/.deps/apsm-ota"
-elif [ ! -d ../shared/data/apsm-ota ]; then
-    export GPUMIMO_ALLOW_MISSING_DATA=1
-fi
-# The 802.16e code files (../shared/data/ldpc), carried in .deps/ldpc.
-[ -d .deps/ldpc ] && export GPUMIMO_LDPC_DIR="$PWD/.deps/ldpc"
+# The APSM over-the-air recordings and the 802.16e code files: the repository's own
+# (examples/recordings/apsm-ota, examples/codes/ldpc), in the checkout that travels.
+export GPUMIMO_APSM_OTA_DIR="$PWD/examples/recordings/apsm-ota"
+export GPUMIMO_LDPC_DIR="$PWD/examples/codes/ldpc"
 
 # One line of $OUT/summary.txt: a step and how it went.
 status() { printf '%-28s %s\n' "$1" "$2" >> "$OUT/summary.txt"; }

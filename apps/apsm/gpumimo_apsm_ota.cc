@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * gpumimo_apsm_ota: the APSM multiuser detector (or the least-squares one) on the
- * over-the-air recordings of ../shared/data/apsm-ota. Trains every user on the training
+ * over-the-air recordings of examples/recordings/apsm-ota. Trains every user on the training
  * symbols, detects the data symbols, prints per user SER, BER (nearest-point decisions
  * on the unit-energy constellation), training and detection time. Core only: runs where
  * GNU Radio is not installed (the GPU machine).

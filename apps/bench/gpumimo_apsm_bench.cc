@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * gpumimo_apsm_bench: APSM training and detection of all users, the CPU reference and
- * the GPU side by side in one run, on an over-the-air recording of ../shared/data/
- * apsm-ota (default: the 16-QAM time file, 6 users, 16 antennas, 685 training and
+ * the GPU side by side in one run, on an over-the-air recording of
+ * examples/recordings/apsm-ota (default: the 16-QAM time file, 6 users, 16 antennas, 685 training and
  * 3,840 data symbols), or on a random mixture of the same size when none is given.
  * GPU figures are medians of 21 runs after a warm-up: kernel-only (CUDA events) and
  * host to host (wall clock, from and to page-locked host memory; detection also

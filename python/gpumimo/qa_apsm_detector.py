@@ -297,7 +297,8 @@ def ota_dir():
     env = os.environ.get("GPUMIMO_APSM_OTA_DIR")
     if env:
         return pathlib.Path(env)
-    return pathlib.Path(__file__).resolve().parents[3] / "shared" / "data" / "apsm-ota"
+    # The recordings the repository ships.
+    return pathlib.Path(__file__).resolve().parents[2] / "examples" / "recordings" / "apsm-ota"
 
 
 @pytest.mark.parametrize("backend", ["cpu", "cuda"])

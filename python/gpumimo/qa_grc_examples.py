@@ -330,7 +330,7 @@ def test_ofdm_fft_loopback(tmp_path):
 
 def apsm_ota_dir():
     env = os.environ.get("GPUMIMO_APSM_OTA_DIR")
-    return pathlib.Path(env) if env else SOURCE.parent / "shared" / "data" / "apsm-ota"
+    return pathlib.Path(env) if env else SOURCE / "examples" / "recordings" / "apsm-ota"
 
 
 def test_apsm_ota_replay(tmp_path):

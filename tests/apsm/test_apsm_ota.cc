@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * APSM on the real over-the-air recordings (../shared/data/apsm-ota: 6 users, 16
+ * APSM on the real over-the-air recordings (examples/recordings/apsm-ota: 6 users, 16
  * N310 ports): the public library's defaults give the library's published symbol error
  * rates, and gr-gpumimo's defaults are at least as good as least squares for every user
  * on every file. The recordings are found at GPUMIMO_APSM_OTA_DIR (environment) or

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The LDPC core (core/ldpc.h): the 802.16e code built from the base matrix equals
- * ../shared/data/ldpc's alist and base file; layers share no bit; the encoder's
+ * examples/codes/ldpc's alist and base file; layers share no bit; the encoder's
  * codewords satisfy H c = 0 checked row by row, for the whole 802.16e family and for a
  * matrix with dependent rows; the decoders against the README's reference points (BPSK
  * over AWGN, within binomial margins), int8 input equal to its float value, erasures
@@ -37,7 +37,7 @@ using gpumimo_test::random_bits;
 
 namespace {
 
-// ../shared/data/ldpc (CI's layout), or GPUMIMO_LDPC_DIR.
+// examples/codes/ldpc (the repository's), or GPUMIMO_LDPC_DIR.
 std::string ldpc_dir()
 {
     const char* env = std::getenv("GPUMIMO_LDPC_DIR");
@@ -385,7 +385,7 @@ fer_point simulate(const ldpc_code& code, const ldpc_decoder_config& cfg, double
 
 } // namespace
 
-// ../shared/data/ldpc/README.md: sum-product, 50 iterations, BPSK over AWGN, 1000
+// examples/codes/ldpc/README.md: sum-product, 50 iterations, BPSK over AWGN, 1000
 // frames: FER 0.378 at Eb/N0 = 1.0 dB, 0.011 at 1.5 dB, 0 at 2.0 dB. Our frames are
 // fewer (CI's time). At 1.0 dB the reference is itself a count of 1000 frames (standard
 // deviation 0.015) and ours of 300 (0.028): the margin is 5 standard deviations of their

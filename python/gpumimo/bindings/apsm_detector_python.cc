@@ -214,7 +214,7 @@ void bind_apsm_detector(py::module& m)
         },
         py::arg("rx_path"),
         py::arg("tx_path"),
-        "An over-the-air recording of ../shared/data/apsm-ota (its README): a dict of "
+        "An over-the-air recording of examples/recordings/apsm-ota (its README): a dict of "
         "modulation, antennas, user_slots, rx_training [n, antennas], rx_data, "
         "sent_training [users, n] and sent_data, symbols on the unit-energy constellation.");
 }

@@ -26,8 +26,8 @@ struct named_array {
 };
 
 /*!
- * Reads the container format of the APSM over-the-air recordings (../shared/data/
- * apsm-ota/README.md; the public libapsm's binary files): int32 K; K times (int32
+ * Reads the container format of the APSM over-the-air recordings
+ * (examples/recordings/apsm-ota/README.md; the public libapsm's binary files): int32 K; K times (int32
  * length, name bytes); per key in that order, int32 D, D int32 dimensions, float32 data.
  * Little-endian. A truncated, oversized or inconsistent file throws std::runtime_error
  * naming the file and what is wrong; nothing is returned partly read.
@@ -79,7 +79,7 @@ std::vector<int> antenna_subset(const std::string& kind, int n, int total);
  *  0..r.antennas-1, in the order given); std::invalid_argument otherwise. */
 apsm_recording select_antennas(const apsm_recording& r, const std::vector<int>& antennas);
 
-/*! One recording pair of ../shared/data/apsm-ota (its README). */
+/*! One recording pair of examples/recordings/apsm-ota (its README). */
 struct apsm_ota_file {
     std::string name; //!< "QPSK ofdm", "QAM16 ofdm", "QPSK time", "QAM16 time"
     std::string rx_path, tx_path;

@@ -81,7 +81,7 @@ std::vector<std::vector<int>> parse_base_matrix(std::istream& in);
 /*!
  * The code of a base matrix whose shifts are given for expansion factor z0, expanded by
  * z <= z0 with each shift p >= 0 scaled to floor(p * z / z0) (IEEE 802.16e's rule for
- * its rate-1/2 code: ../shared/data/ldpc/wimax_r12_base.txt with z0 = 96 gives n =
+ * its rate-1/2 code: examples/codes/ldpc/wimax_r12_base.txt with z0 = 96 gives n =
  * 24 z, z = 24, 28, ..., 96). Checks in block-row order.
  */
 ldpc_code expand_base_matrix(const std::vector<std::vector<int>>& base,
@@ -90,7 +90,7 @@ ldpc_code expand_base_matrix(const std::vector<std::vector<int>>& base,
                              const std::string& name = "qc");
 
 /*! IEEE 802.16e-2005's rate-1/2 base matrix (12 x 24, shifts for z0 = 96), as in
- *  ../shared/data/ldpc/wimax_r12_base.txt (the tests compare them). */
+ *  examples/codes/ldpc/wimax_r12_base.txt (the tests compare them). */
 const std::vector<std::vector<int>>& wimax_rate_half_base();
 
 /*! IEEE 802.16e's rate-1/2 code of length n = 24 z, z = 24, 28, ..., 96 (n = 576 to

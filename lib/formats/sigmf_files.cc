@@ -52,8 +52,39 @@ std::string read_text(const std::string& path)
     return std::string(bytes.begin(), bytes.end());
 }
 
+// JSON values a metadata or collection file may hold. The parsed tree takes about 40
+// times its text (a 64 MiB file of nested arrays took 2.7 GB): a file with more values
+// than any recording's metadata has is refused before it is parsed. (The module's own
+// 16-channel collections hold a few hundred.)
+constexpr std::size_t max_json_values = std::size_t(1) << 20;
+
+// An upper bound on the values in JSON text, in one pass: every value but the first
+// follows a comma or opens a container (strings, escapes included, skipped).
+std::size_t json_values_at_most(const std::string& text)
+{
+    std::size_t n = 1;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); i++) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == ',' || c == '[' || c == '{') {
+            n++;
+        }
+    }
+    return n;
+}
+
 json parse_json(const std::string& text, const std::string& label)
 {
+    if (json_values_at_most(text) > max_json_values)
+        fail(label, "holds more than " + std::to_string(max_json_values) +
+                        " JSON values, more than SigMF metadata of a recording has (refused)");
     try {
         return json::parse(text);
     } catch (const json::exception& e) {

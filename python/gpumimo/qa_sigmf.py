@@ -331,3 +331,26 @@ def test_a_capture_before_1970_is_tagged_as_a_time_unknown(tmp_path):
     assert len(times) == 1 and times[0].offset == 0
     assert pmt.to_uint64(pmt.tuple_ref(times[0].value, 0)) == 0
     assert pmt.to_double(pmt.tuple_ref(times[0].value, 1)) == 0.0
+
+
+def test_metadata_with_millions_of_values_is_refused_unparsed(tmp_path):
+    """A metadata file of more JSON values than any recording's (its parsed tree would
+    take about 40 times its size: 2.7 GB for 64 MiB) is refused, naming it, before it
+    is parsed; a few thousand annotations are fine."""
+    rng = np.random.default_rng(SEED + 13)
+    record(tmp_path / "m", noise(rng, 1, 100), "cf32_le")
+    meta_path = tmp_path / "m_ch0.sigmf-meta"
+    meta = json.loads(meta_path.read_text())
+    col = tmp_path / "m.sigmf-collection"
+    c = json.loads(col.read_text())
+    c["collection"]["core:streams"] = [{"name": "m_ch0"}]  # the metadata's hash is gone
+    col.write_text(json.dumps(c))
+    meta["annotations"] = [{"core:sample_start": i, "core:sample_count": 1} for i in range(3000)]
+    meta_path.write_text(json.dumps(meta))
+    assert gpumimo.sigmf_source(str(col)).samples() == 100
+    meta["annotations"] = [0] * (1 << 20)
+    meta_path.write_text(json.dumps(meta))
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="m_ch0.sigmf-meta: holds more than 1048576 JSON values"):
+        gpumimo.sigmf_source(str(col))
+    assert time.monotonic() - start < 10

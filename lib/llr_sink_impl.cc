@@ -18,7 +18,6 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <iterator>
 #include <cmath>
 #include <fstream>
 #include <memory>

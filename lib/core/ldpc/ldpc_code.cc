@@ -11,7 +11,6 @@
 #include "ldpc/ldpc_internal.h"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 

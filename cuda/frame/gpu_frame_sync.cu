@@ -456,26 +456,33 @@ __global__ void __launch_bounds__(kFrameThreads) refine_kernel(const float2* x,
 // stream receiver against the correction's 3 us, which reads the same samples).
 constexpr unsigned kIqChunks = 16;
 
-// One block per found frame, antenna and chunk (blockIdx.z) of the frame: the chunk's
-// raw samples' sums for the IQ state (frame_corrector::correct: sum y^2, sum |y|^2,
-// sum |y|^4, in double) and whether every sample was usable. sums
-// [frame][antenna][chunk][4], usable [frame][antenna][chunk]; correct_kernel adds the
-// chunks up in order (iq_reduce_kernel).
-__global__ void __launch_bounds__(kFrameThreads) iq_sums_kernel(const float2* x,
-                                                                std::size_t stride,
-                                                                unsigned len,
-                                                                unsigned learn, // the samples summed
-                                                                const gpu_sync_found* frames,
-                                                                const gpu_sync_totals* totals,
-                                                                double* sums,
-                                                                int* usable)
+// One block per found frame, antenna and chunk (blockIdx.z) of the frame: whether every
+// sample of the chunk was usable (usable [frame][antenna][chunk]), and the sums of the
+// IQ learning windows chunk, chunk + kIqChunks, ... (iq_learning_windows: fft_len
+// samples from each start in windows) for the IQ state (frame_corrector::correct: the
+// window's sum of y^2 and of |y|^2, in double) into window_sums
+// [frame][antenna][window][3]; iq_reduce_kernel adds the windows up in order.
+__global__ void __launch_bounds__(kFrameThreads)
+    iq_sums_kernel(const float2* x,
+                   std::size_t stride,
+                   unsigned len,
+                   unsigned fft_len,
+                   const unsigned* windows,
+                   unsigned nwindows,
+                   const gpu_sync_found* frames,
+                   const gpu_sync_totals* totals,
+                   double* window_sums,
+                   int* usable)
 {
-    struct four {
-        double a_re, a_im, b, d;
-        int ok;
+    struct three {
+        double a_re, a_im, b;
     };
-    using reduce = cub::BlockReduce<four, kFrameThreads>;
-    __shared__ typename reduce::TempStorage tmp;
+    using reduce_ok = cub::BlockReduce<int, kFrameThreads>;
+    using reduce_sums = cub::BlockReduce<three, kFrameThreads>;
+    __shared__ union {
+        typename reduce_ok::TempStorage ok;
+        typename reduce_sums::TempStorage sums;
+    } tmp;
     const unsigned f = blockIdx.x, chunk = blockIdx.z;
     const int a = blockIdx.y;
     if (f >= totals->frames)
@@ -483,36 +490,41 @@ __global__ void __launch_bounds__(kFrameThreads) iq_sums_kernel(const float2* x,
     const std::size_t start = std::size_t(a) * stride + frames[f].start;
     const unsigned per = (len + kIqChunks - 1) / kIqChunks;
     const unsigned from = chunk * per, to = min(len, from + per);
-    four acc{ 0, 0, 0, 0, 1 };
-    for (unsigned t = from + threadIdx.x; t < to; t += blockDim.x) {
-        const float2 v = x[start + t];
-        acc.ok &= gc::usable2(v) ? 1 : 0; // every sample, as the corrector's check
-        if (t >= learn)
-            continue;
-        const double xr = v.x, xi = v.y, p = xr * xr + xi * xi;
-        acc.a_re += xr * xr - xi * xi;
-        acc.a_im += 2 * xr * xi;
-        acc.b += p;
-        acc.d += p * p;
-    }
-    const four s = reduce(tmp).Reduce(acc, [](four u, four v) {
-        return four{ u.a_re + v.a_re, u.a_im + v.a_im, u.b + v.b, u.d + v.d, u.ok & v.ok };
-    });
-    if (threadIdx.x == 0) {
-        const std::size_t i = (std::size_t(f) * gridDim.y + a) * kIqChunks + chunk;
-        sums[i * 4 + 0] = s.a_re;
-        sums[i * 4 + 1] = s.a_im;
-        sums[i * 4 + 2] = s.b;
-        sums[i * 4 + 3] = s.d;
-        usable[i] = s.ok;
+    int ok = 1;
+    for (unsigned t = from + threadIdx.x; t < to; t += blockDim.x)
+        ok &= gc::usable2(x[start + t]) ? 1 : 0; // every sample, as the corrector's check
+    ok = reduce_ok(tmp.ok).Reduce(ok, [](int u, int v) { return u & v; });
+    const std::size_t fa = std::size_t(f) * gridDim.y + a;
+    if (threadIdx.x == 0)
+        usable[fa * kIqChunks + chunk] = ok;
+    for (unsigned w = chunk; w < nwindows; w += kIqChunks) {
+        __syncthreads(); // tmp is free again
+        three acc{ 0, 0, 0 };
+        for (unsigned t = threadIdx.x; t < fft_len; t += blockDim.x) {
+            const float2 v = x[start + windows[w] + t];
+            const double xr = v.x, xi = v.y;
+            acc.a_re += xr * xr - xi * xi;
+            acc.a_im += 2 * xr * xi;
+            acc.b += xr * xr + xi * xi;
+        }
+        const three s = reduce_sums(tmp.sums).Reduce(acc, [](three u, three v) {
+            return three{ u.a_re + v.a_re, u.a_im + v.a_im, u.b + v.b };
+        });
+        if (threadIdx.x == 0) {
+            double* q = window_sums + (fa * nwindows + w) * 3;
+            q[0] = s.a_re;
+            q[1] = s.a_im;
+            q[2] = s.b;
+        }
     }
 }
 
-// One block per found frame, a thread per antenna: the frame's chunks added in order
-// into sums [frame][antenna][4], and usable [frame] 1 where every chunk of every antenna
-// was usable (what correct_kernel's learning reads; once here rather than in each of its
-// blocks).
-__global__ void iq_reduce_kernel(const double* chunk_sums,
+// One block per found frame, a thread per antenna: the frame's windows added in order
+// into sums [frame][antenna][4] (sum y^2, sum |y|^2 and the windows' sum of |sum y^2|^2),
+// and usable [frame] 1 where every chunk of every antenna was usable (what
+// correct_kernel's learning reads; once here rather than in each of its blocks).
+__global__ void iq_reduce_kernel(const double* window_sums,
+                                 unsigned nwindows,
                                  const int* chunk_usable,
                                  int antennas,
                                  const gpu_sync_totals* totals,
@@ -524,9 +536,14 @@ __global__ void iq_reduce_kernel(const double* chunk_sums,
     if (f >= totals->frames || a >= antennas)
         return;
     double q[4] = { 0, 0, 0, 0 };
-    for (unsigned k = 0; k < kIqChunks; k++)
-        for (int i = 0; i < 4; i++)
-            q[i] += chunk_sums[((std::size_t(f) * antennas + a) * kIqChunks + k) * 4 + i];
+    for (unsigned w = 0; w < nwindows; w++) {
+        const double* p =
+            window_sums + ((std::size_t(f) * antennas + a) * nwindows + w) * 3;
+        q[0] += p[0];
+        q[1] += p[1];
+        q[2] += p[2];
+        q[3] += p[0] * p[0] + p[1] * p[1];
+    }
     for (int i = 0; i < 4; i++)
         sums[(std::size_t(f) * antennas + a) * 4 + i] = q[i];
     if (a == 0) {
@@ -648,8 +665,13 @@ gpu_frame_sync::gpu_frame_sync(const frame_format& frame,
         q = gc::device_buffer<iq_state>(std::size_t(antennas));
         GPUMIMO_CUDA_CHECK(cudaMemset(q.get(), 0, std::size_t(antennas) * sizeof(iq_state)));
     }
-    d_iq_chunk_sums = gc::device_buffer<double>(max_frames * std::size_t(antennas) * kIqChunks * 4);
-    d_iq_chunk_usable = gc::device_buffer<int>(max_frames * std::size_t(antennas) * kIqChunks);
+    const std::vector<std::uint32_t> windows = iq_learning_windows(frame);
+    d_iq_windows = gc::upload(std::vector<unsigned>(windows.begin(), windows.end()));
+    d_iq_nwindows = unsigned(windows.size());
+    d_iq_window_sums = gc::device_buffer<double>(max_frames * std::size_t(antennas) *
+                                                 windows.size() * 3);
+    d_iq_chunk_usable =
+        gc::device_buffer<int>(max_frames * std::size_t(antennas) * kIqChunks);
     d_iq_sums = gc::device_buffer<double>(max_frames * std::size_t(antennas) * 4);
     d_iq_usable = gc::device_buffer<int>(max_frames);
     d_out = gc::device_buffer<float2>(std::size_t(antennas) * max_frames * d_len);
@@ -749,14 +771,29 @@ sync_call_result gpu_frame_sync::search_on_device(const std::complex<float>* con
             x, d_cap, d_antennas, int(N), d_prefix.get(), d_nprefix, d_found.get(), d_totals.get(),
             d_cfo.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("refine_kernel");
-        GPUMIMO_CUDA_CHECK(cudaMemsetAsync(d_damaged.get(), 0, max_frames * sizeof(int), st));
-        iq_sums_kernel<<<dim3(unsigned(max_frames), unsigned(d_antennas), kIqChunks), kFrameThreads, 0, st>>>(
-            x, d_cap, unsigned(d_len), unsigned(iq_learning_samples(d_frame)), d_found.get(), d_totals.get(),
-            d_iq_chunk_sums.get(), d_iq_chunk_usable.get());
+        GPUMIMO_CUDA_CHECK(
+            cudaMemsetAsync(d_damaged.get(), 0, max_frames * sizeof(int), st));
+        iq_sums_kernel<<<dim3(unsigned(max_frames), unsigned(d_antennas), kIqChunks),
+                         kFrameThreads,
+                         0,
+                         st>>>(x,
+                               d_cap,
+                               unsigned(d_len),
+                               unsigned(N),
+                               d_iq_windows.get(),
+                               d_iq_nwindows,
+                               d_found.get(),
+                               d_totals.get(),
+                               d_iq_window_sums.get(),
+                               d_iq_chunk_usable.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("iq_sums_kernel");
-        iq_reduce_kernel<<<unsigned(max_frames), 32, 0, st>>>(d_iq_chunk_sums.get(), d_iq_chunk_usable.get(),
-                                                               d_antennas, d_totals.get(), d_iq_sums.get(),
-                                                               d_iq_usable.get());
+        iq_reduce_kernel<<<unsigned(max_frames), 32, 0, st>>>(d_iq_window_sums.get(),
+                                                              d_iq_nwindows,
+                                                              d_iq_chunk_usable.get(),
+                                                              d_antennas,
+                                                              d_totals.get(),
+                                                              d_iq_sums.get(),
+                                                              d_iq_usable.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("iq_reduce_kernel");
         const dim3 grid(unsigned((d_len + kFrameThreads - 1) / kFrameThreads), unsigned(max_frames));
         correct_kernel<<<grid, kFrameThreads, 0, st>>>(x, d_cap, d_antennas, unsigned(d_len),

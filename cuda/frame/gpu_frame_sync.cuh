@@ -90,13 +90,17 @@ private:
     cuda::device_buffer<int> d_damaged;
     // The receiver's IQ imbalance (core::iq_state), learnt over the frames: the state
     // per antenna, twice (the one a call reads, d_iq[d_iq_current], and the one it
-    // leaves), each found frame's sums [frame][antenna][4] and usable flags
-    // [frame][antenna].
+    // leaves), the learning windows' starts (iq_learning_windows), each found frame's
+    // window sums [frame][antenna][window][3] and sums [frame][antenna][4], and usable
+    // flags [frame][antenna][chunk] and [frame].
     cuda::device_buffer<iq_state> d_iq[2];
     int d_iq_current = 0;
-    cuda::device_buffer<double> d_iq_chunk_sums, d_iq_sums; // [frame][antenna]([chunk])[4]
-    cuda::device_buffer<int> d_iq_chunk_usable, d_iq_usable; // [frame][antenna][chunk], [frame]
-    cuda::device_buffer<float2> d_out; // [antenna][max_frames][samples]
+    cuda::device_buffer<unsigned> d_iq_windows;
+    unsigned d_iq_nwindows = 0;
+    cuda::device_buffer<double> d_iq_window_sums, d_iq_sums;
+    cuda::device_buffer<int> d_iq_chunk_usable,
+        d_iq_usable;                        // [frame][antenna][chunk], [frame]
+    cuda::device_buffer<float2> d_out;      // [antenna][max_frames][samples]
     cuda::pinned_buffer<float2> d_host_out; // host_output only
     cuda::pinned_buffer<gpu_sync_found> d_host_found;
     cuda::pinned_buffer<gpu_sync_totals> d_host_totals;

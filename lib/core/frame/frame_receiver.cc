@@ -82,8 +82,8 @@ frame_sync_result find_frame(const numerology& num,
         const std::complex<float> x = rx[a][i];
         return is_usable(x) ? std::complex<double>(x) : std::complex<double>(0);
     };
-    // Each antenna's sum over either half, s1 and s2: the halves' means taken out of P and
-    // R (centred_p, centred_r) make the metric blind to a DC offset, which repeats at
+    // Each antenna's sum over either half, s1 and s2: the halves' means taken out of P
+    // and R (centred_p, centred_r) make the metric blind to a DC offset, which repeats at
     // every lag and held M near 1 between frames (|dc|^4 / (|dc|^2 + N0)^2: 0.83 at 30 dB
     // with the DC 20 dB below the signal), so that a frame after a gap was found in the
     // gap. The preamble, whose DC carrier is empty, has a mean of 0 over either half:
@@ -260,22 +260,25 @@ double residual_cfo(const frame_format& frame, const std::complex<float>* rx, in
            (2 * M_PI * double(frame.num.fft_len));
 }
 
-std::size_t iq_learning_samples(const frame_format& frame)
+std::vector<std::uint32_t> iq_learning_windows(const frame_format& frame)
 {
-    if (frame.mod != modulation::bpsk)
-        return frame.samples();
-    std::size_t n = 0;
+    std::vector<std::uint32_t> windows;
     const std::vector<int>& cps = frame.num.cp_lengths;
-    for (int s = 0; s < 1 + frame.streams; s++)
-        n += std::size_t(frame.num.fft_len + (cps.empty() ? 0 : cps[std::size_t(s) % cps.size()]));
-    return n;
+    std::size_t slot = 0; // symbol s's slot starts here
+    for (int s = 0; s < frame.symbols(); s++) {
+        const int cp = cps.empty() ? 0 : cps[std::size_t(s) % cps.size()];
+        if (frame.is_payload_symbol(s))
+            windows.push_back(std::uint32_t(slot + std::size_t(cp / 2)));
+        slot += std::size_t(frame.num.fft_len + cp);
+    }
+    return windows;
 }
 
 frame_corrector::frame_corrector(const frame_format& frame) : d_frame(frame)
 {
     d_frame.validate();
     d_prefix = prefix_sample_positions(d_frame);
-    d_iq_len = iq_learning_samples(d_frame);
+    d_iq_windows = iq_learning_windows(d_frame);
 }
 
 // e^{-2 pi i cfo t} over the frame, once for all antennas: a rotation by recurrence in
@@ -321,12 +324,18 @@ double frame_corrector::correct(const std::complex<float>* const* in,
         iq_beta(d_iq[std::size_t(a)], &br, &bi);
         d_beta[std::size_t(a)] = { br, bi };
         double* s = &d_sums[std::size_t(a) * 4];
-        for (std::size_t t = 0; t < d_iq_len; t++) {
-            const double xr = in[a][t].real(), xi = in[a][t].imag(), p = xr * xr + xi * xi;
-            s[0] += xr * xr - xi * xi; // y^2
-            s[1] += 2 * xr * xi;
-            s[2] += p;
-            s[3] += p * p;
+        for (std::uint32_t w : d_iq_windows) {
+            double wr = 0, wi = 0; // the window's sum of y^2
+            for (std::size_t t = w; t < w + N; t++) {
+                const double xr = in[a][t].real(), xi = in[a][t].imag(),
+                             p = xr * xr + xi * xi;
+                wr += xr * xr - xi * xi;
+                wi += 2 * xr * xi;
+                s[2] += p;
+            }
+            s[0] += wr;
+            s[1] += wi;
+            s[3] += wr * wr + wi * wi;
         }
     }
     // (x * k) * 0 is 0 for |x| <= FLT_MAX / k and NaN beyond (x * k overflows to Inf) or

@@ -8,6 +8,8 @@
 #ifndef INCLUDED_GPUMIMO_CUDA_LDPC_CHANNEL_LLR_CUH
 #define INCLUDED_GPUMIMO_CUDA_LDPC_CHANNEL_LLR_CUH
 
+#include <gnuradio/gpumimo/core/ldpc/ldpc.h>
+
 #include <cstdint>
 
 namespace gr {
@@ -15,15 +17,25 @@ namespace gpumimo {
 namespace core {
 namespace ldpc_device {
 
-// The decoder's sign (ln P(0) / P(1)) of a core LLR; non-finite: an erasure.
+// x clamped to +-ldpc_llr_saturation, as ldpc_detail::saturate_llr.
+__device__ __forceinline__ float saturate_llr(float x)
+{
+    return fminf(fmaxf(x, -ldpc_llr_saturation), ldpc_llr_saturation);
+}
+// The decoder's sign (ln P(0) / P(1)) of a core LLR, saturated; non-finite: an erasure.
 __device__ __forceinline__ float channel_llr(float core_llr)
 {
-    return isfinite(core_llr) ? -core_llr : 0.0f;
+    return isfinite(core_llr) ? saturate_llr(-core_llr) : 0.0f;
 }
-// An int8 LLR q / scale.
+// An int8 LLR q / scale, saturated (an overflowing quotient too).
 __device__ __forceinline__ float channel_llr(std::int8_t q, float scale)
 {
-    return -__fdiv_rn(float(q), scale);
+    return saturate_llr(-__fdiv_rn(float(q), scale));
+}
+// Whether a value decides its bit: neither 0 nor NaN (ldpc_detail::decided).
+__device__ __forceinline__ bool decided(float app)
+{
+    return app < 0.0f || app > 0.0f;
 }
 
 } // namespace ldpc_device

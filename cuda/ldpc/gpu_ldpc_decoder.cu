@@ -80,8 +80,8 @@ __device__ void min_sum_check(float* app, float* msg, const int* bits, int deg, 
             min2 = a;
         }
     }
-    const float m1 = __fmul_rn(fmaxf(__fsub_rn(min1, p.offset), 0.0f), p.normalisation);
-    const float m2 = __fmul_rn(fmaxf(__fsub_rn(min2, p.offset), 0.0f), p.normalisation);
+    const float m1 = fminf(__fmul_rn(fmaxf(__fsub_rn(min1, p.offset), 0.0f), p.normalisation), ldpc_llr_saturation);
+    const float m2 = fminf(__fmul_rn(fmaxf(__fsub_rn(min2, p.offset), 0.0f), p.normalisation), ldpc_llr_saturation);
     for (int j = 0; j < deg; j++) {
         const int v = bits[j];
         const float t = __fsub_rn(app[v], msg[j]);
@@ -172,7 +172,7 @@ __global__ void ldpc_decode_kernel(const In* __restrict__ llr,
                       // CPU reference; looked for once the checks hold (ok is the block's)
                 int undecided = 0;
                 for (int v = threadIdx.x; v < n; v += blockDim.x)
-                    undecided |= int(app[v] == 0.0f);
+                    undecided |= int(!ldpc_device::decided(app[v]));
                 ok = !__syncthreads_or(undecided);
             }
             if (ok && p.early_termination)

@@ -30,6 +30,8 @@
 
 #include "ldpc/channel_llr.cuh"
 
+#include <gnuradio/gpumimo/core/limits.h>
+
 #include <cuda_fp16.h>
 
 #include <cfloat>
@@ -100,7 +102,7 @@ __device__ __forceinline__ __half channel_half(float x, int k)
 }
 __device__ __forceinline__ float output_llr(__half app, int k)
 {
-    return fminf(fmaxf(ldexpf(__half2float(app), k), -FLT_MAX), FLT_MAX);
+    return fminf(fmaxf(ldexpf(__half2float(app), k), -llr_limit), llr_limit);
 }
 
 struct check_constants {

@@ -21,10 +21,12 @@
 #include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 #include <gnuradio/gpumimo/core/ldpc/nr_ldpc.h>
+#include <gnuradio/gpumimo/core/limits.h>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -247,6 +249,87 @@ TEST_F(GpuLdpc, DeviceResidentDecodeWritesWhatTheHostPathWrites)
         cudaFree(p);
     EXPECT_GT(gpu.last_kernel_ms(), 0.0f);
   }
+}
+
+// LLRs near FLT_MAX (ldpc_llr_saturation): 40 codewords at +-3e38 with 3 confident
+// errors, a codeword of all +3e38, one at +-10 decoded for 3,000 iterations without
+// early termination (plain min-sum: values grow until the messages saturate) and int8
+// LLRs at a scale of 1e-38 (q / scale overflows). min_sum and min_sum_half: every output
+// bit for bit the CPU reference's; every algorithm: decoded only as the codeword sent,
+// every a-posteriori LLR finite and within llr_limit, the +-10 and int8 codewords
+// decoded (but by min_sum_half over 3,000 iterations of plain min-sum, below).
+TEST_F(GpuLdpc, SaturatedLlrsDecodeAsTheCpu)
+{
+    auto rng = make_rng(2805);
+    const ldpc_code code = wimax_rate_half_code(576);
+    const ldpc_encoder enc(code);
+    const std::size_t n = std::size_t(code.n), frames = 42;
+    std::vector<std::uint8_t> sent(frames * n);
+    std::vector<float> llr(frames * n);
+    std::uniform_int_distribution<std::size_t> where(0, n - 1);
+    for (std::size_t f = 0; f < frames; f++) {
+        std::vector<std::uint8_t> info(std::size_t(enc.k()));
+        for (auto& b : info)
+            b = std::uint8_t(rng() & 1);
+        enc.encode(info.data(), &sent[f * n]);
+        const float big = f < 40 ? 3e38f : 10.0f;
+        for (std::size_t v = 0; v < n; v++)
+            llr[f * n + v] = f == 40 ? 3e38f : sent[f * n + v] ? big : -big;
+        if (f < 40)
+            for (int e = 0; e < 3; e++) {
+                const std::size_t v = where(rng);
+                llr[f * n + v] = -llr[f * n + v];
+            }
+    }
+    std::vector<std::int8_t> q(n);
+    for (std::size_t v = 0; v < n; v++)
+        q[v] = sent[v] ? 100 : -100;
+    for (auto algo : { ldpc_algorithm::min_sum, ldpc_algorithm::min_sum_half, ldpc_algorithm::sum_product })
+        for (const bool long_run : { false, true }) {
+            ldpc_decoder_config cfg;
+            cfg.algorithm = algo;
+            if (long_run) {
+                cfg.early_termination = false;
+                cfg.max_iterations = 3000;
+                cfg.normalisation = 1.0f;
+            }
+            const std::string what = std::string(to_string(algo)) + (long_run ? ", 3000 iterations" : "");
+            gpu_ldpc_decoder gpu(code, cfg, frames);
+            cpu_ldpc_decoder cpu(code, cfg);
+            decoded got(frames, n), ref(frames, n);
+            got.count = gpu.decode(llr.data(), frames, got.outputs());
+            ref.count = cpu.decode(llr.data(), frames, ref.outputs());
+            decoded got_q(1, n), ref_q(1, n);
+            got_q.count = gpu.decode(q.data(), 1e-38f, 1, got_q.outputs());
+            ref_q.count = cpu.decode(q.data(), 1e-38f, 1, ref_q.outputs());
+            if (algo != ldpc_algorithm::sum_product) {
+                expect_identical(got, ref, n, what);
+                expect_identical(got_q, ref_q, n, what + ", int8");
+            }
+            // min_sum_half saturates t = app - R (ldpc_half_saturation), which drops other
+            // checks' messages from app: plain min-sum run on after it converged comes
+            // apart there (docs/ldpc.md), on the CPU alike; not decoded, never wrongly.
+            const bool comes_apart = long_run && algo == ldpc_algorithm::min_sum_half;
+            if (!comes_apart)
+                EXPECT_EQ(got_q.satisfied[0], 1) << what << ", int8";
+            for (std::size_t f = 0; f < frames; f++) {
+                for (std::size_t v = 0; v < n; v++)
+                    ASSERT_TRUE(std::isfinite(got.app[f * n + v]) && std::fabs(got.app[f * n + v]) <= llr_limit)
+                        << what << ", frame " << f << ", bit " << v << ": " << got.app[f * n + v];
+                if (got.satisfied[f] && f != 40)
+                    EXPECT_TRUE(std::equal(sent.begin() + std::ptrdiff_t(f * n),
+                                           sent.begin() + std::ptrdiff_t((f + 1) * n),
+                                           got.bits.begin() + std::ptrdiff_t(f * n)))
+                        << what << ": frame " << f << " decoded as another codeword";
+            }
+            if (got.satisfied[40]) // all +3e38: only as the all-ones word
+                EXPECT_EQ(std::count(got.bits.begin() + std::ptrdiff_t(40 * n),
+                                     got.bits.begin() + std::ptrdiff_t(41 * n), 1),
+                          std::ptrdiff_t(n))
+                    << what;
+            if (!comes_apart)
+                EXPECT_EQ(got.satisfied[41], 1) << what << ", +-10";
+        }
 }
 
 TEST_F(GpuLdpc, HostPipelineOverSeveralChunksMatchesTheCpu)

@@ -16,6 +16,7 @@
 #include "ldpc/ldpc_internal.h"
 
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
+#include <gnuradio/gpumimo/core/limits.h>
 
 #include <gtest/gtest.h>
 
@@ -562,6 +563,90 @@ TEST(Ldpc, AnErasedCodewordIsNotDecoded)
         for (std::size_t v = 0; v < 120; v++)
             ASSERT_EQ(app[v], 0.0f) << to_string(algo) << ", grid, bit " << v;
     }
+}
+
+// LLRs near FLT_MAX (issue 48 item 10): channel LLRs are saturated on entry and min-sum's
+// check messages (ldpc_llr_saturation), so nothing overflows to NaN,
+// which compared as neither sign used to count as a decided 0. For every algorithm,
+// with and without early termination: 50 codewords at +-3e38 with 3 confident errors
+// (once all +3e38 sent a codeword of zeros out as decoded, and 1-6 of 50 wrong
+// codewords were flagged decoded), every a-posteriori LLR finite and within llr_limit,
+// decoded only as the codeword sent; all +3e38, decoded only as the all-ones word
+// (which the checks must then hold); int8 LLRs with a scale of 1e-38 (q / scale
+// overflows), decoded as sent; and min-sum with no early termination for 3,000
+// iterations, where agreeing checks grow values 1.1 x an iteration and once overflowed
+// (clamping app - R instead of the messages came apart after 500): decoded, finite.
+TEST(Ldpc, SaturatedLlrsNeverDecodeAWrongCodeword)
+{
+    auto rng = make_rng(2720);
+    const ldpc_code code = wimax_rate_half_code(576);
+    const ldpc_encoder enc(code);
+    const std::size_t n = std::size_t(code.n), frames = 50;
+    std::vector<std::uint8_t> sent(frames * n);
+    std::vector<float> llr(frames * n);
+    std::uniform_int_distribution<std::size_t> where(0, n - 1);
+    for (std::size_t f = 0; f < frames; f++) {
+        enc.encode(random_bits(rng, std::size_t(enc.k())).data(), &sent[f * n]);
+        for (std::size_t v = 0; v < n; v++)
+            llr[f * n + v] = sent[f * n + v] ? 3e38f : -3e38f;
+        for (int e = 0; e < 3; e++) {
+            const std::size_t v = where(rng);
+            llr[f * n + v] = -llr[f * n + v];
+        }
+    }
+    const std::vector<float> ones(n, 3e38f);
+    std::vector<std::int8_t> q(n);
+    for (std::size_t v = 0; v < n; v++)
+        q[v] = sent[v] ? 100 : -100;
+    for (auto algo : { ldpc_algorithm::min_sum, ldpc_algorithm::min_sum_half, ldpc_algorithm::sum_product })
+        for (const bool early : { true, false }) {
+            ldpc_decoder_config cfg;
+            cfg.algorithm = algo;
+            cfg.early_termination = early;
+            const std::string what = std::string(to_string(algo)) + (early ? ", early" : ", all iterations");
+            cpu_ldpc_decoder dec(code, cfg);
+            std::vector<float> app(frames * n);
+            std::vector<std::uint8_t> bits(frames * n), ok(frames, 0xAA);
+            dec.decode(llr.data(), frames, { app.data(), bits.data(), nullptr, ok.data() });
+            for (std::size_t f = 0; f < frames; f++) {
+                for (std::size_t v = 0; v < n; v++)
+                    ASSERT_TRUE(std::isfinite(app[f * n + v]) && std::fabs(app[f * n + v]) <= llr_limit)
+                        << what << ", frame " << f << ", bit " << v << ": " << app[f * n + v];
+                if (ok[f])
+                    EXPECT_TRUE(std::equal(bits.begin() + std::ptrdiff_t(f * n),
+                                           bits.begin() + std::ptrdiff_t((f + 1) * n),
+                                           sent.begin() + std::ptrdiff_t(f * n)))
+                        << what << ": frame " << f << " decoded as another codeword";
+            }
+            std::vector<std::uint8_t> one_bits(n);
+            std::uint8_t one_ok = 0xAA;
+            dec.decode(ones.data(), 1, { app.data(), one_bits.data(), nullptr, &one_ok });
+            for (std::size_t v = 0; v < n; v++)
+                ASSERT_TRUE(std::isfinite(app[v])) << what << ", all +3e38, bit " << v;
+            if (one_ok) {
+                EXPECT_TRUE(parity_holds(code, one_bits)) << what;
+                EXPECT_EQ(std::count(one_bits.begin(), one_bits.end(), 1), std::ptrdiff_t(n)) << what;
+            }
+            std::uint8_t q_ok = 0;
+            dec.decode(q.data(), 1e-38f, 1, { app.data(), bits.data(), nullptr, &q_ok });
+            EXPECT_EQ(q_ok, 1) << what << ", int8 at scale 1e-38";
+            EXPECT_TRUE(std::equal(sent.begin(), sent.begin() + std::ptrdiff_t(n), bits.begin())) << what;
+        }
+    ldpc_decoder_config long_run;
+    long_run.early_termination = false;
+    long_run.max_iterations = 3000;
+    long_run.normalisation = 1.0f; // plain min-sum: the fastest growth
+    cpu_ldpc_decoder dec(code, long_run);
+    std::vector<float> clean(n), app(n);
+    for (std::size_t v = 0; v < n; v++)
+        clean[v] = sent[v] ? 10.0f : -10.0f;
+    std::vector<std::uint8_t> bits(n);
+    std::uint8_t ok = 0;
+    dec.decode(clean.data(), 1, { app.data(), bits.data(), nullptr, &ok });
+    EXPECT_EQ(ok, 1);
+    EXPECT_TRUE(std::equal(sent.begin(), sent.begin() + std::ptrdiff_t(n), bits.begin()));
+    for (std::size_t v = 0; v < n; v++)
+        ASSERT_TRUE(std::isfinite(app[v]) && std::fabs(app[v]) <= llr_limit) << "3,000 iterations, bit " << v;
 }
 
 namespace {

@@ -101,7 +101,7 @@ std::size_t cpu_ldpc_decoder::decode(const std::int8_t* llr,
     std::size_t good = 0;
     for (std::size_t f = 0; f < frames; f++) {
         for (std::size_t v = 0; v < n; v++)
-            d_app[v] = ldpc_detail::channel_llr(float(llr[f * n + v]) / scale);
+            d_app[v] = ldpc_detail::channel_llr(llr[f * n + v], scale);
         good += decode_one(out, f);
     }
     return good;
@@ -110,7 +110,7 @@ std::size_t cpu_ldpc_decoder::decode(const std::int8_t* llr,
 // The layered schedule both precisions share: every check of every layer in order
 // (update(check) does one), then the syndrome after the iterations that need it. A
 // codeword counts as decoded only when every check holds and no a-posteriori LLR is
-// exactly 0: a bit whose LLR is 0 was not decided but defaulted to 0, and a codeword of
+// exactly 0 or NaN: a bit whose LLR is 0 was not decided but defaulted to 0, and a codeword of
 // zero LLRs (what a detector writes for symbols it refused) would otherwise pass as the
 // all-zero codeword.
 template <typename Update>
@@ -129,7 +129,7 @@ std::pair<int, bool> cpu_ldpc_decoder::iterate(Update update)
             bool undecided = false;
             for (std::size_t v = 0; v < n; v++) {
                 d_hard[v] = d_app[v] < 0.0f;
-                undecided |= d_app[v] == 0.0f;
+                undecided |= !ldpc_detail::decided(d_app[v]);
             }
             ok = !undecided && d_code.satisfied(d_hard.data());
             if (ok && d_config.early_termination)

@@ -10,6 +10,7 @@
 #define INCLUDED_GPUMIMO_CORE_LDPC_INTERNAL_H
 
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
+#include <gnuradio/gpumimo/core/limits.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,17 +29,37 @@ namespace ldpc_detail {
  *  `code`: ldpc_layers.cc. */
 std::vector<std::vector<int>> decoder_layers(const ldpc_code& code);
 
-/*! A channel LLR of the core's convention (ln P(1) / P(0)) in the decoder's; a
- *  non-finite one is an erasure (0). */
+/*! x clamped to +-ldpc_llr_saturation (an infinity too; NaN stays NaN). */
+inline float saturate_llr(float x)
+{
+    return std::fmin(std::fmax(x, -ldpc_llr_saturation), ldpc_llr_saturation);
+}
+
+/*! A channel LLR of the core's convention (ln P(1) / P(0)) in the decoder's,
+ *  saturated; a non-finite one is an erasure (0). */
 inline float channel_llr(float core_llr)
 {
-    return std::isfinite(core_llr) ? -core_llr : 0.0f;
+    return std::isfinite(core_llr) ? saturate_llr(-core_llr) : 0.0f;
+}
+/*! An int8 LLR q / scale (scale finite and > 0) in the decoder's sign, saturated: a
+ *  scale so small that q / scale overflows gives the saturation, not an erasure. */
+inline float channel_llr(std::int8_t q, float scale)
+{
+    return saturate_llr(-(float(q) / scale));
+}
+
+/*! Whether a decoder's value decides its bit: not 0 (a bit whose LLR is 0 defaulted to
+ *  0) and not NaN (which compares as neither sign). */
+inline bool decided(float app)
+{
+    return app < 0.0f || app > 0.0f;
 }
 
 /*!
  * Min-sum: the message to bit j is the product of the other bits' signs times the
  * smallest of the other bits' magnitudes, less `offset` (not below 0), times
- * `normalisation`. t: the bits' incoming values (app - old message); msg: out.
+ * `normalisation`, at most ldpc_llr_saturation. t: the bits' incoming values (app - old
+ * message); msg: out.
  */
 inline void min_sum_messages(const float* t, std::size_t deg, float normalisation, float offset, float* msg)
 {
@@ -56,8 +77,8 @@ inline void min_sum_messages(const float* t, std::size_t deg, float normalisatio
             min2 = a;
         }
     }
-    const float m1 = std::fmax(min1 - offset, 0.0f) * normalisation;
-    const float m2 = std::fmax(min2 - offset, 0.0f) * normalisation;
+    const float m1 = std::fmin(std::fmax(min1 - offset, 0.0f) * normalisation, ldpc_llr_saturation);
+    const float m2 = std::fmin(std::fmax(min2 - offset, 0.0f) * normalisation, ldpc_llr_saturation);
     for (std::size_t j = 0; j < deg; j++) {
         const float mag = j == at ? m2 : m1;
         msg[j] = (negative != (t[j] < 0.0f)) ? -mag : mag;
@@ -118,11 +139,11 @@ inline float half_channel_llr(float llr, int k)
     return c == 0.0f ? 0.0f : c;
 }
 
-/*! An a-posteriori LLR of min_sum_half back at the codeword's scale, kept finite. */
+/*! An a-posteriori LLR of min_sum_half back at the codeword's scale, kept within
+ *  +-llr_limit (a saturated codeword's values come back up to 256 x its largest). */
 inline float half_output_llr(float app, int k)
 {
-    const float big = std::numeric_limits<float>::max();
-    return std::fmin(std::fmax(std::ldexp(app, k), -big), big);
+    return std::fmin(std::fmax(std::ldexp(app, k), -llr_limit), llr_limit);
 }
 
 /*!

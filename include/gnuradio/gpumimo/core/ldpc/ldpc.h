@@ -147,6 +147,19 @@ private:
                                               //!< (by their index) a parity bit sums
 };
 
+/*! The float decoders' saturation (min_sum, sum_product, and min_sum_half's input):
+ *  channel LLRs enter clamped to +-this (an int8 q / scale too, however small the scale)
+ *  and min_sum's check messages are clamped to it, so that app, the channel LLR plus
+ *  the bit's messages, stays within (1 + degree) x 2^64 <= 2^84 for any alist's degree
+ *  (max_alist_bits), below llr_limit (core/limits.h): nothing overflows to Inf and then
+ *  NaN, however large the input or however many the iterations (min-sum's values
+ *  otherwise grow geometrically while its checks agree, 1.5 x an iteration on a degree-3
+ *  code without early termination). Clamping the messages, not app - R, keeps app the
+ *  sum of its parts (clamping app - R dropped other checks' messages from it, and a
+ *  codeword decoded for 500 iterations then came apart). Sum-product's messages are at
+ *  most phi(8e-18), about 41. */
+constexpr float ldpc_llr_saturation = 18446744073709551616.0f; // 2^64
+
 /*! min_sum_half's saturation: a check's incoming values t = app - R are clamped to
  *  +-this, so that app = t + R stays within 2 x 16384 and app - R within 3 x 16384,
  *  below 65504, the largest half: nothing overflows. Channel LLRs enter scaled by a

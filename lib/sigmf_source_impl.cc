@@ -25,7 +25,7 @@ namespace gpumimo {
 class sigmf_source_impl : public sigmf_source
 {
 public:
-    sigmf_source_impl(std::vector<sigmf::channel> channels, bool repeat)
+    sigmf_source_impl(std::vector<sigmf::channel> channels, bool repeat, bool verify_hashes)
         : gr::sync_block("sigmf_source",
                          gr::io_signature::make(0, 0, 0),
                          gr::io_signature::make(int(channels.size()), int(channels.size()),
@@ -43,6 +43,9 @@ public:
             d_files.emplace_back(ch.data_path, std::ios::binary);
             if (!d_files.back())
                 throw std::runtime_error("SigMF: " + ch.data_path + " cannot be opened");
+            d_hashes.push_back(verify_hashes && !ch.data_sha512.empty()
+                                   ? std::make_unique<sigmf::sha512_stream>()
+                                   : nullptr);
         }
         for (const auto& ch : d_channels)
             if (ch.samples != d_samples)
@@ -77,9 +80,11 @@ private:
     int play(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& output_items)
     {
         if (d_pos == d_samples) {
+            check_pass();
             if (!d_repeat || d_samples == 0)
                 return WORK_DONE;
             d_pos = 0;
+            d_pass_checked = false;
             for (auto& f : d_files) {
                 f.clear();
                 f.seekg(0);
@@ -97,11 +102,18 @@ private:
         return int(n);
     }
 
+    // The data files' bytes as they are read go through SHA-512 (with verify_hashes, for
+    // the channels whose metadata has core:sha512): make() checked each file before, but
+    // a file rewritten since would play unchecked. At the end of each pass the rest of
+    // the file joins the hash, and a file that no longer matches ends the stream there
+    // (check_pass).
     bool read(std::size_t c, gr_complex* out, std::size_t n)
     {
         if (!d_ci16) {
             if (!d_files[c].read(reinterpret_cast<char*>(out), std::streamsize(n * sizeof(gr_complex))))
                 return false;
+            if (d_hashes[c])
+                d_hashes[c]->update(out, n * sizeof(gr_complex));
             zero_unusable(out, n);
             return true;
         }
@@ -109,11 +121,35 @@ private:
         if (!d_files[c].read(reinterpret_cast<char*>(d_raw.data()),
                              std::streamsize(n * 2 * sizeof(std::int16_t))))
             return false;
+        if (d_hashes[c])
+            d_hashes[c]->update(d_raw.data(), n * 2 * sizeof(std::int16_t));
         // Division, not a multiplication by 1/32767: x = q / 32767 correctly rounded, the
         // same float whatever computes it.
         for (std::size_t i = 0; i < n; i++)
             out[i] = gr_complex(d_raw[2 * i] / 32767.0f, d_raw[2 * i + 1] / 32767.0f);
         return true;
+    }
+
+    // After a pass (every sample played): each hashed file's remaining bytes (past the
+    // shortest channel, a partial sample) join its hash, which must be core:sha512's;
+    // the hashes start over for the next pass. A mismatch throws: the stream ends here.
+    void check_pass()
+    {
+        if (d_pass_checked)
+            return;
+        d_pass_checked = true;
+        std::vector<char> rest(64 * 1024);
+        for (std::size_t c = 0; c < d_channels.size(); c++) {
+            if (!d_hashes[c])
+                continue;
+            while (d_files[c].read(rest.data(), std::streamsize(rest.size())) || d_files[c].gcount() > 0)
+                d_hashes[c]->update(rest.data(), std::size_t(d_files[c].gcount()));
+            if (d_hashes[c]->finish() != d_channels[c].data_sha512)
+                throw std::runtime_error(
+                    "SigMF: " + d_channels[c].data_path + " no longer matches core:sha512 in " +
+                    d_channels[c].meta_path + " (changed since the source checked it; the " +
+                    std::to_string(d_samples) + " samples of this pass were read from it)");
+        }
     }
 
     // A cf32 file's samples that are not usable (a file written by another tool, or
@@ -175,6 +211,8 @@ private:
     const bool d_repeat;
     const bool d_ci16;
     std::vector<std::ifstream> d_files;
+    std::vector<std::unique_ptr<sigmf::sha512_stream>> d_hashes; // per channel; null: unchecked
+    bool d_pass_checked = false;
     std::vector<std::int16_t> d_raw;
     std::uint64_t d_samples = 0, d_pos = 0, d_unusable = 0;
     rate_limited_log d_log{ d_logger };
@@ -187,7 +225,7 @@ sigmf_source::make(const std::string& collection, bool repeat, bool verify_hashe
     std::vector<sigmf::channel> channels = sigmf::read_collection(collection);
     if (verify_hashes)
         sigmf::verify_data_hashes(channels);
-    return gnuradio::make_block_sptr<sigmf_source_impl>(std::move(channels), repeat);
+    return gnuradio::make_block_sptr<sigmf_source_impl>(std::move(channels), repeat, verify_hashes);
 }
 
 } // namespace gpumimo

@@ -192,6 +192,40 @@ def test_the_data_hash_is_written_and_checked(tmp_path):
                                 verify_hashes=False).samples() == 500
 
 
+@pytest.mark.parametrize("datatype", ["ci16_le", "cf32_le"])
+def test_a_data_file_changed_after_the_check_ends_the_stream(tmp_path, datatype):
+    """The bytes played are hashed as they are read: a data file rewritten between
+    make()'s check and playback (or between passes) no longer matches at the end of the
+    pass, and the stream ends there (logged, one work failure) instead of playing on
+    unchecked. The same recording unchanged loops five times, hashed on every pass,
+    with no failure."""
+    rng = np.random.default_rng(SEED + 16)
+    x = noise(rng, 2, 700)
+    record(tmp_path / "w", x, datatype)
+    collection = str(tmp_path / "w.sigmf-collection")
+
+    def loop(src):
+        tb = gr.top_block()
+        sinks = [blocks.vector_sink_c() for _ in range(2)]
+        for c in range(2):
+            tb.connect((src, c), blocks.head(gr.sizeof_gr_complex, 5 * 700), sinks[c])
+        tb.run()
+        return [len(s.data()) for s in sinks]
+
+    src = gpumimo.sigmf_source(collection, repeat=True)
+    assert loop(src) == [3500, 3500] and src.work_failures() == 0
+    src = gpumimo.sigmf_source(collection, repeat=True)  # checked here
+    data1 = tmp_path / "w_ch1.sigmf-data"
+    changed = bytearray(data1.read_bytes())
+    changed[999] ^= 0x01  # in place: the source's open file sees it
+    data1.write_bytes(bytes(changed))
+    assert loop(src) == [700, 700]
+    assert src.work_failures() == 1
+    # Told not to verify, it neither checks at make() nor while playing.
+    unchecked = gpumimo.sigmf_source(collection, repeat=True, verify_hashes=False)
+    assert loop(unchecked) == [3500, 3500] and unchecked.work_failures() == 0
+
+
 def test_hostile_collections_are_refused_without_telling_what_exists(tmp_path):
     """A stream name may not leave the collection's folder: absolute, "..", or a link out
     of it are refused with one message whether or not the file exists, before any file

@@ -30,8 +30,10 @@ namespace gpumimo {
  * Refused with std::runtime_error naming the file: unreadable or malformed metadata, a
  * missing data file, a metadata file that does not match its hash in the collection, a
  * data file that does not match the core:sha512 of its metadata (verify_hashes: each
- * data file is read once through SHA-512 before playing; false skips that for huge
- * recordings), an unsupported datatype, channels that disagree in datatype or sample
+ * data file is read once through SHA-512 before playing, and what is played goes through
+ * it again as it is read: a file that no longer matches at the end of a pass, rewritten
+ * since the check, ends the stream there (logged, work_failures()); false skips both for
+ * huge recordings), an unsupported datatype, channels that disagree in datatype or sample
  * rate, a stream name that leaves the collection's folder (absolute, "..", or a link
  * out of it: one message whatever exists there), the same stream listed twice, a capture
  * starting past the data's end, a negative core:sample_start or an impossible

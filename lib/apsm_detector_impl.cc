@@ -9,6 +9,7 @@
  */
 #include "apsm_detector_impl.h"
 #include "engine_logging.h"
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/detect/detector.h>
@@ -41,8 +42,8 @@ std::vector<gr_complex> read_pilot_file(const std::string& path)
         throw std::invalid_argument(std::string("apsm_detector: cannot open pilot_file ") + e.what());
     }
     if (bytes.empty() || bytes.size() % sizeof(gr_complex) != 0)
-        throw std::invalid_argument("apsm_detector: pilot_file '" + path + "' has " +
-                                    std::to_string(bytes.size()) +
+        throw std::invalid_argument("apsm_detector: pilot_file " + core::quoted_text(path) +
+                                    " has " + std::to_string(bytes.size()) +
                                     " bytes, not a whole number of complex64 values");
     std::vector<gr_complex> pilots(bytes.size() / sizeof(gr_complex));
     std::memcpy(pilots.data(), bytes.data(), bytes.size());

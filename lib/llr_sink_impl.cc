@@ -8,6 +8,7 @@
  * core::reference_error_counter, statistics through core::llr_statistics.
  */
 #include "block_faults.h"
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <gnuradio/gpumimo/core/frame/payload_decoder.h>
 #include <gnuradio/gpumimo/core/frame/error_counter.h>
@@ -44,7 +45,8 @@ std::vector<std::uint8_t> read_reference(const std::string& path)
     }
     const std::vector<std::uint8_t> bytes(text.begin(), text.end());
     if (bytes.empty())
-        throw std::invalid_argument("llr_sink: the reference file '" + path + "' is empty");
+        throw std::invalid_argument("llr_sink: the reference file " + core::quoted_text(path) +
+                                    " is empty");
     return bytes;
 }
 
@@ -100,7 +102,8 @@ public:
         if (!filename.empty()) {
             d_file.open(filename, std::ios::binary | std::ios::trunc);
             if (!d_file)
-                throw std::runtime_error("llr_sink: cannot open '" + filename + "' to write");
+                throw std::runtime_error("llr_sink: cannot open " +
+                                         core::quoted_text(filename) + " to write");
             write_sidecar();
         }
         message_port_register_out(d_port);

@@ -6,6 +6,7 @@
  * NAME.frame.json through nlohmann::json, every field checked before use.
  */
 #include "frame_description.h"
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <gnuradio/gpumimo/core/file_bytes.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
@@ -129,8 +130,10 @@ frame_description parse_frame_description(const std::string& input, const std::s
         d.code = text(j, "code", label);
         if (!d.code.empty()) {
             if (!core::is_builtin_ldpc_code_name(d.code))
-                fail(label, "code '" + d.code + "' is not a built-in code (wimax_<n> or "
-                            "nr_bg<g>_z<Z>[_rows<r>])");
+                fail(label,
+                     "code " + core::quoted_text(d.code) +
+                         " is not a built-in code (wimax_<n> or "
+                         "nr_bg<g>_z<Z>[_rows<r>])");
             try { // the name, and whether a codeword fits the frame
                 const core::frame_format f = core::make_frame_format(
                     d.preset, d.streams, d.modulation, d.payload_symbols, d.pilot_interval);

@@ -6,6 +6,7 @@
  * SigMF multi-channel metadata: JSON through nlohmann::json, hashes through OpenSSL.
  */
 #include "sigmf_files.h"
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <gnuradio/gpumimo/core/file_bytes.h>
 
@@ -169,7 +170,7 @@ std::vector<stream_entry> parse_collection(const std::string& text, const std::s
         }
         check_stream_name(e.name, label);
         if (!seen.insert(fs::path(e.name).lexically_normal().string()).second)
-            fail(label, "lists the stream '" + e.name + "' twice");
+            fail(label, "lists the stream " + core::quoted_text(e.name) + " twice");
         streams.push_back(std::move(e));
     }
     return streams;
@@ -214,7 +215,9 @@ channel parse_meta(const std::string& text, const std::string& label)
             std::int64_t s;
             double f;
             if (!cap.datetime.empty() && !parse_iso8601(cap.datetime, s, f))
-                fail(label, "core:datetime '" + cap.datetime + "' is not ISO 8601 UTC");
+                fail(label,
+                     "core:datetime " + core::quoted_text(cap.datetime) +
+                         " is not ISO 8601 UTC");
             if (!ch.captures.empty() && cap.sample_start <= ch.captures.back().sample_start)
                 fail(label, "captures are not in ascending core:sample_start");
             ch.captures.push_back(cap);
@@ -243,8 +246,8 @@ std::size_t sample_bytes(const std::string& datatype)
         return 4;
     if (datatype == "cf32_le")
         return 8;
-    throw std::runtime_error("datatype '" + datatype +
-                             "' is not supported (ci16_le, cf32_le)");
+    throw std::runtime_error("datatype " + core::quoted_text(datatype) +
+                             " is not supported (ci16_le, cf32_le)");
 }
 
 std::vector<channel> read_collection(const std::string& path)
@@ -270,8 +273,9 @@ std::vector<channel> read_collection(const std::string& path)
                 fail(path, "a core:streams name leaves the collection's folder (refused)");
         }
         const auto same_file = [&](const std::string& other) {
-            fail(path, "streams '" + other + "' and '" + s.name +
-                           "' are the same data file (one antenna's samples as two)");
+            fail(path,
+                 "streams " + core::quoted_text(other) + " and " + core::quoted_text(s.name) +
+                     " are the same data file (one antenna's samples as two)");
         };
         const std::string real_data = fs::weakly_canonical(data, ec).string();
         if (!data_of.emplace(real_data, s.name).second)

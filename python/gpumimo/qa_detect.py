@@ -203,7 +203,7 @@ def _bad(**overrides):
     "group_zero", "text_y", "too_many_streams", "nt_gt_nr", "ml_too_big", "threads_negative",
     "noise_none", "group_fraction", "kbest_k_fraction", "y_far_beyond_its_model",
     "y_beyond_sample_range", "kbest_k_2_31", "nway_passes_2_31", "threads_2_32", "device_2_31",
-    "psd_lvl_2_40"])
+    "psd_lvl_2_40", "algorithm_with_nul", "modulation_with_nul"])
 def test_bad_input_raises_value_error(case):
     args = _bad()
     y, H = args["y"], args["H"]
@@ -282,10 +282,16 @@ def test_bad_input_raises_value_error(case):
         args.update(device=2**31)
     elif case == "psd_lvl_2_40":
         args.update(algorithm="psd", psd_lvl=[2**40])
+    elif case == "algorithm_with_nul":  # a NUL once cut the message at "unknown algorithm 'mm"
+        args["algorithm"] = "mm\0se"
+    elif case == "modulation_with_nul":
+        args["modulation"] = "16q\0am"
     with pytest.raises(ValueError) as error:
         gpumimo.detect(**args)
     # A message a user can act on: never empty, never pybind11's signature dump.
     assert str(error.value) and "incompatible function arguments" not in str(error.value)
+    if case.endswith("_with_nul"):  # the whole name, its NUL written out
+        assert "\\x00" in str(error.value), str(error.value)
 
 
 @pytest.mark.parametrize("algorithm", gpumimo.ALGORITHMS)

@@ -7,6 +7,7 @@
  */
 #include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
 #include <gnuradio/gpumimo/core/file_bytes.h>
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <gnuradio/gpumimo/core/apsm/apsm.h>
 
@@ -250,7 +251,8 @@ std::vector<int> antenna_subset(const std::string& kind, int n, int total)
         for (int i = 0; i < n; i++)
             a[std::size_t(i)] = int(std::int64_t(i) * total / n);
     } else {
-        throw std::invalid_argument("antenna_subset: '" + kind + "' (first or equidistant)");
+        throw std::invalid_argument("antenna_subset: " + quoted_text(kind) +
+                                    " (first or equidistant)");
     }
     return a;
 }

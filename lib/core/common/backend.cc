@@ -4,6 +4,7 @@
  */
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/engine.h>
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <cstdlib>
 #include <map>
@@ -125,8 +126,8 @@ long injected_gpu_failure()
 void check_backend_name(const std::string& backend)
 {
     if (backend != "auto" && backend != "cpu" && backend != "cuda")
-        throw std::invalid_argument("unknown backend '" + backend +
-                                    "' (expected auto, cpu or cuda)");
+        throw std::invalid_argument("unknown backend " + quoted_text(backend) +
+                                    " (expected auto, cpu or cuda)");
 }
 
 } // namespace core

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <gnuradio/gpumimo/core/constellation.h>
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <algorithm>
 #include <cctype>
@@ -33,9 +34,10 @@ modulation parse_modulation(const std::string& name)
         return modulation::bpsk;
     if (n == "pi/2-bpsk" || n == "pi2bpsk" || n == "pi2-bpsk")
         return modulation::pi2_bpsk;
-    throw std::invalid_argument("unknown modulation '" + name +
-                                "' (expected bpsk, pi/2-bpsk, qpsk, 16qam, 64qam, 256qam or "
-                                "1024qam)");
+    throw std::invalid_argument(
+        "unknown modulation " + quoted_text(name) +
+        " (expected bpsk, pi/2-bpsk, qpsk, 16qam, 64qam, 256qam or "
+        "1024qam)");
 }
 
 std::string to_string(modulation mod)

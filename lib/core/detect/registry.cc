@@ -6,6 +6,7 @@
  * every detector shares. Each entry is defined beside its CPU reference (X_ref.cc).
  */
 #include <gnuradio/gpumimo/core/detect/registry.h>
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <cmath>
 #include <stdexcept>
@@ -47,8 +48,8 @@ algorithm parse_algorithm(const std::string& name)
             return e->algo;
         known += (known.empty() ? "" : ", ") + std::string(e->name);
     }
-    throw std::invalid_argument("unknown algorithm '" + name + "' (expected one of " +
-                                known + ")");
+    throw std::invalid_argument("unknown algorithm " + quoted_text(name) +
+                                " (expected one of " + known + ")");
 }
 
 std::string to_string(algorithm algo) { return registry_entry(algo).name; }

@@ -12,6 +12,7 @@
  * (L taps) instead of U x U (U carriers), solved here by Cholesky.
  */
 #include "common/linalg.h"
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <gnuradio/gpumimo/core/frame/channel_smoother.h>
 
@@ -46,8 +47,8 @@ channel_estimator parse_channel_estimator(const std::string& name)
          { channel_estimator::ls, channel_estimator::dft, channel_estimator::lmmse })
         if (to_string(e) == name)
             return e;
-    throw std::invalid_argument("unknown channel estimator '" + name +
-                                "' (choose ls, dft or lmmse)");
+    throw std::invalid_argument("unknown channel estimator " + quoted_text(name) +
+                                " (choose ls, dft or lmmse)");
 }
 
 delay_window estimation_window(const numerology& num)

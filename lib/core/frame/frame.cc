@@ -6,6 +6,7 @@
  * carrier grid.
  */
 #include <gnuradio/gpumimo/core/frame/frame.h>
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <algorithm>
 #include <cmath>
@@ -80,8 +81,8 @@ numerology numerology_preset(const std::string& name)
         n.used_carriers = 1200;
         n.sample_rate = 30.72e6;
     } else {
-        throw std::invalid_argument("unknown numerology '" + name +
-                                    "' (expected small, fft512 or lte20)");
+        throw std::invalid_argument("unknown numerology " + quoted_text(name) +
+                                    " (expected small, fft512 or lte20)");
     }
     return n;
 }

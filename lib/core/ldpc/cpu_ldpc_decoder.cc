@@ -12,6 +12,7 @@
  * (no fused multiply-add), so that both give the same bits.
  */
 #include "ldpc/ldpc_internal.h"
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 
@@ -32,8 +33,8 @@ ldpc_algorithm ldpc_algorithm_from_string(const std::string& name)
         return ldpc_algorithm::min_sum_half;
     if (name == "sum_product")
         return ldpc_algorithm::sum_product;
-    throw std::invalid_argument("unknown LDPC algorithm '" + name +
-                                "' (expected min_sum, min_sum_half or sum_product)");
+    throw std::invalid_argument("unknown LDPC algorithm " + quoted_text(name) +
+                                " (expected min_sum, min_sum_half or sum_product)");
 }
 
 const char* to_string(ldpc_algorithm a)

@@ -4,9 +4,10 @@
  *
  * LDPC codes: alist files, quasi-cyclic base matrices, the layers of a layered decoder.
  */
-#include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 #include <gnuradio/gpumimo/core/file_bytes.h>
+#include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 #include <gnuradio/gpumimo/core/ldpc/nr_ldpc.h>
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include "ldpc/ldpc_internal.h"
 
@@ -49,23 +50,23 @@ bool ldpc_code::satisfied(const std::uint8_t* hard) const
 void finish_ldpc_code(ldpc_code& code)
 {
     if (code.n < 2 || code.m < 1 || int(code.checks.size()) != code.m)
-        throw std::invalid_argument("ldpc_code '" + code.name +
-                                    "': needs n >= 2 bits and m >= 1 checks");
+        throw std::invalid_argument("ldpc_code " + quoted_text(code.name) +
+                                    ": needs n >= 2 bits and m >= 1 checks");
     code.bits.assign(std::size_t(code.n), {});
     for (int c = 0; c < code.m; c++) {
         auto& row = code.checks[std::size_t(c)];
         std::sort(row.begin(), row.end());
         if (row.size() < 2 || std::adjacent_find(row.begin(), row.end()) != row.end() ||
             row.front() < 0 || row.back() >= code.n)
-            throw std::invalid_argument("ldpc_code '" + code.name + "': check " +
-                                        std::to_string(c) +
-                                        " must hold at least two distinct bits in [0, n)");
+            throw std::invalid_argument(
+                "ldpc_code " + quoted_text(code.name) + ": check " + std::to_string(c) +
+                " must hold at least two distinct bits in [0, n)");
         for (const int v : row)
             code.bits[std::size_t(v)].push_back(c);
     }
     for (int v = 0; v < code.n; v++)
         if (code.bits[std::size_t(v)].empty())
-            throw std::invalid_argument("ldpc_code '" + code.name + "': bit " +
+            throw std::invalid_argument("ldpc_code " + quoted_text(code.name) + ": bit " +
                                         std::to_string(v) + " is in no check");
     code.layers = ldpc_detail::decoder_layers(code);
 }
@@ -198,7 +199,7 @@ std::vector<std::vector<int>> parse_base_matrix(std::istream& in)
             row.push_back(int(v));
         }
         if (!s.eof())
-            throw std::invalid_argument("base matrix: not a number in '" + line + "'");
+            throw std::invalid_argument("base matrix: not a number in " + quoted_text(line));
         if (!base.empty() && row.size() != base.front().size())
             throw std::invalid_argument("base matrix: rows of different lengths");
         base.push_back(std::move(row));
@@ -280,9 +281,10 @@ ldpc_code ldpc_code_by_name(const std::string& name)
         const std::string digits = name.substr(prefix.size());
         if (digits.empty() || digits.size() > 5 ||
             digits.find_first_not_of("0123456789") != std::string::npos)
-            throw std::invalid_argument("ldpc code '" + name +
-                                        "': want wimax_<n> (n = 576 to 2304 in steps of 96) "
-                                        "or the path of an alist file");
+            throw std::invalid_argument(
+                "ldpc code " + quoted_text(name) +
+                ": want wimax_<n> (n = 576 to 2304 in steps of 96) "
+                "or the path of an alist file");
         return wimax_rate_half_code(std::stoi(digits));
     }
     ldpc_code nr;

@@ -5,6 +5,7 @@
  * The 5G NR LDPC codes (38.212 section 5.3.2) from their base graphs and lifting sizes.
  */
 #include <gnuradio/gpumimo/core/ldpc/nr_ldpc.h>
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include "nr_base_graph_tables.h"
 
@@ -120,9 +121,10 @@ bool nr_ldpc_code_by_name(const std::string& name, ldpc_code& code)
     const std::string prefix = "nr_bg";
     if (name.compare(0, prefix.size(), prefix) != 0)
         return false;
-    const std::string form = "ldpc code '" + name +
-                             "': want nr_bg<1 or 2>_z<lifting size> or "
-                             "nr_bg<1 or 2>_z<lifting size>_rows<4 to 46 (BG1) or 42 (BG2)>";
+    const std::string form =
+        "ldpc code " + quoted_text(name) +
+        ": want nr_bg<1 or 2>_z<lifting size> or "
+        "nr_bg<1 or 2>_z<lifting size>_rows<4 to 46 (BG1) or 42 (BG2)>";
     std::size_t pos = prefix.size();
     int graph = 0, z = 0, rows = 0;
     if (!read_number(name, pos, graph) || name.compare(pos, 2, "_z") != 0)

@@ -6,6 +6,7 @@
  * correlation matrices (core/link/channel_profiles.h).
  */
 #include <gnuradio/gpumimo/core/link/channel_profiles.h>
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <algorithm>
 #include <cmath>
@@ -98,8 +99,8 @@ std::vector<channel_path> tdl_paths(const std::string& model,
 {
     const std::vector<tdl_tap>* table = tdl_table(model);
     if (!table)
-        throw std::invalid_argument("unknown TDL model '" + model +
-                                    "' (choose tdl-a, tdl-b, tdl-c, tdl-d or tdl-e)");
+        throw std::invalid_argument("unknown TDL model " + quoted_text(model) +
+                                    " (choose tdl-a, tdl-b, tdl-c, tdl-d or tdl-e)");
     if (!(delay_spread > 0) || !std::isfinite(delay_spread))
         throw std::invalid_argument(model + ": the delay spread must be finite and > 0 seconds");
     if (!(sample_rate > 0) || !std::isfinite(sample_rate))
@@ -161,8 +162,8 @@ correlation_level parse_correlation_level(const std::string& name)
         return { 0.3, 0.3 };
     if (name == "high")
         return { 0.9, 0.9 };
-    throw std::invalid_argument("unknown antenna correlation '" + name +
-                                "' (choose none, low, medium, medium-a or high)");
+    throw std::invalid_argument("unknown antenna correlation " + quoted_text(name) +
+                                " (choose none, low, medium, medium-a or high)");
 }
 
 } // namespace core

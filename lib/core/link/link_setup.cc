@@ -8,6 +8,7 @@
  */
 #include <gnuradio/gpumimo/core/link/link_simulator.h>
 #include <gnuradio/gpumimo/core/philox.h>
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <algorithm>
 #include <cmath>
@@ -35,7 +36,7 @@ link_channel parse_link_channel(const std::string& name)
         return link_channel::rayleigh;
     if (name == "tdl")
         return link_channel::tdl;
-    bad("unknown channel '" + name + "' (awgn, rayleigh or tdl)");
+    bad("unknown channel " + quoted_text(name) + " (awgn, rayleigh or tdl)");
 }
 
 std::string to_string(link_channel c)
@@ -90,7 +91,7 @@ void link_config::validate() const
         if (d < 0)
             bad("devices must not be negative");
     if (backend != "cpu" && backend != "cuda" && backend != "auto")
-        bad("backend must be cpu, cuda or auto, not '" + backend + "'");
+        bad("backend must be cpu, cuda or auto, not " + quoted_text(backend));
 }
 
 link_setup::link_setup(const link_config& c) : config(c), constel(c.mod)

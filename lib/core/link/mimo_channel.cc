@@ -8,6 +8,7 @@
  */
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/link/mimo_channel.h>
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include "link/path_model.h"
 
@@ -37,7 +38,8 @@ void validate(const channel_params& p)
         bad("tx and rx must be >= 1");
     const std::vector<std::string> models = channel_model_names();
     if (std::find(models.begin(), models.end(), p.model) == models.end())
-        bad("unknown model '" + p.model + "' (choose taps, paths, tdl-a, tdl-b, tdl-c, tdl-d or tdl-e)");
+        bad("unknown model " + quoted_text(p.model) +
+            " (choose taps, paths, tdl-a, tdl-b, tdl-c, tdl-d or tdl-e)");
     if (p.model == "taps") {
         if (p.tap_powers.empty())
             bad("tap_powers must not be empty");

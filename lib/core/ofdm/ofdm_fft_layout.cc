@@ -5,6 +5,7 @@
  * The OFDM FFT's configuration checks, layout and sample formats (ofdm_fft.h).
  */
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
+#include <gnuradio/gpumimo/core/quoted.h>
 
 #include <cmath>
 #include <cstring>
@@ -57,7 +58,7 @@ sample_format sample_format_from_string(const std::string& name)
          { sample_format::fc32, sample_format::fc16, sample_format::sc16, sample_format::sc8 })
         if (name == to_string(f))
             return f;
-    bad("unknown sample format '" + name + "' (fc32, fc16, sc16 or sc8)");
+    bad("unknown sample format " + quoted_text(name) + " (fc32, fc16, sc16 or sc8)");
 }
 
 void validate(const ofdm_fft_config& c)

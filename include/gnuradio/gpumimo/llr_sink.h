@@ -125,11 +125,13 @@ public:
     virtual std::uint64_t non_finite_llrs() const = 0;
     /*! LLRs per second of wall-clock time from the first to the last sample. */
     virtual double llr_rate() const = 0;
-    /*! The counters as a PMT dict, as the "stats" port sends them. */
     /*! Starts every count above (frames, errors, LLR statistics, the rate) over from
      *  now; thread-safe. The payload's synchronisation and the LLR file go on. A
      *  message on the "reset" input port does the same. */
     virtual void reset_counters() = 0;
+    /*! The counters as a PMT dict, as the "stats" port sends them: one snapshot, taken
+     *  under the block's lock (the getters above each are too, but two of them read at
+     *  different moments may disagree: unsynchronised_frames() above frames()). */
     virtual pmt::pmt_t stats() const = 0;
     /*! Calls of work() that caught an exception: logged through the block's logger, and
      *  the block went on with the items at hand dropped or erased (docs/reliability.md

@@ -564,8 +564,15 @@ int main(int argc, char** argv)
                     count(cnt[E], llr.data(), fr, decoder.get(), info);
                     // The chain: one search over the frame's stretch of samples.
                     const frame_sync_result sync = find_frame(f.num, fr.rx.data(), o.rx, fr.n, threshold);
+                    // search_step's test too: a candidate repeating on after its symbol
+                    // is not taken for a frame.
+                    std::vector<const cf*> antennas(std::size_t(o.rx));
+                    for (int r = 0; r < o.rx; r++)
+                        antennas[std::size_t(r)] = &fr.rx[std::size_t(r) * fr.n];
                     const bool ok = sync.found && sync.start + len <= fr.n &&
-                                    std::abs(double(sync.start) - double(fr.start())) <= cp0 / 2.0;
+                                    std::abs(double(sync.start) - double(fr.start())) <= cp0 / 2.0 &&
+                                    repeat_after(f.num, antennas.data(), o.rx, sync.plateau_middle) <
+                                        sync_repeat_ratio * sync.metric;
                     found += ok;
                     if (ok) {
                         std::vector<const cf*> in(std::size_t(o.rx));

@@ -312,6 +312,20 @@ __device__ unsigned block_max_or_none(unsigned v, unsigned* slot)
     __syncthreads();
     return *slot ? *slot - 1 : kNone;
 }
+// The block's sum of v (every thread's; one value per warp added in warp order).
+__device__ double block_sum_double(double v, double* slot)
+{
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0)
+        slot[threadIdx.x / 32] = v;
+    __syncthreads();
+    double sum = slot[0];
+    for (int w = 1; w < kSearchThreads / 32; w++)
+        sum += slot[w];
+    return sum;
+}
 __device__ double block_max_double(double v, double* slot)
 {
     for (int o = 16; o > 0; o /= 2)
@@ -330,7 +344,7 @@ __device__ double block_max_double(double v, double* slot)
 }
 
 struct search_shape {
-    unsigned n, N, len, margin, window, back, max_frames, tiles;
+    unsigned n, N, cp, len, margin, window, back, max_frames, tiles;
     double threshold;
 };
 
@@ -394,8 +408,18 @@ __global__ void __launch_bounds__(kSearchThreads) search_kernel(search_shape s,
             hi = hi == kNone ? end - 1 : hi - 1;
             const unsigned mid = (lo + hi) / 2, mid_rel = mid - pos;
             const unsigned start_rel = mid_rel > s.back ? mid_rel - s.back : 0;
+            // repeat_after: the metric a symbol on, +- a quarter of the prefix, averaged.
+            const unsigned next = mid + s.N + s.cp, q = s.cp / 4;
+            double repeat = 0;
+            if (start_rel + s.len <= w)
+                for (unsigned d0 = next - q; d0 <= next + q; d0 += kSearchThreads) {
+                    const unsigned d = d0 + tid;
+                    repeat += block_sum_double(d <= next + q ? M[d] : 0.0, dslot);
+                }
             if (start_rel + s.len > w) { // its frame runs past the window: again, in view
                 advance = start_rel - s.margin;
+            } else if (repeat / double(2 * q + 1) >= sync_repeat_ratio * M[mid]) {
+                advance = start_rel + s.N + s.cp; // a tone or a periodic signal: not a frame
             } else {
                 if (tid == 0) {
                     const double2 p = P[mid];
@@ -761,6 +785,7 @@ sync_call_result gpu_frame_sync::search_on_device(const std::complex<float>* con
         s.window = unsigned(search_window(d_frame));
         const int cp0 = d_frame.num.cp_lengths[0];
         s.back = unsigned(cp0 / 2 + cp0 / 4);
+        s.cp = unsigned(cp0);
         s.max_frames = unsigned(max_frames);
         s.tiles = tiles;
         s.threshold = threshold;

@@ -19,9 +19,11 @@
 
 #include <algorithm>
 #include <complex>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gpumimo_test {
@@ -168,6 +170,48 @@ inline sync_run run_sync_engine(gr::gpumimo::core::frame_sync_engine& engine,
     }
     return run;
 }
+
+// Structured input that is not a frame (issue 48 item 13): what a radio delivers before
+// calibration or beside an interferer, 40 frame lengths on 4 antennas with noise 30 dB
+// below: a DC offset, a CW tone (between carriers and on one), a tone and DC together,
+// and a random half symbol repeated (it repeats as the preamble does: only its content
+// differs). The synchroniser must find no frame in any (each once gave one every frame
+// length but DC, which the centred metric does not see).
+const char* const structured_kinds[] = { "dc", "tone", "carrier tone", "tone+dc", "repeated half" };
+inline sync_stream make_structured_stream(std::mt19937_64& rng,
+                                          const gr::gpumimo::core::frame_format& f,
+                                          const std::string& kind)
+{
+    sync_stream s;
+    s.f = f;
+    s.rx = 4;
+    s.len = 40 * f.samples();
+    s.samples.resize(std::size_t(s.rx) * s.len);
+    const std::size_t N = std::size_t(f.num.fft_len);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    std::uniform_real_distribution<double> phase(0, 2 * M_PI);
+    const float noise = std::sqrt(0.5f * 1e-3f);
+    std::vector<std::complex<float>> half(N / 2);
+    for (auto& v : half)
+        v = std::complex<float>(g(rng), g(rng)) * std::sqrt(0.5f);
+    for (int a = 0; a < s.rx; a++) {
+        const double p0 = phase(rng);
+        for (std::size_t t = 0; t < s.len; t++) {
+            std::complex<float> v(g(rng) * noise, g(rng) * noise);
+            if (kind == "dc" || kind == "tone+dc")
+                v += std::polar(1.0f, float(p0));
+            if (kind == "tone" || kind == "tone+dc")
+                v += std::polar(1.0f, float(p0 + 2 * M_PI * 3.37 * double(t) / double(N)));
+            if (kind == "carrier tone")
+                v += std::polar(1.0f, float(p0 + 2 * M_PI * 6.0 * double(t) / double(N)));
+            if (kind == "repeated half")
+                v += half[t % (N / 2)] * std::polar(1.0f, float(p0));
+            s.samples[std::size_t(a) * s.len + t] = v;
+        }
+    }
+    return s;
+}
+
 
 } // namespace gpumimo_test
 

@@ -126,6 +126,30 @@ TEST_F(Gpu, FrameSyncLearnsTheIqImbalanceAsTheCpu)
     expect_same_as_cpu("fft512", 2, modulation::qam16, 4, 8, 25, 2206, -INFINITY, 1.0, 5.0);
 }
 
+// Structured input (sync_streams.h): the GPU's search refuses the candidates that
+// repeat on after their symbol as search_step does: no frame, the same consumption.
+TEST_F(Gpu, FrameSyncFindsNoFrameInStructuredInput)
+{
+    auto rng = make_rng(2207);
+    frame_format f;
+    f.num = numerology_preset("small");
+    f.streams = 2;
+    f.mod = modulation::qpsk;
+    f.payload_symbols = 3;
+    const std::size_t max_input = search_window(f) + 3 * f.samples();
+    const auto gpu = make_frame_sync_engine(f, 4, max_input, 4, "cuda");
+    const auto cpu = make_cpu_frame_sync_engine(f, 4, max_input, 4);
+    for (const std::string kind : gpumimo_test::structured_kinds) {
+        const gpumimo_test::sync_stream s = gpumimo_test::make_structured_stream(rng, f, kind);
+        const std::uint64_t arrivals = rng();
+        const gpumimo_test::sync_run want = gpumimo_test::run_sync_engine(*cpu, s, max_input, 4, arrivals);
+        const gpumimo_test::sync_run got = gpumimo_test::run_sync_engine(*gpu, s, max_input, 4, arrivals);
+        EXPECT_EQ(got.starts.size(), 0u) << kind;
+        EXPECT_EQ(want.starts.size(), 0u) << kind;
+        EXPECT_EQ(got.consumed, want.consumed) << kind;
+    }
+}
+
 TEST_F(Gpu, FrameSyncFindsNothingInNoiseAndKeepsGoing)
 {
     // Noise alone (SNR -100 dB: the frames drown), then the calls' bookkeeping: the same

@@ -51,6 +51,80 @@ double sync_threshold(const frame_format& frame, int antennas)
     return std::clamp(t, 0.1, 0.7);
 }
 
+namespace {
+
+// find_frame's metric at position d and on by sliding sums over m = 0 .. N/2-1, all
+// antennas. R is half the energy of the whole window, not Schmidl and Cox's energy of
+// its second half: that one makes M soar where a frame's end meets a quiet gap (second
+// half noise, first half signal); with both halves |P| <= R, so M <= 1 everywhere and 1
+// only where they repeat. Samples outside the input range (NaN, Inf, beyond +-1e15:
+// core/limits.h) count as zeros (the running sums would carry them on, or lose
+// everything else to rounding once they leave), the same on the way in and out of the
+// sums. Each antenna's sum over either half, s1 and s2: the halves' means taken out of
+// P and R (centred_p, centred_r) make the metric blind to a DC offset, which repeats at
+// every lag and held M near 1 between frames (|dc|^4 / (|dc|^2 + N0)^2: 0.83 at 30 dB
+// with the DC 20 dB below the signal), so that a frame after a gap was found in the
+// gap. The preamble, whose DC carrier is empty, has a mean of 0 over either half: its
+// metric does not change.
+class sliding_metric
+{
+public:
+    sliding_metric(std::size_t N, const std::complex<float>* const* rx, int antennas, std::size_t d)
+        : d_rx(rx), d_antennas(antennas), d_half(N / 2), d_d(d), d_s1(std::size_t(antennas), 0.0),
+          d_s2(std::size_t(antennas), 0.0)
+    {
+        for (int a = 0; a < antennas; a++)
+            for (std::size_t m = 0; m < d_half; m++) {
+                d_p += conj_mul(sample(a, d + m), sample(a, d + m + d_half));
+                d_r += 0.5 * (std::norm(sample(a, d + m)) + std::norm(sample(a, d + m + d_half)));
+                d_s1[std::size_t(a)] += sample(a, d + m);
+                d_s2[std::size_t(a)] += sample(a, d + m + d_half);
+            }
+    }
+    void slide() // from position d to d + 1
+    {
+        const std::size_t d = d_d++, N = 2 * d_half;
+        for (int a = 0; a < d_antennas; a++) {
+            d_p += conj_mul(sample(a, d + d_half), sample(a, d + N)) - conj_mul(sample(a, d), sample(a, d + d_half));
+            d_r += 0.5 * (std::norm(sample(a, d + N)) - std::norm(sample(a, d)));
+            d_s1[std::size_t(a)] += sample(a, d + d_half) - sample(a, d);
+            d_s2[std::size_t(a)] += sample(a, d + N) - sample(a, d + d_half);
+        }
+    }
+    std::complex<double> centred_p() const // sum_m conj(x[d+m] - mean1) (x[d+m+N/2] - mean2)
+    {
+        std::complex<double> c = d_p;
+        for (int a = 0; a < d_antennas; a++)
+            c -= conj_mul(d_s1[std::size_t(a)], d_s2[std::size_t(a)]) / double(d_half);
+        return c;
+    }
+    double centred_r() const // the halves' energies about their means, over 2
+    {
+        double c = d_r;
+        for (int a = 0; a < d_antennas; a++)
+            c -= (std::norm(d_s1[std::size_t(a)]) + std::norm(d_s2[std::size_t(a)])) / (2.0 * double(d_half));
+        return c;
+    }
+    static double metric_of(std::complex<double> pv, double rv) { return rv > 0 ? std::norm(pv) / (rv * rv) : 0.0; }
+    double metric() const { return metric_of(centred_p(), centred_r()); }
+
+private:
+    std::complex<double> sample(int a, std::size_t i) const
+    {
+        const std::complex<float> x = d_rx[a][i];
+        return is_usable(x) ? std::complex<double>(x) : std::complex<double>(0);
+    }
+    const std::complex<float>* const* d_rx;
+    const int d_antennas;
+    const std::size_t d_half;
+    std::size_t d_d;
+    std::complex<double> d_p = 0;
+    double d_r = 0;
+    std::vector<std::complex<double>> d_s1, d_s2;
+};
+
+} // namespace
+
 frame_sync_result find_frame(const numerology& num,
                              const std::complex<float>* const* rx,
                              int antennas,
@@ -67,74 +141,25 @@ frame_sync_result find_frame(const numerology& num,
     if (n < N)
         return result;
     const std::size_t positions = n - N + 1;
-    // Sliding sums over m = 0 .. N/2-1, all antennas. R is half the energy of the whole
-    // window, not Schmidl and Cox's energy of its second half: that one makes M soar
-    // where a frame's end meets a quiet gap (second half noise, first half signal);
-    // with both halves |P| <= R, so M <= 1 everywhere and 1 only where they repeat.
     // The sums slide only as far as they are needed: to the first crossing and one
     // symbol on (a stream's next preamble is usually near the start of the window).
-    std::complex<double> p = 0;
-    double r = 0;
-    // Samples outside the input range (NaN, Inf, beyond +-1e15: core/limits.h) count as
-    // zeros (the running sums would carry them on, or lose everything else to rounding
-    // once they leave), the same on the way in and out of the sums.
-    auto sample = [&](int a, std::size_t i) {
-        const std::complex<float> x = rx[a][i];
-        return is_usable(x) ? std::complex<double>(x) : std::complex<double>(0);
-    };
-    // Each antenna's sum over either half, s1 and s2: the halves' means taken out of P
-    // and R (centred_p, centred_r) make the metric blind to a DC offset, which repeats at
-    // every lag and held M near 1 between frames (|dc|^4 / (|dc|^2 + N0)^2: 0.83 at 30 dB
-    // with the DC 20 dB below the signal), so that a frame after a gap was found in the
-    // gap. The preamble, whose DC carrier is empty, has a mean of 0 over either half:
-    // its metric does not change.
-    std::vector<std::complex<double>> s1(std::size_t(antennas), 0.0), s2(std::size_t(antennas), 0.0);
-    for (int a = 0; a < antennas; a++)
-        for (std::size_t m = 0; m < half; m++) {
-            p += conj_mul(sample(a, m), sample(a, m + half));
-            r += 0.5 * (std::norm(sample(a, m)) + std::norm(sample(a, m + half)));
-            s1[std::size_t(a)] += sample(a, m);
-            s2[std::size_t(a)] += sample(a, m + half);
-        }
-    auto slide = [&](std::size_t d) { // from position d to d + 1
-        for (int a = 0; a < antennas; a++) {
-            p += conj_mul(sample(a, d + half), sample(a, d + N)) -
-                 conj_mul(sample(a, d), sample(a, d + half));
-            r += 0.5 * (std::norm(sample(a, d + N)) - std::norm(sample(a, d)));
-            s1[std::size_t(a)] += sample(a, d + half) - sample(a, d);
-            s2[std::size_t(a)] += sample(a, d + N) - sample(a, d + half);
-        }
-    };
-    auto centred_p = [&] { // sum_m conj(x[d+m] - mean1) (x[d+m+N/2] - mean2)
-        std::complex<double> c = p;
-        for (int a = 0; a < antennas; a++)
-            c -= conj_mul(s1[std::size_t(a)], s2[std::size_t(a)]) / double(half);
-        return c;
-    };
-    auto centred_r = [&] { // the halves' energies about their means, over 2
-        double c = r;
-        for (int a = 0; a < antennas; a++)
-            c -= (std::norm(s1[std::size_t(a)]) + std::norm(s2[std::size_t(a)])) / (2.0 * double(half));
-        return c;
-    };
-    auto metric_of = [](std::complex<double> pv, double rv) {
-        return rv > 0 ? std::norm(pv) / (rv * rv) : 0.0;
-    };
+    sliding_metric sums(N, rx, antennas, 0);
+    auto metric_of = sliding_metric::metric_of;
     std::size_t first = 0;
-    while (metric_of(centred_p(), centred_r()) < threshold) {
+    while (sums.metric() < threshold) {
         if (++first == positions)
             return result;
-        slide(first - 1);
+        sums.slide();
     }
     // P and R over the symbol after the first crossing, where the peak is sought.
     const std::size_t end = std::min(positions, first + N);
     std::vector<std::complex<double>> P(end - first);
     std::vector<double> R(end - first);
     for (std::size_t d = first; d < end; d++) {
-        P[d - first] = centred_p();
-        R[d - first] = centred_r();
+        P[d - first] = sums.centred_p();
+        R[d - first] = sums.centred_r();
         if (d + 1 < end)
-            slide(d);
+            sums.slide();
     }
     auto metric = [&](std::size_t d) { return metric_of(P[d - first], R[d - first]); };
     std::size_t peak = first;
@@ -150,6 +175,7 @@ frame_sync_result find_frame(const numerology& num,
     const std::size_t mid = (lo + hi) / 2;
     result.found = true;
     result.metric = metric(mid);
+    result.plateau_middle = mid;
     result.cfo = std::arg(P[mid - first]) / (2 * M_PI * double(half));
     // Biased early by a quarter of the prefix: a window that starts inside the prefix
     // only turns the carriers' phases (channel estimation takes that in), one that starts
@@ -157,6 +183,20 @@ frame_sync_result find_frame(const numerology& num,
     const std::size_t back = std::size_t(cp0 / 2 + cp0 / 4);
     result.start = mid > back ? mid - back : 0;
     return result;
+}
+
+double repeat_after(const numerology& num, const std::complex<float>* const* rx, int antennas, std::size_t mid)
+{
+    const std::size_t N = std::size_t(num.fft_len), cp = std::size_t(num.cp_lengths[0]), w = cp / 4;
+    const std::size_t from = mid + N + cp - w, count = 2 * w + 1;
+    sliding_metric sums(N, rx, antennas, from);
+    double total = 0;
+    for (std::size_t i = 0; i < count; i++) {
+        total += sums.metric();
+        if (i + 1 < count)
+            sums.slide();
+    }
+    return total / double(count);
 }
 
 std::size_t search_margin(const frame_format& frame)
@@ -199,7 +239,11 @@ frame_search_step search_step(const frame_format& frame,
         step.advance = n - margin;
     else if (step.sync.start + len > n) // > 0: start > n - len >= margin
         step.advance = step.sync.start - margin;
-    else {
+    else if (repeat_after(frame.num, window, antennas, step.sync.plateau_middle) >=
+             sync_repeat_ratio * step.sync.metric) {
+        step.repeating = true;
+        step.advance = step.sync.start + std::size_t(frame.num.fft_len + frame.num.cp_lengths[0]);
+    } else {
         step.whole = true;
         step.advance = step.sync.start + len;
     }

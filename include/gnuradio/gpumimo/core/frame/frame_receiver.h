@@ -31,6 +31,9 @@ struct frame_sync_result {
     double cfo = 0;
     /*! The timing metric at the estimate, 0..1 (1: the halves match perfectly). */
     double metric = 0;
+    /*! Where the estimate comes from: the middle of the metric's plateau (the window's
+     *  position; start is this less three quarters of the first prefix). */
+    std::size_t plateau_middle = 0;
 };
 
 /*! search_step's threshold argument that asks for sync_threshold(frame, antennas). */
@@ -90,14 +93,34 @@ std::size_t search_margin(const frame_format& frame);
  *  the last one, a stream's usual case, is whole in it). */
 std::size_t search_window(const frame_format& frame);
 
+/*!
+ * \brief The preamble's repetition ends with its symbol; a tone's, or any periodic
+ * signal's, goes on (a DC offset the centred metric does not see at all). A candidate
+ * whose metric, averaged over the positions one symbol (N and the first prefix) after
+ * its plateau's middle, +- a quarter of the prefix, is at least sync_repeat_ratio times
+ * its own is not a frame: the first pilot block there fills every carrier and repeats
+ * nothing (a metric near 0), while a CW tone, a half symbol repeated or a tone over DC
+ * gave a "frame" every frame length. repeat_after: that average (the window holds it:
+ * mid + N + cp + cp / 4 + N <= n).
+ */
+constexpr double sync_repeat_ratio = 0.5;
+double repeat_after(const numerology& num,
+                    const std::complex<float>* const* rx,
+                    int antennas,
+                    std::size_t mid);
+
 /*! One step of a search through a stream (search_step). */
 struct frame_search_step {
     frame_sync_result sync;
     /*! A whole frame starts at sync.start in the window. */
     bool whole = false;
+    /*! A candidate refused as repeating on after its symbol (repeat_after): not a frame,
+     *  the search goes on a symbol after its start. */
+    bool repeating = false;
     /*! Samples the search moves on: past the frame when whole; to a margin before the
      *  preamble when its frame runs past the window (searched again with all of it in
-     *  view); by the window less a margin when nothing was found. Always > 0. */
+     *  view); a symbol past a repeating candidate's start; by the window less a margin
+     *  when nothing was found. Always > 0. */
     std::size_t advance = 0;
 };
 

@@ -410,3 +410,65 @@ def test_start_stop_cycles():
     assert ch.work_failures() == 0
     assert sink.work_failures() == 0
     assert sink.non_finite_llrs() == 0
+
+
+@pytest.mark.parametrize("algorithm", ["min_sum", "min_sum_half", "sum_product"])
+def test_ldpc_decoder_block_takes_saturated_llrs(algorithm):
+    """The ldpc_decoder block fed LLRs of +-3e38 (issue 48 item 10): 20 codewords with 3
+    confident errors each and one of all +3e38. A codeword tagged ok is the one sent
+    (once, min-sum overflowed to NaN and wrong codewords were tagged ok), and the block's
+    work() never fails."""
+    rng = seeded_rng(50)
+    code = gpumimo.wimax_rate_half_code(576)
+    enc = gpumimo.ldpc_encoder(code)
+    k, n, words = enc.k, 576, 21
+    info = rng.integers(0, 2, size=(words, k), dtype=np.uint8)
+    cw = enc.encode(info)
+    llr = np.where(cw == 1, 3e38, -3e38).astype(np.float32)  # positive means 1
+    for w in range(words - 1):
+        flip = rng.choice(n, 3, replace=False)
+        llr[w, flip] = -llr[w, flip]
+    llr[words - 1] = 3e38
+    tb = gr.top_block()
+    dec = gpumimo.ldpc_decoder("wimax_576", algorithm, 10, BACKEND, 0, 8)
+    sink = blocks.vector_sink_b()
+    tb.connect(blocks.vector_source_f(llr.ravel().tolist(), False), dec, sink)
+    run_bounded(tb, "saturated LLRs")
+    out = np.array(sink.data(), dtype=np.uint8).reshape(words, k)
+    tags = [t for t in sink.tags() if pmt.symbol_to_string(t.key) == "ldpc"]
+    ok = [pmt.to_bool(pmt.dict_ref(t.value, pmt.intern("ok"), pmt.PMT_NIL)) for t in tags]
+    assert len(ok) == words
+    for w in range(words - 1):
+        if ok[w]:
+            np.testing.assert_array_equal(out[w], info[w], err_msg=f"codeword {w} tagged ok")
+    print(f"{algorithm}: {sum(ok[:-1])} of {words - 1} decoded, all +3e38 ok={ok[-1]}")
+    assert dec.work_failures() == 0
+
+
+@pytest.mark.parametrize("kind", ["tone", "repeated half"])
+def test_the_synchroniser_finds_no_frame_in_structured_input(kind):
+    """mimo_ofdm_sync fed a CW tone, or a random half symbol repeated, with noise 30 dB
+    below on every antenna for 40 frame lengths (issue 48 item 13): no frame (each gave
+    one every frame length), and the search keeps up with the input."""
+    rng = seeded_rng(51)
+    info = gpumimo.frame_info("small", STREAMS, MOD, NSYM)
+    N = SMALL["fft_len"]
+    n = 40 * info["samples"]
+    t = np.arange(n)
+    x = np.empty((ANTENNAS, n), dtype=np.complex64)
+    half = (rng.normal(size=N // 2) + 1j * rng.normal(size=N // 2)) / np.sqrt(2)
+    for a in range(ANTENNAS):
+        phase = rng.uniform(0, 2 * np.pi)
+        noise = (rng.normal(size=n) + 1j * rng.normal(size=n)) * np.sqrt(0.5e-3)
+        if kind == "tone":
+            x[a] = np.exp(1j * (phase + 2 * np.pi * 3.37 * t / N)) + noise
+        else:
+            x[a] = half[t % (N // 2)] * np.exp(1j * phase) + noise
+    tb = gr.top_block()
+    sync = gpumimo.mimo_ofdm_sync("small", STREAMS, MOD, NSYM, ANTENNAS, backend=BACKEND)
+    for a in range(ANTENNAS):
+        tb.connect(blocks.vector_source_c(x[a].tolist()), (sync, a))
+        tb.connect((sync, a), blocks.null_sink(gr.sizeof_gr_complex))
+    run_bounded(tb, kind)
+    assert sync.frames() == 0
+    assert sync.work_failures() == 0

@@ -6,6 +6,7 @@
  * The fused receiver block: whole frames from the synchroniser to the core's fused
  * receiver (GPU or CPU), LLRs out, frame tags moved along.
  */
+#include "flowgraph_stop.h"
 #include "block_faults.h"
 #include "engine_logging.h"
 #include "receiver_block_config.h"
@@ -112,6 +113,7 @@ public:
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items) override
     {
+        const core::cancel_scope stopping(&flowgraph_stopping); // a long CPU search ends on stop()
         const std::size_t available =
             std::size_t(*std::min_element(ninput_items.begin(), ninput_items.end()));
         const std::size_t frames =

@@ -10,6 +10,7 @@
  * tracking carriers are skipped: mimo_chanest has already used them
  * (core::phase_tracker).
  */
+#include "flowgraph_stop.h"
 #include "block_faults.h"
 #include "device_stream_buffer.h"
 #include "engine_logging.h"
@@ -163,8 +164,14 @@ public:
         // symbol depend only on the streams and the modulation, so the output rate stays.
         auto next = make_detector(spec);
         std::lock_guard<std::mutex> lock(d_mutex);
+        d_budget_hits_before += d_detector->search_budget_hits();
         d_detector = std::move(next);
         d_spec = spec;
+    }
+    std::uint64_t search_budget_hits() const override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_budget_hits_before + d_detector->search_budget_hits();
     }
     std::uint64_t symbols() const override { return d_symbols; }
     std::uint64_t erased_symbols() const override { return d_erased; }
@@ -175,6 +182,7 @@ public:
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override
     {
+        const core::cancel_scope stopping(&flowgraph_stopping); // a long CPU search ends on stop()
         std::lock_guard<std::mutex> lock(d_mutex); // set_detector() swaps the engine
         try {
             return detect_symbols(noutput_items, input_items, output_items);
@@ -380,9 +388,16 @@ private:
         // A GPU failure is redone on the CPU by the engine (core/engine.h), unless the
         // carriers or LLRs are on the device; what still fails reaches work(), which
         // counts it and erases the symbols at hand.
+        const std::uint64_t hits_before = d_detector->search_budget_hits();
         if (!d_run_args.empty())
             d_detector->detect_runs(d_run_args.data(), d_run_args.size(), d_run_llr.data(),
                                     d_run_erased.data(), d_refused.data(), &why);
+        if (const std::uint64_t hits = d_detector->search_budget_hits() - hits_before)
+            d_log.warn("search budget", [&] {
+                return std::to_string(hits) + " vectors' searches ran out of their node budget "
+                       "(psd_max_nodes): the best decision found so far stands for ML's (" +
+                       std::to_string(d_budget_hits_before + d_detector->search_budget_hits()) + " so far)";
+            });
         std::size_t erased = 0, refused_symbols = 0;
         for (std::size_t i = 0; i < d_run_args.size(); i++)
             if (d_refused[i]) {
@@ -477,6 +492,7 @@ private:
     rate_limited_log d_log{ d_logger };
     work_faults d_faults{ d_log };
     std::unique_ptr<core::payload_detector> d_detector;
+    std::uint64_t d_budget_hits_before = 0; // of the detectors set_detector() replaced
     // The last estimate (NIL: none of the right form): its tag's H [used carrier][rx][tx]
     // and the detectors' noise [used carrier].
     pmt::pmt_t d_est_h = pmt::PMT_NIL, d_est_noise = pmt::PMT_NIL;

@@ -6,6 +6,7 @@
  * The stream receiver block: a core::stream_receiver_engine over the input buffers,
  * LLRs of the frames it finds out, the drops mimo_ofdm_sync makes, frame tags.
  */
+#include "flowgraph_stop.h"
 #include "block_faults.h"
 #include "engine_logging.h"
 #include "receiver_block_config.h"
@@ -122,6 +123,7 @@ public:
                      gr_vector_const_void_star& input_items,
                      gr_vector_void_star& output_items) override
     {
+        const core::cancel_scope stopping(&flowgraph_stopping); // a long CPU search ends on stop()
         const std::size_t available =
             std::size_t(*std::min_element(ninput_items.begin(), ninput_items.end()));
         const std::size_t n = std::min(available, d_max_input);

@@ -16,7 +16,7 @@ ALGORITHMS = tuple(_core.algorithm_names())
 MODULATIONS = ("bpsk", "pi/2-bpsk", "qpsk", "16qam", "64qam", "256qam", "1024qam")
 _OUTPUTS = ("llr", "int8", "hard")
 _PARAMS = ("kbest_k", "nway_passes", "list_llr_clip", "psd_lvl", "psd_exp", "llr_clip",
-           "psd_block_search")
+           "psd_block_search", "psd_max_nodes")
 
 Constellation = namedtuple("Constellation", "name points labels bits_per_symbol")
 Constellation.__doc__ = """A constellation as TS 38.211 5.1 labels it: Gray-mapped square QAM,
@@ -89,7 +89,9 @@ def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
                detectors' clipping and psd's output magnitude), psd_lvl / psd_exp (the
                paper's Table 5 set by default), psd_block_search (the GPU psd in the
                paper's block-per-problem mapping instead of one problem per thread),
-               llr_clip (0 = none), threads (0 = all).
+               psd_max_nodes (2^20: the CPU psd's node budget per vector, past which
+               the best decision found so far stands for ML's), llr_clip (0 = none),
+               threads (0 = all).
 
     Bad input (shapes, NaN/Inf, rank-deficient H, noise_var <= 0, unknown names,
     invalid parameters) raises ValueError; nothing is computed then.
@@ -146,6 +148,8 @@ def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
             value = _real_number(key, value)
         elif key == "psd_block_search":
             value = bool(value)
+        elif key == "psd_max_nodes":
+            value = _whole_number(key, value, minimum=1, maximum=2**40)
         setattr(p, key, value)
 
     threads = _whole_number("threads", threads, minimum=0)

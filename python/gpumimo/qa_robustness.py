@@ -472,3 +472,33 @@ def test_the_synchroniser_finds_no_frame_in_structured_input(kind):
     run_bounded(tb, kind)
     assert sync.frames() == 0
     assert sync.work_failures() == 0
+
+
+def test_a_flowgraph_with_exact_ml_at_low_snr_stops_within_a_second():
+    """4x4 1024-QAM at 5 dB through the chain with psd on the CPU, its node budget
+    raised to 2^36 (a vector's search then takes minutes: once, stop() + wait() did not
+    return within 40 s): stop() interrupts the block's thread, the search polls that
+    (core/cancel.h) and work() returns; stop() + wait() within a second."""
+    import time
+    streams = antennas = 4
+    tb = gr.top_block()
+    tx = gpumimo.mimo_ofdm_tx("small", streams, "1024qam", NSYM, seed=7, gap=40)
+    info = gpumimo.frame_info("small", streams, "1024qam", NSYM)
+    ch = gpumimo.mimo_channel(streams, antennas, [0.7, 0.2, 0.1], 5.0,
+                              info["payload_power"], 0.1 / 64, 37, 5)
+    spec = gpumimo.detector_spec("psd", psd_max_nodes=2**36)
+    rx = gpumimo.mimo_ofdm_rx("small", streams, "1024qam", NSYM, antennas, spec,
+                              backend="cpu", fft_backend="cpu")
+    sink = blocks.null_sink(gr.sizeof_float)
+    for k in range(streams):
+        tb.connect((tx, k), (ch, k))
+    for a in range(antennas):
+        tb.connect((ch, a), (rx, a))
+    tb.connect(rx, sink)
+    tb.start()
+    threading.Event().wait(2.0)  # deep in a search by now
+    t0 = time.monotonic()
+    stop_bounded(tb, "psd at 5 dB")
+    took = time.monotonic() - t0
+    print(f"stop() + wait() took {took:.3f} s")
+    assert took < 1.0

@@ -88,6 +88,9 @@ public:
     virtual std::uint64_t symbols() const = 0;
     /*! Payload symbols that left as zero LLRs (no channel, bad samples, bad channel). */
     virtual std::uint64_t erased_symbols() const = 0;
+    /*! Vectors whose search ran out of its node budget (psd_max_nodes, on the CPU): the
+     *  best decision found so far stood for the ML one (logged, rate limited). */
+    virtual std::uint64_t search_budget_hits() const = 0;
     /*! Calls of work() that caught an exception: logged through the block's logger, and
      *  the block went on with the items at hand dropped or erased (docs/reliability.md
      *  says how, block by block). */

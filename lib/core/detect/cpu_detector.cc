@@ -2,10 +2,13 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <gnuradio/gpumimo/core/cancel.h>
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/detect/registry.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <stdexcept>
@@ -46,34 +49,50 @@ void cpu_detector::detect(const mimo_batch& given, float* llr, unsigned threads)
     const std::size_t nch = batch.num_channels();
     const std::size_t bits = bits_per_vector();
 
+    // A cancel check set by the calling block (core/cancel.h): the calling thread polls
+    // it while the channels run in worker threads, and a request stops them (psd's
+    // search within its next expansion, the channels not reached erased) once the
+    // block's work() call has run 100 ms.
+    const cancel_check cancelled = current_cancel_check();
+    constexpr std::chrono::milliseconds cancel_after(100);
+    std::atomic<bool> stop{ false };
     auto run_channels = [&](std::size_t first, std::size_t last) {
+        std::uint64_t hits = 0;
         for (std::size_t ch = first; ch < last; ch++) {
             const std::size_t v0 = ch * batch.group;
             const std::size_t count = std::min(batch.group, batch.batch - v0);
-            const group_problem p{ batch.h + ch * d_nr * d_nt,
-                                        batch.noise_of_channel(ch),
-                                        batch.y + v0 * d_nr,
-                                        count,
-                                        d_nt,
-                                        d_nr };
             float* out = llr + v0 * bits;
+            if (stop.load(std::memory_order_relaxed)) {
+                std::fill(out, out + count * bits, 0.0f);
+                continue;
+            }
+            group_problem p{ batch.h + ch * d_nr * d_nt,
+                             batch.noise_of_channel(ch),
+                             batch.y + v0 * d_nr,
+                             count,
+                             d_nt,
+                             d_nr,
+                             &hits };
+            p.stop = &stop;
             detect_group(d_const, d_params, p, out);
             if (d_params.llr_clip > 0.0f)
                 for (std::size_t i = 0; i < count * bits; i++)
                     out[i] = std::clamp(out[i], -d_params.llr_clip, d_params.llr_clip);
         }
+        d_budget_hits += hits;
     };
 
     unsigned nthreads =
         threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     nthreads = static_cast<unsigned>(std::min<std::size_t>(nthreads, nch));
-    if (nthreads <= 1) {
+    if (nthreads <= 1 && !cancelled) {
         run_channels(0, nch);
         return;
     }
     // Channels are independent: split them into contiguous ranges, one per thread.
     std::vector<std::thread> pool;
     std::vector<std::exception_ptr> errors(nthreads);
+    std::atomic<unsigned> running{ nthreads };
     for (unsigned t = 0; t < nthreads; t++) {
         const std::size_t first = nch * t / nthreads;
         const std::size_t last = nch * (t + 1) / nthreads;
@@ -83,7 +102,20 @@ void cpu_detector::detect(const mimo_batch& given, float* llr, unsigned threads)
             } catch (...) {
                 errors[t] = std::current_exception();
             }
+            running--;
         });
+    }
+    // Only once the caller's scope (a block's work() call) has lasted cancel_after: the
+    // quick calls (every detector but a psd search at low SNR) finish whole, so that a
+    // stop() landing in one erases nothing a decoder downstream would count as its own
+    // failure.
+    if (cancelled) {
+        const auto start = current_cancel_scope_start();
+        while (running.load() > 0) {
+            if (!stop.load() && std::chrono::steady_clock::now() - start > cancel_after && cancelled())
+                stop = true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
     }
     for (auto& th : pool)
         th.join();

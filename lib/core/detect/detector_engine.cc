@@ -30,6 +30,7 @@ public:
         run([&](detector_engine& gpu) { gpu.detect(batch, llr, threads); },
             [&] { d_cpu.detect(batch, llr, threads); });
     }
+    std::uint64_t search_budget_hits() const override { return d_cpu.search_budget_hits(); }
 
 private:
     cpu_detector d_cpu;

@@ -35,7 +35,7 @@ bool detector_spec::operator==(const detector_spec& o) const
     const detector_params &a = d_params, &b = o.d_params;
     return d_algo == o.d_algo && a.kbest.k == b.kbest.k && a.nway.passes == b.nway.passes &&
            a.psd.lvl == b.psd.lvl && a.psd.exp == b.psd.exp &&
-           a.psd.block_search == b.psd.block_search && a.mtt.one_pass == b.mtt.one_pass &&
+           a.psd.block_search == b.psd.block_search && a.psd.max_nodes == b.psd.max_nodes && a.mtt.one_pass == b.mtt.one_pass &&
            a.list_llr_clip == b.list_llr_clip && a.llr_clip == b.llr_clip;
 }
 

@@ -15,6 +15,11 @@
  * can beat the final leaf: the result is the ML decision.
  *
  * Soft output: the ML decision as LLRs of +-list_llr_clip (docs/detectors/psd.md).
+ *
+ * A vector's search evaluates at most params.psd.max_nodes nodes: one that reaches it
+ * (counted in p.budget_hits), or whose caller sets p.stop, stops, and its decision is
+ * the best leaf found so far, or the successive-cancellation (Babai) point where none
+ * was.
  */
 #include "detect/real_model.h"
 #include "detect/reference.h"
@@ -23,6 +28,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -56,6 +62,30 @@ public:
                 std::vector<tree_node>& out) const
     {
         extend(parent, from_lvl - 2, to_lvl - 1, out);
+    }
+
+    // The successive-cancellation point: level by level from the last, the PAM level
+    // nearest the row's target given the levels already fixed.
+    tree_node babai() const
+    {
+        tree_node node{ std::vector<int>(std::size_t(d_n), 0), 0.0 };
+        for (int row = d_n - 1; row >= 0; row--) {
+            double b = d_yhat[row];
+            for (int j = row + 1; j < d_n; j++)
+                b -= d_r(row, j) * d_c.pam_amplitude(node.levels[j]);
+            int best = 0;
+            double best_e = inf;
+            for (int l = 0; l < d_c.pam_size(); l++) {
+                const double e = b - d_r(row, row) * d_c.pam_amplitude(l);
+                if (e * e < best_e) {
+                    best_e = e * e;
+                    best = l;
+                }
+            }
+            node.levels[row] = best;
+            node.metric += best_e;
+        }
+        return node;
     }
 
 private:
@@ -123,6 +153,8 @@ void psd_detect(const constellation& c,
         std::vector<std::size_t> off(nlevels, 0);
         std::vector<tree_node> children;
         search.expand(root, lvl[0], lvl[1], children);
+        std::int64_t nodes = std::int64_t(children.size());
+        bool out_of_budget = false, ended_early = false;
         if (nlevels == 1) {
             offer_leaves(children);
         } else {
@@ -130,6 +162,11 @@ void psd_detect(const constellation& c,
             buf[1] = std::move(children);
             int x = 1; // buffer being worked through: nodes of level lvl[x]
             while (x >= 1) {
+                out_of_budget = nodes >= params.psd.max_nodes;
+                if (out_of_budget || (p.stop && p.stop->load(std::memory_order_relaxed))) {
+                    ended_early = true;
+                    break;
+                }
                 if (off[x] < buf[x].size() && buf[x][off[x]].metric < radius2) {
                     children.clear();
                     const std::size_t end = std::min(
@@ -137,6 +174,7 @@ void psd_detect(const constellation& c,
                     for (std::size_t i = off[x]; i < end; i++)
                         if (buf[x][i].metric < radius2)
                             search.expand(buf[x][i], lvl[x], lvl[x + 1], children);
+                    nodes += std::int64_t(children.size());
                     off[x] = end;
                     if (x + 1 == nlevels) {
                         offer_leaves(children); // leaf level: a minimum search
@@ -153,6 +191,10 @@ void psd_detect(const constellation& c,
             }
         }
 
+        if (out_of_budget && p.budget_hits)
+            ++*p.budget_hits;
+        if (ended_early && !(radius2 < inf)) // no leaf yet
+            best = search.babai();
         model.points_of(c, best.levels.data(), points.data());
         const float mag = params.list_llr_clip;
         float* out = llr + v * p.nt * m;
@@ -206,6 +248,9 @@ void check_psd(const constellation& c, int nt, int, const detector_params& p)
     check_list_llr_clip(p);
     if (!(p.psd.lvl.empty() && p.psd.exp.empty()))
         ref::psd_check_levels(nt, c.mod(), p.psd.lvl, p.psd.exp);
+    if (p.psd.max_nodes < 1 || p.psd.max_nodes > (std::int64_t(1) << 40))
+        throw std::invalid_argument("invalid psd parameters: psd_max_nodes must be 1 to 2^40, not " +
+                                    std::to_string(p.psd.max_nodes));
 }
 reference_cost psd_cost(int nt, int bits)
 {

@@ -45,6 +45,7 @@ public:
     const char* backend() const override { return d_detector->backend(); }
     std::size_t llrs_per_symbol() const override { return d_data.size() * d_bits; }
     gpu_fallback* fallback() override { return d_detector->fallback(); }
+    std::uint64_t search_budget_hits() const override { return d_detector->search_budget_hits(); }
 
     std::size_t detect(const payload_run& run, float* llr, std::uint8_t* erased) override
     {
@@ -179,6 +180,7 @@ public:
             [&](payload_detector& gpu) { return gpu.detect(payload, llr, erased); },
             [&] { return d_cpu->detect(payload, llr, erased); });
     }
+    std::uint64_t search_budget_hits() const override { return d_cpu->search_budget_hits(); }
 
 private:
     // Whether a run's carriers, LLRs or estimate lie in device memory, which the CPU

@@ -47,7 +47,11 @@ void bind_core(py::module& m)
         .def_property(
             "psd_block_search",
             [](const P& p) { return p.psd.block_search; },
-            [](P& p, bool v) { p.psd.block_search = v; });
+            [](P& p, bool v) { p.psd.block_search = v; })
+        .def_property(
+            "psd_max_nodes",
+            [](const P& p) { return p.psd.max_nodes; },
+            [](P& p, std::int64_t v) { p.psd.max_nodes = v; });
 
     py::class_<core::detector_spec>(
         m,
@@ -62,7 +66,8 @@ void bind_core(py::module& m)
                          const std::vector<int>& psd_lvl,
                          const std::vector<int>& psd_exp,
                          bool psd_block_search,
-                         bool mtt_one_pass) {
+                         bool mtt_one_pass,
+                         std::int64_t psd_max_nodes) {
                  P p;
                  p.kbest.k = kbest_k;
                  p.nway.passes = nway_passes;
@@ -72,6 +77,7 @@ void bind_core(py::module& m)
                  p.psd.exp = psd_exp;
                  p.psd.block_search = psd_block_search;
                  p.mtt.one_pass = mtt_one_pass;
+                 p.psd.max_nodes = psd_max_nodes;
                  return core::detector_spec(algorithm, p);
              }),
              py::arg("algorithm") = "mmse",
@@ -82,7 +88,8 @@ void bind_core(py::module& m)
              py::arg("psd_lvl") = std::vector<int>(),
              py::arg("psd_exp") = std::vector<int>(),
              py::arg("psd_block_search") = false,
-             py::arg("mtt_one_pass") = false)
+             py::arg("mtt_one_pass") = false,
+             py::arg("psd_max_nodes") = core::detector_params().psd.max_nodes)
         .def(py::init([](const std::string& algorithm, const P& params) {
                  return core::detector_spec(algorithm, params);
              }),

@@ -203,6 +203,7 @@ void bind_receiver(py::module& m)
         .def("backend", &mimo_detector::backend)
         .def("symbols", &mimo_detector::symbols)
         .def("erased_symbols", &mimo_detector::erased_symbols)
+        .def("search_budget_hits", &mimo_detector::search_budget_hits)
         .def("work_failures", &mimo_detector::work_failures);
 
     py::class_<fused_receiver, gr::block, gr::basic_block, std::shared_ptr<fused_receiver>>(

@@ -13,6 +13,7 @@
 #include <gnuradio/gpumimo/core/detect/registry.h>
 #include <gnuradio/gpumimo/core/limits.h>
 
+#include <atomic>
 #include <cmath>
 #include <complex>
 #include <cstddef>
@@ -97,11 +98,16 @@ public:
      *  up to `threads` threads (0: all cores). */
     void detect(const mimo_batch& batch, float* llr, unsigned threads = 0) const;
 
+    /*! Vectors whose search ran out of its budget (psd's max_nodes: the best leaf found
+     *  so far stood in for the ML decision), over every detect() so far. */
+    std::uint64_t search_budget_hits() const { return d_budget_hits.load(); }
+
 private:
     algorithm d_algo;
     constellation d_const;
     int d_nt, d_nr;
     detector_params d_params;
+    mutable std::atomic<std::uint64_t> d_budget_hits{ 0 };
 };
 
 /*!

@@ -11,8 +11,10 @@
 #include <gnuradio/gpumimo/core/constellation.h>
 #include <gnuradio/gpumimo/core/detect/detector_params.h>
 
+#include <atomic>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,12 @@ struct group_problem {
     std::size_t count;
     int nt;
     int nr;
+    /*! Where a reference counts the vectors whose search ran out of its budget (psd's
+     *  max_nodes); null: not counted. */
+    std::uint64_t* budget_hits = nullptr;
+    /*! Set when the caller asks the search to end (core/cancel.h): psd polls it and
+     *  gives what it has, as when its budget runs out; null: never. */
+    const std::atomic<bool>* stop = nullptr;
 };
 
 /*! A CPU reference: LLRs of p.count vectors into llr (count x nt x bits per symbol). */

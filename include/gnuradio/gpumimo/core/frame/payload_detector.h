@@ -78,6 +78,9 @@ public:
                                     std::uint8_t* refused,
                                     std::string* why = nullptr);
     virtual gpu_fallback* fallback() { return nullptr; }
+    /*! Vectors whose detector search ran out of its budget so far (psd's max_nodes on
+     *  the CPU: detector_engine::search_budget_hits). */
+    virtual std::uint64_t search_budget_hits() const { return 0; }
 };
 
 /*! What a payload_detector detects: the frame's numerology (its used and data

@@ -341,7 +341,9 @@ def test_setters_from_four_threads_while_running():
     runs: mimo_channel's SNR, carrier offset, delay and seed, llr_sink's reset_counters()
     and its stats() snapshot. Nothing raises, no block's work() fails, no LLR is
     non-finite, every snapshot is consistent (one lock: no count above what contains
-    it), frames keep coming, and the flowgraph stops when asked."""
+    it), frames come again within 10 s of the storm (within 0.05 s on the CPU; on the
+    GPU chain, 1 run in 6 saw none in 60 s: an open defect, docs/reliability.md), and
+    the flowgraph stops when asked."""
     rng = seeded_rng(48)
     seeds = [int(s) for s in rng.integers(1, 2**31, 4)]
     tb, ch, rx, sink = live_chain()
@@ -376,16 +378,22 @@ def test_setters_from_four_threads_while_running():
         t.join(BOUND_S)
     ch.set_snr_db(30.0)  # frames again after the storm
     sink.reset_counters()
-    threading.Event().wait(1.0)
+    import time
+    t0 = time.monotonic()
+    while sink.frames() == 0 and time.monotonic() - t0 < 10:
+        threading.Event().wait(0.05)
     frames_after = sink.frames()
+    print(f"first frame {time.monotonic() - t0:.2f} s after the storm")
+    t1 = time.monotonic()
     stop_bounded(tb, "four threads")
+    print(f"stop() + wait(): {time.monotonic() - t1:.2f} s")
     assert not errors, errors
     assert snapshots, "no stats() snapshot taken"
     for s in snapshots:
         assert s["unsynchronised_frames"] <= s["frames"], s
         assert s["frame_errors"] <= s["frames"], s
         assert s["bit_errors"] <= s["bits"], s
-    print(f"{len(snapshots)} snapshots, {frames_after} frames in the second after")
+    print(f"{len(snapshots)} snapshots, {frames_after} frames after it")
     assert frames_after > 0
     assert ch.work_failures() == 0
     assert sink.work_failures() == 0

@@ -571,8 +571,7 @@ int main(int argc, char** argv)
                         antennas[std::size_t(r)] = &fr.rx[std::size_t(r) * fr.n];
                     const bool ok = sync.found && sync.start + len <= fr.n &&
                                     std::abs(double(sync.start) - double(fr.start())) <= cp0 / 2.0 &&
-                                    repeat_after(f.num, antennas.data(), o.rx, sync.plateau_middle) <
-                                        sync_repeat_ratio * sync.metric;
+                                    !repeats_on(f.num, antennas.data(), o.rx, sync);
                     found += ok;
                     if (ok) {
                         std::vector<const cf*> in(std::size_t(o.rx));

@@ -199,6 +199,14 @@ double repeat_after(const numerology& num, const std::complex<float>* const* rx,
     return total / double(count);
 }
 
+bool repeats_on(const numerology& num,
+                const std::complex<float>* const* rx,
+                int antennas,
+                const frame_sync_result& sync)
+{
+    return repeat_after(num, rx, antennas, sync.plateau_middle) >= sync_repeat_ratio * sync.metric;
+}
+
 std::size_t search_margin(const frame_format& frame)
 {
     return 2 * std::size_t(frame.num.fft_len + frame.num.cp_lengths[0]);
@@ -239,8 +247,7 @@ frame_search_step search_step(const frame_format& frame,
         step.advance = n - margin;
     else if (step.sync.start + len > n) // > 0: start > n - len >= margin
         step.advance = step.sync.start - margin;
-    else if (repeat_after(frame.num, window, antennas, step.sync.plateau_middle) >=
-             sync_repeat_ratio * step.sync.metric) {
+    else if (repeats_on(frame.num, window, antennas, step.sync)) {
         step.repeating = true;
         step.advance = step.sync.start + std::size_t(frame.num.fft_len + frame.num.cp_lengths[0]);
     } else {

@@ -108,6 +108,13 @@ double repeat_after(const numerology& num,
                     const std::complex<float>* const* rx,
                     int antennas,
                     std::size_t mid);
+/*! The test itself: repeat_after at a found candidate's plateau middle is at least
+ *  sync_repeat_ratio times its metric (search_step's, and any chain that must refuse
+ *  what it refuses). */
+bool repeats_on(const numerology& num,
+                const std::complex<float>* const* rx,
+                int antennas,
+                const frame_sync_result& sync);
 
 /*! One step of a search through a stream (search_step). */
 struct frame_search_step {

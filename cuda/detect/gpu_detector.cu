@@ -16,6 +16,7 @@
 #include <gnuradio/gpumimo/core/detect/gpu_detector.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -269,8 +270,7 @@ struct gpu_detector::impl {
 
     void reset_errors(slot& s, cudaStream_t st)
     {
-        GPUMIMO_CUDA_CHECK(
-            cudaMemsetAsync(s.errors.get(), 0xff, sizeof(gc::device_errors), st));
+        GPUMIMO_CUDA_CHECK(gc::reset_device_errors(s.errors.get(), st));
     }
 
     static void merge(gc::device_errors& into, const gc::device_errors& e)
@@ -284,7 +284,11 @@ struct gpu_detector::impl {
         into.first_bad_noise = std::min(into.first_bad_noise, e.first_bad_noise);
         into.first_out_of_range_vector =
             std::min(into.first_out_of_range_vector, e.first_out_of_range_vector);
+        into.search_budget_hits += e.search_budget_hits;
     }
+
+    // psd's searches that stopped at their node budget, over every call so far.
+    std::atomic<std::uint64_t> budget_hits{ 0 };
 
     static void throw_if_bad(const gc::device_errors& e)
     {
@@ -350,6 +354,7 @@ struct gpu_detector::impl {
             throw;
         }
         restart_stream();
+        budget_hits += all.search_budget_hits;
         throw_if_bad(all);
     }
 
@@ -532,6 +537,7 @@ struct gpu_detector::impl {
                                            st));
         GPUMIMO_CUDA_CHECK(cudaStreamSynchronize(st));
         device_errors_reset = false;
+        budget_hits += s.host_errors.get()->search_budget_hits;
         throw_if_bad(*s.host_errors.get());
     }
 };
@@ -584,6 +590,11 @@ void gpu_detector::check_device_errors(void* stream)
     d_impl->check_device_errors(static_cast<cudaStream_t>(stream));
 }
 
+std::uint64_t gpu_detector::search_budget_hits() const
+{
+    return d_impl->budget_hits.load();
+}
+
 namespace detail {
 namespace {
 // gpu_detector as the factory's GPU engine (make_detector_engine).
@@ -605,6 +616,10 @@ public:
     void detect(const mimo_batch& batch, float* llr, unsigned) override
     {
         d_det.detect(batch, llr);
+    }
+    std::uint64_t search_budget_hits() const override
+    {
+        return d_det.search_budget_hits();
     }
 
 private:

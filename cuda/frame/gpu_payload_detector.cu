@@ -164,6 +164,10 @@ public:
     }
     const char* backend() const override { return "cuda"; }
     std::size_t llrs_per_symbol() const override { return d_data.size() * d_bits; }
+    std::uint64_t search_budget_hits() const override
+    {
+        return d_detector.search_budget_hits();
+    }
 
     // One run: a round trip per chunk of kMaxSymbols symbols, the LLRs through the
     // page-locked buffer where the caller's are not page-locked.

@@ -89,8 +89,8 @@ def detect(y, H, noise_var, modulation="16qam", algorithm="mtt", backend="auto",
                detectors' clipping and psd's output magnitude), psd_lvl / psd_exp (the
                paper's Table 5 set by default), psd_block_search (the GPU psd in the
                paper's block-per-problem mapping instead of one problem per thread),
-               psd_max_nodes (2^20: the CPU psd's node budget per vector, past which
-               the best decision found so far stands for ML's), llr_clip (0 = none),
+               psd_max_nodes (2^20: psd's node budget per vector, CPU and GPU, past
+               which the best decision found so far stands for ML's), llr_clip (0 = none),
                threads (0 = all).
 
     Bad input (shapes, NaN/Inf, rank-deficient H, noise_var <= 0, unknown names,

@@ -355,6 +355,98 @@ TEST_F(Gpu, PsdAtLowSnrInChunksEqualsExhaustiveMl)
     }
 }
 
+namespace {
+// Vector v of p (one channel a vector) as a batch of its own.
+problems one_vector(const problems& p, std::size_t v)
+{
+    problems one;
+    one.nt = p.nt;
+    one.nr = p.nr;
+    one.batch = 1;
+    one.y.assign(p.y.begin() + v * p.nr, p.y.begin() + (v + 1) * p.nr);
+    one.h.assign(p.h.begin() + v * p.nr * p.nt, p.h.begin() + (v + 1) * p.nr * p.nt);
+    one.noise.assign(1, p.noise[v]);
+    return one;
+}
+} // namespace
+
+// psd's node budget on the GPU (detector_params::psd.max_nodes), in each of its three
+// kernels (the register search for nt <= 4, the run-time indexed one above, the block
+// search): 4x4 and 6x6 16-QAM at 0 dB with a budget that some searches reach (the
+// depth-first searches count the nodes they descend into, the block search the nodes it
+// evaluates: smaller budgets for the former). One vector
+// a call: each call counts at most one, a vector not counted has the exact search's
+// decision (the same kernel without a budget), every LLR is +-list_llr_clip. The same
+// vectors in one call, host to host and device-resident, count as many. With the default
+// budget 4x4 16-QAM at 0 dB counts none.
+TEST_F(Gpu, PsdKeepsToItsNodeBudget)
+{
+    auto rng = make_rng(126);
+    const constellation con(modulation::qam16);
+    const struct {
+        int nt;
+        bool block;
+        std::int64_t budget;
+    } cases[] = { { 4, false, 100 }, { 4, true, 300 }, { 6, false, 1000 } };
+    for (const auto& k : cases) {
+        const std::string what = std::to_string(k.nt) + "x" + std::to_string(k.nt) +
+                                 (k.block ? " block search" : " thread search") +
+                                 ", budget " + std::to_string(k.budget);
+        detector_params bounded, exact;
+        bounded.psd.block_search = exact.psd.block_search = k.block;
+        bounded.psd.max_nodes = k.budget;
+        exact.psd.max_nodes = std::int64_t(1) << 40;
+        gpu_detector psd(
+            algorithm::psd, con.mod(), k.nt, k.nt, bounded, 0, gpu_precision::double_);
+        gpu_detector ml(
+            algorithm::psd, con.mod(), k.nt, k.nt, exact, 0, gpu_precision::double_);
+        const problems all = make_problems(rng, con, k.nt, k.nt, 120, 0.0, 1);
+        std::size_t ran_out = 0, kept = 0;
+        for (std::size_t v = 0; v < all.batch; v++) {
+            const problems p = one_vector(all, v);
+            const std::uint64_t before = psd.search_budget_hits();
+            const std::vector<float> a = run_gpu(psd, p), b = run_gpu(ml, p);
+            const std::uint64_t hits = psd.search_budget_hits() - before;
+            ASSERT_LE(hits, 1u) << what << ", vector " << v;
+            bool same = true;
+            for (std::size_t i = 0; i < a.size(); i++) {
+                ASSERT_EQ(std::fabs(a[i]), bounded.list_llr_clip)
+                    << what << ", vector " << v;
+                same &= (a[i] > 0) == (b[i] > 0);
+            }
+            if (hits) {
+                ran_out++;
+            } else {
+                kept++;
+                EXPECT_TRUE(same) << what << ", vector " << v << ": kept to it, not ML";
+            }
+        }
+        std::cout << what << ": " << ran_out << " of " << all.batch
+                  << " vectors ran out\n";
+        EXPECT_GT(ran_out, 0u) << what;
+        EXPECT_GT(kept, 0u) << what;
+        EXPECT_EQ(ml.search_budget_hits(), 0u) << what;
+
+        std::uint64_t before = psd.search_budget_hits();
+        run_gpu(psd, all);
+        EXPECT_EQ(psd.search_budget_hits() - before, ran_out)
+            << what << ", one host call";
+        before = psd.search_budget_hits();
+        EXPECT_EQ(run_device(psd, all).error, "") << what;
+        EXPECT_EQ(psd.search_budget_hits() - before, ran_out)
+            << what << ", device-resident";
+    }
+    for (bool block : { false, true }) {
+        detector_params params;
+        params.psd.block_search = block;
+        gpu_detector psd(
+            algorithm::psd, con.mod(), 4, 4, params, 0, gpu_precision::double_);
+        run_gpu(psd, make_problems(rng, con, 4, 4, 2000, 0.0, 1));
+        EXPECT_EQ(psd.search_budget_hits(), 0u)
+            << "the default budget, block search " << block;
+    }
+}
+
 TEST_F(Gpu, PipelineWithManySmallChunksAndStreams)
 {
     // 1031 vectors in chunks of 100 over 3 streams: 11 chunks, groups of 7 cut by chunks.

@@ -18,23 +18,36 @@ namespace gr {
 namespace gpumimo {
 namespace cuda {
 
-/*! Bad input the kernels met, as the smallest global index of each kind (or ~0). */
+/*! Bad input the kernels met, as the smallest global index of each kind (or ~0), and
+ *  the vectors whose search ran out of its node budget (a count, not an index). */
 struct device_errors {
     unsigned long long first_nonfinite_vector;
     unsigned long long first_nonfinite_channel;
     unsigned long long first_singular_channel;
     unsigned long long first_bad_noise; // index into noise_var (one value when scalar)
     unsigned long long first_out_of_range_vector; // ||y||^2 beyond its model's range
+    unsigned long long search_budget_hits;        // psd: searches stopped at max_nodes
 };
 
-/*! A record with nothing in it: every field ~0, as the device's reset (a memset of
- *  0xff) leaves it; one definition, so that a field added later cannot be left 0
- *  ("bad at index 0") by an initialiser list that does not know it. */
+/*! A record with nothing in it: every index ~0, as the device's reset (a memset of
+ *  0xff) leaves it, and the count 0 (reset_device_errors); one definition, so that an
+ *  index added later cannot be left 0 ("bad at index 0") by an initialiser list that
+ *  does not know it. */
 inline device_errors no_device_errors()
 {
     device_errors e;
     std::memset(&e, 0xff, sizeof e);
+    e.search_budget_hits = 0;
     return e;
+}
+
+/*! Sets the device's record to no_device_errors() on stream s. */
+inline cudaError_t reset_device_errors(device_errors* e, cudaStream_t s)
+{
+    const cudaError_t r = cudaMemsetAsync(e, 0xff, sizeof *e, s);
+    if (r != cudaSuccess)
+        return r;
+    return cudaMemsetAsync(&e->search_budget_hits, 0, sizeof e->search_budget_hits, s);
 }
 
 /*! One chunk: vectors [0, n) of it belong to local channel (i + first_offset) / group. */

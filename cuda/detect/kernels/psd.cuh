@@ -30,8 +30,12 @@ bool psd_make_plan(const std::vector<int>& lvl,
                    std::string* why);
 std::size_t psd_workspace_bytes(int nt, int nr, bool dbl);
 std::size_t psd_shared_bytes(const psd_plan& plan, int nt, bool dbl);
+/*! max_nodes: detector_params::psd.max_nodes, each vector's node budget (psd.cu says
+ *  what each kernel counts); searches that reach it are counted in
+ *  device_errors::search_budget_hits. */
 void launch_psd(const chunk_args& a,
                 const psd_plan& plan,
+                long long max_nodes,
                 bool block_search,
                 void* ws,
                 unsigned* counter,

@@ -30,7 +30,10 @@ public:
         run([&](detector_engine& gpu) { gpu.detect(batch, llr, threads); },
             [&] { d_cpu.detect(batch, llr, threads); });
     }
-    std::uint64_t search_budget_hits() const override { return d_cpu.search_budget_hits(); }
+    std::uint64_t search_budget_hits() const override
+    {
+        return d_cpu.search_budget_hits() + (d_gpu ? d_gpu->search_budget_hits() : 0);
+    }
 
 private:
     cpu_detector d_cpu;

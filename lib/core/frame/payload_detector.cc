@@ -180,7 +180,10 @@ public:
             [&](payload_detector& gpu) { return gpu.detect(payload, llr, erased); },
             [&] { return d_cpu->detect(payload, llr, erased); });
     }
-    std::uint64_t search_budget_hits() const override { return d_cpu->search_budget_hits(); }
+    std::uint64_t search_budget_hits() const override
+    {
+        return d_cpu->search_budget_hits() + (d_gpu ? d_gpu->search_budget_hits() : 0);
+    }
 
 private:
     // Whether a run's carriers, LLRs or estimate lie in device memory, which the CPU

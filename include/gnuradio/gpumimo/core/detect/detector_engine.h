@@ -42,8 +42,8 @@ public:
     virtual int bits_per_vector() const = 0;
     /*! cpu_detector::detect() / gpu_detector::detect(); `threads` applies to the CPU. */
     virtual void detect(const mimo_batch& batch, float* llr, unsigned threads = 0) = 0;
-    /*! Vectors whose search ran out of its budget, so far (cpu_detector's; the GPU's
-     *  searches take none). */
+    /*! Vectors whose search ran out of its budget, so far (psd's max_nodes; the CPU
+     *  engine's and the GPU engine's together). */
     virtual std::uint64_t search_budget_hits() const { return 0; }
     /*! The fallback policy's state (core/engine.h); the factory's engines have one. */
     virtual gpu_fallback* fallback() { return nullptr; }

@@ -59,7 +59,11 @@ struct psd_params {
      *  2^20, keeps a vector's search within about 0.1-0.6 s on one CPU core (8x8 1024-QAM
      *  at 0 dB took minutes for 4 vectors without it) and is reached by 2% of 4x4 64-QAM
      *  vectors at 0 dB, 0.5% at 5 dB, none at 10 dB (docs/detectors/psd.md). The CPU's
-     *  search keeps to it; the GPU's takes no budget. */
+     *  and the GPU's searches keep to it. The CPU and the GPU's block search count the
+     *  nodes they evaluate, the GPU's depth-first searches the nodes they descend into
+     *  (each evaluating at most its level's PAM levels; on the GPU budgets above 2^32 - 1
+     *  act as 2^32 - 1); their search orders differ, so the vectors that reach it and
+     *  their fallback decisions may differ between CPU and GPU. */
     std::int64_t max_nodes = std::int64_t(1) << 20;
 };
 

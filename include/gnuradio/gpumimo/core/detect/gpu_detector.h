@@ -100,6 +100,11 @@ public:
     /*! Throws std::invalid_argument if the kernels since the last call met bad input. */
     void check_device_errors(void* stream);
 
+    /*! psd's vectors whose search stopped at its node budget (detector_params'
+     *  psd.max_nodes), over the calls finished so far: detect(), finish(), and
+     *  detect_device() once check_device_errors() has read them. */
+    std::uint64_t search_budget_hits() const;
+
 private:
     struct impl;
     std::unique_ptr<impl> d_impl;

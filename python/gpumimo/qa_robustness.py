@@ -341,8 +341,9 @@ def test_setters_from_four_threads_while_running():
     runs: mimo_channel's SNR, carrier offset, delay and seed, llr_sink's reset_counters()
     and its stats() snapshot. Nothing raises, no block's work() fails, no LLR is
     non-finite, every snapshot is consistent (one lock: no count above what contains
-    it), frames come again within 10 s of the storm (within 0.05 s on the CPU; on the
-    GPU chain, 1 run in 6 saw none in 60 s: an open defect, docs/reliability.md), and
+    it), frames come again within 10 s of the storm (within 0.05 s on the CPU and on the
+    GPU chain; once, 1 run in 6 on the GPU saw none in 60 s, not reproduced since in 13:
+    docs/reliability.md), and
     the flowgraph stops when asked."""
     rng = seeded_rng(48)
     seeds = [int(s) for s in rng.integers(1, 2**31, 4)]

@@ -28,3 +28,4 @@ else:
     from .mimo_ofdm_rx import mimo_ofdm_rx
     from .apsm_ofdm_rx import apsm_ofdm_rx
     from .loopback import free_port_range
+    from .shipped_files import shipped_file

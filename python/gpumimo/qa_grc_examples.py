@@ -70,6 +70,65 @@ def test_the_estimate_ports_item_size_in_grc_is_the_blocks():
                 assert eval(expr.strip()[2:-1], {}, ns) == want, (expr, preset, streams, nsym, interval)
 
 
+def _block_ids(folder):
+    import yaml
+    ids = set()
+    for f in pathlib.Path(folder).glob("*.block.yml"):
+        try:
+            ids.add(yaml.safe_load(f.read_text())["id"])
+        except Exception:  # noqa: BLE001 - a file GRC itself would skip
+            pass
+    return ids
+
+
+def test_examples_use_only_blocks_grc_knows():
+    """Every block of every example exists in GNU Radio Companion's library (GNU Radio's
+    block folders and the module's built ones): an unknown id is a red "Missing Block"
+    box in GRC, and grcc drops it silently (the QT examples once named qtgui_label, GNU
+    Radio 3.10's variable_qtgui_label, and their counters never appeared)."""
+    import yaml
+    known = _block_ids(grc_blocks_dir())
+    configured = gr.prefs().get_string("grc", "global_blocks_path", "")
+    for folder in [d for d in configured.split(os.pathsep) if d] + \
+            [os.path.join(gr.prefix(), "share", "gnuradio", "grc", "blocks")]:
+        known |= _block_ids(folder)
+    if "import_" in known:
+        known.add("import")  # GRC stores the Import block as "import" (a Python keyword)
+    assert "variable_qtgui_label" in known and "gpumimo_mimo_detector" in known
+    missing = []
+    for f in sorted((SOURCE / "examples").glob("*.grc")):
+        for b in yaml.safe_load(f.read_text()).get("blocks") or []:
+            if b["id"] not in known:
+                missing.append(f"{f.name}: {b['name']} ({b['id']})")
+    assert not missing, missing
+
+
+def test_no_two_blocks_of_an_example_overlap():
+    """Every example's canvas: no two blocks overlap, by the block sizes
+    scripts/grc_layout.py estimates from GRC 3.10's drawing (a line per parameter, the
+    height the ports need); that script lays a flowgraph out left to right."""
+    sys.path.insert(0, str(SOURCE / "scripts"))
+    import grc_layout
+    found = []
+    for f in sorted((SOURCE / "examples").glob("*.grc")):
+        found += [f"{f.name}: {a} / {b}" for a, b in grc_layout.overlaps(grc_layout.load(f))]
+    assert not found, found
+
+
+def test_shipped_files_are_found_from_the_examples_folder_and_the_root(tmp_path, monkeypatch):
+    """gpumimo.shipped_file, the examples' default for what they read: from the examples
+    folder (where GRC runs a flowgraph), from the repository's root, and from elsewhere
+    the name as given (the reading block then names it)."""
+    name = "recordings/sim_4x4_16qam.sigmf-collection"
+    monkeypatch.chdir(SOURCE / "examples")
+    assert pathlib.Path(gpumimo.shipped_file(name)).resolve() == SOURCE / "examples" / name
+    monkeypatch.chdir(SOURCE)
+    assert pathlib.Path(gpumimo.shipped_file(name)).resolve() == SOURCE / "examples" / name
+    monkeypatch.chdir(tmp_path)
+    found = pathlib.Path(gpumimo.shipped_file(name))
+    assert found == pathlib.Path(name) or found.is_file()  # an install's share/, if any
+
+
 def test_every_example_has_a_test():
     examples = sorted(p.stem for p in (SOURCE / "examples").glob("*.grc"))
     assert examples == ["apsm_ota_replay", "apsm_sim_loopback", "n310_apsm_rx", "n310_apsm_tx",
@@ -162,16 +221,32 @@ def qt_app(monkeypatch):
     return qt.QApplication.instance() or qt.QApplication([])
 
 
+# GRC's function probes poll forever from daemon threads (a GUI run ends with its
+# process); left alone after a test, they set labels whose widgets are gone, which
+# crashed the test process. Their setters become no-ops and the flowgraph is kept.
+_FINISHED_QT_FLOWGRAPHS = []
+
+
+def retire_probes(tb):
+    for name in dir(tb):
+        if name.startswith("set_") and name.endswith("_probe"):
+            setattr(tb, name, lambda value: None)
+    _FINISHED_QT_FLOWGRAPHS.append(tb)
+
+
 def test_replay_sigmf_qt(tmp_path, qt_app):
-    """The replay with its QT GUI: the same chain (every frame found and decoded), the
-    equalised symbols reach the constellation, the labels' probes read the sink, and
-    the error-rate plot's PDUs (every 2 frames) add up to the sink's totals."""
+    """The replay with its QT GUI, run as GRC's Execute runs it (from the examples folder,
+    its default recording): the same chain (every frame found and decoded), the
+    equalised symbols reach the constellation, the labels show what the probes read from
+    the sink, and the error-rate plot's PDUs (every 2 frames) add up to the sink's
+    totals."""
     import time
     import pmt
     from gnuradio import blocks
-    collection = str(SOURCE / "examples" / "recordings" / "sim_4x4_16qam.sigmf-collection")
     module = compile_example("replay_sigmf_qt", tmp_path)
-    tb = module.replay_sigmf_qt(collection=collection, algorithm="mmse")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(SOURCE / "examples")  # as GRC's Execute runs it, with its defaults
+        tb = module.replay_sigmf_qt()
     rates = blocks.message_debug()  # beside the plot, which shows them
     tb.msg_connect((tb.sink, "error_rates"), (rates, "store"))
     tb.start()
@@ -186,8 +261,12 @@ def test_replay_sigmf_qt(tmp_path, qt_app):
     time.sleep(1.2)  # the probes poll twice a second
     assert tb.get_frames_found_probe() == 120
     assert tb.get_fer_probe() == tb.sink.fer()
+    qt_app.processEvents()  # the labels' texts are set through Qt's event queue
+    assert tb.get_frames_found_label() == 120
+    assert tb._frames_found_label_label.text() == "120"
     tb.stop()
     tb.wait()
+    retire_probes(tb)
 
 
 def test_sim_loopback_qt(tmp_path, qt_app):
@@ -204,6 +283,7 @@ def test_sim_loopback_qt(tmp_path, qt_app):
         time.sleep(0.2)
     tb.stop()
     tb.wait()
+    retire_probes(tb)
     assert tb.sink.frames() >= 20
     assert tb.sink.fer() == 0 and tb.sink.codewords() == 3 * tb.sink.frames()
 

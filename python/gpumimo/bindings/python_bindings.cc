@@ -17,6 +17,9 @@
 
 namespace py = pybind11;
 
+// The markers are gr_modtool's: `gr_modtool add` puts a new block's bind_ function
+// between them.
+// BINDING_FUNCTION_PROTOTYPES(
 void bind_core(py::module& m);
 void bind_link(py::module& m);
 void bind_batch_detector(py::module& m);
@@ -25,6 +28,7 @@ void bind_apsm_detector(py::module& m);
 void bind_frame(py::module& m);
 void bind_receiver(py::module& m);
 void bind_sigmf(py::module& m);
+// ) END BINDING_FUNCTION_PROTOTYPES
 
 namespace {
 
@@ -92,6 +96,7 @@ PYBIND11_MODULE(gpumimo_python, m)
     py::module::import("gnuradio.gr");
     py::register_local_exception_translator(translate_exception);
 
+    // BINDING_FUNCTION_CALLS(
     bind_core(m);
     bind_link(m);
     bind_batch_detector(m);
@@ -100,4 +105,5 @@ PYBIND11_MODULE(gpumimo_python, m)
     bind_frame(m);
     bind_receiver(m);
     bind_sigmf(m);
+    // ) END BINDING_FUNCTION_CALLS
 }

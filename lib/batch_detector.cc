@@ -3,27 +3,14 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "engine_logging.h"
+
 #include <gnuradio/gpumimo/batch_detector.h>
 
-#include <mutex>
-#include <set>
 #include <stdexcept>
 
 namespace gr {
 namespace gpumimo {
-
-namespace {
-
-// gpumimo.detect() makes a detector per call: warn about each fallback reason once per
-// process, not once per call.
-bool first_time(const std::string& message)
-{
-    static std::mutex mutex;
-    static std::set<std::string> seen;
-    std::lock_guard<std::mutex> lock(mutex);
-    return seen.insert(message).second;
-}
-} // namespace
 
 batch_detector::batch_detector(const core::detector_spec& detector,
                                const std::string& modulation,
@@ -47,7 +34,9 @@ batch_detector::batch_detector(const core::detector_spec& detector,
     const gr::logger_ptr logger = d_logger;
     d_engine->fallback()->set_reporter(
         [logger](const std::string& what) { logger->error("{}", what); });
-    if (!d_fallback_reason.empty() && first_time(d_fallback_reason))
+    // gpumimo.detect() makes a detector per call: each reason is warned about once per
+    // process, as for the blocks.
+    if (!d_fallback_reason.empty() && first_report_of(d_fallback_reason))
         d_logger->warn("backend 'auto' falls back to the CPU: {}", d_fallback_reason);
 }
 

@@ -13,6 +13,8 @@
 #include <gnuradio/logger.h>
 
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -42,17 +44,40 @@ auto make_early_engine(Make&& make)
 }
 
 /*!
+ * Whether this process reports `why` (a reason for "auto" to run on the CPU) for the
+ * first time: a machine without a usable GPU would otherwise print the same warning
+ * once per block (24 times in a gpumimo_replay run).
+ */
+inline bool first_report_of(const std::string& why)
+{
+    static std::mutex mutex;
+    static std::set<std::string> seen;
+    const std::lock_guard<std::mutex> lock(mutex);
+    return seen.insert(why).second;
+}
+
+/*!
  * Where "auto" fell back to the CPU this logs "backend 'auto' runs on <cpu_path>: <why>"
- * as a warning; a later GPU failure, after which the engine goes on with the CPU for
- * good, is logged as an error.
+ * as a warning the first time the process meets that reason, at trace level after (Debian
+ * ships GNU Radio logging at debug level); a
+ * later GPU failure, after which the engine goes on with the CPU for good, is logged as
+ * an error.
  */
 template <typename Engine>
 std::unique_ptr<Engine> adopt_engine(const gr::logger_ptr& logger,
                                      early_engine<Engine>&& made,
                                      const char* cpu_path = "the CPU")
 {
-    if (!made.why.empty())
-        logger->warn("backend 'auto' runs on {}: {}", cpu_path, made.why);
+    if (!made.why.empty()) {
+        if (first_report_of(made.why))
+            logger->warn(
+                "backend 'auto' runs on {}: {} (other blocks that do so for this "
+                "reason say it at trace level)",
+                cpu_path,
+                made.why);
+        else
+            logger->trace("backend 'auto' runs on {}: {}", cpu_path, made.why);
+    }
     if (core::gpu_fallback* f = made.engine->fallback())
         f->set_reporter([logger](const std::string& what) { logger->error("{}", what); });
     return std::move(made.engine);

@@ -14,6 +14,7 @@
 #include "device_stream_buffer.h"
 #include "engine_logging.h"
 #include "host_stand_in.h"
+#include "min_output_buffer.h"
 #include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
@@ -72,7 +73,8 @@ public:
         // to 64 symbols) while it detects, and this block's next call still finds room
         // for a whole batch (with room for one batch, calls held 8 frames on the H200
         // host, and the chain ran 41-43 Msample/s per channel against 52.7 with two).
-        set_min_output_buffer(long(2 * kFramesPerEstimate * format.payload_symbols));
+        set_min_output_buffer_on_every_port(
+            *this, long(2 * kFramesPerEstimate * format.payload_symbols));
         d_in.resize(std::size_t(antennas));
         d_payload_out.resize(std::size_t(antennas));
         d_eq_rx.resize(std::size_t(antennas) * d_data.size());

@@ -10,11 +10,12 @@
  * tracking carriers are skipped: mimo_chanest has already used them
  * (core::phase_tracker).
  */
-#include "flowgraph_stop.h"
 #include "block_faults.h"
 #include "device_stream_buffer.h"
 #include "engine_logging.h"
+#include "flowgraph_stop.h"
 #include "host_stand_in.h"
+#include "min_output_buffer.h"
 #include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
@@ -89,7 +90,7 @@ public:
         // Room for runs of several frames a call (on the GPU one round trip for them
         // all): GNU Radio's default buffer holds about one symbol's LLRs (tens of
         // thousands of floats), so that each call would detect a single symbol.
-        set_min_output_buffer(long(kSymbolsPerCall * d_bits));
+        set_min_output_buffer_on_every_port(*this, long(kSymbolsPerCall * d_bits));
         // The last record kept across calls (a frame's symbols may span two calls):
         // on the host here; on the device made at the first call that needs it.
         if (d_payload_symbols > 0)

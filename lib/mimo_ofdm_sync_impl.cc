@@ -11,6 +11,7 @@
 #include "device_stream_buffer.h"
 #include "engine_logging.h"
 #include "host_stand_in.h"
+#include "min_output_buffer.h"
 #include "stream_buffer_pins.h"
 #include "synced_frame_gate.h"
 
@@ -74,7 +75,8 @@ public:
         // Room for two calls' frames: the next block (ofdm_fft) takes several frames a
         // call while this one fills the other half (with GNU Radio's two frames, the GPU
         // chain's blocks took turns: gpumimo_rx_rate --chain, docs/performance.md).
-        set_min_output_buffer(long(2 * max_frames_per_call * d_frame_len));
+        set_min_output_buffer_on_every_port(*this,
+                                            long(2 * max_frames_per_call * d_frame_len));
         set_tag_propagation_policy(TPP_DONT);
     }
 

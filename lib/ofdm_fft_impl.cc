@@ -6,8 +6,9 @@
  * The OFDM FFT block: symbol alignment, tags and counters around the core's transform
  * (core::gpu_ofdm_fft on the GPU, core::fftw_ofdm_fft on the CPU).
  */
-#include "ofdm_fft_impl.h"
 #include "engine_logging.h"
+#include "min_output_buffer.h"
+#include "ofdm_fft_impl.h"
 
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_double_mapped.h>
@@ -137,7 +138,8 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
     else
         set_relative_rate(period_len, period);
     const std::size_t symbol_max = config.fft_len + d_layout.longest_cp();
-    set_min_output_buffer(long(2 * d_batch * (d_forward ? 1 : symbol_max)));
+    set_min_output_buffer_on_every_port(*this,
+                                        long(2 * d_batch * (d_forward ? 1 : symbol_max)));
     set_tag_propagation_policy(TPP_DONT); // tags move with their symbols (transform())
 }
 

@@ -6,9 +6,10 @@
  * The stream receiver block: a core::stream_receiver_engine over the input buffers,
  * LLRs of the frames it finds out, the drops mimo_ofdm_sync makes, frame tags.
  */
-#include "flowgraph_stop.h"
 #include "block_faults.h"
 #include "engine_logging.h"
+#include "flowgraph_stop.h"
+#include "min_output_buffer.h"
 #include "receiver_block_config.h"
 #include "stream_buffer_pins.h"
 #include "synced_frame_gate.h"
@@ -70,7 +71,7 @@ public:
         // Room for a whole call's frames: with GNU Radio's default (twice the output
         // multiple) a call could find at most two frames, and every GPU round trip would
         // carry two frames' work.
-        set_min_output_buffer(long(max_frames_per_call * d_bits));
+        set_min_output_buffer_on_every_port(*this, long(max_frames_per_call * d_bits));
         set_tag_propagation_policy(TPP_DONT);
     }
 

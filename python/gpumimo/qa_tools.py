@@ -4,7 +4,8 @@
 """The repository's measuring tools whose figures go into docs/performance.md:
 scripts/gpu_timeline.py (the GPU timeline's summary) on a trace whose answers are known
 by hand; apps/peer/sionna_peer.py's own arithmetic (its SNR grid and the SNR at BER
-1e-2), which runs here without Sionna."""
+1e-2), which runs here without Sionna; the Python tools' answers to bad options and
+the main job's console output."""
 
 import pathlib
 import re
@@ -129,3 +130,23 @@ def test_python_tools_refuse_bad_options_in_one_line(tmp_path):
         assert out.returncode == 2, (tool, args, out.returncode, out.stderr)
         assert len(lines) == 1 and named in lines[0] and lines[0].startswith(tool), (tool, args, out.stderr)
         assert not (tmp_path / "x.sigmf-collection").exists()
+
+
+def test_the_replay_keeps_the_console_quiet(tmp_path):
+    """gpumimo_replay, the README's main job, on the shipped recording with every
+    detector: at most 30 lines in all and no line more than 6 times (once, on a machine
+    without a GPU, 70 lines, 24 of them the same "no usable GPU" warning, once per block,
+    and 24 "set_min_output_buffer" lines). Debian's GNU Radio logs at debug level, which
+    this run keeps."""
+    import collections
+    from gnuradio import gpumimo
+    out = subprocess.run([sys.executable, str(SOURCE / "apps" / "gpumimo_replay"), "--png", ""],
+                         capture_output=True, text=True, timeout=600, cwd=SOURCE)
+    assert out.returncode == 0, out.stderr
+    lines = (out.stdout + out.stderr).strip().splitlines()
+    print("\n".join(lines))
+    repeats = collections.Counter(lines).most_common(1)[0]
+    assert len(lines) <= 30, len(lines)
+    assert repeats[1] <= 6, repeats
+    if gpumimo.cuda_device_count()[0] == 0:
+        assert sum("no usable GPU" in line for line in lines) == 1

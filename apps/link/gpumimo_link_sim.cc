@@ -14,6 +14,7 @@
 #include <gnuradio/gpumimo/core/link/channel_profiles.h>
 #include <gnuradio/gpumimo/core/link/link_simulator.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -114,6 +115,28 @@ detector_spec parse_detector(const std::string& text, float list_clip, float cli
 
 
 bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+
+// How long the point has left at its pace so far: it ends at max_frames frames or, when
+// sooner, at target_frame_errors frame errors.
+std::string point_time_left(const link_point& p, const link_config& config)
+{
+    if (p.seconds <= 0 || p.counts.frames == 0)
+        return "time left not known yet";
+    const double frames_per_s = double(p.counts.frames) / p.seconds;
+    double left =
+        double(config.max_frames - std::min(config.max_frames, p.counts.frames)) /
+        frames_per_s;
+    if (config.target_frame_errors && p.counts.frame_errors > 0) {
+        const double errors_per_s = double(p.counts.frame_errors) / p.seconds;
+        const std::uint64_t errors_left =
+            config.target_frame_errors -
+            std::min(config.target_frame_errors, p.counts.frame_errors);
+        left = std::min(left, double(errors_left) / errors_per_s);
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, "about %.0f s left in this point", left);
+    return text;
+}
 
 } // namespace
 
@@ -276,16 +299,31 @@ int main(int argc, char** argv)
             std::printf("%8s %8s %9s %7s %10s %10s %10s %6s %9s\n", "SNR(dB)", "Eb/N0", "frames",
                         "errors", "FER", "BER", "raw BER", "iter", "frames/s");
             auto last = std::chrono::steady_clock::now();
+            std::size_t point_index = 0;
             auto progress = [&](const link_point& p) {
                 const auto now = std::chrono::steady_clock::now();
                 if (quiet || now - last < std::chrono::seconds(2))
                     return;
                 last = now;
-                std::fprintf(stderr, "  ... %s SNR %.2f dB: %llu frames, %llu frame errors, %.0f s\n",
-                             det.label.c_str(), p.snr_db, (unsigned long long)p.counts.frames,
-                             (unsigned long long)p.counts.frame_errors, p.seconds);
+                std::fprintf(
+                    stderr,
+                    "  ... %s, point %zu of %zu (SNR %.2f dB): %llu of at most %llu "
+                    "frames, %llu frame errors%s, %.0f s, %s\n",
+                    det.label.c_str(),
+                    point_index + 1,
+                    snrs.size(),
+                    p.snr_db,
+                    (unsigned long long)p.counts.frames,
+                    (unsigned long long)config.max_frames,
+                    (unsigned long long)p.counts.frame_errors,
+                    config.target_frame_errors
+                        ? (" of " + std::to_string(config.target_frame_errors)).c_str()
+                        : "",
+                    p.seconds,
+                    point_time_left(p, config).c_str());
             };
             for (std::size_t i = 0; i < snrs.size(); i++) {
+                point_index = i;
                 const link_point p = sim.run_point(std::uint32_t(i), snrs[i], progress);
                 const double rate = p.seconds > 0 ? p.counts.frames / p.seconds : 0;
                 std::printf("%8.2f %8.2f %9llu %7llu %10.3e %10.3e %10.3e %6.2f %9.0f\n", p.snr_db,

@@ -557,7 +557,29 @@ int main(int argc, char** argv)
                 const double snr = o.snrs[si];
                 std::vector<counts> cnt(E + 1);
                 std::uint64_t found = 0;
+                const auto point_start = std::chrono::steady_clock::now();
+                auto last_report = point_start;
                 for (int fi = 0; fi < o.frames; fi++) {
+                    // A line on stderr every 2 s within a long SNR point (lte20, 4x4,
+                    // many frames): how far it is and how long it has left.
+                    const auto now = std::chrono::steady_clock::now();
+                    if (fi > 0 && now - last_report >= std::chrono::seconds(2)) {
+                        last_report = now;
+                        const double spent =
+                            std::chrono::duration<double>(now - point_start).count();
+                        std::fprintf(
+                            stderr,
+                            "  ... %s, SNR %.1f dB (%zu of %zu): frame %d of %d, %.0f s, "
+                            "about %.0f s left at this SNR\n",
+                            dname.c_str(),
+                            snr,
+                            si + 1,
+                            o.snrs.size(),
+                            fi,
+                            o.frames,
+                            spent,
+                            spent / fi * (o.frames - fi));
+                    }
                     const received_frame fr =
                         make_frame(f, o, coded.get(), snr, o.seed ^ (std::uint64_t(si) << 40) ^ std::uint64_t(fi) * 0x9E3779B97F4A7C15ull);
                     g.detect(fr, o.cfo_spacings / f.num.fft_len, llr.data());

@@ -113,6 +113,7 @@ def test_python_tools_refuse_bad_options_in_one_line(tmp_path):
          "--antennas"),
         ("gpumimo_make_recording", ["--out", str(tmp_path / "x"), "--frames", "1e18"], "--frames"),
         ("gpumimo_rx_rate", ["--algorithm", "bogus"], "--algorithm"),
+        ("gpumimo_rx_rate", ["--target", "122.88"], "--target"),  # samples/s, not Msample/s
         ("gpumimo_ofdm_rate", ["--fft-len", "7"], "--fft-len"),
         ("gpumimo_ofdm_rate", ["--carriers", "600"], "--carriers"),
         ("gpumimo_ber_table", ["--nt", "0"], "--nt"),

@@ -45,6 +45,27 @@ def test_every_enum_parameter_has_a_label_and_attributes_per_option():
                 assert len(values) == n, (f.name, p["id"], name)
 
 
+def test_blocks_sit_in_subcategories_with_their_gpu_settings_in_a_tab():
+    """GRC's block tree: every block under a sub-category of [GPU MIMO]; in each block's
+    properties the GPU settings (backend, device, ...) in a GPU tab and the tuning knobs
+    (LLR clips, K-best K, thresholds, ...) in Advanced, so that General holds what a
+    first flowgraph needs (mimo_ofdm_rx once had 23 parameters in General)."""
+    import yaml
+    gpu = {"backend", "device", "devices", "device_buffers", "fft_backend", "sync_backend",
+           "streamed"}
+    files = sorted(pathlib.Path(grc_blocks_dir()).glob("gpumimo_*.block.yml"))
+    general = {}
+    for f in files:
+        block = yaml.safe_load(f.read_text())
+        assert re.fullmatch(r"\[GPU MIMO\]/[A-Z][A-Za-z ]+", block["category"]), (f.name, block["category"])
+        for p in block.get("parameters", []):
+            if p["id"] in gpu:
+                assert p.get("category") == "GPU", (f.name, p["id"])
+        general[f.stem] = sum(1 for p in block.get("parameters", []) if "category" not in p)
+    print(general)
+    assert max(general.values()) <= 14, general
+
+
 def test_the_estimate_ports_item_size_in_grc_is_the_blocks():
     """The Channel Estimator's est output and the MIMO Detector's est input give GRC the
     item size (vlen bytes) the blocks make (core::estimate_items), so that GRC's port

@@ -47,6 +47,8 @@ fi
 # one GNU Radio was built against.
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ ! -d "$repo/.deps/python/sigmf" ]; then
-    /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps \
+    # PIP_ROOT_USER_ACTION, not --root-user-action: the option came with pip 22.1, and
+    # Ubuntu 22.04's pip is 22.0.2 (an unknown PIP_ variable is ignored).
+    PIP_ROOT_USER_ACTION=ignore /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --no-deps \
         --target "$repo/.deps/python" sigmf==1.14.0
 fi

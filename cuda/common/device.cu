@@ -12,6 +12,39 @@ namespace gr {
 namespace gpumimo {
 namespace cuda {
 
+namespace {
+
+// A kernel that does nothing: whether the current device can run this build's kernels.
+__global__ void build_probe_kernel() {}
+
+// Why the current device cannot run this build's kernels (its compute capability not
+// among the architectures the build made code for, and no PTX it may compile), or ""
+// where it can. Without this check every engine failed at its first kernel with only
+// the CUDA error (cudaErrorJitCompilationDisabled, cudaErrorNoKernelImageForDevice).
+std::string missing_kernels_reason()
+{
+    cudaFuncAttributes attributes;
+    const cudaError_t err = cudaFuncGetAttributes(&attributes, build_probe_kernel);
+    if (err == cudaSuccess)
+        return "";
+    cudaGetLastError();
+    int device = 0, major = 0, minor = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    cudaDeviceProp prop;
+    const std::string name =
+        cudaGetDeviceProperties(&prop, device) == cudaSuccess ? prop.name : "a CUDA device";
+    const std::string cc = std::to_string(major) + std::to_string(minor);
+    return "GPU " + std::to_string(device) + " (" + name + ", compute capability " +
+           std::to_string(major) + "." + std::to_string(minor) +
+           ") has no kernels in this build, which was made for CUDA architectures " +
+           GPUMIMO_CUDA_ARCHITECTURES + " (rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + cc +
+           " or a list that holds " + cc + "; " + cudaGetErrorName(err) + ")";
+}
+
+} // namespace
+
 int usable_device_count(std::string* why)
 {
     int count = 0;
@@ -23,8 +56,20 @@ int usable_device_count(std::string* why)
                    cudaGetErrorString(err);
         return 0;
     }
-    if (count == 0 && why)
-        *why = "no CUDA device present";
+    if (count == 0) {
+        if (why)
+            *why = "no CUDA device present";
+        return 0;
+    }
+    // Once per process, on the device current at the first call (device 0 unless the
+    // caller chose another): a build without code for it leaves every device unused,
+    // with one reason that names the fix.
+    static const std::string missing = missing_kernels_reason();
+    if (!missing.empty()) {
+        if (why)
+            *why = missing;
+        return 0;
+    }
     return count;
 }
 

@@ -7,13 +7,19 @@
 """Lays the examples' flowgraphs out left to right in processing order, and checks that
 no two blocks overlap on GNU Radio Companion's canvas.
 
-    scripts/grc_layout.py FILE.grc...          rewrite each file's block coordinates
-    scripts/grc_layout.py --check FILE.grc...  list overlapping blocks; exit 1 if any
+    scripts/grc_layout.py [--sizes DIR] FILE.grc...  rewrite each file's block coordinates
+    scripts/grc_layout.py --check FILE.grc...        list overlapping blocks; exit 1 if any
 
-Block sizes are estimates of GRC 3.10's drawing (grc/gui/canvas/block.py): a title line
-and a line per parameter written in the file (GRC shows fewer: those not hidden), each
-value truncated to about 27 characters, and at least the height its ports need (32
-pixels apart). Only the coordinates change in a file; everything else is kept as written.
+--sizes DIR: the blocks' sizes as GRC drew them (DIR/NAME.extents.json from
+scripts/grc_screenshots.py) instead of the estimates below.
+
+Without --sizes, block sizes are rough estimates of GRC 3.10's drawing (grc/gui/canvas/
+block.py): a title line and a line per parameter written in the file, values truncated
+to about 27 characters, at least the height the ports need (32 pixels apart); GRC also
+shows parameters left at their defaults and port labels, so they fall short of it for
+large blocks. The examples are laid out from GRC's own sizes (--sizes), and their QA
+measures the canvas in GRC itself. Only the coordinates change in a file; everything
+else is kept as written.
 """
 
 import re
@@ -93,13 +99,28 @@ def overlaps(fg):
     return found
 
 
-def layout(fg):
+def measured_sizes(fg, extents):
+    """name -> (width, height, left, top) from the extents GRC drew (scripts/
+    grc_screenshots.py's NAME.extents.json: x0, y0, x1, y1 with the ports), left and top
+    being how far they reach left of and above the block's coordinate."""
+    out = {}
+    for name, b in blocks_of(fg):
+        if name in extents:
+            x, y = coordinate(b)
+            x0, y0, x1, y1 = extents[name]
+            out[name] = (x1 - x0, y1 - y0, x - x0, y - y0)
+    return out
+
+
+def layout(fg, measured=None):
     """name -> (x, y): variable-like blocks in rows along the top, the others in columns
     by their depth along the connections (sources left), each column stacked in the order
-    of its blocks' predecessors' rows."""
+    of its blocks' predecessors' rows. measured: measured_sizes(), where GRC drew the
+    flowgraph; else the estimates of block_size()."""
     counts = port_counts(fg)
     named = dict(blocks_of(fg))
-    size = {n: block_size(b, counts.get(n, (0, 0))) for n, b in named.items()}
+    size = {n: block_size(b, counts.get(n, (0, 0))) + (0, 0) for n, b in named.items()}
+    size.update(measured or {})
     edges = [(s, d) for s, _, d, _ in fg.get("connections") or [] if s in named and d in named]
     chain = [n for n, b in blocks_of(fg)
              if n in counts or not VARIABLE_LIKE.match("options" if n == "options" else b["id"])]
@@ -109,11 +130,11 @@ def layout(fg):
     x = y = 8
     row_h = 0
     for n in top:
-        w, h = size[n]
+        w, h, left, above = size[n]
         if x > 8 and x + w > ROW_WIDTH:
             x, y = 8, y + row_h + GAP_Y
             row_h = 0
-        pos[n] = (x, y)
+        pos[n] = (x + left, y + above)
         x += w + GAP_X
         row_h = max(row_h, h)
     chain_y = y + row_h + 2 * GAP_Y
@@ -141,11 +162,12 @@ def layout(fg):
                                     chain.index(n)))
         y = chain_y
         for i, n in enumerate(members):
-            pos[n] = (x, y)
+            w, h, left, above = size[n]
+            pos[n] = (x + left, y + above)
             order[n] = i
-            y += size[n][1] + GAP_Y
+            y += h + GAP_Y
         x += max(size[n][0] for n in members) + GAP_X
-    return {n: (int(round(px / 8)) * 8, int(round(py / 8)) * 8) for n, (px, py) in pos.items()}
+    return {n: (int(-(-px // 8)) * 8, int(-(-py // 8)) * 8) for n, (px, py) in pos.items()}
 
 
 COORD = re.compile(r"(coordinate:)(\n\s+- )(-?\d+)(\n\s+- )(-?\d+)|(coordinate: \[)(-?\d+), (-?\d+)\]")
@@ -172,6 +194,11 @@ def rewrite(text, positions):
 
 def main(argv):
     check = "--check" in argv
+    sizes_dir = None
+    if "--sizes" in argv:
+        i = argv.index("--sizes")
+        sizes_dir = argv[i + 1]
+        argv = argv[:i] + argv[i + 2:]
     files = [a for a in argv if a != "--check"]
     bad = 0
     for path in files:
@@ -181,10 +208,17 @@ def main(argv):
                 print(f"{path}: {a} overlaps {b}")
                 bad += 1
             continue
+        measured = None
+        if sizes_dir:
+            import json
+            import os
+            name = os.path.splitext(os.path.basename(path))[0]
+            with open(os.path.join(sizes_dir, name + ".extents.json")) as f:
+                measured = measured_sizes(fg, json.load(f))
         with open(path) as f:
             text = f.read()
         with open(path, "w") as f:
-            f.write(rewrite(text, layout(fg)))
+            f.write(rewrite(text, layout(fg, measured)))
     return 1 if bad else 0
 
 

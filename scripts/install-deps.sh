@@ -13,6 +13,9 @@ packages=(
     pybind11-dev python3-numpy python3-pytest python3-jsonschema python3-pip python3-matplotlib
     nlohmann-json3-dev libssl-dev
     libgtest-dev cmake ninja-build g++ git pkg-config
+    # GNU Radio Companion without a display, for the examples' QA (their canvases as GRC
+    # draws them) and scripts/grc_screenshots.py
+    xvfb xauth python3-gi python3-gi-cairo gir1.2-gtk-3.0
 )
 # --fuzz: also clang and its libFuzzer and sanitizer runtimes (scripts/fuzz_and_sanitize.sh).
 if [ "${1:-}" = "--fuzz" ]; then

@@ -77,6 +77,23 @@ def grc_blocks_dir():
     raise FileNotFoundError("no built GRC block files (set GPUMIMO_GRC_DIR to build/grc)")
 
 
+def grc_environment():
+    """The environment for GNU Radio Companion's tools (grcc, GRC itself) with the
+    module's built block files: GRC loads the global block folders after
+    GRC_BLOCKS_PATH, and a later file wins, so that an installed gr-gpumimo (a run of the
+    README's install command, say) would stand in for the build's blocks. Its folder is
+    left out of the global path (GNU Radio reads GR_CONF_<SECTION>_<OPTION> before its
+    config files)."""
+    import pathlib
+    from gnuradio import gr
+    ours = grc_blocks_dir()
+    configured = gr.prefs().get_string("grc", "global_blocks_path", "")
+    others = [d for d in configured.split(os.pathsep) if d and pathlib.Path(d) != ours and
+              not any(pathlib.Path(d).glob("gpumimo_*.block.yml"))]
+    return dict(os.environ, GRC_BLOCKS_PATH=str(ours),
+                GR_CONF_GRC_GLOBAL_BLOCKS_PATH=os.pathsep.join(others))
+
+
 def compile_flowgraph(grc_file, out_dir, cwd=None):
     """grc_file compiled with grcc against the module's built block files (as GNU Radio
     Companion does), and the generated Python module imported: the flowgraph's class is
@@ -88,18 +105,7 @@ def compile_flowgraph(grc_file, out_dir, cwd=None):
     import subprocess
     grcc = shutil.which("grcc")
     assert grcc, "grcc (GNU Radio Companion's compiler) not found"
-    # GRC loads the global block folders after GRC_BLOCKS_PATH, and a later file wins:
-    # an installed gr-gpumimo (a run of the README's install command, say) would stand
-    # in for the build's blocks. Its folder is left out of the global path (GNU Radio
-    # reads GR_CONF_<SECTION>_<OPTION> before its config files).
-    from gnuradio import gr
-    ours = grc_blocks_dir()
-    configured = gr.prefs().get_string("grc", "global_blocks_path", "")
-    others = [d for d in configured.split(os.pathsep) if d and pathlib.Path(d) != ours and
-              not any(pathlib.Path(d).glob("gpumimo_*.block.yml"))]
-    env = dict(os.environ, GRC_BLOCKS_PATH=str(ours),
-               GR_CONF_GRC_GLOBAL_BLOCKS_PATH=os.pathsep.join(others))
-    result = subprocess.run([grcc, "-o", str(out_dir), str(grc_file)], env=env,
+    result = subprocess.run([grcc, "-o", str(out_dir), str(grc_file)], env=grc_environment(),
                             capture_output=True, text=True, timeout=300, cwd=cwd)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Error" not in result.stdout + result.stderr, result.stdout + result.stderr

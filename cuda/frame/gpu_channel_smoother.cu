@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * channel_smoother on the device (core/frame/gpu_channel_smoother.h), the same model as
- * the CPU reference (lib/core/frame/channel_smoother.cc), computed another way: the
+ * the CPU reference (lib/core/frame/estimation/channel_smoother.cc), computed another way: the
  * delay-domain taps g = F^H H_ls / U in double; the flat profile's system T + (n0 / p) I
  * through T = F^H F's eigendecomposition (cuSOLVER, once: no per-frame factorisation);
  * for lmmse the profile those taps show and the system over the kept taps only,

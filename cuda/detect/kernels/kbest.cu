@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * K-best on the GPU, the algorithm of lib/core/detect/kbest_ref.cc: the interleaved real model
+ * K-best on the GPU, the algorithm of lib/core/detect/references/kbest_ref.cc: the interleaved real model
  * (mrvd_model.cuh, one QR per matrix), then one block per problem going down the 2nt
  * real levels: every survivor's interference term once per level, one thread per child
  * for its metric, and the K best children chosen by block-wide ranking on

@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * ZF and MMSE on the GPU, the algorithm of lib/core/detect/linear_ref.cc: one thread per channel
+ * ZF and MMSE on the GPU, the algorithm of lib/core/detect/references/linear_ref.cc: one thread per channel
  * matrix forms A = (H^H H + a N0 I)^-1 (Gauss-Jordan with partial pivoting), W = A H^H
  * and each stream's gain and variance; one thread per (vector, stream) equalises and
  * demaps.

@@ -6,7 +6,7 @@
  * 65536 candidates): one block per problem, threads striding over the candidates. The
  * products h_j * p_q sit in shared memory; each thread keeps per-bit minima in
  * registers, then the block reduces them. The metric is formed in the reference's order
- * (lib/core/detect/ml_ref.cc): residual y - h_0 s_0 - h_1 s_1 - ..., then its squared norm.
+ * (lib/core/detect/references/ml_ref.cc): residual y - h_0 s_0 - h_1 s_1 - ..., then its squared norm.
  */
 #include "detect/blocks/constellation_table.cuh"
 #include "common/cuda_check.cuh"

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Multi-pass trellis traversal on the GPU (mtt-soft-mimo-detector-gpu.txt, section 5),
- * the same algorithm as lib/core/detect/mtt_ref.cc:
+ * the same algorithm as lib/core/detect/references/mtt_ref.cc:
  *  - mtt_prep_kernel: one thread per channel matrix, sorted QR by modified Gram-Schmidt
  *    (the reference's operations in the same order), Q, R and the column order to the
  *    workspace; once per matrix, however many vectors share it.

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * N-way parallel SSFE on the GPU (nway-mimo-detector-gpu.txt, section IV), the algorithm
- * of lib/core/detect/nway_ref.cc:
+ * of lib/core/detect/references/nway_ref.cc:
  *  - mrvd::qr_kernel (mrvd_model.cuh): one thread per (channel matrix, pass): the QR
  *    (Algorithm 1) of the modified real-valued decomposition of H with its columns
  *    rotated by the pass, once per matrix, from a complex modified Gram-Schmidt.

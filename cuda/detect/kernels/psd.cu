@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The parallel sphere detector on the GPU (parallel-sphere-detector-gpu.txt, sections 4
- * and 6), the algorithm of lib/core/detect/psd_ref.cc:
+ * and 6), the algorithm of lib/core/detect/references/psd_ref.cc:
  *  - psd_qr_kernel: one thread per channel matrix, the real QR (modified Gram-Schmidt)
  *    of the stacked real-valued decomposition, in shared memory.
  *  - psd_register_kernel (the default for nt <= 4): one problem per thread, a

@@ -66,7 +66,7 @@ delay_window estimation_window(const numerology& num);
  * precision inside). Built once per numerology and estimator (twiddles and the
  * estimator's fixed matrices), smooth() then per frame; smooth() allocates nothing
  * after its first call of a size. gpu_channel_smoother is held to it by
- * tests/frame/test_gpu_channel_smoother.cc.
+ * tests/frame/estimation/test_gpu_channel_smoother.cc.
  */
 class channel_smoother
 {
@@ -138,7 +138,7 @@ private:
  * sqrt(n0_samples)), per carrier; 0 when nothing is left. A frame that misses nothing
  * thus adds about 1% to the model's error on average (one deviation added 15% in
  * qa_mimo_receiver's test, where N0 is the mean of 96 samples), one that leaves a tap out
- * gets most of its error reported (tests/frame/test_channel_smoother.cc). Continuous in its inputs
+ * gets most of its error reported (tests/frame/estimation/test_channel_smoother.cc). Continuous in its inputs
  * (rounding moves it by rounding, never across a threshold). The CPU smoother and
  * gpu_channel_smoother share it.
  */

@@ -16,7 +16,7 @@
  */
 #include "common/gpu_test.h"
 #include "common/test_util.h"
-#include "frame/chanest_batches.h"
+#include "frame/estimation/chanest_batches.h"
 
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/frame/chanest_engine.h>

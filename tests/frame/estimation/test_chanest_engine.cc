@@ -4,13 +4,13 @@
  *
  * mimo_chanest's host engine held to the references composed frame by frame
  * (estimate_channel with its own smoother, phase_tracker, each payload symbol turned
- * back by its phase: tests/frame/chanest_batches.h) on fresh random frames, with noise
+ * back by its phase: tests/frame/estimation/chanest_batches.h) on fresh random frames, with noise
  * between some of them and an all-zero frame; frames with unusable values marked and
  * skipped; its batch checks; its estimates' storage kept between calls. Outputs are
  * poisoned before each call.
  */
 #include "common/test_util.h"
-#include "frame/chanest_batches.h"
+#include "frame/estimation/chanest_batches.h"
 
 #include <gnuradio/gpumimo/core/frame/chanest_engine.h>
 

@@ -77,7 +77,8 @@ public:
         // chain's blocks took turns: gpumimo_rx_rate --chain, docs/performance.md).
         set_min_output_buffer_on_every_port(*this,
                                             long(2 * max_frames_per_call * d_frame_len));
-        set_tag_propagation_policy(TPP_DONT);
+        ask_upstream_for_items(*this, d_frame_len, d_max_input + d_frame_len);
+        set_tag_propagation_policy(TPP_DONT); // also: the rate above is a buffer hint
     }
 
     // The most samples per antenna a call searches.

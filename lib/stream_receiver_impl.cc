@@ -72,7 +72,8 @@ public:
         // multiple) a call could find at most two frames, and every GPU round trip would
         // carry two frames' work.
         set_min_output_buffer_on_every_port(*this, long(max_frames_per_call * d_bits));
-        set_tag_propagation_policy(TPP_DONT);
+        ask_upstream_for_items(*this, d_bits, d_max_input + d_len);
+        set_tag_propagation_policy(TPP_DONT); // also: the rate above is a buffer hint
     }
 
     core::detector_spec detector() const override

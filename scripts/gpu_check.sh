@@ -154,12 +154,13 @@ fi
 # and the block's rate in a flowgraph.
 if [ "$part" = chain ] && [ -f .device-gr/env.sh ]; then
     # The chain's comparison alone, for a change to the chain's blocks: the stream
-    # receiver and the chain of 1 and 4 links, alternated, twice.
+    # receiver and the chain of 1 and 4 links, with the sample sources' buffers at GNU
+    # Radio's default and at 16 frames, alternated, twice.
     ( set -- && source .device-gr/env.sh &&
-      for round in 1 2; do
-          grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 4 --warmup 1 &&
-          for links in 4 1; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --chain --profile --links $links --seconds 3 --warmup 1; done
-      done ) 2>&1 | awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"
+      for round in 1 2; do for buffer in 0 16; do
+          grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 4 --warmup 1 --source-buffer $buffer &&
+          for links in 4 1; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --chain --profile --links $links --seconds 3 --warmup 1 --source-buffer $buffer; done
+      done; done ) 2>&1 | awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"
     status "rx flowgraph rate" "$(grep -c 'slowest link' "$OUT/rx-flowgraph-rate.log") runs"
 fi
 if run_gr && [ -f .device-gr/env.sh ]; then
@@ -184,12 +185,16 @@ if run_gr && [ -f .device-gr/env.sh ]; then
     # The receiver chain in a flowgraph: 4 links x 4 antennas of lte20 4x4 16-QAM (the
     # stream receiver: synchronisation inside), and for comparison mimo_ofdm_sync on the
     # CPU before the fused receiver, and the chain of separate GPU blocks (1 and 4 links,
-    # each block's share of the time; 1 link again with host buffers between the blocks);
-    # then paced at the rate, each frame's latency.
+    # each block's share of the time; 1 link again with host buffers between the blocks),
+    # the sample sources' buffers at GNU Radio's default; the stream receiver and the
+    # 4-link chain again with 16-frame source buffers; then paced at the rate, each
+    # frame's latency.
     ( set -- && source .device-gr/env.sh &&
       for algo in mmse mtt psd; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm $algo --seconds 8; done &&
       grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --sync-backend cpu &&
       for links in 1 4; do grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --chain --profile --links $links --seconds 3 --warmup 1; done &&
+      grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --source-buffer 16 &&
+      grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --chain --links 4 --seconds 3 --warmup 1 --source-buffer 16 &&
       grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --chain --host-buffers --profile --links 1 --seconds 3 --warmup 1 &&
       grpython .device-gr/prefix/bin/gpumimo_rx_rate --algorithm mmse --seconds 8 --latency ) 2>&1 |
         awk '!/:info:/' > "$OUT/rx-flowgraph-rate.log"

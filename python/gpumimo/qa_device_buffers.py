@@ -408,3 +408,58 @@ def test_frames_split_across_detector_calls_keep_their_estimate(samples, host_ch
         np.testing.assert_array_equal(got, want)
     else:
         assert_llrs_close(got, want)
+
+
+# Run in a child process: GNU Radio reads its performance counters' switch once.
+FRAMES_A_CALL = r"""
+import sys
+import numpy as np
+from gnuradio import blocks, gr, gpumimo
+backend = sys.argv[1]
+tx = gpumimo.mimo_ofdm_tx("lte20", 2, "qpsk", 2, seed=7, gap=0)
+frame = tx.frame_len()
+frames = 40
+tb = gr.top_block()
+sinks = [blocks.vector_sink_c() for _ in range(2)]
+for k in range(2):
+    tb.connect((tx, k), blocks.head(gr.sizeof_gr_complex, (frames + 1) * frame), sinks[k])
+tb.run()
+x = [s.data() for s in sinks]
+
+
+def frames_a_call(block, item_size, items_a_frame):
+    tb = gr.top_block()  # every source keeps GNU Radio's default output buffer
+    for a in range(2):
+        tb.connect(blocks.vector_source_c(x[a]), (block, a))
+    for p in range(block.output_signature().max_streams()):
+        tb.connect((block, p), blocks.null_sink(item_size))
+    tb.run()
+    assert block.frames() >= frames - 1, block.frames()
+    return block.pc_nproduced_avg() / items_a_frame
+
+
+sync = gpumimo.mimo_ofdm_sync("lte20", 2, "qpsk", 2, 2, 0.0, backend)
+stream = gpumimo.stream_receiver("lte20", 2, "qpsk", 2, 2, gpumimo.detector_spec("mmse"),
+                                 backend)
+print(frames_a_call(sync, gr.sizeof_gr_complex, frame),
+      frames_a_call(stream, gr.sizeof_float, stream.payload_bits()))
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", GPU])
+def test_receivers_take_a_batch_of_frames_a_call_from_default_source_buffers(backend):
+    """A radio or file source keeps GNU Radio's default output buffer unless the user
+    sets one (GRC: Advanced): it is sized from the blocks reading it, and at the
+    receivers' true rate holds two lte20 frames, so that each call of the synchroniser
+    and of the stream receiver carried one frame (and each GPU block after the
+    synchroniser one: the chain at 0.4 of its rate, docs/performance.md). The two blocks
+    ask for a buffer of a call's frames (lib/min_output_buffer.h): with sources left at
+    their defaults, calls average several frames (up to 8 and 16)."""
+    import subprocess
+    env = dict(os.environ, GR_CONF_PERFCOUNTERS_ON="True")
+    result = subprocess.run([sys.executable, "-c", FRAMES_A_CALL, backend], env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    sync, stream = map(float, result.stdout.split()[-2:])
+    print(f"frames a call: mimo_ofdm_sync {sync:.2f}, stream_receiver {stream:.2f}")
+    assert sync >= 3 and stream >= 3

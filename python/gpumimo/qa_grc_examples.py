@@ -360,20 +360,6 @@ def test_radio_flowgraphs_build_up_to_the_radios(tmp_path, name):
         getattr(module, name)(**kwargs)
 
 
-@pytest.mark.parametrize("name", ["n310_rx_16ch", "n310_rx_array_link", "n310_apsm_rx"])
-def test_radio_flowgraphs_give_the_usrp_source_a_buffer_of_many_frames(tmp_path, name):
-    """GNU Radio sizes a source's buffer from its reader (about two frames here), and a
-    GPU receiver fed that way gets one frame a call (docs/performance.md: the chain at
-    84 against 200 Msample/s a channel): the receiver flowgraphs set the USRP source's
-    min output buffer to 16 frames, which the compiled flowgraph applies."""
-    module = compile_example(name, tmp_path)
-    text = pathlib.Path(module.__file__).read_text()
-    found = re.search(r"self\.usrp\.set_min_output_buffer\((\d+)\)", text)
-    assert found, "the USRP source's min output buffer is not set"
-    frame_len = 30720  # lte20, 14 symbols: 4 streams, 9 payload symbols
-    assert int(found.group(1)) >= 16 * frame_len
-
-
 IPV4 = re.compile(r"(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\w.])")
 
 

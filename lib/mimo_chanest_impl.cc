@@ -18,12 +18,12 @@
 #include "stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
-#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/chanest_engine.h>
 #include <gnuradio/gpumimo/core/frame/estimate_items.h>
-#include <gnuradio/gpumimo/core/frame/equalizer.h>
+#include <gnuradio/gpumimo/core/frame/estimation/equalizer.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
-#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/estimation/phase_tracker.h>
 #include <gnuradio/gpumimo/mimo_chanest.h>
 #include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/io_signature.h>

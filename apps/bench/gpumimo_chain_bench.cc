@@ -17,11 +17,11 @@
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/device_bytes.h>
 #include <gnuradio/gpumimo/core/detect/detector.h>
-#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/chanest_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/payload_detector.h>
-#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
-#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/estimation/smoothing_engine.h>
 #include <gnuradio/gpumimo/core/limits.h>
 
 #include <chrono>

@@ -24,8 +24,8 @@
 #include "common/gpu_math.cuh"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
-#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
-#include <gnuradio/gpumimo/core/frame/time_tracking.h>
+#include <gnuradio/gpumimo/core/frame/estimation/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/estimation/time_tracking.h>
 
 #include <complex>
 #include <cstddef>
@@ -41,7 +41,7 @@ namespace { // each translation unit its own kernels
 // device: pilots [tx][carrier], cover [symbol][tx] (the pilots' orthogonal cover), the
 // preamble's empty carriers (the noise samples), the tracking carriers and their pilots;
 // where the pilot blocks start and each payload symbol's OFDM symbol and interpolation
-// weights (core/frame/time_tracking.h).
+// weights (core/frame/estimation/time_tracking.h).
 struct estimation_tables {
     estimation_tables() = default;
     explicit estimation_tables(const frame_format& frame)

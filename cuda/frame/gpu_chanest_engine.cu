@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * mimo_chanest's GPU engine (core/frame/chanest_engine.h): a batch of frames in, their
+ * mimo_chanest's GPU engine (core/frame/estimation/chanest_engine.h): a batch of frames in, their
  * channel estimates and derotated payload out, one round trip (the input and the payload
  * may be device memory already: device-resident stream buffers). The steps are the fused
  * receiver's (frame/estimation_kernels.cuh, gpu_channel_smoother); the host engine over
@@ -25,9 +25,9 @@
 #include "detail/gpu_engines.h"
 #include "frame/estimation_kernels.cuh"
 
-#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
-#include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
-#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/estimation/chanest_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/gpu_channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/phase_tracker.h>
 
 #include <algorithm>
 #include <cstring>

@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * channel_smoother on the device (core/frame/gpu_channel_smoother.h), the same model as
+ * channel_smoother on the device (core/frame/estimation/gpu_channel_smoother.h), the same model as
  * the CPU reference (lib/core/frame/estimation/channel_smoother.cc), computed another way: the
  * delay-domain taps g = F^H H_ls / U in double; the flat profile's system T + (n0 / p) I
  * through T = F^H F's eigendecomposition (cuSOLVER, once: no per-frame factorisation);
@@ -29,7 +29,7 @@
 
 #include <cusolverDn.h>
 
-#include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/gpu_channel_smoother.h>
 
 #include <algorithm>
 #include <cmath>

@@ -31,9 +31,9 @@
 #include "frame/fused_decoding.cuh"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
-#include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/gpu_channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
-#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/estimation/phase_tracker.h>
 #include <gnuradio/gpumimo/core/detect/gpu_detector.h>
 #include <gnuradio/gpumimo/core/frame/coded_payload.h>
 #include <gnuradio/gpumimo/core/ldpc/gpu_ldpc.h>

@@ -11,7 +11,7 @@
 #include "common/test_util.h"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
-#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/estimation/phase_tracker.h>
 #include <gnuradio/gpumimo/core/link/mimo_channel.h>
 
 #include <gtest/gtest.h>

@@ -32,7 +32,7 @@ namespace gpumimo {
  *
  * detector: a core::detector_spec, any detector of the registry with all its
  * parameters. estimator: the channel estimator, "lmmse" (default), "dft" or "ls"
- * (core/frame/channel_smoother.h); the detector gets its effective noise per carrier. backend auto, cuda or cpu (auto: the GPU when one is usable, else the CPU with a
+ * (core/frame/estimation/channel_smoother.h); the detector gets its effective noise per carrier. backend auto, cuda or cpu (auto: the GPU when one is usable, else the CPU with a
  * logged warning); a failed GPU call is logged and that call's frames go through the
  * CPU. Frames holding non-finite samples and frames whose channel estimate is unusable
  * leave as zero LLRs ("no information"), counted and logged, never NaN.
@@ -47,7 +47,7 @@ namespace gpumimo {
  *
  * pilot_interval (default 0): the frames' pilot blocks, as mimo_ofdm_tx's: with blocks
  * every payload symbol is detected with the channel interpolated in time between the
- * blocks around it (core/frame/time_tracking.h, docs/frame.md "Tracking in time").
+ * blocks around it (core/frame/estimation/time_tracking.h, docs/frame.md "Tracking in time").
  */
 class GPUMIMO_API fused_receiver : virtual public gr::block
 {

@@ -24,7 +24,7 @@ namespace gpumimo {
  * For every whole frame (preamble, Nt pilot symbols, payload symbols from a
  * "frame_start" tag on input 0) it estimates H per used carrier and the noise variance
  * (core::estimate_channel: least squares on the pilots, then smoothed over frequency by
- * `estimator`: "lmmse" (the default), "dft" or "ls", core/frame/channel_smoother.h),
+ * `estimator`: "lmmse" (the default), "dft" or "ls", core/frame/estimation/channel_smoother.h),
  * and passes on the payload symbols only, each turned back by its common phase (the
  * tracking pilots', core::phase_tracker). The first payload symbol of every output
  * carries the "frame_start" tag, and that of output 0 a "mimo_chan_est" tag: a dict of

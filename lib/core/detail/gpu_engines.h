@@ -16,11 +16,11 @@
 #include <gnuradio/gpumimo/core/apsm/apsm_engine.h>
 #include <gnuradio/gpumimo/core/constellation.h>
 #include <gnuradio/gpumimo/core/detect/detector_engine.h>
-#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/chanest_engine.h>
 #include <gnuradio/gpumimo/core/frame/frame_sync_engine.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver_engine.h>
 #include <gnuradio/gpumimo/core/frame/payload_detector.h>
-#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/smoothing_engine.h>
 #include <gnuradio/gpumimo/core/frame/stream_receiver_engine.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft_engine.h>

@@ -10,8 +10,8 @@
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
 #include <gnuradio/gpumimo/core/frame/coded_payload.h>
-#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
-#include <gnuradio/gpumimo/core/frame/time_tracking.h>
+#include <gnuradio/gpumimo/core/frame/estimation/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/estimation/time_tracking.h>
 
 #include <algorithm>
 #include <stdexcept>

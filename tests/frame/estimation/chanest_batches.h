@@ -17,12 +17,12 @@
 
 #include <gnuradio/gpumimo/core/backend.h>
 #include <gnuradio/gpumimo/core/device_bytes.h>
-#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/chanest_engine.h>
 #include <gnuradio/gpumimo/core/frame/estimate_items.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/limits.h>
-#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
-#include <gnuradio/gpumimo/core/frame/time_tracking.h>
+#include <gnuradio/gpumimo/core/frame/estimation/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/estimation/time_tracking.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
 
 #include <gtest/gtest.h>
@@ -153,7 +153,7 @@ reference_chanest(const gr::gpumimo::core::frame_format& f,
     return e;
 }
 
-/*! Frame `fr` of a format with pilot blocks the long way (core/frame/time_tracking.h):
+/*! Frame `fr` of a format with pilot blocks the long way (core/frame/estimation/time_tracking.h):
  *  every block estimated with a channel_smoother, each payload symbol's estimate
  *  interpolated between the blocks around it (returned, [payload symbol]), the phase
  *  tracker fed symbol by symbol, the payload symbols (the blocks left out) turned back

@@ -12,7 +12,7 @@
 #include "common/test_util.h"
 #include "frame/estimation/chanest_batches.h"
 
-#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/chanest_engine.h>
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The channel estimators (core/frame/channel_smoother.h) against their closed forms:
+ * The channel estimators (core/frame/estimation/channel_smoother.h) against their closed forms:
  * the LMMSE estimator and its error variance against the textbook frequency-domain formula
  * R (R + n0 I)^-1 H_ls, R = F P F^H, solved as a U x U system; and on random channels
  * the measured error against what each estimator reports (its error variance is what
@@ -10,9 +10,9 @@
  */
 #include "common/test_util.h"
 
-#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
-#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/smoothing_engine.h>
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * mmse_equalize (core/frame/equalizer.h): noise-free symbols come back exactly on fresh
+ * mmse_equalize (core/frame/estimation/equalizer.h): noise-free symbols come back exactly on fresh
  * random channels (the unbiased MMSE is then the channel's inverse), with noise the
  * error is that of the unbiased MMSE filter (1 / SINR_k, SINR_k = 1 / [(H^H H / N0 +
  * I)^-1]_kk - 1, the closed form), and carriers whose H or N0 is not usable come out as
@@ -11,7 +11,7 @@
 #include "common/test_util.h"
 
 #include <gnuradio/gpumimo/core/constellation.h>
-#include <gnuradio/gpumimo/core/frame/equalizer.h>
+#include <gnuradio/gpumimo/core/frame/estimation/equalizer.h>
 
 #include <gtest/gtest.h>
 

@@ -19,7 +19,7 @@
 #include "frame/estimation/chanest_batches.h"
 
 #include <gnuradio/gpumimo/core/backend.h>
-#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/chanest_engine.h>
 
 #include <gtest/gtest.h>
 

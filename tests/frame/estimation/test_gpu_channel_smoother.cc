@@ -13,8 +13,8 @@
 #include "common/test_util.h"
 
 #include <gnuradio/gpumimo/core/frame/frame.h>
-#include <gnuradio/gpumimo/core/frame/gpu_channel_smoother.h>
-#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/gpu_channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/smoothing_engine.h>
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
-#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/estimation/phase_tracker.h>
 #include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Tracking the channel in time (frame format 4's pilot blocks, core/frame/time_tracking.h):
+ * Tracking the channel in time (frame format 4's pilot blocks, core/frame/estimation/time_tracking.h):
  * the layout's symbols each counted once, every block carrying the first block's pilots,
  * the interpolation weights against the symbols' positions, interpolate_estimate against
  * its formula, each block's estimate of a static channel equal to the first's, and a
@@ -13,7 +13,7 @@
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/fused_receiver.h>
-#include <gnuradio/gpumimo/core/frame/time_tracking.h>
+#include <gnuradio/gpumimo/core/frame/estimation/time_tracking.h>
 
 #include <gtest/gtest.h>
 

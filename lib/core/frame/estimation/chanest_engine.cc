@@ -10,11 +10,11 @@
 #include "detail/gpu_engines.h"
 
 #include <gnuradio/gpumimo/core/device_bytes.h>
-#include <gnuradio/gpumimo/core/frame/chanest_engine.h>
-#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/estimation/chanest_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/phase_tracker.h>
 #include <gnuradio/gpumimo/core/limits.h>
-#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
-#include <gnuradio/gpumimo/core/frame/time_tracking.h>
+#include <gnuradio/gpumimo/core/frame/estimation/smoothing_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/time_tracking.h>
 
 #include <algorithm>
 #include <stdexcept>

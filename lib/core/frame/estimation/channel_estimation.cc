@@ -9,7 +9,7 @@
 #include "common/linalg.h"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
-#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/smoothing_engine.h>
 
 #include <algorithm>
 #include <cmath>

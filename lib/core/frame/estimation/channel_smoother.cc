@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Channel estimates smoothed over frequency: the DFT estimator and the LMMSE estimator
- * with an estimated power delay profile (core/frame/channel_smoother.h, docs/frame.md).
+ * with an estimated power delay profile (core/frame/estimation/channel_smoother.h, docs/frame.md).
  *
  * The model: on used carrier c the least-squares estimate is H_ls(c) = sum_j F[c][j] h_j
  * + w(c), h the channel's taps in the delay window, w white with variance n0. The LMMSE
@@ -14,7 +14,7 @@
 #include "common/linalg.h"
 #include <gnuradio/gpumimo/core/quoted.h>
 
-#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/channel_smoother.h>
 
 #include <algorithm>
 #include <cmath>

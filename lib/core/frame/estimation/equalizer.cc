@@ -2,11 +2,11 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Per-stream MMSE-equalised symbols for constellation displays (core/frame/equalizer.h).
+ * Per-stream MMSE-equalised symbols for constellation displays (core/frame/estimation/equalizer.h).
  */
 #include "common/linalg.h"
 
-#include <gnuradio/gpumimo/core/frame/equalizer.h>
+#include <gnuradio/gpumimo/core/frame/estimation/equalizer.h>
 
 #include <cmath>
 #include <stdexcept>

@@ -3,9 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The common phase of each payload symbol from the tracking pilots
- * (core/frame/phase_tracker.h, docs/frame.md).
+ * (core/frame/estimation/phase_tracker.h, docs/frame.md).
  */
-#include <gnuradio/gpumimo/core/frame/phase_tracker.h>
+#include <gnuradio/gpumimo/core/frame/estimation/phase_tracker.h>
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
  */
 #include "detail/gpu_engines.h"
 
-#include <gnuradio/gpumimo/core/frame/smoothing_engine.h>
+#include <gnuradio/gpumimo/core/frame/estimation/smoothing_engine.h>
 
 #include <algorithm>
 #include <stdexcept>

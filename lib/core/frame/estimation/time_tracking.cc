@@ -5,7 +5,7 @@
  * Tracking the channel in time across a frame's pilot blocks: each block estimated as
  * the first, linear interpolation between them (docs/frame.md, "Tracking in time").
  */
-#include <gnuradio/gpumimo/core/frame/time_tracking.h>
+#include <gnuradio/gpumimo/core/frame/estimation/time_tracking.h>
 
 #include <stdexcept>
 

@@ -8,7 +8,7 @@
 #ifndef INCLUDED_GPUMIMO_CORE_FRAME_RECEIVER_H
 #define INCLUDED_GPUMIMO_CORE_FRAME_RECEIVER_H
 
-#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/host_device.h>
 
@@ -303,7 +303,7 @@ channel_estimate estimate_channel(const frame_format& frame,
                                   channel_smoother& smoother,
                                   int block = 0);
 class smoothing_engine;
-/*! The same with a smoothing engine (core/frame/smoothing_engine.h: the smoothing on the
+/*! The same with a smoothing engine (core/frame/estimation/smoothing_engine.h: the smoothing on the
  *  CPU or the GPU), made for this frame's numerology, rx, streams and the preamble's
  *  empty carriers on rx antennas as its noise samples. */
 channel_estimate estimate_channel(const frame_format& frame,

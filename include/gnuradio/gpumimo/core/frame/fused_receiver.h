@@ -10,7 +10,7 @@
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/carrier_major.h>
-#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/coded_payload.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
@@ -44,7 +44,7 @@ struct fused_receiver_config {
     int rx = 1;
     algorithm algo = algorithm::mmse;
     detector_params params;
-    /*! How the channel is estimated (core/frame/channel_smoother.h); the detector gets
+    /*! How the channel is estimated (core/frame/estimation/channel_smoother.h); the detector gets
      *  the estimate's effective noise per carrier. */
     channel_estimator estimator = channel_estimator::lmmse;
     /*! The payload's LDPC code (coded_payload: "wimax_<n>", "nr_bg<g>_z<Z>..." or an alist path; "" for an

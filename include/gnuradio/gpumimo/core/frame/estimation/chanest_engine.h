@@ -9,7 +9,7 @@
 #define INCLUDED_GPUMIMO_CORE_CHANEST_ENGINE_H
 
 #include <gnuradio/gpumimo/core/engine.h>
-#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/estimate_items.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
@@ -64,7 +64,7 @@ struct chanest_batch {
  * \brief mimo_chanest's work on a batch of frames, on one backend: each frame's channel
  * estimate (core::estimate_channel: least squares, the noise variance, smoothing over
  * frequency, the effective noise; with pilot blocks each block's, and each payload
- * symbol's interpolated between them, core/frame/time_tracking.h) and its payload turned
+ * symbol's interpolated between them, core/frame/estimation/time_tracking.h) and its payload turned
  * back by the tracking pilots' phase (core::phase_tracker).
  *
  * The host engine is those references, frame by frame (the smoothing of a batch in one

@@ -9,7 +9,7 @@
 #define INCLUDED_GPUMIMO_CORE_SMOOTHING_ENGINE_H
 
 #include <gnuradio/gpumimo/core/engine.h>
-#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 
 #include <complex>

@@ -8,7 +8,7 @@
 #ifndef INCLUDED_GPUMIMO_CORE_GPU_CHANNEL_SMOOTHER_H
 #define INCLUDED_GPUMIMO_CORE_GPU_CHANNEL_SMOOTHER_H
 
-#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/channel_smoother.h>
 
 #include <complex>
 #include <cstddef>

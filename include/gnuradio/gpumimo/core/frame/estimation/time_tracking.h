@@ -8,7 +8,7 @@
 #ifndef INCLUDED_GPUMIMO_CORE_TIME_TRACKING_H
 #define INCLUDED_GPUMIMO_CORE_TIME_TRACKING_H
 
-#include <gnuradio/gpumimo/core/frame/channel_smoother.h>
+#include <gnuradio/gpumimo/core/frame/estimation/channel_smoother.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 

@@ -66,6 +66,29 @@ def test_blocks_sit_in_subcategories_with_their_gpu_settings_in_a_tab():
     assert max(general.values()) <= 14, general
 
 
+def test_block_documentation_is_laid_out_as_gnu_radios_own():
+    """GRC's documentation tab of every block reads as GNU Radio's own blocks' do: a
+    summary of at most three lines first, then short paragraphs (at most six lines),
+    each on one topic (In/Out, a parameter, bad input), lines that fit the tab, and no
+    pointer to a source file a GRC user does not have ("see mimo_detector.h"), neither
+    in the YAML nor in the Python class's docstring GRC shows beneath it."""
+    import yaml
+    from gnuradio.grc.core.utils.extract_docs import docstring_guess_from_key
+    files = sorted(pathlib.Path(grc_blocks_dir()).glob("gpumimo_*.block.yml"))
+    assert len(files) >= 17
+    for f in files:
+        block = yaml.safe_load(f.read_text())
+        doc = block.get("documentation", "")
+        paragraphs = [p.split("\n") for p in doc.split("\n\n")]
+        assert doc and len(paragraphs[0]) <= 3, (f.name, paragraphs[0])
+        for p in paragraphs:
+            assert 1 <= len(p) <= 6 and all(line.strip() for line in p), (f.name, p)
+            assert all(len(line) <= 88 for line in p), (f.name, max(p, key=len))
+        shown = [doc] + [d or "" for d in docstring_guess_from_key(block["id"]).values()]
+        for text in shown:
+            assert not re.search(r"\b[a-z_]+\.(h|cc|cu)\b", text), (f.name, text)
+
+
 def test_the_estimate_ports_item_size_in_grc_is_the_blocks():
     """The Channel Estimator's est output and the MIMO Detector's est input give GRC the
     item size (vlen bytes) the blocks make (core::estimate_items), so that GRC's port

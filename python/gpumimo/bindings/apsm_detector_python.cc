@@ -77,7 +77,7 @@ void bind_apsm_detector(py::module& m)
         m,
         "apsm_detector",
         "APSM multiuser detector: trained on pilots (tag or message), then soft symbols "
-        "and LLRs for every user, on a GPU or the CPU (see apsm_detector.h).")
+        "and LLRs for every user, on a GPU or the CPU.")
         .def(py::init(&apsm_detector::make),
              py::arg("antennas"),
              py::arg("users"),
@@ -117,7 +117,7 @@ void bind_apsm_detector(py::module& m)
         "apsm_frame_demux",
         "mimo_ofdm_tx's frames (ofdm_fft's symbols) as apsm_detector takes them: per frame "
         "the users' pilot REs (training, tagged where a training is due), then the payload's "
-        "data REs (see apsm_frame_demux.h).")
+        "data REs.")
         .def(py::init(&apsm_frame_demux::make),
              py::arg("preset"),
              py::arg("users"),

@@ -68,7 +68,7 @@ void bind_frame(py::module& m)
         m,
         "mimo_ofdm_tx",
         "MIMO-OFDM frame source: Nt streams of frames, the payload from a seeded PRBS "
-        "or from an input of packed bytes (see mimo_ofdm_tx.h, docs/frame.md).")
+        "or from an input of packed bytes.")
         .def(py::init(&mimo_ofdm_tx::make),
              py::arg("preset"),
              py::arg("streams"),

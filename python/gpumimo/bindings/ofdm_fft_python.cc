@@ -16,7 +16,7 @@ void bind_ofdm_fft(py::module& m)
         m,
         "ofdm_fft",
         "OFDM (de)modulator for C channels: cyclic prefix, batched FFT, occupied "
-        "carriers and sample formats, on a GPU or through FFTW (see ofdm_fft.h).")
+        "carriers and sample formats, on a GPU or through FFTW.")
         .def(py::init(&ofdm_fft::make),
              py::arg("fft_len"),
              py::arg("cp_lengths"),

@@ -51,7 +51,7 @@ void bind_receiver(py::module& m)
 {
     py::class_<mimo_channel, gr::sync_block, gr::block, gr::basic_block,
                std::shared_ptr<mimo_channel>>(
-        m, "mimo_channel", "Nt-to-Nr MIMO channel simulator (see mimo_channel.h).")
+        m, "mimo_channel", "Nt-to-Nr MIMO channel simulator.")
         .def(py::init(&mimo_channel::make),
              py::arg("tx"),
              py::arg("rx"),
@@ -96,7 +96,7 @@ void bind_receiver(py::module& m)
         .def("work_failures", &mimo_channel::work_failures);
 
     py::class_<mimo_ofdm_sync, gr::block, gr::basic_block, std::shared_ptr<mimo_ofdm_sync>>(
-        m, "mimo_ofdm_sync", "Multi-antenna frame synchroniser (see mimo_ofdm_sync.h).")
+        m, "mimo_ofdm_sync", "Multi-antenna frame synchroniser.")
         .def(py::init(&mimo_ofdm_sync::make),
              py::arg("preset"),
              py::arg("streams"),
@@ -117,7 +117,7 @@ void bind_receiver(py::module& m)
         .def("work_failures", &mimo_ofdm_sync::work_failures);
 
     py::class_<ldpc_decoder, gr::block, gr::basic_block, std::shared_ptr<ldpc_decoder>>(
-        m, "ldpc_decoder", "LDPC decoding of a stream of LLRs (see ldpc_decoder.h).")
+        m, "ldpc_decoder", "LDPC decoding of a stream of LLRs.")
         .def(py::init(&ldpc_decoder::make),
              py::arg("code") = "wimax_2304",
              py::arg("algorithm") = "min_sum",
@@ -135,7 +135,7 @@ void bind_receiver(py::module& m)
         .def("work_failures", &ldpc_decoder::work_failures);
 
     py::class_<mimo_chanest, gr::block, gr::basic_block, std::shared_ptr<mimo_chanest>>(
-        m, "mimo_chanest", "MIMO channel estimation: ls, dft or lmmse (see mimo_chanest.h).")
+        m, "mimo_chanest", "MIMO channel estimation: ls, dft or lmmse.")
         .def(py::init(&mimo_chanest::make),
              py::arg("preset"),
              py::arg("streams"),
@@ -156,7 +156,7 @@ void bind_receiver(py::module& m)
 
     py::class_<mimo_detector, gr::sync_interpolator, gr::sync_block, gr::block,
                gr::basic_block, std::shared_ptr<mimo_detector>>(
-        m, "mimo_detector", "Soft-output MIMO-OFDM detection (see mimo_detector.h).")
+        m, "mimo_detector", "Soft-output MIMO-OFDM detection.")
         .def(py::init([](const std::string& preset,
                          int streams,
                          const std::string& modulation,
@@ -208,8 +208,7 @@ void bind_receiver(py::module& m)
 
     py::class_<fused_receiver, gr::block, gr::basic_block, std::shared_ptr<fused_receiver>>(
         m, "fused_receiver",
-        "OFDM FFT, channel estimation and detection of whole frames on one GPU (see "
-        "fused_receiver.h).")
+        "OFDM FFT, channel estimation and detection of whole frames on one GPU.")
         .def(py::init([](const std::string& preset,
                          int streams,
                          const std::string& modulation,
@@ -271,7 +270,7 @@ void bind_receiver(py::module& m)
     py::class_<stream_receiver, gr::block, gr::basic_block, std::shared_ptr<stream_receiver>>(
         m, "stream_receiver",
         "Synchronisation, OFDM FFT, channel estimation and detection in one block, the "
-        "frames kept on the GPU (see stream_receiver.h).")
+        "frames kept on the GPU.")
         .def(py::init([](const std::string& preset,
                          int streams,
                          const std::string& modulation,
@@ -330,7 +329,7 @@ void bind_receiver(py::module& m)
         .def("work_failures", &stream_receiver::work_failures);
 
     py::class_<frame_clock, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<frame_clock>>(
-        m, "frame_clock", "A time per whole frame read, for latencies (see frame_clock.h).")
+        m, "frame_clock", "A time per whole frame read, for latencies.")
         .def(py::init(&frame_clock::make),
              py::arg("itemsize"),
              py::arg("items_per_frame"),
@@ -340,7 +339,7 @@ void bind_receiver(py::module& m)
         .def_static("now", &frame_clock::now);
 
     py::class_<llr_sink, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<llr_sink>>(
-        m, "llr_sink", "LLR file, error counting and statistics (see llr_sink.h).")
+        m, "llr_sink", "LLR file, error counting and statistics.")
         .def(py::init(&llr_sink::make),
              py::arg("preset"),
              py::arg("streams"),

@@ -17,7 +17,7 @@ void bind_sigmf(py::module& m)
 {
     py::class_<sigmf_source, gr::sync_block, gr::block, gr::basic_block,
                std::shared_ptr<sigmf_source>>(
-        m, "sigmf_source", "Multi-channel SigMF recording player (see sigmf_source.h).")
+        m, "sigmf_source", "Multi-channel SigMF recording player.")
         .def(py::init(&sigmf_source::make),
              py::arg("collection"),
              py::arg("repeat") = false,
@@ -32,7 +32,7 @@ void bind_sigmf(py::module& m)
 
     py::class_<sigmf_sink, gr::sync_block, gr::block, gr::basic_block,
                std::shared_ptr<sigmf_sink>>(
-        m, "sigmf_sink", "Multi-channel SigMF recorder (see sigmf_sink.h).")
+        m, "sigmf_sink", "Multi-channel SigMF recorder.")
         .def(py::init(&sigmf_sink::make),
              py::arg("prefix"),
              py::arg("channels"),

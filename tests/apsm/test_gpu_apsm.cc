@@ -21,6 +21,7 @@
 #include <cmath>
 #include <iostream>
 #include <cstdlib>
+#include <string>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -32,6 +33,14 @@ using gpumimo_test::make_rng;
 using cf = std::complex<float>;
 
 namespace {
+
+// The over-the-air recordings the repository ships; GPUMIMO_APSM_OTA_DIR overrides.
+std::string ota_dir()
+{
+    if (const char* env = std::getenv("GPUMIMO_APSM_OTA_DIR"))
+        return env;
+    return GPUMIMO_APSM_OTA_DEFAULT_DIR;
+}
 
 using GpuApsm = Gpu;
 
@@ -340,12 +349,9 @@ TEST_F(GpuApsm, FiltersFromDifferentTrainingSetsAreRefused)
 
 TEST_F(GpuApsm, OverTheAirRecordingGivesTheReferenceDecisions)
 {
-    const char* dir = std::getenv("GPUMIMO_APSM_OTA_DIR");
-    if (!dir)
-        GTEST_SKIP() << "GPUMIMO_APSM_OTA_DIR not set";
+    const std::string dir = ota_dir();
     const apsm_ota_file f = apsm_ota_files(dir).back(); // QAM16 time
-    if (!std::ifstream(f.rx_path))
-        GTEST_SKIP() << "no recordings under " << dir;
+    ASSERT_TRUE(std::ifstream(f.rx_path)) << "no recordings under " << dir;
     const apsm_recording rec = load_apsm_recording(f.rx_path, f.tx_path);
     for (const apsm_params& p : { apsm_params::library_defaults(), apsm_params() }) {
         std::vector<apsm_filter> filters;
@@ -540,14 +546,11 @@ TEST_F(GpuApsm, TrainingRefusesWhatTheReferenceRefuses)
 
 TEST_F(GpuApsm, TrainingOnTheRecordingsGivesTheReferenceErrorCounts)
 {
-    const char* dir = std::getenv("GPUMIMO_APSM_OTA_DIR");
-    if (!dir)
-        GTEST_SKIP() << "GPUMIMO_APSM_OTA_DIR not set";
+    const std::string dir = ota_dir();
     for (const apsm_ota_file& f : apsm_ota_files(dir)) {
         if (f.name.find("QAM16") == std::string::npos)
             continue; // the 16-QAM files have the most errors to agree on
-        if (!std::ifstream(f.rx_path))
-            GTEST_SKIP() << "no recordings under " << dir;
+        ASSERT_TRUE(std::ifstream(f.rx_path)) << "no recordings under " << dir;
         const apsm_recording rec = load_apsm_recording(f.rx_path, f.tx_path);
         const constellation c(rec.mod);
         std::vector<cf> sent(rec.users() * rec.training_symbols);

@@ -16,9 +16,13 @@ if(NOT ENABLE_CUDA STREQUAL "OFF")
     include(CheckLanguage)
     check_language(CUDA)
     if(CMAKE_CUDA_COMPILER)
-        # "native" fails without a GPU and the CMake default (75) misses Hopper.
+        # Machine code for Turing (T4, RTX 20xx), Ampere (A100; RTX 30xx), Ada (L4,
+        # RTX 40xx) and Hopper (H100/H200), and Hopper's PTX, which newer GPUs
+        # (Blackwell) compile when the module loads. "native" fails without a GPU and
+        # the CMake default (one architecture) misses most of them.
         if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-            set(CMAKE_CUDA_ARCHITECTURES "80;90" CACHE STRING "CUDA architectures")
+            set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90"
+                CACHE STRING "CUDA architectures")
         endif()
         set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
         enable_language(CUDA)

@@ -21,6 +21,7 @@
 #include "common/cuda_check.cuh"
 #include "common/device_memory.cuh"
 #include "common/gpu_math.cuh"
+#include "common/warp_reduce.cuh"
 #include "detail/gpu_engines.h"
 #include "frame/gpu_frame_sync.cuh"
 
@@ -292,7 +293,7 @@ __device__ unsigned block_min(unsigned v, unsigned* slot)
     if (threadIdx.x == 0)
         *slot = kNone;
     __syncthreads();
-    v = __reduce_min_sync(0xffffffffu, v);
+    v = gc::warp_min(v);
     if ((threadIdx.x & 31) == 0 && v != kNone)
         atomicMin(slot, v);
     __syncthreads();
@@ -306,7 +307,7 @@ __device__ unsigned block_max_or_none(unsigned v, unsigned* slot)
     if (threadIdx.x == 0)
         *slot = 0;
     __syncthreads();
-    const unsigned shifted = __reduce_max_sync(0xffffffffu, v == kNone ? 0u : v + 1);
+    const unsigned shifted = gc::warp_max(v == kNone ? 0u : v + 1);
     if ((threadIdx.x & 31) == 0 && shifted)
         atomicMax(slot, shifted);
     __syncthreads();

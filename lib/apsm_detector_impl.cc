@@ -8,7 +8,7 @@
  * versions.
  */
 #include "apsm_detector_impl.h"
-#include "engine_logging.h"
+#include "block_support/engine_logging.h"
 #include <gnuradio/gpumimo/core/quoted.h>
 
 #include <gnuradio/gpumimo/core/backend.h>

@@ -6,7 +6,7 @@
 #ifndef INCLUDED_GPUMIMO_APSM_DETECTOR_IMPL_H
 #define INCLUDED_GPUMIMO_APSM_DETECTOR_IMPL_H
 
-#include "block_faults.h"
+#include "block_support/block_faults.h"
 
 #include <gnuradio/gpumimo/apsm_detector.h>
 #include <gnuradio/gpumimo/core/apsm/apsm.h>

@@ -7,7 +7,7 @@
  * training and data REs (a thin wrapper over core::apsm_frame_splitter): whole frames
  * only, aligned on the frame_start tags, a training tag where a training is due.
  */
-#include "block_faults.h"
+#include "block_support/block_faults.h"
 
 #include <gnuradio/gpumimo/apsm_frame_demux.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_frame.h>

@@ -3,7 +3,7 @@
  * Copyright 2026 gr-gpumimo authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "engine_logging.h"
+#include "block_support/engine_logging.h"
 
 #include <gnuradio/gpumimo/batch_detector.h>
 

@@ -6,11 +6,11 @@
  * The fused receiver block: whole frames from the synchroniser to the core's fused
  * receiver (GPU or CPU), LLRs out, frame tags moved along.
  */
-#include "flowgraph_stop.h"
-#include "block_faults.h"
-#include "engine_logging.h"
-#include "receiver_block_config.h"
-#include "stream_buffer_pins.h"
+#include "block_support/flowgraph_stop.h"
+#include "block_support/block_faults.h"
+#include "block_support/engine_logging.h"
+#include "block_support/receiver_block_config.h"
+#include "block_support/stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/coded_payload.h>

@@ -8,11 +8,11 @@
  * LLRs are read where a GPU block upstream wrote them (a device-resident stream buffer)
  * or by DMA from the page-locked host buffer.
  */
-#include "block_faults.h"
-#include "device_stream_buffer.h"
-#include "engine_logging.h"
-#include "host_stand_in.h"
-#include "stream_buffer_pins.h"
+#include "block_support/block_faults.h"
+#include "block_support/device_stream_buffer.h"
+#include "block_support/engine_logging.h"
+#include "block_support/host_stand_in.h"
+#include "block_support/stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/ldpc/ldpc.h>
 #include <gnuradio/gpumimo/core/ldpc/ldpc_engine.h>

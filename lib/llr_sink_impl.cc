@@ -7,7 +7,7 @@
  * payload (core::payload_decoder), scoring through core::prbs_error_counter or
  * core::reference_error_counter, statistics through core::llr_statistics.
  */
-#include "block_faults.h"
+#include "block_support/block_faults.h"
 #include <gnuradio/gpumimo/core/quoted.h>
 
 #include <gnuradio/gpumimo/core/frame/payload_decoder.h>

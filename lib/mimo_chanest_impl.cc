@@ -10,12 +10,12 @@
  * pilot blocks (pilot_interval) leave their payload symbols only, each with an estimate
  * of its own (interpolated between the blocks): a tag and a record per symbol.
  */
-#include "block_faults.h"
-#include "device_stream_buffer.h"
-#include "engine_logging.h"
-#include "host_stand_in.h"
-#include "min_output_buffer.h"
-#include "stream_buffer_pins.h"
+#include "block_support/block_faults.h"
+#include "block_support/device_stream_buffer.h"
+#include "block_support/engine_logging.h"
+#include "block_support/host_stand_in.h"
+#include "block_support/min_output_buffer.h"
+#include "block_support/stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/frame/estimation/chanest_engine.h>

@@ -6,7 +6,7 @@
  * The channel simulator block: the core's streaming channel, plus the guard that keeps
  * non-finite input out of it.
  */
-#include "block_faults.h"
+#include "block_support/block_faults.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/link/mimo_channel.h>

@@ -10,13 +10,13 @@
  * tracking carriers are skipped: mimo_chanest has already used them
  * (core::phase_tracker).
  */
-#include "block_faults.h"
-#include "device_stream_buffer.h"
-#include "engine_logging.h"
-#include "flowgraph_stop.h"
-#include "host_stand_in.h"
-#include "min_output_buffer.h"
-#include "stream_buffer_pins.h"
+#include "block_support/block_faults.h"
+#include "block_support/device_stream_buffer.h"
+#include "block_support/engine_logging.h"
+#include "block_support/flowgraph_stop.h"
+#include "block_support/host_stand_in.h"
+#include "block_support/min_output_buffer.h"
+#include "block_support/stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>
 #include <gnuradio/gpumimo/core/device_bytes.h>

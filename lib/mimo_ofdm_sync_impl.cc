@@ -7,13 +7,13 @@
  * correction, CPU or GPU) over its input buffers, frame tags, and the drops that keep
  * damage downstream out.
  */
-#include "block_faults.h"
-#include "device_stream_buffer.h"
-#include "engine_logging.h"
-#include "host_stand_in.h"
-#include "min_output_buffer.h"
-#include "stream_buffer_pins.h"
-#include "synced_frame_gate.h"
+#include "block_support/block_faults.h"
+#include "block_support/device_stream_buffer.h"
+#include "block_support/engine_logging.h"
+#include "block_support/host_stand_in.h"
+#include "block_support/min_output_buffer.h"
+#include "block_support/stream_buffer_pins.h"
+#include "block_support/synced_frame_gate.h"
 
 #include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/gpumimo/core/device_bytes.h>

@@ -7,7 +7,7 @@
  * a PRBS or from an input of packed bytes, optionally LDPC-encoded and interleaved
  * (core::coded_payload).
  */
-#include "block_faults.h"
+#include "block_support/block_faults.h"
 
 #include <gnuradio/gpumimo/core/frame/coded_payload.h>
 #include <gnuradio/gpumimo/core/frame/frame.h>

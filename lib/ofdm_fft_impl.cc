@@ -6,8 +6,8 @@
  * The OFDM FFT block: symbol alignment, tags and counters around the core's transform
  * (core::gpu_ofdm_fft on the GPU, core::fftw_ofdm_fft on the CPU).
  */
-#include "engine_logging.h"
-#include "min_output_buffer.h"
+#include "block_support/engine_logging.h"
+#include "block_support/min_output_buffer.h"
 #include "ofdm_fft_impl.h"
 
 #include <gnuradio/block_detail.h>

@@ -6,7 +6,7 @@
  * The SigMF multi-channel sink: one data file per channel, captures from UHD's tags,
  * metadata and collection at stop.
  */
-#include "block_faults.h"
+#include "block_support/block_faults.h"
 #include "formats/sigmf_files.h"
 
 #include <gnuradio/gpumimo/core/limits.h>

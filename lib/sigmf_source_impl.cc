@@ -5,7 +5,7 @@
  *
  * The SigMF multi-channel source: one file per channel, read in step, UHD-style tags.
  */
-#include "block_faults.h"
+#include "block_support/block_faults.h"
 #include "formats/sigmf_files.h"
 
 #include <gnuradio/gpumimo/core/limits.h>

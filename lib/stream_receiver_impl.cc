@@ -6,13 +6,13 @@
  * The stream receiver block: a core::stream_receiver_engine over the input buffers,
  * LLRs of the frames it finds out, the drops mimo_ofdm_sync makes, frame tags.
  */
-#include "block_faults.h"
-#include "engine_logging.h"
-#include "flowgraph_stop.h"
-#include "min_output_buffer.h"
-#include "receiver_block_config.h"
-#include "stream_buffer_pins.h"
-#include "synced_frame_gate.h"
+#include "block_support/block_faults.h"
+#include "block_support/engine_logging.h"
+#include "block_support/flowgraph_stop.h"
+#include "block_support/min_output_buffer.h"
+#include "block_support/receiver_block_config.h"
+#include "block_support/stream_buffer_pins.h"
+#include "block_support/synced_frame_gate.h"
 
 #include <gnuradio/gpumimo/core/frame/frame_receiver.h>
 #include <gnuradio/gpumimo/core/frame/stream_receiver_engine.h>

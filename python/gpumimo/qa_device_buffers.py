@@ -3,7 +3,7 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""Device-resident stream buffers between GPU blocks (lib/device_stream_buffer.h):
+"""Device-resident stream buffers between GPU blocks (lib/block_support/device_stream_buffer.h):
 mimo_ofdm_sync on the GPU writes its corrected frames into GPU memory, ofdm_fft on the
 GPU reads them there and writes its carriers there, mimo_chanest on the GPU reads them
 there and writes its payload there (and, with the estimate stream, its channel
@@ -319,7 +319,7 @@ def test_a_gpu_failure_mid_run_moves_the_chain_to_the_cpu_through_host_memory(
     detector, LDPC decoder) has its first GPU call fail (GPUMIMO_INJECT_GPU_FAILURE=0,
     read when the blocks make their engines): each drops or erases what it held, counted
     once, and goes on with its CPU engine, its ports still in device memory, through host
-    copies (lib/host_stand_in.h). Nothing stalls; every codeword after that decodes to
+    copies (lib/block_support/host_stand_in.h). Nothing stalls; every codeword after that decodes to
     the word sent, none decodes wrongly, and the decoder's LLRs stay finite."""
     x, info = coded
     monkeypatch.setenv("GPUMIMO_INJECT_GPU_FAILURE", "0")
@@ -453,7 +453,7 @@ def test_receivers_take_a_batch_of_frames_a_call_from_default_source_buffers(bac
     receivers' true rate holds two lte20 frames, so that each call of the synchroniser
     and of the stream receiver carried one frame (and each GPU block after the
     synchroniser one: the chain at 0.4 of its rate, docs/performance.md). The two blocks
-    ask for a buffer of a call's frames (lib/min_output_buffer.h): with sources left at
+    ask for a buffer of a call's frames (lib/block_support/min_output_buffer.h): with sources left at
     their defaults, calls average several frames (up to 8 and 16)."""
     import subprocess
     env = dict(os.environ, GR_CONF_PERFCOUNTERS_ON="True")

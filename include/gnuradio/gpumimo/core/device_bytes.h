@@ -16,7 +16,7 @@ namespace core {
 
 /*!
  * \brief Raw memory on a CUDA device, for the module's device-resident stream buffers
- * (lib/device_stream_buffer.h) and whatever else outside the CUDA sources holds data on
+ * (lib/block_support/device_stream_buffer.h) and whatever else outside the CUDA sources holds data on
  * a GPU. Freed on destruction. std::runtime_error naming the call and CUDA's error when
  * it cannot be had (and always in a build without CUDA).
  */

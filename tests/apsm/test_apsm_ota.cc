@@ -5,46 +5,24 @@
  * APSM on the real over-the-air recordings (examples/recordings/apsm-ota: 6 users, 16
  * N310 ports): the public library's defaults give the library's published symbol error
  * rates, and gr-gpumimo's defaults are at least as good as least squares for every user
- * on every file. The recordings are found at GPUMIMO_APSM_OTA_DIR (environment) or
- * next to the source tree; without them the test fails, unless
- * GPUMIMO_ALLOW_MISSING_DATA=1 says to skip.
+ * on every file (the recordings: apsm/ota_recordings.h).
  */
 #include <gnuradio/gpumimo/core/apsm/apsm.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_guard.h>
 #include <gnuradio/gpumimo/core/apsm/apsm_recording.h>
 
+#include "apsm/ota_recordings.h"
+
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
 using namespace gr::gpumimo::core;
+using gpumimo_test::apsm_ota_dir;
+using gpumimo_test::load_apsm_ota;
 
 namespace {
-
-std::string data_dir()
-{
-    if (const char* env = std::getenv("GPUMIMO_APSM_OTA_DIR"))
-        return env;
-    return GPUMIMO_APSM_OTA_DEFAULT_DIR;
-}
-
-// Loads a recording, or skips (GPUMIMO_ALLOW_MISSING_DATA=1) / fails where it is absent.
-bool load(const apsm_ota_file& f, apsm_recording& out)
-{
-    if (!std::ifstream(f.rx_path) || !std::ifstream(f.tx_path)) {
-        const char* allow = std::getenv("GPUMIMO_ALLOW_MISSING_DATA");
-        if (allow && std::string(allow) == "1")
-            return false;
-        ADD_FAILURE() << "recordings not found under " << data_dir()
-                      << " (set GPUMIMO_APSM_OTA_DIR, or GPUMIMO_ALLOW_MISSING_DATA=1)";
-        return false;
-    }
-    out = load_apsm_recording(f.rx_path, f.tx_path);
-    return true;
-}
 
 // Per user: the symbol errors of the trained filters on the data symbols. APSM through
 // apsm_train_guarded, as the engines train: the least-squares guard where p has it on
@@ -91,10 +69,10 @@ TEST(ApsmOverTheAir, LibraryDefaultsReproduceThePublishedErrorRates)
     // within 1% of it for the rates in the tens of percent, matches. Our float training
     // differs from the library's GPU float arithmetic in summation order only; on the
     // development machine every count came out equal to the published one.
-    const std::vector<apsm_ota_file> files = apsm_ota_files(data_dir());
+    const std::vector<apsm_ota_file> files = apsm_ota_files(apsm_ota_dir());
     for (int i = 0; i < 4; i++) {
         apsm_recording rec;
-        if (!load(files[i], rec))
+        if (!load_apsm_ota(files[i], rec))
             GTEST_SKIP() << "recordings absent (GPUMIMO_ALLOW_MISSING_DATA=1)";
         ASSERT_EQ(rec.users(), 6);
         const auto e = count_errors(rec, false, apsm_params::library_defaults());
@@ -112,9 +90,9 @@ TEST(ApsmOverTheAir, LibraryDefaultsReproduceThePublishedErrorRates)
 TEST(ApsmOverTheAir, DefaultsAreAtLeastAsGoodAsLeastSquaresForEveryUser)
 {
     // Nearest-point symbol errors; no margin: the claim is "at least as good".
-    for (const apsm_ota_file& f : apsm_ota_files(data_dir())) {
+    for (const apsm_ota_file& f : apsm_ota_files(apsm_ota_dir())) {
         apsm_recording rec;
-        if (!load(f, rec))
+        if (!load_apsm_ota(f, rec))
             GTEST_SKIP() << "recordings absent (GPUMIMO_ALLOW_MISSING_DATA=1)";
         const auto ls = count_errors(rec, true, apsm_params());
         const auto apsm = count_errors(rec, false, apsm_params());
@@ -133,9 +111,9 @@ TEST(ApsmOverTheAir, DefaultsAreAtLeastAsGoodAsLeastSquaresOnFewAntennas)
     // as gpumimo_apsm_ota --antennas), where APSM's kernel corrections alone did worse
     // than least squares for most users of the 16-QAM files (docs/apsm.md), the defaults
     // make no more bit errors than least squares for any user of any recording.
-    for (const apsm_ota_file& f : apsm_ota_files(data_dir())) {
+    for (const apsm_ota_file& f : apsm_ota_files(apsm_ota_dir())) {
         apsm_recording full;
-        if (!load(f, full))
+        if (!load_apsm_ota(f, full))
             GTEST_SKIP() << "recordings absent (GPUMIMO_ALLOW_MISSING_DATA=1)";
         for (const int n : { 1, 2, 4 }) {
             const apsm_recording rec =

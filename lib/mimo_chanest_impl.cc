@@ -14,7 +14,7 @@
 #include "block_support/device_stream_buffer.h"
 #include "block_support/engine_logging.h"
 #include "block_support/host_stand_in.h"
-#include "block_support/min_output_buffer.h"
+#include "block_support/stream_buffer_sizes.h"
 #include "block_support/stream_buffer_pins.h"
 
 #include <gnuradio/gpumimo/core/detect/detector.h>

@@ -11,7 +11,7 @@
 #include "block_support/device_stream_buffer.h"
 #include "block_support/engine_logging.h"
 #include "block_support/host_stand_in.h"
-#include "block_support/min_output_buffer.h"
+#include "block_support/stream_buffer_sizes.h"
 #include "block_support/stream_buffer_pins.h"
 #include "block_support/synced_frame_gate.h"
 
@@ -88,18 +88,6 @@ public:
     }
 
     int buffer_device() const override { return d_device; }
-
-    bool start() override
-    {
-        // GNU Radio gives the input about two frames (twice this block's output
-        // multiple): a call of one frame each, and so each GPU block's after it.
-        if (std::string(backend()) == "cuda")
-            log_small_input_buffer(*this,
-                                   d_logger,
-                                   d_max_input + d_frame_len,
-                                   std::to_string(max_frames_per_call) + " frames a call");
-        return pinned_while_on_gpu::start();
-    }
 
     void set_threshold(double threshold) override
     {

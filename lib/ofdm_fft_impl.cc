@@ -7,7 +7,7 @@
  * (core::gpu_ofdm_fft on the GPU, core::fftw_ofdm_fft on the CPU).
  */
 #include "block_support/engine_logging.h"
-#include "block_support/min_output_buffer.h"
+#include "block_support/stream_buffer_sizes.h"
 #include "ofdm_fft_impl.h"
 
 #include <gnuradio/block_detail.h>

@@ -9,7 +9,7 @@
 #include "block_support/block_faults.h"
 #include "block_support/engine_logging.h"
 #include "block_support/flowgraph_stop.h"
-#include "block_support/min_output_buffer.h"
+#include "block_support/stream_buffer_sizes.h"
 #include "block_support/receiver_block_config.h"
 #include "block_support/stream_buffer_pins.h"
 #include "block_support/synced_frame_gate.h"

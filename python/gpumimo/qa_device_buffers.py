@@ -453,7 +453,7 @@ def test_receivers_take_a_batch_of_frames_a_call_from_default_source_buffers(bac
     receivers' true rate holds two lte20 frames, so that each call of the synchroniser
     and of the stream receiver carried one frame (and each GPU block after the
     synchroniser one: the chain at 0.4 of its rate, docs/performance.md). The two blocks
-    ask for a buffer of a call's frames (lib/block_support/min_output_buffer.h): with sources left at
+    ask for a buffer of a call's frames (lib/block_support/stream_buffer_sizes.h): with sources left at
     their defaults, calls average several frames (up to 8 and 16)."""
     import subprocess
     env = dict(os.environ, GR_CONF_PERFCOUNTERS_ON="True")

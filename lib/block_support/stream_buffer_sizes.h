@@ -19,8 +19,8 @@
  * a block whose tag propagation is TPP_DONT (the scheduler of a general block reads
  * forecast(), not the rate), so the receivers state a lower one as the hint.
  */
-#ifndef INCLUDED_GPUMIMO_MIN_OUTPUT_BUFFER_H
-#define INCLUDED_GPUMIMO_MIN_OUTPUT_BUFFER_H
+#ifndef INCLUDED_GPUMIMO_STREAM_BUFFER_SIZES_H
+#define INCLUDED_GPUMIMO_STREAM_BUFFER_SIZES_H
 
 #include <gnuradio/block.h>
 

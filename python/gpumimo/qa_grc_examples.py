@@ -23,9 +23,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qa_common import compile_flowgraph, grc_blocks_dir, grc_environment  # noqa: E402
 
 
+def example_files():
+    """Every example flowgraph: examples/*.grc and the radio ones in examples/n310/."""
+    return sorted((SOURCE / "examples").rglob("*.grc"), key=lambda f: f.stem)
+
+
 def compile_example(name, out_dir):
+    (path,) = [f for f in example_files() if f.stem == name]
     # cwd: where the examples' relative paths start
-    return compile_flowgraph(SOURCE / "examples" / f"{name}.grc", out_dir, cwd=SOURCE)
+    return compile_flowgraph(path, out_dir, cwd=SOURCE)
 
 
 def test_every_enum_parameter_has_a_label_and_attributes_per_option():
@@ -140,7 +146,7 @@ def test_examples_use_only_blocks_grc_knows():
         known.add("import")  # GRC stores the Import block as "import" (a Python keyword)
     assert "variable_qtgui_label" in known and "gpumimo_mimo_detector" in known
     missing = []
-    for f in sorted((SOURCE / "examples").glob("*.grc")):
+    for f in example_files():
         for b in yaml.safe_load(f.read_text()).get("blocks") or []:
             if b["id"] not in known:
                 missing.append(f"{f.name}: {b['name']} ({b['id']})")
@@ -163,7 +169,7 @@ def test_no_two_blocks_of_an_example_overlap(tmp_path):
         gi.require_version("Gtk", "3.0")
     except ValueError:
         pytest.skip("GTK 3's introspection data (gir1.2-gtk-3.0) is needed for GRC")
-    files = sorted((SOURCE / "examples").glob("*.grc"))
+    files = example_files()
     env = dict(grc_environment(), HOME=str(tmp_path))  # GRC writes its settings there
     result = subprocess.run(
         ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", sys.executable,
@@ -196,7 +202,7 @@ def test_shipped_files_are_found_from_the_examples_folder_and_the_root(tmp_path,
 
 
 def test_every_example_has_a_test():
-    examples = sorted(p.stem for p in (SOURCE / "examples").glob("*.grc"))
+    examples = [p.stem for p in example_files()]
     assert examples == ["apsm_ota_replay", "apsm_sim_loopback", "n310_apsm_rx", "n310_apsm_tx",
                         "n310_record_16ch", "n310_rx_16ch",
                         "n310_rx_array_link", "n310_tx", "n310_zmq_frontend", "ofdm_fft_loopback", "replay_sigmf",

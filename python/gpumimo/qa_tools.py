@@ -7,6 +7,7 @@ by hand; apps/peer/sionna_peer.py's own arithmetic (its SNR grid and the SNR at 
 1e-2), which runs here without Sionna; the Python tools' answers to bad options and
 the main job's console output."""
 
+import os
 import pathlib
 import re
 import subprocess
@@ -131,6 +132,25 @@ def test_python_tools_refuse_bad_options_in_one_line(tmp_path):
         assert out.returncode == 2, (tool, args, out.returncode, out.stderr)
         assert len(lines) == 1 and named in lines[0] and lines[0].startswith(tool), (tool, args, out.stderr)
         assert not (tmp_path / "x.sigmf-collection").exists()
+
+
+def test_source_folders_hold_at_most_16_files():
+    """Every folder of the repository's sources, tests, scripts and examples holds at most
+    16 files (tests/frame once held 23): a folder that grows past that is split by
+    feature. The gr_modtool folders hold a file or two per block where gr_modtool looks
+    for them, and are left out (docs/architecture.md); so are data (recordings, codes,
+    fuzz corpora) and docs."""
+    import collections
+    tracked = subprocess.run(["git", "ls-files"], cwd=SOURCE, capture_output=True, text=True)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    per_block = {"lib", "include/gnuradio/gpumimo", "python/gpumimo", "grc"}
+    data = ("docs", "examples/recordings", "examples/codes", "tests/fuzz/corpus")
+    counts = collections.Counter(os.path.dirname(f) or "." for f in tracked.stdout.split())
+    assert len(counts) > 30, counts
+    crowded = {d: n for d, n in counts.items()
+               if n > 16 and d not in per_block and not d.startswith(data)}
+    assert not crowded, crowded
 
 
 def test_the_replay_keeps_the_console_quiet(tmp_path):

@@ -140,6 +140,10 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
     const std::size_t symbol_max = config.fft_len + d_layout.longest_cp();
     set_min_output_buffer_on_every_port(*this,
                                         long(2 * d_batch * (d_forward ? 1 : symbol_max)));
+    // On the GPU a call transforms up to a batch: the block before it gets a buffer that
+    // holds one, whatever the user set (or did not) as its min_output_buffer.
+    if (on_gpu())
+        ask_upstream_for_items(*this, 1, d_forward ? d_layout.time_samples(0, d_batch) : d_batch);
     set_tag_propagation_policy(TPP_DONT); // tags move with their symbols (transform())
 }
 

@@ -91,8 +91,8 @@ void stream_buffer_pins::pin(gr::block& block, const gr::logger_ptr& logger)
                      d_held.size(),
                      buffers.size(),
                      why);
-    else
-        logger->debug("all {} stream buffers page-locked for the GPU", d_held.size());
+    else if (!d_held.empty()) // trace: Debian's GNU Radio prints debug lines by default
+        logger->trace("all {} stream buffers page-locked for the GPU", d_held.size());
 }
 
 } // namespace gpumimo

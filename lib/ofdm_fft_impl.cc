@@ -140,9 +140,14 @@ ofdm_fft_impl::ofdm_fft_impl(const core::ofdm_fft_config& config,
     const std::size_t symbol_max = config.fft_len + d_layout.longest_cp();
     set_min_output_buffer_on_every_port(*this,
                                         long(2 * d_batch * (d_forward ? 1 : symbol_max)));
-    // On the GPU a call transforms up to a batch: the block before it gets a buffer that
-    // holds one, whatever the user set (or did not) as its min_output_buffer.
-    if (on_gpu())
+    // On the GPU a call transforms up to a batch: a block before it on the host gets a
+    // buffer that holds one, whatever the user set (or did not) as its min_output_buffer.
+    // Not a device-resident input (a GPU mimo_ofdm_sync before it): that single-mapped
+    // buffer, so enlarged, moved its unread items to its front through the device ever
+    // more often, and the chain of GPU blocks fell from 137 to 67 Msample/s per channel
+    // with 4 links and from 377 to 20 with one (H200, gpumimo_rx_rate --chain).
+    const bool device_input = on_gpu() && device_buffers && d_forward;
+    if (on_gpu() && !device_input)
         ask_upstream_for_items(*this, 1, d_forward ? d_layout.time_samples(0, d_batch) : d_batch);
     set_tag_propagation_policy(TPP_DONT); // tags move with their symbols (transform())
 }

@@ -46,9 +46,10 @@ namespace gpumimo {
  * "cuda" requires a GPU, "cpu" takes FFTW. devices lists the CUDA devices the batch is
  * split over. batch is the largest number of symbols per channel in one call (0:
  * about 2^22 samples over all channels, at most 2048); the block asks for output buffers
- * of two batches and, on the GPU, for input buffers of two batches (the upstream block's
- * output buffer: GNU Radio sizes it from this block's relative rate), so that the GPU
- * sees full batches with no min_output_buffer set by the user. A CUDA
+ * of two batches and, on the GPU, for input buffers of two batches where they lie in host
+ * memory (the upstream block's output buffer: GNU Radio sizes it from this block's
+ * relative rate), so that the GPU sees full batches with no min_output_buffer set by the
+ * user. A CUDA
  * failure while running logs an error and moves the block to FFTW; the flowgraph
  * goes on.
  */

@@ -19,6 +19,14 @@ import collections
 import gzip
 
 
+def human(size):
+    """A byte count as B, KB, MB (powers of 1024)."""
+    for unit in ('B', 'KB', 'MB'):
+        if size < 1024 or unit == 'MB':
+            return ('%d %s' % (size, unit)) if unit == 'B' else ('%.1f %s' % (size, unit))
+        size /= 1024.0
+
+
 def read_records(path):
     opener = gzip.open if path.endswith('.gz') else open
     with opener(path, 'rt') as f:
@@ -112,15 +120,23 @@ def main(argv=None):
               (floor / 1e3, len(long_gaps), share(sum(long_gaps))))
 
     by_kind = collections.defaultdict(lambda: [0, 0, 0])
+    by_size = collections.defaultdict(lambda: collections.defaultdict(lambda: [0, 0]))
     for r, (s, e) in zip(copies, c_iv):
         kind, _, size = r[4].partition(':') if r[0] == 'memcpy' else ('memset', '', r[4])
         by_kind[kind][0] += 1
         by_kind[kind][1] += e - s
         by_kind[kind][2] += int(size or 0)
+        by_size[kind][int(size or 0)][0] += 1
+        by_size[kind][int(size or 0)][1] += e - s
     print('\ncopies: kind, count, busy %, GB/s over the window')
     for kind, (n, t, b) in sorted(by_kind.items()):
         print('  %-6s %8d %6.1f%% %8.2f%s%s' % (kind, n, share(t), b / window, per_frame(t),
                                             ', %.1f a frame' % (n / args.frames) if args.frames else ''))
+        # The sizes that took the time: which copy it is (a record, a batch, a buffer
+        # moved to its front) shows in its size.
+        top = sorted(by_size[kind].items(), key=lambda x: -x[1][1])[:4]
+        print('         by size: ' + ', '.join('%s x %d (%.1f%%)' % (human(b), k, share(t))
+                                               for b, (k, t) in top))
 
     by_name = collections.defaultdict(lambda: [0, 0])
     for r, (s, e) in zip(kernels, k_iv):

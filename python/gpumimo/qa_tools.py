@@ -56,6 +56,7 @@ def test_timeline_busy_gaps_and_waits(tmp_path):
     assert re.search(r"idle gaps >= +5 us: +2, +40\.0%", text), text
     assert re.search(r"idle gaps >= +20 us: +0, +0\.0%", text), text
     assert re.search(r"DtoD +1 +10\.0% .*0\.5 a frame", text), text
+    assert "by size: 4.0 KB x 1 (10.0%)" in text, text
     assert re.search(r"40\.0% +2 +10\.0 +10\.0 us/frame +detect_kernel", text), text
     assert "3 launches, 1.5 a frame, 15.0 us of kernels a frame" in text
     assert re.search(r"mimo_detector +x2 +30\.0%", text), text

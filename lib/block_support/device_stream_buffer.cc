@@ -9,6 +9,7 @@
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -89,7 +90,19 @@ void device_stream_buffer::post_work(int)
 
 void* device_stream_buffer::move_on_device(void* dst, const void* src, std::size_t bytes)
 {
-    // The ranges may overlap (unread items moved to the front): through the scratch area.
+    // Unread items moved towards the front (dst below src). A device copy's ranges must
+    // not overlap: in pieces no longer than the distance moved, front first, each piece
+    // lands where the pieces before it were read from; a short distance (many pieces)
+    // goes through the scratch area, two copies of everything.
+    auto* to = static_cast<char*>(dst);
+    const auto* from = static_cast<const char*>(src);
+    const std::size_t distance = std::size_t(from > to ? from - to : to - from);
+    constexpr std::size_t most_pieces = 4;
+    if (from > to && distance > 0 && bytes <= most_pieces * distance) {
+        for (std::size_t done = 0; done < bytes; done += distance)
+            core::copy_bytes(to + done, from + done, std::min(distance, bytes - done));
+        return dst;
+    }
     core::copy_bytes(d_scratch.get(), src, bytes);
     core::copy_bytes(dst, d_scratch.get(), bytes);
     return dst;

@@ -25,7 +25,7 @@ else:
     from .detection import (ALGORITHMS, MODULATIONS, Constellation, Simulation,
                             constellation, detect, simulate)
     from .link import link_simulate, plot_link_results, read_link_csv, snr_at_fer
-    from .mimo_ofdm_rx import mimo_ofdm_rx
+    from .mimo_ofdm_rx import frame_cp_lengths, mimo_ofdm_rx
     from .apsm_ofdm_rx import apsm_ofdm_rx
     from .loopback import free_port_range
     from .shipped_files import shipped_file

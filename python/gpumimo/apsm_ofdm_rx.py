@@ -8,6 +8,7 @@
 from gnuradio import blocks, gr
 
 from . import gpumimo_python as _b
+from .mimo_ofdm_rx import frame_cp_lengths
 
 
 class apsm_ofdm_rx(gr.hier_block2):
@@ -47,7 +48,8 @@ class apsm_ofdm_rx(gr.hier_block2):
         self.sync = _b.mimo_ofdm_sync(preset, users, modulation, payload_symbols, antennas,
                                       threshold, sync_backend, device,
                                       device_buffers=device_buffers)
-        self.fft = _b.ofdm_fft(num["fft_len"], num["cp_lengths"], num["carriers"],
+        cp = frame_cp_lengths(preset, users, modulation, payload_symbols)
+        self.fft = _b.ofdm_fft(num["fft_len"], cp, num["carriers"],
                                forward=True, scale=num["scale"], channels=antennas,
                                backend=fft_backend, devices=[device], sync_tag="frame_start",
                                device_buffers=device_buffers)

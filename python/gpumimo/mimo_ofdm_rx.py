@@ -11,10 +11,27 @@ from gnuradio import gr
 from . import gpumimo_python as _b
 
 
+def frame_cp_lengths(preset, streams, modulation, payload_symbols, pilot_interval=0):
+    """The cyclic prefixes to give ofdm_fft for these frames: the preset's pattern, or,
+    where a frame is not whole periods of it (lte20's seven, in frames of 18 symbols
+    with pilot blocks), the prefixes of one frame. ofdm_fft starts the pattern over at
+    each frame_start tag; a frame that ends mid-pattern ended its batch there, one frame
+    a GPU call (the chain of GPU blocks with pilot blocks at 40% of the stream
+    receiver's rate, H200). Whole periods of the one-frame pattern batch back to back.
+    Frames of more than 64 symbols (ofdm_fft's longest pattern) keep the preset's."""
+    cp = list(_b.numerology(preset)["cp_lengths"])
+    symbols = _b.frame_info(preset, streams, modulation, payload_symbols,
+                            pilot_interval)["symbols"]
+    if symbols % len(cp) == 0 or symbols > 64:
+        return cp
+    return [cp[k % len(cp)] for k in range(symbols)]
+
+
 class mimo_ofdm_rx(gr.hier_block2):
     """antennas complex streams in, one LLR stream out (float, or int8 with
-    int8_output): mimo_ofdm_sync -> ofdm_fft (forward, the preset's CP, carriers and
-    scale, realigned on the frame_start tags) -> mimo_chanest -> mimo_detector.
+    int8_output): mimo_ofdm_sync -> ofdm_fft (forward, the preset's CP (one frame's
+    pattern where frames are not whole periods: frame_cp_lengths), carriers and scale,
+    realigned on the frame_start tags) -> mimo_chanest -> mimo_detector.
     detector is a detector_spec (every parameter of the detector) or just a name
     (its defaults). fft_backend and backend pick the FFT's and the detector's backend
     (auto, cuda, cpu), sync_backend the synchroniser's, estimator the channel estimator
@@ -77,7 +94,8 @@ class mimo_ofdm_rx(gr.hier_block2):
             self.connect(self.fused, self)
             return
         self.fused = None
-        self.fft = _b.ofdm_fft(num["fft_len"], num["cp_lengths"], num["carriers"],
+        cp = frame_cp_lengths(preset, streams, modulation, payload_symbols, pilot_interval)
+        self.fft = _b.ofdm_fft(num["fft_len"], cp, num["carriers"],
                                forward=True, scale=num["scale"], channels=antennas,
                                backend=fft_backend, devices=[device], sync_tag="frame_start",
                                device_buffers=device_buffers)

@@ -70,13 +70,13 @@ def assert_turned_by_one_phase(got, sent, noise, antennas, streams, power=None):
 
 def rx_samples(streams, antennas, modulation, nsym, frames, snr_db, cfo, delay,
                taps=(1.0,), gap=40, seed=1, prbs_seed=7, payload_bytes=None, doppler=0.0,
-               code="", pilot_interval=0):
+               code="", pilot_interval=0, preset="small"):
     """The channel's output for `frames` frames and one more (the synchroniser needs a
     margin after the last), as an [antennas, n] array. payload_bytes: the payload from
     these bytes, repeated, instead of the PRBS."""
     tb = gr.top_block()
     if payload_bytes is None:
-        tx = gpumimo.mimo_ofdm_tx("small", streams, modulation, nsym, seed=prbs_seed, gap=gap,
+        tx = gpumimo.mimo_ofdm_tx(preset, streams, modulation, nsym, seed=prbs_seed, gap=gap,
                                   code=code, pilot_interval=pilot_interval)
     else:
         tx = gpumimo.mimo_ofdm_tx("small", streams, modulation, nsym, gap=gap, payload="bytes",
@@ -98,17 +98,17 @@ def rx_samples(streams, antennas, modulation, nsym, frames, snr_db, cfo, delay,
 
 def receive(x, streams, modulation, nsym, algorithm="mmse", int8=False, filename="",
             prbs_seed=7, tags=(), reference_file="", code="", fused=False, pilot_interval=0,
-            estimate_stream=True):
+            estimate_stream=True, preset="small"):
     """x [antennas, n] through mimo_ofdm_rx (the block chain, or fused: the stream
     receiver) into an llr_sink (decoding `code`); tags: (antenna, offset, key, value) on
     the sources."""
     antennas = x.shape[0]
     tb = gr.top_block()
-    rx = gpumimo.mimo_ofdm_rx("small", streams, modulation, nsym, antennas, algorithm,
+    rx = gpumimo.mimo_ofdm_rx(preset, streams, modulation, nsym, antennas, algorithm,
                               backend="cpu", fft_backend="cpu", int8_output=int8,
                               fused=fused, pilot_interval=pilot_interval,
                               estimate_stream=estimate_stream)
-    sink = gpumimo.llr_sink("small", streams, modulation, nsym, int8_input=int8,
+    sink = gpumimo.llr_sink(preset, streams, modulation, nsym, int8_input=int8,
                             filename=filename, prbs_seed=prbs_seed,
                             reference_file=reference_file, code=code)
     for a in range(antennas):
@@ -989,6 +989,37 @@ def test_separate_blocks_track_pilot_blocks_as_the_fused_receiver(tmp_path, esti
         if not fused:
             assert rx.detector.erased_symbols() == 0
             assert rx.chanest.frames() == sink.frames()
+    assert llrs[True].size == llrs[False].size > 0
+    np.testing.assert_allclose(llrs[False], llrs[True], rtol=1e-3, atol=1e-3 * np.abs(llrs[True]).max())
+
+
+def test_frames_not_whole_prefix_periods_batch_with_one_frames_pattern(tmp_path):
+    """lte20's prefixes repeat every 7 symbols; a 2x2 frame of 8 payload symbols with a
+    pilot block every 4 has 15 (1 + 3 blocks x 2 + 8), so mimo_ofdm_rx gives ofdm_fft
+    the pattern of one frame, and frames batch back to back (frame_cp_lengths). The
+    chain of blocks then gives the fused receiver's frames and LLRs (the same CPU
+    references, to float rounding) with every bit right at 35 dB; a frame of whole
+    periods keeps the preset's pattern."""
+    cp = gpumimo.numerology("lte20")["cp_lengths"]
+    assert gpumimo.frame_cp_lengths("lte20", 4, "16qam", 9) == cp  # 14 symbols
+    assert gpumimo.frame_cp_lengths("small", 2, "16qam", 24, 4) == [16]
+    pattern = gpumimo.frame_cp_lengths("lte20", 2, "16qam", 8, 4)
+    assert pattern == [cp[k % 7] for k in range(15)]
+    assert gpumimo.frame_cp_lengths("lte20", 2, "16qam", 60, 4)[:7] == cp  # 92 symbols
+    frames, nsym, interval = 4, 8, 4
+    x, _ = rx_samples(2, 2, "16qam", nsym, frames, snr_db=35, cfo=0.0, delay=50,
+                      taps=(1.0,), seed=SEED + 29, pilot_interval=interval, gap=0,
+                      preset="lte20")
+    llrs = {}
+    for fused in (True, False):
+        name = str(tmp_path / f"llr_{fused}.f32")
+        rx, sink = receive(x, 2, "16qam", nsym, fused=fused, pilot_interval=interval,
+                           filename=name, preset="lte20")
+        assert sink.frames() >= frames - 1, (fused, sink.frames())
+        assert sink.ber() == 0, (fused, sink.ber())
+        llrs[fused] = np.fromfile(name, dtype=np.float32)
+        if not fused:
+            assert rx.fft.dropped_symbols() == 0 and rx.detector.erased_symbols() == 0
     assert llrs[True].size == llrs[False].size > 0
     np.testing.assert_allclose(llrs[False], llrs[True], rtol=1e-3, atol=1e-3 * np.abs(llrs[True]).max())
 

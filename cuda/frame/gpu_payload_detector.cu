@@ -49,22 +49,26 @@ unsigned blocks_for(std::size_t n)
     return unsigned(std::min<std::size_t>((n + kThreads - 1) / kThreads, 1u << 20));
 }
 
-// The detectors' H and N0 on the data carriers only.
-__global__ void select_data_carriers_kernel(const float2* h,
-                                            const float* noise,
+// The detectors' H and N0 on the data carriers only, for the runs of a wait at once
+// (slot k from h[k] and noise[k], every used carrier's): one launch, not one a run
+// (runs of one symbol each, frames tracked in time, made it 9 launches a frame).
+__global__ void select_data_carriers_kernel(const float2* const* h,
+                                            const float* const* noise,
                                             const int* data,
                                             int D,
                                             int m,
+                                            int runs,
                                             float2* h_data,
                                             float* noise_data)
 {
     const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (i >= std::size_t(D) * m)
+    const std::size_t per_run = std::size_t(D) * m;
+    if (i >= per_run * runs)
         return;
-    const std::size_t d = i / m, e = i % m;
-    h_data[i] = h[std::size_t(data[d]) * m + e];
+    const std::size_t k = i / per_run, r = i % per_run, d = r / m, e = r % m;
+    h_data[i] = h[k][std::size_t(data[d]) * m + e];
     if (e == 0)
-        noise_data[d] = noise[data[d]];
+        noise_data[k * D + d] = noise[k][data[d]];
 }
 
 // bad[s] = 1 where symbol s holds an unusable value on a data carrier of any antenna
@@ -138,7 +142,8 @@ public:
           d_detector(c.detector.spec.algo(), c.detector.mod, c.detector.nt, c.detector.nr,
                      c.detector.spec.params(), c.detector.device,
                      c.detector.double_precision ? gpu_precision::double_ : gpu_precision::single),
-          d_bits(std::size_t(d_detector.bits_per_vector()))
+          d_bits(std::size_t(d_detector.bits_per_vector())),
+          d_max_runs(runs_per_wait(d_data.size(), std::size_t(d_nr) * d_nt))
     {
         const gc::device_guard keep;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d_device));
@@ -147,20 +152,22 @@ public:
         d_data_dev = gc::upload(d_data);
         d_carriers = gc::device_buffer<float2>(std::size_t(d_nr) * kMaxSymbols * d_used);
         d_stage = gc::pinned_buffer<float2>(std::size_t(d_nr) * kMaxSymbols * d_used);
-        d_h = gc::device_buffer<float2>(kMaxRuns * d_used * m);
-        d_host_h = gc::pinned_buffer<float2>(kMaxRuns * d_used * m);
-        d_noise = gc::device_buffer<float>(kMaxRuns * d_used);
-        d_host_noise = gc::pinned_buffer<float>(kMaxRuns * d_used);
-        d_h_data = gc::device_buffer<float2>(kMaxRuns * D * m);
-        d_noise_data = gc::device_buffer<float>(kMaxRuns * D);
+        d_h = gc::device_buffer<float2>(kMaxHostRuns * d_used * m);
+        d_host_h = gc::pinned_buffer<float2>(kMaxHostRuns * d_used * m);
+        d_noise = gc::device_buffer<float>(kMaxHostRuns * d_used);
+        d_host_noise = gc::pinned_buffer<float>(kMaxHostRuns * d_used);
+        d_h_data = gc::device_buffer<float2>(d_max_runs * D * m);
+        d_noise_data = gc::device_buffer<float>(d_max_runs * D);
+        d_host_channels = gc::pinned_buffer<const void*>(2 * d_max_runs);
+        d_channels = gc::device_buffer<const void*>(2 * d_max_runs);
         d_bad = gc::device_buffer<int>(kMaxChunks * kMaxSymbols);
         d_host_bad = gc::pinned_buffer<int>(kMaxChunks * kMaxSymbols);
         d_y = gc::device_buffer<float2>(D * kMaxSymbols * d_nr);
         d_detected = gc::device_buffer<float>(D * kMaxSymbols * d_bits);
         d_llr = gc::device_buffer<float>(D * kMaxSymbols * d_bits);
         d_host_llr = gc::pinned_buffer<float>(D * kMaxSymbols * d_bits);
-        d_pieces.reserve(kMaxRuns); // a wait's: no allocation in detect_runs()
-        d_landings.reserve(kMaxRuns + kMaxChunks);
+        d_pieces.reserve(d_max_runs); // a wait's: no allocation in detect_runs()
+        d_landings.reserve(d_max_runs + kMaxChunks);
     }
     const char* backend() const override { return "cuda"; }
     std::size_t llrs_per_symbol() const override { return d_data.size() * d_bits; }
@@ -178,7 +185,7 @@ public:
         const gc::device_guard keep;
         GPUMIMO_CUDA_CHECK(cudaSetDevice(d_device));
         const cudaStream_t st = d_stream->get();
-        enqueue_channel(run, 0, st);
+        enqueue_channels(&run, 1, st);
         std::size_t count = 0;
         for (std::size_t first = 0; first < run.symbols; first += kMaxSymbols) {
             const std::size_t n = std::min(kMaxSymbols, run.symbols - first);
@@ -197,8 +204,9 @@ public:
         return count;
     }
 
-    // Every run's chunks enqueued on the stream, one wait for them all (up to kMaxRuns
-    // runs and kMaxChunks chunks a wait), where the caller's carriers and LLRs need no
+    // Every run's chunks enqueued on the stream, one wait for them all (up to
+    // d_max_runs runs, kMaxHostRuns of them with their channel in host memory, and
+    // kMaxChunks chunks a wait), where the caller's carriers and LLRs need no
     // staging; runs of equal length one after another share a chunk (one launch of each
     // kernel for up to kMaxSymbols symbols). A refusal among them has each run of that
     // wait detected alone, to tell which.
@@ -216,10 +224,13 @@ public:
         const cudaStream_t st = d_stream->get();
         std::size_t erased_symbols = 0;
         for (std::size_t i0 = 0; i0 < count;) {
-            std::size_t i1 = i0, chunks = 0; // runs [i0, i1) in this wait
-            while (i1 < count && i1 - i0 < kMaxRuns &&
-                   chunks + chunks_of(runs[i1]) <= kMaxChunks)
+            std::size_t i1 = i0, chunks = 0, host = 0; // runs [i0, i1) in this wait
+            while (i1 < count && i1 - i0 < d_max_runs &&
+                   chunks + chunks_of(runs[i1]) <= kMaxChunks &&
+                   host + (gc::is_device(runs[i1].h) ? 0 : 1) <= kMaxHostRuns) {
+                host += gc::is_device(runs[i1].h) ? 0 : 1;
                 chunks += chunks_of(runs[i1++]);
+            }
             if (i1 == i0) // one run longer than a wait's chunks: alone
                 i1 = i0 + 1;
             if (i1 - i0 == 1) {
@@ -276,13 +287,13 @@ private:
                 enqueue_chunk(d_pieces.data(), d_pieces.size(), n, d_pieces[0].run, c++, st);
             d_pieces.clear();
         };
+        enqueue_channels(runs + i0, i1 - i0, st); // every run's channel into its slot
         for (std::size_t i = i0; i < i1; i++) {
             refused[i] = 0;
             const payload_run& run = runs[i];
             if (run.symbols == 0)
                 continue;
             const std::size_t k = i - i0;
-            enqueue_channel(run, k, st);
             if (run.symbols <= kMaxSymbols) {
                 const bool joins = !d_pieces.empty() && n == run.symbols &&
                                    d_pieces.back().run + 1 == k &&
@@ -329,31 +340,48 @@ private:
         return true;
     }
 
-    // Run's data carriers' H and N0 into channel slot k: selected straight from the
-    // run's where they lie on the device (mimo_chanest's estimate records between GPU
-    // blocks), else from a copy through page-locked memory (the caller's may change once
-    // this returns).
-    void enqueue_channel(const payload_run& run, std::size_t k, cudaStream_t st)
+    // Runs' data carriers' H and N0 into channel slots 0 .. count - 1, one launch for
+    // them all: selected straight from each run's where they lie on the device
+    // (mimo_chanest's estimate records between GPU blocks), else from a copy through
+    // page-locked memory (the caller's may change once this returns; at most
+    // kMaxHostRuns such runs). A run without symbols gets a slot no chunk reads.
+    void enqueue_channels(const payload_run* runs, std::size_t count, cudaStream_t st)
     {
         const int D = int(d_data.size()), m = d_nr * d_nt;
         const std::size_t h_values = d_used * std::size_t(m);
-        const float2* h = reinterpret_cast<const float2*>(run.h);
-        const float* noise = run.noise;
-        if (!gc::is_device(run.h)) {
-            float2* host_h = d_host_h.get() + k * h_values;
-            float* host_noise = d_host_noise.get() + k * d_used;
-            std::memcpy(host_h, run.h, h_values * sizeof(float2));
-            std::memcpy(host_noise, run.noise, d_used * sizeof(float));
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_h.get() + k * h_values, host_h,
-                                               h_values * sizeof(float2), cudaMemcpyHostToDevice, st));
-            GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_noise.get() + k * d_used, host_noise,
-                                               d_used * sizeof(float), cudaMemcpyHostToDevice, st));
-            h = d_h.get() + k * h_values;
-            noise = d_noise.get() + k * d_used;
+        const void** table = d_host_channels.get(); // [h of every slot][noise of every slot]
+        std::size_t staged = 0;
+        for (std::size_t k = 0; k < count; k++) {
+            const payload_run& run = runs[k];
+            const void* h = run.h;
+            const void* noise = run.noise;
+            if (run.symbols == 0) { // no chunk reads its slot: any device memory will do
+                h = d_h.get();
+                noise = d_noise.get();
+            } else if (!gc::is_device(h)) {
+                float2* host_h = d_host_h.get() + staged * h_values;
+                float* host_noise = d_host_noise.get() + staged * d_used;
+                std::memcpy(host_h, h, h_values * sizeof(float2));
+                std::memcpy(host_noise, noise, d_used * sizeof(float));
+                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_h.get() + staged * h_values, host_h,
+                                                   h_values * sizeof(float2), cudaMemcpyHostToDevice, st));
+                GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_noise.get() + staged * d_used, host_noise,
+                                                   d_used * sizeof(float), cudaMemcpyHostToDevice, st));
+                h = d_h.get() + staged * h_values;
+                noise = d_noise.get() + staged * d_used;
+                staged++;
+            }
+            table[k] = h;
+            table[count + k] = noise;
         }
-        select_data_carriers_kernel<<<blocks_for(std::size_t(D) * m), kThreads, 0, st>>>(
-            h, noise, d_data_dev.get(), D, m, d_h_data.get() + k * std::size_t(D) * m,
-            d_noise_data.get() + k * std::size_t(D));
+        if (count == 0)
+            return;
+        GPUMIMO_CUDA_CHECK(cudaMemcpyAsync(d_channels.get(), table, 2 * count * sizeof(const void*),
+                                           cudaMemcpyHostToDevice, st));
+        const auto* h = reinterpret_cast<const float2* const*>(d_channels.get());
+        const auto* noise = reinterpret_cast<const float* const*>(d_channels.get() + count);
+        select_data_carriers_kernel<<<blocks_for(count * std::size_t(D) * m), kThreads, 0, st>>>(
+            h, noise, d_data_dev.get(), D, m, int(count), d_h_data.get(), d_noise_data.get());
         GPUMIMO_CUDA_CHECK_LAUNCH("select_data_carriers_kernel");
     }
 
@@ -435,8 +463,17 @@ private:
         return count;
     }
 
-    // Runs and chunks one wait of detect_runs() holds at most.
-    static constexpr std::size_t kMaxRuns = 16, kMaxChunks = 32;
+    // Chunks one wait of detect_runs() holds at most, and runs whose channel it copies
+    // from host memory.
+    static constexpr std::size_t kMaxChunks = 32, kMaxHostRuns = 16;
+
+    // Runs one wait holds: a chunk's worth of one-symbol runs (frames tracked in time:
+    // a run a symbol) where their channels' slots take at most 32 MB, at least 16.
+    static std::size_t runs_per_wait(std::size_t data_carriers, std::size_t m)
+    {
+        const std::size_t slot_bytes = data_carriers * (m * sizeof(float2) + sizeof(float));
+        return std::clamp<std::size_t>((std::size_t(32) << 20) / slot_bytes, kMaxHostRuns, kMaxSymbols);
+    }
 
     const int d_device;
     const std::size_t d_used;
@@ -444,6 +481,7 @@ private:
     const std::vector<int> d_data;
     gpu_detector d_detector;
     const std::size_t d_bits;
+    const std::size_t d_max_runs; // runs a wait holds
     std::unique_ptr<gc::stream> d_stream;
     gc::device_buffer<int> d_data_dev, d_bad;
     gc::device_buffer<float2> d_carriers, d_h, d_h_data, d_y;
@@ -451,6 +489,8 @@ private:
     gc::pinned_buffer<float2> d_stage, d_host_h;
     gc::pinned_buffer<int> d_host_bad;
     gc::pinned_buffer<float> d_host_llr, d_host_noise;
+    gc::pinned_buffer<const void*> d_host_channels; // a wait's channels: [h][noise] per slot
+    gc::device_buffer<const void*> d_channels;      // the same on the device
     std::vector<piece> d_pieces;       // a chunk's, being gathered
     std::vector<landing> d_landings;   // a wait's pieces
 };

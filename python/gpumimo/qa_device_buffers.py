@@ -463,3 +463,35 @@ def test_receivers_take_a_batch_of_frames_a_call_from_default_source_buffers(bac
     sync, stream = map(float, result.stdout.split()[-2:])
     print(f"frames a call: mimo_ofdm_sync {sync:.2f}, stream_receiver {stream:.2f}")
     assert sync >= 3 and stream >= 3
+
+
+@pytest.mark.parametrize("backend", ["cpu", GPU])
+def test_frames_tracked_in_time_through_the_chain_give_the_host_chains_llrs(backend):
+    """lte20 frames with pilot blocks (2x2 16-QAM, 8 payload symbols, a block every 4:
+    15 symbols, not whole periods of lte20's seven prefixes, so ofdm_fft gets one
+    frame's pattern) through mimo_ofdm_rx's chain on backend, the estimate per payload
+    symbol in the estimate stream (on the GPU device memory, a detector run a symbol,
+    their channels selected in one launch a wait): the host chain's frames and LLRs."""
+    frames, nsym, interval = 24, 8, 4
+    x, _ = rx_samples(2, 2, "16qam", nsym, frames, snr_db=30, cfo=0.05 / 2048, delay=40,
+                      taps=(0.8, 0.2), seed=SEED + 47, pilot_interval=interval, gap=0,
+                      preset="lte20")
+    got = {}
+    for b in ("cpu", backend):
+        tb = gr.top_block()
+        rx = gpumimo.mimo_ofdm_rx("lte20", 2, "16qam", nsym, 2, "mmse", backend=b,
+                                  fft_backend=b, sync_backend=b, pilot_interval=interval)
+        sink = blocks.vector_sink_f()
+        for a in range(2):
+            tb.connect(blocks.vector_source_c(x[a].tolist()), (rx, a))
+        tb.connect(rx, sink)
+        tb.run()
+        assert rx.detector.backend() == ("cuda" if b != "cpu" and HAVE_GPU else "cpu")
+        assert rx.chanest.frames() >= frames - 1 and rx.chanest.dropped_frames() == 0
+        assert rx.detector.erased_symbols() == 0 and rx.fft.dropped_symbols() == 0
+        got[b] = np.array(sink.data(), dtype=np.float32)
+    assert got[backend].size == got["cpu"].size > 0 and np.all(np.isfinite(got[backend]))
+    want = got["cpu"]
+    scale = np.maximum(1.0, np.abs(want).reshape(-1, 8).max(axis=1)).repeat(8)
+    assert np.all(np.abs(got[backend] - want) <= 1e-3 * scale), \
+        np.max(np.abs(got[backend] - want) / scale)

@@ -8,9 +8,11 @@
  * (144 symbols), the output pageable and page-locked (copied by DMA in place, as into a
  * block's registered stream buffer); the same erasures; a vector beyond its model
  * refused as on the CPU; many runs in one call (detect_runs: one wait for up to 16
- * runs, runs of equal length detected together in one chunk) as each run alone on the
- * CPU, carriers in device or page-locked memory, the run
- * the detector refuses told apart from the others. Float32 against float64: within
+ * runs whose estimates lie in host memory, up to 144 with them on the device, their
+ * channels selected in one launch; runs of equal length detected together in one
+ * chunk) as each run alone on the CPU, carriers in device or page-locked memory, the
+ * run the detector refuses told apart from the others, and a tracked frame's runs of one
+ * symbol each. Float32 against float64: within
  * 1e-3 of the largest LLR of the vector, widened by the carrier's Gram condition number
  * (zf and mmse invert it in float32: a random channel now and then is near singular).
  * Outputs are poisoned before each call.
@@ -268,4 +270,69 @@ TEST_F(GpuPayloadDetector, RunsTogetherEqualRunsAloneOnTheCpu)
         }
         EXPECT_STREQ(gpu->backend(), "cuda"); // no fallback happened
     }
+}
+
+// Frames tracked in time (pilot blocks): mimo_detector's runs are a symbol each, every
+// one with its own estimate record on the device. 200 one-symbol runs of 4x4 lte20
+// (more than one wait holds: their channels selected in one launch a wait), carriers,
+// records and LLRs in device memory, each run's LLRs as the CPU gives them alone.
+TEST_F(GpuPayloadDetector, OneSymbolRunsOfTrackedFramesAsEachAloneOnTheCpu)
+{
+    auto rng = make_rng(317);
+    const numerology num = numerology_preset("lte20");
+    const payload_detector_config c = config_for(num, algorithm::mmse, modulation::qam16, 4, 4);
+    const auto cpu = make_payload_detector(c, "cpu");
+    const auto gpu = make_payload_detector(c, "cuda");
+    const std::size_t per = cpu->llrs_per_symbol(), nruns = 200;
+    std::vector<random_run> runs;
+    for (std::size_t i = 0; i < nruns; i++)
+        runs.push_back(make_random_run(rng, num, modulation::qam16, 4, 4, 1, 20.0));
+    std::vector<float> want(nruns * per, NAN);
+    std::vector<std::uint8_t> want_erased(nruns, 7);
+    for (std::size_t i = 0; i < nruns; i++)
+        cpu->detect(runs[i].view(), want.data() + i * per, want_erased.data() + i);
+    // The carriers back to back per antenna (a stream buffer's), the records one after
+    // another (the estimate stream's), all on the device.
+    const std::size_t used = runs[0].used;
+    std::vector<device_bytes> carriers;
+    std::vector<const cf32*> base(4);
+    for (int a = 0; a < 4; a++) {
+        carriers.emplace_back(nruns * used * sizeof(cf32), 0);
+        for (std::size_t i = 0; i < nruns; i++)
+            copy_bytes(carriers.back().get() + i * used * sizeof(cf32), runs[i].carriers[a].data(),
+                       used * sizeof(cf32));
+        base[a] = reinterpret_cast<const cf32*>(carriers.back().get());
+    }
+    const std::size_t hb = runs[0].h.size() * sizeof(cf32), nb = runs[0].noise.size() * sizeof(float);
+    device_bytes records(nruns * (hb + nb), 0);
+    std::vector<float> llr(nruns * per, NAN); // poisoned, on the device too
+    device_bytes llr_dev(llr.size() * sizeof(float), 0);
+    copy_bytes(llr_dev.get(), llr.data(), llr.size() * sizeof(float));
+    std::vector<payload_run> views(nruns);
+    std::vector<const cf32*> starts(nruns * 4);
+    std::vector<float*> llr_at(nruns);
+    std::vector<std::uint8_t> erased(nruns, 7), refused(nruns, 7);
+    std::vector<std::uint8_t*> erased_at(nruns);
+    for (std::size_t i = 0; i < nruns; i++) {
+        char* record = records.get() + i * (hb + nb);
+        copy_bytes(record, runs[i].h.data(), hb);
+        copy_bytes(record + hb, runs[i].noise.data(), nb);
+        for (int a = 0; a < 4; a++)
+            starts[i * 4 + a] = base[a] + i * used;
+        views[i] = runs[i].view();
+        views[i].carriers = starts.data() + i * 4;
+        views[i].h = reinterpret_cast<const cf32*>(record);
+        views[i].noise = reinterpret_cast<const float*>(record + hb);
+        llr_at[i] = reinterpret_cast<float*>(llr_dev.get()) + i * per;
+        erased_at[i] = erased.data() + i;
+    }
+    std::string why;
+    gpu->detect_runs(views.data(), nruns, llr_at.data(), erased_at.data(), refused.data(), &why);
+    copy_bytes(llr.data(), llr_dev.get(), llr.size() * sizeof(float));
+    EXPECT_EQ(std::count(refused.begin(), refused.end(), 0), long(nruns)) << why;
+    EXPECT_EQ(erased, want_erased);
+    for (std::size_t k = 0; k < llr.size(); k++)
+        ASSERT_NEAR(llr[k], want[k], 1e-3f * vector_scale(want, k, per / data_carriers(num).size()))
+            << "LLR " << k << " (run " << k / per << ")";
+    EXPECT_STREQ(gpu->backend(), "cuda");
 }

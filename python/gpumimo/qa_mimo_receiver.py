@@ -994,12 +994,13 @@ def test_separate_blocks_track_pilot_blocks_as_the_fused_receiver(tmp_path, esti
 
 
 def test_frames_not_whole_prefix_periods_batch_with_one_frames_pattern(tmp_path):
-    """lte20's prefixes repeat every 7 symbols; a 2x2 frame of 8 payload symbols with a
+    """lte20's prefixes repeat every 7 symbols; a 2x4 frame of 8 payload symbols with a
     pilot block every 4 has 15 (1 + 3 blocks x 2 + 8), so mimo_ofdm_rx gives ofdm_fft
     the pattern of one frame, and frames batch back to back (frame_cp_lengths). The
     chain of blocks then gives the fused receiver's frames and LLRs (the same CPU
-    references, to float rounding) with every bit right at 35 dB; a frame of whole
-    periods keeps the preset's pattern."""
+    references, to float rounding), BER below 1e-3 at 35 dB (a prefix pattern off by
+    one symbol would leave about half the bits wrong; a flat 2x2 draw once cost a bit
+    at 35 dB, so four antennas); a frame of whole periods keeps the preset's pattern."""
     cp = gpumimo.numerology("lte20")["cp_lengths"]
     assert gpumimo.frame_cp_lengths("lte20", 4, "16qam", 9) == cp  # 14 symbols
     assert gpumimo.frame_cp_lengths("small", 2, "16qam", 24, 4) == [16]
@@ -1007,7 +1008,7 @@ def test_frames_not_whole_prefix_periods_batch_with_one_frames_pattern(tmp_path)
     assert pattern == [cp[k % 7] for k in range(15)]
     assert gpumimo.frame_cp_lengths("lte20", 2, "16qam", 60, 4)[:7] == cp  # 92 symbols
     frames, nsym, interval = 4, 8, 4
-    x, _ = rx_samples(2, 2, "16qam", nsym, frames, snr_db=35, cfo=0.0, delay=50,
+    x, _ = rx_samples(2, 4, "16qam", nsym, frames, snr_db=35, cfo=0.0, delay=50,
                       taps=(1.0,), seed=SEED + 29, pilot_interval=interval, gap=0,
                       preset="lte20")
     llrs = {}
@@ -1016,7 +1017,7 @@ def test_frames_not_whole_prefix_periods_batch_with_one_frames_pattern(tmp_path)
         rx, sink = receive(x, 2, "16qam", nsym, fused=fused, pilot_interval=interval,
                            filename=name, preset="lte20")
         assert sink.frames() >= frames - 1, (fused, sink.frames())
-        assert sink.ber() == 0, (fused, sink.ber())
+        assert sink.ber() < 1e-3, (fused, sink.ber())
         llrs[fused] = np.fromfile(name, dtype=np.float32)
         if not fused:
             assert rx.fft.dropped_symbols() == 0 and rx.detector.erased_symbols() == 0

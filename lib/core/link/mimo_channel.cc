@@ -249,11 +249,18 @@ void mimo_channel::add_noise(std::complex<float>* const* out, std::size_t n, dou
 {
     if (!(noise_var > 0))
         return;
+    // Sample by sample over the antennas, from one distribution kept across calls (it
+    // holds the second value of each pair it draws), the real part drawn first: a
+    // stream cut anywhere gets the same noise, so that a flowgraph repeats whatever
+    // its call sizes (antenna by antenna with a distribution per call, the noise
+    // depended on where GNU Radio cut the stream).
     const double sd = std::sqrt(noise_var / 2);
-    std::normal_distribution<double> g(0.0, 1.0);
-    for (int r = 0; r < d_p.rx; r++)
-        for (std::size_t t = 0; t < n; t++)
-            out[r][t] += std::complex<float>(float(sd * g(d_rng)), float(sd * g(d_rng)));
+    for (std::size_t t = 0; t < n; t++)
+        for (int r = 0; r < d_p.rx; r++) {
+            const double re = d_noise(d_rng);
+            const double im = d_noise(d_rng);
+            out[r][t] += std::complex<float>(float(sd * re), float(sd * im));
+        }
 }
 
 void mimo_channel::process(const std::complex<float>* const* in,

@@ -223,6 +223,7 @@ private:
     std::mt19937_64 d_radio_rng;
     std::normal_distribution<double> d_phase_step{ 0.0, 1.0 };
     std::mt19937_64 d_rng;
+    std::normal_distribution<double> d_noise{ 0.0, 1.0 }; // the thermal noise's, kept across calls
     /*! The last delay + taps - 1 input samples of each stream, oldest first. */
     std::vector<std::vector<std::complex<float>>> d_history;
     /*! Input samples (delay included) the stream has taken so far. */

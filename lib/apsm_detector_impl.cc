@@ -119,7 +119,8 @@ apsm_detector::sptr apsm_detector::make(int antennas,
                                         bool normalize_input,
                                         const std::vector<int>& antenna_subset,
                                         bool ls_guard,
-                                        bool track)
+                                        bool track,
+                                        int max_training)
 {
     if (antennas < 1 || users < 1)
         throw std::invalid_argument("apsm_detector: antennas and users must be >= 1");
@@ -153,6 +154,8 @@ apsm_detector::sptr apsm_detector::make(int antennas,
                                         " is not finite");
     if (training_tag.empty())
         throw std::invalid_argument("apsm_detector: training_tag must not be empty");
+    if (max_training < 0)
+        throw std::invalid_argument("apsm_detector: max_training must be >= 0 (0: every pilot)");
 
     core::apsm_params params;
     params.window = window;
@@ -180,7 +183,8 @@ apsm_detector::sptr apsm_detector::make(int antennas,
                                                          params,
                                                          training_tag,
                                                          std::move(ports),
-                                                         track);
+                                                         track,
+                                                         max_training);
 }
 
 apsm_detector_impl::apsm_detector_impl(int antennas,
@@ -193,7 +197,8 @@ apsm_detector_impl::apsm_detector_impl(int antennas,
                                        const core::apsm_params& params,
                                        const std::string& training_tag,
                                        std::vector<int> ports,
-                                       bool track)
+                                       bool track,
+                                       int max_training)
     : gr::sync_block(
           "apsm_detector",
           gr::io_signature::make(antennas, antennas, sizeof(gr_complex)),
@@ -214,6 +219,7 @@ apsm_detector_impl::apsm_detector_impl(int antennas,
       d_pilots(std::move(pilots)),
       d_training_key(pmt::intern(training_tag)),
       d_pilot_rx(std::size_t(training_len) * std::size_t(d_antennas)),
+      d_subset(core::training_subset(std::size_t(training_len), std::size_t(max_training))),
       d_rx(chunk * std::size_t(d_antennas)),
       d_soft(chunk * users)
 {
@@ -221,7 +227,15 @@ apsm_detector_impl::apsm_detector_impl(int antennas,
     c.params = params;
     c.antennas = d_antennas;
     c.users = users;
-    c.max_training = std::size_t(training_len);
+    c.max_training = d_subset.size();
+    if (d_subset.size() < std::size_t(training_len)) { // the subset's symbols, once
+        d_subset_rx.resize(d_subset.size() * std::size_t(d_antennas));
+        d_subset_pilots.resize(d_subset.size() * std::size_t(users));
+        for (int u = 0; u < users; u++)
+            for (std::size_t i = 0; i < d_subset.size(); i++)
+                d_subset_pilots[std::size_t(u) * d_subset.size() + i] =
+                    d_pilots[std::size_t(u) * std::size_t(training_len) + d_subset[i]];
+    }
     c.max_symbols = chunk;
     c.device = device;
     d_engine = make_logged_engine(
@@ -241,10 +255,19 @@ std::vector<double> apsm_detector_impl::noise_variances() const
 void apsm_detector_impl::train()
 {
     const auto t0 = std::chrono::steady_clock::now();
-    const std::size_t n = d_training_len;
+    const std::size_t n = d_subset.size();
+    const gr_complex* rx = d_pilot_rx.data();
+    const gr_complex* sent = d_pilots.data();
+    if (!d_subset_rx.empty()) { // a subset: its received vectors gathered
+        const std::size_t M = std::size_t(d_antennas);
+        for (std::size_t i = 0; i < n; i++)
+            std::copy_n(&d_pilot_rx[d_subset[i] * M], M, &d_subset_rx[i * M]);
+        rx = d_subset_rx.data();
+        sent = d_subset_pilots.data();
+    }
     std::vector<core::apsm_filter> trained;
     try { // a GPU failure is redone on the CPU by the engine (core/engine.h)
-        d_engine->train(d_pilot_rx.data(), n, d_pilots.data(), trained);
+        d_engine->train(rx, n, sent, trained);
     } catch (const std::invalid_argument& e) { // the training set, not the GPU
         d_failed_trainings++;
         d_logger->error("training refused ({}); the previous filters stay", e.what());

@@ -34,10 +34,12 @@ public:
                        const core::apsm_params& params,
                        const std::string& training_tag,
                        std::vector<int> ports,
-                       bool track);
+                       bool track,
+                       int max_training);
 
     std::string backend() const override { return d_engine->backend(); }
     int training_len() const override { return d_training_len; }
+    int training_used() const override { return int(d_subset.size()); }
     std::uint64_t trainings() const override { return d_trainings; }
     std::uint64_t failed_trainings() const override { return d_failed_trainings; }
     std::uint64_t detected() const override { return d_detected; }
@@ -79,6 +81,11 @@ private:
     std::size_t d_collected = 0;
     std::atomic<bool> d_train_requested{ false }; // by a message
     std::vector<gr_complex> d_pilot_rx; // training_len x antennas
+    // The pilots a training takes (core::training_subset), and where it takes fewer
+    // than training_len: their received vectors gathered, and their symbols.
+    const std::vector<std::size_t> d_subset;
+    std::vector<gr_complex> d_subset_rx;     // used x antennas
+    std::vector<gr_complex> d_subset_pilots; // users x used, user-major
     std::vector<gr_complex> d_rx;       // a chunk's vectors, symbol x antenna
     std::vector<gr_complex> d_soft;     // users x chunk
     std::vector<tag_t> d_tags;          // scratch

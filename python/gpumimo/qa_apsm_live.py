@@ -240,7 +240,7 @@ def test_frame_info_names_the_modulation_the_detector_decides():
         assert gpumimo.frame_info(PRESET, 2, mod, 4)["detected_modulation"] == mod
 
 
-def chain(modulation, snr_db, cfo, frames, backend="cpu", users=4, antennas=8, nsym=4):
+def chain(modulation, snr_db, cfo, frames, backend="cpu", users=4, antennas=8, nsym=4, **apsm):
     """mimo_ofdm_tx's users through the channel simulator (flat, a delay of 37 samples,
     the carrier offset) into the APSM chain and, beside it, the MMSE chain; both
     scored by llr_sink against the PRBS."""
@@ -248,7 +248,7 @@ def chain(modulation, snr_db, cfo, frames, backend="cpu", users=4, antennas=8, n
     tx = gpumimo.mimo_ofdm_tx(PRESET, users, modulation, nsym, 5, 100)
     channel = gpumimo.mimo_channel(users, antennas, [1.0], snr_db, 1.0, cfo, 37, 7)
     apsm = gpumimo.apsm_ofdm_rx(PRESET, users, modulation, nsym, antennas, backend=backend,
-                                sync_backend="cpu", fft_backend="cpu")
+                                sync_backend="cpu", fft_backend="cpu", **apsm)
     mmse = gpumimo.mimo_ofdm_rx(PRESET, users, modulation, nsym, antennas, "mmse",
                                 backend="cpu", fft_backend="cpu", sync_backend="cpu")
     sinks = [gpumimo.llr_sink(PRESET, users, modulation, nsym, prbs_seed=5) for _ in range(2)]
@@ -286,6 +286,24 @@ def test_the_simulated_chain_finds_and_decides_every_frame(modulation, snr_db, c
         assert sink.bit_errors() == 0
     else:
         assert 0 < mmse.bit_errors() and sink.bit_errors() <= 2 * mmse.bit_errors() + 10
+
+
+def test_a_training_on_a_subset_of_the_pilots_still_decides_every_frame():
+    """max_training: the detector trains on that many of the frame's pilots, evenly
+    spread (core::training_subset): half of the small frame's 192 (4 users, 8 antennas,
+    16-QAM at 25 dB) still decides every bit of every frame; the GPU's limit (4096)
+    is what an lte20 frame of 6 users (7200 pilots) takes it down to. Negative values
+    are refused."""
+    frames = 20
+    apsm, sink, mmse = chain("16qam", 25, 0.0, frames, max_training=96)
+    assert apsm.detector.training_len() == 192 and apsm.detector.training_used() == 96
+    assert apsm.detector.trainings() == 1 and apsm.detector.failed_trainings() == 0
+    assert sink.frames() == frames and sink.bit_errors() == 0
+    full = gpumimo.apsm_detector(4, 2, "qpsk", [1 + 0j] * 20)
+    assert full.training_used() == full.training_len() == 10
+    assert gpumimo.apsm_detector(4, 2, "qpsk", [1 + 0j] * 20, max_training=50).training_used() == 10
+    with pytest.raises(ValueError, match="max_training"):
+        gpumimo.apsm_detector(4, 2, "qpsk", [1 + 0j] * 20, max_training=-1)
 
 
 @pytest.mark.skipif(not HAVE_GPU, reason="no usable GPU")

@@ -18,8 +18,11 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace gr::gpumimo::core;
 using gpumimo_test::make_rng;
@@ -667,4 +670,36 @@ TEST(ApsmRecording, AntennaSubsetsKeepTheirColumns)
             EXPECT_EQ(s.rx_training[t * 3 + k], r.rx_training[t * 5 + std::size_t(keep[k])]);
     for (const std::vector<int>& bad : { std::vector<int>{}, { 5 }, { -1 }, { 2, 2 } })
         EXPECT_THROW(select_antennas(r, bad), std::invalid_argument);
+}
+
+// The pilots a training on at most m of n takes: all where m is 0 or >= n; else m of
+// them, ascending, the first pilot first, spread evenly (every gap floor(n/m) or
+// ceil(n/m)), on fresh random sizes and on lte20's 6-user frame (7200 into 4096).
+TEST(Apsm, TrainingSubsetSpreadsEvenlyOverThePilots)
+{
+    auto rng = gpumimo_test::make_rng(911);
+    std::uniform_int_distribution<std::size_t> size(1, 20000);
+    std::vector<std::pair<std::size_t, std::size_t>> cases{ { 7200, 4096 }, { 7200, 685 },
+                                                            { 5, 0 }, { 5, 5 }, { 5, 9 } };
+    for (int k = 0; k < 200; k++)
+        cases.emplace_back(size(rng), size(rng));
+    for (const auto& [n, m] : cases) {
+        SCOPED_TRACE(std::to_string(n) + " pilots, at most " + std::to_string(m));
+        const std::vector<std::size_t> idx = training_subset(n, m);
+        if (m == 0 || m >= n) {
+            ASSERT_EQ(idx.size(), n);
+            for (std::size_t i = 0; i < n; i++)
+                ASSERT_EQ(idx[i], i);
+            continue;
+        }
+        ASSERT_EQ(idx.size(), m);
+        ASSERT_EQ(idx.front(), 0u);
+        ASSERT_LT(idx.back(), n);
+        for (std::size_t i = 1; i < m; i++) {
+            const std::size_t gap = idx[i] - idx[i - 1];
+            ASSERT_GE(gap, n / m) << "at " << i;
+            ASSERT_LE(gap, (n + m - 1) / m) << "at " << i;
+        }
+        ASSERT_LE(n - idx.back(), (n + m - 1) / m); // the last pilots are not left out
+    }
 }

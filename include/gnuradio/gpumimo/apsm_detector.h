@@ -48,6 +48,12 @@ namespace gpumimo {
  * stays on the GPU where it runs); about 1 to 2 ms a vector a user, so for slow links
  * or replays. A new training starts again from its own filters.
  *
+ * max_training: train on at most this many of a training's pilot vectors, evenly spaced
+ * over them (core::training_subset; 0, the default: all). The GPU trainer takes at most
+ * 4096 (lte20's 6-user frame has 7200: with max_training 4096 it trains on the GPU);
+ * docs/apsm.md, "Training on a subset of the pilots", gives what each choice costs in
+ * errors. training_used() says how many a training takes.
+ *
  * antenna_subset: the input ports (0..antennas-1, distinct) the detector uses, as
  * gpumimo_apsm_ota --antennas does on the recordings (docs/apsm.md, "BER against receive
  * antennas"); empty (the default): every port. The other ports are read and dropped.
@@ -57,7 +63,7 @@ namespace gpumimo {
  * Training runs inside work(): on the GPU about 2 ms for 6 users, 16 antennas and 685
  * pilots; on the CPU reference about 0.5 s (the block holds its input meanwhile).
  * backend "auto" trains and detects on the GPU when one is usable (at most 8 users, 16
- * antennas, 4096 pilots) and on the CPU otherwise, logging why; "cuda" requires the GPU; "cpu" is the reference. A CUDA failure while
+ * antennas, 4096 pilots a training) and on the CPU otherwise, logging why; "cuda" requires the GPU; "cpu" is the reference. A CUDA failure while
  * running logs an error and moves the block to the CPU; the flowgraph goes on.
  *
  * Bad input loses nothing and stops nothing: a training set the detector cannot use
@@ -91,12 +97,15 @@ public:
                      bool normalize_input = true,
                      const std::vector<int>& antenna_subset = std::vector<int>(),
                      bool ls_guard = true,
-                     bool track = false);
+                     bool track = false,
+                     int max_training = 0);
 
     /*! "cuda" or "cpu": where training and detection run now. */
     virtual std::string backend() const = 0;
     /*! Pilot symbols per user in a training. */
     virtual int training_len() const = 0;
+    /*! Pilot vectors a training takes (training_len, or max_training of them). */
+    virtual int training_used() const = 0;
     /*! Trainings done (the filters in use come from the last one). */
     virtual std::uint64_t trainings() const = 0;
     /*! Trainings refused (bad training sets); the previous filters stayed. */

@@ -100,9 +100,11 @@ void bind_apsm_detector(py::module& m)
              py::arg("normalize_input") = true,
              py::arg("antenna_subset") = std::vector<int>(),
              py::arg("ls_guard") = true,
-             py::arg("track") = false)
+             py::arg("track") = false,
+             py::arg("max_training") = 0)
         .def("backend", &apsm_detector::backend)
         .def("training_len", &apsm_detector::training_len)
+        .def("training_used", &apsm_detector::training_used)
         .def("trainings", &apsm_detector::trainings)
         .def("failed_trainings", &apsm_detector::failed_trainings)
         .def("detected", &apsm_detector::detected)

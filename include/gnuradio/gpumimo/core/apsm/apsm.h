@@ -191,6 +191,13 @@ apsm_filter ls_train(const std::complex<float>* rx,
                      int antennas,
                      const std::complex<float>* sent);
 
+/*! Which of a training's n pilot vectors a training on at most m of them takes: all
+ *  (0 .. n-1) where m is 0 or at least n, else m evenly spaced ones, index floor(i n / m)
+ *  for i < m, so that every part of a frame's pilots (its carriers and symbols) stays in
+ *  the set: the GPU trainer takes at most 4096 pilots, and lte20's 6-user frame has 7200
+ *  (docs/apsm.md, "Training on a subset of the pilots"). */
+std::vector<std::size_t> training_subset(std::size_t n, std::size_t m);
+
 /*! Nearest constellation point index of each soft symbol (NaN: point 0). */
 void hard_symbols(const constellation& c,
                   const std::complex<float>* soft,

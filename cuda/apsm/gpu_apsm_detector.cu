@@ -753,7 +753,8 @@ std::unique_ptr<apsm_engine> make_gpu_apsm_engine(const apsm_engine_config& c, s
         if (why)
             *why = "the GPU path takes at most " + std::to_string(max_users) + " users, " +
                    std::to_string(max_antennas) + " antennas and " +
-                   std::to_string(max_pilots) + " pilots";
+                   std::to_string(max_pilots) + " pilots a training (apsm_detector's "
+                   "max_training trains on that many of a frame's pilots)";
         return nullptr;
     }
     return std::make_unique<gpu_apsm_engine>(c);

@@ -19,28 +19,14 @@ Runs on the CPU unless --backend cuda (the GPU trains on at most 4096 pilots).
 import argparse
 import time
 
-from gnuradio import blocks, gr, gpumimo
+from gnuradio import gpumimo
 
 
 def run(preset, users, antennas, modulation, nsym, snr_db, frames, subset, backend, seed):
     """(APSM BER, MMSE BER, pilots a training took, training ms) for one subset size."""
-    tb = gr.top_block()
-    tx = gpumimo.mimo_ofdm_tx(preset, users, modulation, nsym, 5, 100)
-    channel = gpumimo.mimo_channel(users, antennas, [1.0], snr_db, 1.0, 0.0, 37, seed)
-    apsm = gpumimo.apsm_ofdm_rx(preset, users, modulation, nsym, antennas, backend=backend,
-                                sync_backend="cpu", fft_backend="cpu", max_training=subset)
-    mmse = gpumimo.mimo_ofdm_rx(preset, users, modulation, nsym, antennas, "mmse",
-                                backend="cpu", fft_backend="cpu", sync_backend="cpu")
-    sinks = [gpumimo.llr_sink(preset, users, modulation, nsym, prbs_seed=5) for _ in range(2)]
-    for k in range(users):
-        tb.connect((tx, k), blocks.head(gr.sizeof_gr_complex, (frames + 1) * tx.frame_len()),
-                   (channel, k))
-    for a in range(antennas):
-        tb.connect((channel, a), (apsm, a))
-        tb.connect((channel, a), (mmse, a))
-    tb.connect(apsm, sinks[0])
-    tb.connect(mmse, sinks[1])
-    tb.run()
+    apsm, *sinks = gpumimo.apsm_beside_mmse(preset, users, modulation, nsym, antennas, snr_db,
+                                             frames + 1, seed=seed, backend=backend,
+                                             max_training=subset)
     return (sinks[0].ber(), sinks[1].ber(), apsm.detector.training_used(),
             apsm.detector.last_training_ms(), sinks[0].frames())
 

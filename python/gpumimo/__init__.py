@@ -26,6 +26,6 @@ else:
                             constellation, detect, simulate)
     from .link import link_simulate, plot_link_results, read_link_csv, snr_at_fer
     from .mimo_ofdm_rx import frame_cp_lengths, mimo_ofdm_rx
-    from .apsm_ofdm_rx import apsm_ofdm_rx
+    from .apsm_ofdm_rx import apsm_beside_mmse, apsm_ofdm_rx
     from .loopback import free_port_range
     from .shipped_files import shipped_file

@@ -8,7 +8,7 @@
 from gnuradio import blocks, gr
 
 from . import gpumimo_python as _b
-from .mimo_ofdm_rx import frame_cp_lengths
+from .mimo_ofdm_rx import frame_cp_lengths, mimo_ofdm_rx
 
 
 class apsm_ofdm_rx(gr.hier_block2):
@@ -89,3 +89,32 @@ class apsm_ofdm_rx(gr.hier_block2):
     def set_threshold(self, threshold):
         """The synchroniser's detection threshold (0: automatic), while running."""
         self.sync.set_threshold(threshold)
+
+
+def apsm_beside_mmse(preset, users, modulation, payload_symbols, antennas, snr_db, frames,
+                     cfo=0.0, seed=7, backend="cpu", **apsm):
+    """Simulated users side by side in both receivers: mimo_ofdm_tx's `users` streams
+    (PRBS seed 5) through mimo_channel (flat Rayleigh, a delay of 37 samples, the carrier
+    offset, `seed`) into apsm_ofdm_rx (the detector on `backend`, keyword arguments
+    `apsm` passed on) and, beside it on the same samples, the MMSE chain mimo_ofdm_rx on
+    the CPU; `frames` frames and the synchroniser's margin. Returns the APSM receiver
+    and the two llr_sinks (APSM's, MMSE's), run."""
+    tb = gr.top_block()
+    tx = _b.mimo_ofdm_tx(preset, users, modulation, payload_symbols, 5, 100)
+    channel = _b.mimo_channel(users, antennas, [1.0], snr_db, 1.0, cfo, 37, seed)
+    rx = apsm_ofdm_rx(preset, users, modulation, payload_symbols, antennas, backend=backend,
+                      sync_backend="cpu", fft_backend="cpu", **apsm)
+    mmse = mimo_ofdm_rx(preset, users, modulation, payload_symbols, antennas, "mmse",
+                        backend="cpu", fft_backend="cpu", sync_backend="cpu")
+    sinks = [_b.llr_sink(preset, users, modulation, payload_symbols, prbs_seed=5)
+             for _ in range(2)]
+    for k in range(users):
+        tb.connect((tx, k), blocks.head(gr.sizeof_gr_complex, frames * tx.frame_len()),
+                   (channel, k))
+    for a in range(antennas):
+        tb.connect((channel, a), (rx, a))
+        tb.connect((channel, a), (mmse, a))
+    tb.connect(rx, sinks[0])
+    tb.connect(mmse, sinks[1])
+    tb.run()
+    return rx, sinks[0], sinks[1]

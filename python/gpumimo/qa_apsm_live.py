@@ -241,27 +241,11 @@ def test_frame_info_names_the_modulation_the_detector_decides():
 
 
 def chain(modulation, snr_db, cfo, frames, backend="cpu", users=4, antennas=8, nsym=4, **apsm):
-    """mimo_ofdm_tx's users through the channel simulator (flat, a delay of 37 samples,
-    the carrier offset) into the APSM chain and, beside it, the MMSE chain; both
+    """The small preset's users through the channel simulator (flat, the carrier offset)
+    into the APSM chain and, beside it, the MMSE chain (gpumimo.apsm_beside_mmse); both
     scored by llr_sink against the PRBS."""
-    tb = gr.top_block()
-    tx = gpumimo.mimo_ofdm_tx(PRESET, users, modulation, nsym, 5, 100)
-    channel = gpumimo.mimo_channel(users, antennas, [1.0], snr_db, 1.0, cfo, 37, 7)
-    apsm = gpumimo.apsm_ofdm_rx(PRESET, users, modulation, nsym, antennas, backend=backend,
-                                sync_backend="cpu", fft_backend="cpu", **apsm)
-    mmse = gpumimo.mimo_ofdm_rx(PRESET, users, modulation, nsym, antennas, "mmse",
-                                backend="cpu", fft_backend="cpu", sync_backend="cpu")
-    sinks = [gpumimo.llr_sink(PRESET, users, modulation, nsym, prbs_seed=5) for _ in range(2)]
-    for k in range(users):
-        tb.connect((tx, k), blocks.head(gr.sizeof_gr_complex, frames * tx.frame_len()),
-                   (channel, k))
-    for a in range(antennas):
-        tb.connect((channel, a), (apsm, a))
-        tb.connect((channel, a), (mmse, a))
-    tb.connect(apsm, sinks[0])
-    tb.connect(mmse, sinks[1])
-    tb.run()
-    return apsm, sinks[0], sinks[1]
+    return gpumimo.apsm_beside_mmse(PRESET, users, modulation, nsym, antennas, snr_db, frames,
+                                    cfo=cfo, backend=backend, **apsm)
 
 
 @pytest.mark.parametrize("modulation,snr_db,cfo", [("qpsk", 25, 0.0), ("16qam", 30, 1e-3),
@@ -313,25 +297,15 @@ def test_an_lte20_frame_of_six_users_trains_on_the_gpu_with_max_training():
     detector stays on the GPU (not refused to the CPU) and decides 16-QAM at 18 dB
     about as the MMSE chain does (CPU, 4096 pilots: 1.76e-4 against 1.72e-4)."""
     frames = 3
-    tb = gr.top_block()
-    tx = gpumimo.mimo_ofdm_tx("lte20", 6, "16qam", 4, 5, 100)
-    channel = gpumimo.mimo_channel(6, 16, [1.0], 18.0, 1.0, 0.0, 37, 7)
-    apsm = gpumimo.apsm_ofdm_rx("lte20", 6, "16qam", 4, 16, backend="cuda",
-                                sync_backend="cpu", fft_backend="cpu", max_training=4096)
-    sink = gpumimo.llr_sink("lte20", 6, "16qam", 4, prbs_seed=5)
-    for k in range(6):
-        tb.connect((tx, k), blocks.head(gr.sizeof_gr_complex, (frames + 1) * tx.frame_len()),
-                   (channel, k))
-    for a in range(16):
-        tb.connect((channel, a), (apsm, a))
-    tb.connect(apsm, sink)
-    tb.run()
-    print(f"lte20 6x16 on {apsm.detector.backend()}: BER {sink.ber():.2e}, training "
+    apsm, sink, mmse = gpumimo.apsm_beside_mmse("lte20", 6, "16qam", 4, 16, 18.0, frames + 1,
+                                                backend="cuda", max_training=4096)
+    print(f"lte20 6x16 on {apsm.detector.backend()}: BER {sink.ber():.2e} (MMSE "
+          f"{mmse.ber():.2e}), training "
           f"{apsm.detector.last_training_ms():.1f} ms on {apsm.detector.training_used()} pilots")
     assert apsm.detector.backend() == "cuda"
     assert apsm.detector.training_len() == 7200 and apsm.detector.training_used() == 4096
     assert apsm.detector.trainings() == 1 and apsm.detector.failed_trainings() == 0
-    assert sink.frames() == frames and sink.ber() < 2e-3
+    assert sink.frames() >= frames and sink.ber() < 2e-3
 
 
 @pytest.mark.skipif(not HAVE_GPU, reason="no usable GPU")

@@ -20,14 +20,15 @@ namespace gpumimo_test {
 
 /*! x: p.tx streams of n samples (stream-major), then `delay` zeros each, as apply()
  *  takes the block; through a channel of p as one stream, cut into pieces of 0 to
- *  max_piece samples, no noise. Returns p.rx streams of n + delay samples (NaN where
- *  nothing was written). */
+ *  max_piece samples (0: one piece), with noise of variance noise_var (0: none).
+ *  Returns p.rx streams of n + delay samples (NaN where nothing was written). */
 inline std::vector<std::complex<float>>
 streamed_in_pieces(const gr::gpumimo::core::channel_params& p,
                    const std::vector<std::complex<float>>& x,
                    std::size_t n,
                    std::size_t max_piece,
-                   std::mt19937_64& rng)
+                   std::mt19937_64& rng,
+                   double noise_var = 0.0)
 {
     using cf = std::complex<float>;
     const std::size_t len = n + std::size_t(p.delay);
@@ -40,14 +41,14 @@ streamed_in_pieces(const gr::gpumimo::core::channel_params& p,
     std::vector<cf> streamed(std::size_t(p.rx) * len, cf(NAN, NAN));
     std::uniform_int_distribution<std::size_t> cut(0, max_piece);
     for (std::size_t at = 0; at < len;) {
-        const std::size_t take = std::min(len - at, cut(rng));
+        const std::size_t take = max_piece == 0 ? len : std::min(len - at, cut(rng));
         std::vector<const cf*> in;
         std::vector<cf*> out;
         for (int k = 0; k < p.tx; k++)
             in.push_back(padded.data() + std::size_t(k) * len + at);
         for (int r = 0; r < p.rx; r++)
             out.push_back(streamed.data() + std::size_t(r) * len + at);
-        ch.process(in.data(), out.data(), take, 0.0);
+        ch.process(in.data(), out.data(), take, noise_var);
         at += take;
     }
     return streamed;

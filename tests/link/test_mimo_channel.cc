@@ -223,29 +223,14 @@ TEST(MimoChannel, NoiseIsTheSameWhereverTheStreamIsCut)
     p.seed = rng();
     const std::size_t n = 1500;
     const std::vector<cf> x = random_streams(rng, p.tx, n);
-    const auto stream = [&](std::size_t max_piece) {
-        mimo_channel ch(p);
-        const double var = ch.stream_noise_var(1.0);
-        std::vector<cf> y(std::size_t(p.rx) * n, cf(NAN, NAN));
-        std::uniform_int_distribution<std::size_t> cut(0, max_piece);
-        for (std::size_t at = 0; at < n;) {
-            const std::size_t take = max_piece >= n ? n : std::min(n - at, cut(rng));
-            std::vector<const cf*> in;
-            std::vector<cf*> out;
-            for (int k = 0; k < p.tx; k++)
-                in.push_back(x.data() + std::size_t(k) * n + at);
-            for (int r = 0; r < p.rx; r++)
-                out.push_back(y.data() + std::size_t(r) * n + at);
-            ch.process(in.data(), out.data(), take, var);
-            at += take;
-        }
-        return y;
-    };
-    const std::vector<cf> whole = stream(n), cut = stream(90);
+    const double var = mimo_channel(p).stream_noise_var(1.0);
+    const std::vector<cf> whole = gpumimo_test::streamed_in_pieces(p, x, n, 0, rng, var);
+    const std::vector<cf> cut = gpumimo_test::streamed_in_pieces(p, x, n, 90, rng, var);
+    const std::size_t len = n + std::size_t(p.delay);
     double noise = 0;
     for (std::size_t i = 0; i < whole.size(); i++) {
         ASSERT_LT(std::abs(whole[i] - cut[i]), 1e-5f * (1 + std::abs(whole[i])))
-            << "antenna " << i / n << " sample " << i % n;
+            << "antenna " << i / len << " sample " << i % len;
         noise += std::abs(whole[i]);
     }
     EXPECT_GT(noise, 0.1 * double(whole.size())); // the noise is there: 10 dB

@@ -29,9 +29,10 @@ class apsm_ofdm_rx(gr.hier_block2):
     connect a constellation sink there). The blocks are .sync, .fft, .demux and
     .detector. `apsm` passes keyword arguments on to apsm_detector (window,
     gaussian_variance, ..., max_training: train on that many of a frame's pilots, evenly
-    spread, as the GPU's 4096 requires of an lte20 frame of 6 users); backend runs the detector, fft_backend and sync_backend the
-    others; device_buffers puts the synchroniser's and the FFT's ports in device memory
-    (off by default: the demultiplexer after them reads on the host).
+    spread, as the GPU's 4096 requires of an lte20 frame of 6 users); backend runs the
+    detector, fft_backend and sync_backend the others; device_buffers puts the
+    synchroniser's and the FFT's ports in device memory (off by default: the
+    demultiplexer after them reads on the host).
     """
 
     def __init__(self, preset="small", users=2, modulation="qpsk", payload_symbols=4,

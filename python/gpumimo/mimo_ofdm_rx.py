@@ -18,11 +18,12 @@ def frame_cp_lengths(preset, streams, modulation, payload_symbols, pilot_interva
     each frame_start tag; a frame that ends mid-pattern ended its batch there, one frame
     a GPU call (the chain of GPU blocks with pilot blocks at 40% of the stream
     receiver's rate, H200). Whole periods of the one-frame pattern batch back to back.
-    Frames of more than 64 symbols (ofdm_fft's longest pattern) keep the preset's."""
+    Frames longer than ofdm_fft's longest pattern (OFDM_FFT_MAX_CP_PATTERN, 64 symbols)
+    keep the preset's."""
     cp = list(_b.numerology(preset)["cp_lengths"])
     symbols = _b.frame_info(preset, streams, modulation, payload_symbols,
                             pilot_interval)["symbols"]
-    if symbols % len(cp) == 0 or symbols > 64:
+    if symbols % len(cp) == 0 or symbols > _b.OFDM_FFT_MAX_CP_PATTERN:
         return cp
     return [cp[k % len(cp)] for k in range(symbols)]
 

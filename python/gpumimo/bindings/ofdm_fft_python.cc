@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <gnuradio/gpumimo/core/ofdm/ofdm_fft.h>
 #include <gnuradio/gpumimo/ofdm_fft.h>
 
 namespace py = pybind11;
@@ -12,6 +13,8 @@ using namespace gr::gpumimo;
 
 void bind_ofdm_fft(py::module& m)
 {
+    // The longest cyclic-prefix pattern ofdm_fft takes (core::kMaxCpPattern).
+    m.attr("OFDM_FFT_MAX_CP_PATTERN") = core::kMaxCpPattern;
     py::class_<ofdm_fft, gr::block, gr::basic_block, std::shared_ptr<ofdm_fft>>(
         m,
         "ofdm_fft",
